@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite, on the embedded database, or on the PostgreSQL server named by
+// DATABASE_URL. A migrated template is built once (a data directory, or a template database);
+// each test file then starts from a copy of it.
+//   npm test                      every file under test/
+//   npm test -- test/ops.test.ts  only the files named
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const databaseUrl = process.env.DATABASE_URL || null;
+const runId = `${process.pid}_${Date.now().toString(36)}`;
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
+
+function listTests(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return listTests(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+function migrateTemplate(env) {
+  const result = spawnSync(process.execPath, [path.join(root, 'bin/gatehouse'), 'migrate'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    process.stderr.write(result.stderr);
+    throw new Error('could not build the test database template');
+  }
+}
+
+function withDatabase(url, name) {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function main() {
+  const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : listTests(path.join(root, 'test')).sort();
+  const env = { ...process.env, GATEHOUSE_TEST_WORKDIR: workDir, GATEHOUSE_TEST_RUN_ID: runId };
+  let admin = null;
+  let templateDb = null;
+  const started = Date.now();
+  if (databaseUrl) {
+    admin = new pg.Client({ connectionString: databaseUrl });
+    try {
+      await admin.connect();
+    } catch (error) {
+      throw new Error(`DATABASE_URL is set but PostgreSQL is not reachable: ${error.code ?? error.message}`);
+    }
+    templateDb = `gh_tpl_${runId}`;
+    await admin.query(`create database ${templateDb}`);
+    migrateTemplate({ DATABASE_URL: withDatabase(databaseUrl, templateDb) });
+    env.GATEHOUSE_TEST_TEMPLATE_DB = templateDb;
+    console.log(`# database: PostgreSQL (${new URL(databaseUrl).host}), template ${templateDb}`);
+  } else {
+    const template = path.join(workDir, 'template');
+    migrateTemplate({ DATA_DIR: template, DATABASE_URL: '' });
+    env.GATEHOUSE_TEST_TEMPLATE_DIR = template;
+    console.log('# database: embedded PGlite');
+  }
+  console.log(`# template ready in ${Date.now() - started} ms; ${files.length} test files`);
+
+  const code = await new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      { stdio: 'inherit', env, cwd: root },
+    );
+    child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0)));
+  });
+
+  if (admin) {
+    const { rows } = await admin.query("select datname from pg_database where datname like $1 or datname = $2", [`gh_t_${runId}%`, templateDb]);
+    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`).catch(() => {});
+    await admin.end();
+  }
+  fs.rmSync(workDir, { recursive: true, force: true });
+  process.exitCode = code;
+}
+
+main().catch((error) => {
+  console.error(`test: ${error.message}`);
+  fs.rmSync(workDir, { recursive: true, force: true });
+  process.exitCode = 1;
+});

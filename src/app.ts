@@ -1,0 +1,68 @@
+// buildApp(services): the fastify instance with every face registered. Thin: faces own their
+// routes; shared mechanisms (errors, validation, request ids, access declarations, docs,
+// metrics) are wired here once.
+import formbody from '@fastify/formbody';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App } from './http/app-type.ts';
+import { requireAccessDeclarations } from './http/access.ts';
+import { API_VERSIONS, registerApiDocument, registerDocumentRoutes, registerSwaggerUi, type ApiVersion } from './http/docs.ts';
+import { registerRequestMetrics } from './http/metrics.ts';
+import { registerProblemHandling } from './http/problem.ts';
+import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
+import { registerValidation } from './http/validation.ts';
+import { loggableUrl } from './logger.ts';
+import { opsRoutes } from './ops/routes.ts';
+import type { Services } from './services.ts';
+
+export async function buildApp(services: Services): Promise<App> {
+  const { config } = services;
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    // One log line per request, written by the onResponse hook below (no headers, no bodies).
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdFor,
+    bodyLimit: config.bodyLimitBytes,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  requireAccessDeclarations(app);
+  registerValidation(app);
+  registerProblemHandling(app);
+  registerRequestMetrics(app, services.metrics);
+  await app.register(formbody);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(CORRELATION_HEADER, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: loggableUrl(request.url),
+        route: request.routeOptions.url,
+        statusCode: reply.statusCode,
+        responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
+        remoteAddress: request.ip,
+      },
+      'request',
+    );
+  });
+
+  const scopes = {} as Record<ApiVersion, App>;
+  for (const version of API_VERSIONS) {
+    await app.register(async (scope) => {
+      await registerApiDocument(scope, version);
+      scopes[version] = scope;
+      if (version === '3.0') {
+        await registerSwaggerUi(scope);
+        await scope.register(opsRoutes, { services });
+      }
+    });
+  }
+  registerDocumentRoutes(app, scopes);
+  return app;
+}

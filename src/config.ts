@@ -1,0 +1,144 @@
+// The only reader of process.env. Every setting, its default and its rule lives here;
+// docs/CONFIGURATION.md lists the same table for operators.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path: embedded database, signing keys, blobs. */
+  dataDir: string;
+  /** A PostgreSQL server instead of the embedded database. */
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Default request body limit; routes that take batches raise their own. */
+  bodyLimitBytes: number;
+  tokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** PEM of a PKCS#8 private key (ES256) to sign tokens with instead of the generated one. */
+  jwtPrivateKeyPem: string | null;
+  jwtIssuer: string;
+  tokenFailureLimit: number;
+  tokenFailureWindowSeconds: number;
+  rateLimitPerMinute: number;
+  eventRetentionDays: number;
+  auctionRecreateWaitMinutes: number;
+  imageFetchAllowHosts: string[];
+  imageFetchTimeoutMs: number;
+  blobStore: 'fs' | 's3';
+  s3: { endpoint: string | null; bucket: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null };
+  supportWebhookUrl: string | null;
+  /** Seconds a graceful shutdown waits for in-flight work before it closes anyway. */
+  shutdownTimeoutSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const blobStore = oneOf(env, 'BLOB_STORE', 'fs', ['fs', 's3'] as const);
+  const s3 = {
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    bucket: text(env, 'S3_BUCKET'),
+    region: text(env, 'S3_REGION') ?? 'us-east-1',
+    accessKeyId: text(env, 'S3_ACCESS_KEY_ID'),
+    secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY'),
+  };
+  if (blobStore === 's3' && !s3.bucket) throw new ConfigError('S3_BUCKET', 'is required when BLOB_STORE=s3');
+
+  const allowHosts = (text(env, 'IMAGE_FETCH_ALLOW_HOSTS') ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of allowHosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
+      throw new ConfigError('IMAGE_FETCH_ALLOW_HOSTS', `"${host}" is not a host or host:port`);
+    }
+  }
+
+  const privateKey = text(env, 'JWT_PRIVATE_KEY');
+  if (privateKey !== null && !privateKey.includes('BEGIN PRIVATE KEY')) {
+    throw new ConfigError('JWT_PRIVATE_KEY', 'must be a PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----")');
+  }
+
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 300, 365 * 86400),
+    jwtPrivateKeyPem: privateKey,
+    jwtIssuer: text(env, 'JWT_ISSUER') ?? 'gatehouse',
+    tokenFailureLimit: integer(env, 'TOKEN_FAILURE_LIMIT', 10, 1, 100000),
+    tokenFailureWindowSeconds: integer(env, 'TOKEN_FAILURE_WINDOW_SECONDS', 60, 1, 86400),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, 1, 3650),
+    auctionRecreateWaitMinutes: integer(env, 'AUCTION_RECREATE_WAIT_MINUTES', 15, 0, 10080),
+    imageFetchAllowHosts: allowHosts,
+    imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, 100, 300000),
+    blobStore,
+    s3,
+    supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:']),
+    shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, 1, 600),
+  };
+}
+
+/** A database URL fit for a log line or an error message: no password. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  try {
+    const u = new URL(databaseUrl);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}

@@ -1,0 +1,119 @@
+// One way to reach the database for every part of the service: a `pg` pool and Kysely over it,
+// on a PostgreSQL server (DATABASE_URL) or on the embedded PGlite served from the data directory.
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { describeDatabaseUrl, type Config } from '../config.ts';
+import { dataDirLayout, DataDirError, EMBEDDED_PORT, lockDataDir, prepareDataDir, readLockOwner, socketAccepts } from './data-dir.ts';
+import { startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+import type { Tables } from './tables.ts';
+
+// int8 (bigint, count(*)) as a JS number: every such value here is far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+// numeric (money) as a JS number: two decimals at most, well within a double's precision.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+
+export interface Database {
+  pool: pg.Pool;
+  db: Kysely<Tables>;
+  kind: 'embedded' | 'postgres';
+  /** Where it is, fit for a log line: no password. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
+
+export interface OpenOptions {
+  /**
+   * `owner`: this process serves the embedded database and refuses a data directory that another
+   * process holds. `client`: use the running server's socket when there is one, else open the
+   * data directory as its owner for the life of the command.
+   */
+  role: 'owner' | 'client';
+  command: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
+  const max = options.poolSize ?? 20;
+  if (config.databaseUrl) {
+    const location = describeDatabaseUrl(config.databaseUrl);
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max, connectionTimeoutMillis: 5000 });
+    await probe(pool, `PostgreSQL at ${location} (DATABASE_URL)`);
+    return wrap(pool, 'postgres', location, async () => {});
+  }
+
+  prepareDataDir(config.dataDir);
+  const layout = dataDirLayout(config.dataDir);
+  if (options.role === 'client' && readLockOwner(config.dataDir) && (await socketAccepts(layout.socketPath))) {
+    const pool = embeddedPool(config.dataDir, Math.min(max, 4));
+    await probe(pool, `the running server's database socket ${layout.socketPath}`);
+    return wrap(pool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
+  }
+
+  const lock = lockDataDir(config.dataDir, options.command);
+  let server: EmbeddedServer;
+  try {
+    server = await startEmbeddedServer(config.dataDir);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const pool = embeddedPool(config.dataDir, max);
+  try {
+    await probe(pool, `the embedded database in ${layout.pgData}`);
+  } catch (error) {
+    await server.stop();
+    lock.release();
+    throw error;
+  }
+  return wrap(pool, 'embedded', layout.pgData, async () => {
+    await server.stop();
+    lock.release();
+  });
+}
+
+function embeddedPool(dataDir: string, max: number): pg.Pool {
+  return new pg.Pool({
+    host: dataDirLayout(dataDir).socketDir,
+    port: EMBEDDED_PORT,
+    user: 'postgres',
+    database: 'postgres',
+    max,
+    connectionTimeoutMillis: 10_000,
+  });
+}
+
+async function probe(pool: pg.Pool, what: string): Promise<void> {
+  try {
+    await pool.query('select 1');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new DatabaseUnavailableError(`cannot connect to ${what}: ${reason}`);
+  }
+}
+
+function wrap(pool: pg.Pool, kind: Database['kind'], location: string, afterPool: () => Promise<void>): Database {
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  let closing: Promise<void> | null = null;
+  return {
+    pool,
+    db,
+    kind,
+    location,
+    close() {
+      closing ??= (async () => {
+        await db.destroy(); // ends the pool
+        await afterPool();
+      })();
+      return closing;
+    },
+  };
+}
+
+export { DataDirError };

@@ -1,0 +1,66 @@
+// Starts and stops the PGlite worker thread that serves the embedded database.
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { dataDirLayout, DataDirError } from './data-dir.ts';
+
+export interface EmbeddedServer {
+  stop(): Promise<void>;
+}
+
+type WorkerMessage = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'closed'; message?: string };
+
+function nextMessage(worker: Worker): Promise<WorkerMessage> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: WorkerMessage) => {
+      cleanup();
+      resolve(message);
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onExit = (code: number) => {
+      cleanup();
+      reject(new Error(`embedded database thread exited (${code})`));
+    };
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServer> {
+  const { pgData, socketPath } = dataDirLayout(dataDir);
+  fs.mkdirSync(pgData, { recursive: true });
+  // A socket file left by a process that was killed would make listen() fail; the caller holds
+  // the data directory lock, so no live server owns it.
+  fs.rmSync(socketPath, { force: true });
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+    workerData: { pgDataDir: pgData, socketPath },
+  });
+  const first = await nextMessage(worker);
+  if (first.type !== 'ready') {
+    await worker.terminate();
+    throw new DataDirError(`embedded database in ${pgData} could not start: ${'message' in first ? first.message : first.type}`);
+  }
+  let stopped: Promise<void> | null = null;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        worker.postMessage({ type: 'close' });
+        try {
+          await Promise.race([nextMessage(worker), new Promise((r) => setTimeout(r, 10_000))]);
+        } finally {
+          await worker.terminate();
+          fs.rmSync(socketPath, { force: true });
+        }
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// Versioned SQL migrations: src/db/migrations/NNNN_name.sql, applied in order, each in its own
+// transaction, under an advisory lock so that several instances starting at once apply each
+// file exactly once. The same files run on PGlite and PostgreSQL 15.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const LOCK_KEY = 727_001; // pg_advisory_lock key for migrations
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+  return fs
+    .readdirSync(dir)
+    .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
+    .sort()
+    .map((file) => {
+      const sql = fs.readFileSync(path.join(dir, file), 'utf8');
+      return {
+        version: Number(file.slice(0, 4)),
+        name: file.slice(5, -4),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
+    });
+}
+
+export interface MigrationResult {
+  applied: string[];
+  changed: string[];
+}
+
+export async function migrate(pool: pg.Pool, migrations: Migration[] = readMigrations()): Promise<MigrationResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
+    try {
+      await client.query(`create table if not exists gatehouse_migrations (
+        version integer primary key,
+        name text not null,
+        checksum text not null,
+        applied_at timestamptz not null default now())`);
+      const { rows } = await client.query<{ version: number; checksum: string }>('select version, checksum from gatehouse_migrations');
+      const done = new Map(rows.map((row) => [row.version, row.checksum]));
+      const result: MigrationResult = { applied: [], changed: [] };
+      for (const migration of migrations) {
+        const label = `${String(migration.version).padStart(4, '0')}_${migration.name}`;
+        if (done.has(migration.version)) {
+          if (done.get(migration.version) !== migration.checksum) result.changed.push(label);
+          continue;
+        }
+        await client.query('begin');
+        try {
+          await client.query(migration.sql);
+          await client.query('insert into gatehouse_migrations (version, name, checksum) values ($1, $2, $3)', [
+            migration.version,
+            migration.name,
+            migration.checksum,
+          ]);
+          await client.query('commit');
+        } catch (error) {
+          await client.query('rollback');
+          throw new Error(`migration ${label} failed: ${(error as Error).message}`);
+        }
+        result.applied.push(label);
+      }
+      return result;
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** True when every migration in the repository has been applied. */
+export async function migrationsApplied(pool: pg.Pool, migrations: Migration[] = readMigrations()): Promise<boolean> {
+  const { rows } = await pool.query<{ n: number }>(
+    "select count(*)::int as n from gatehouse_migrations where version = any($1::int[])",
+    [migrations.map((m) => m.version)],
+  );
+  return rows[0]!.n === migrations.length;
+}

@@ -1,0 +1,40 @@
+// Every route states who may call it, in its `config.access`; a route that does not is refused
+// at start-up, so that nothing is ever exposed by omission. The bearer-token rules are enforced
+// by the guard in src/auth/guard.ts.
+import type { App as FastifyInstance } from './app-type.ts';
+
+export type Scope =
+  | 'auctions:write'
+  | 'auctions:read'
+  | 'accesscontrol:read'
+  | 'accesscontrol:write'
+  | 'accessevent:read'
+  | 'gateway'
+  | 'admin';
+
+export interface TokenAccess {
+  /** The token must carry one of these scopes. */
+  scopes: Scope[];
+}
+
+export type RouteAccess = 'public' | TokenAccess;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+// Routes added by third-party plugins that are public by nature.
+const PUBLIC_PREFIXES = ['/swagger'];
+
+export function requireAccessDeclarations(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access) return;
+    if (PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix))) {
+      route.config = { ...route.config, access: 'public' };
+      return;
+    }
+    throw new Error(`route ${route.method} ${route.url} does not declare config.access`);
+  });
+}

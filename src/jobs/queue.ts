@@ -1,0 +1,83 @@
+// The job queue: pg-boss on the service's own pool (one set of connections, and jobs can be
+// enqueued inside a business transaction). Faces contribute job definitions; this module owns
+// the queue's life cycle.
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface JobDefinition<T extends object = object> {
+  name: string;
+  /** Handles a batch of jobs; a throw fails every job of the batch (each retried on its own policy). */
+  handle(jobs: PgBoss.Job<T>[]): Promise<void>;
+  queue?: Omit<PgBoss.Queue, 'name'>;
+  batchSize?: number;
+  pollingIntervalSeconds?: number;
+  /** Cron expression (UTC) for recurring jobs. */
+  schedule?: string;
+}
+
+/** Anything that can run SQL: the pool, or the client of an open transaction. */
+export interface SqlRunner {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+export class JobQueue {
+  private readonly boss: PgBoss;
+  private running = false;
+
+  constructor(
+    pool: pg.Pool,
+    private readonly logger: FastifyBaseLogger,
+    private readonly definitions: JobDefinition<any>[] = [],
+    /** The server supervises the queue (maintenance, schedules); one-shot commands only enqueue. */
+    supervise = true,
+  ) {
+    this.boss = new PgBoss({
+      db: { executeSql: (text, values) => pool.query(text, values) },
+      schema: 'pgboss',
+      supervise,
+      schedule: supervise && definitions.some((d) => d.schedule),
+      migrate: true,
+      maintenanceIntervalSeconds: 120,
+    });
+    this.boss.on('error', (error) => this.logger.error({ err: error }, 'job queue error'));
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start();
+    for (const definition of this.definitions) {
+      await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
+      await this.boss.work<object>(
+        definition.name,
+        { batchSize: definition.batchSize ?? 50, pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 1 },
+        (jobs) => definition.handle(jobs),
+      );
+      if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule);
+    }
+    this.running = true;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Enqueues a job; pass the transaction's client so that the job exists only if it commits. */
+  async send<T extends object>(name: string, data: T, options: PgBoss.SendOptions = {}, runner?: SqlRunner): Promise<string | null> {
+    const db = runner ? { executeSql: (text: string, values: unknown[]) => runner.query(text, values) } : undefined;
+    return this.boss.send(name, data, db ? { ...options, db } : options);
+  }
+
+  async stop(timeoutMs = 20_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+  }
+}
+
+/** Installs pg-boss's schema without starting workers (used by `gatehouse migrate`). */
+export async function installJobSchema(pool: pg.Pool): Promise<void> {
+  const boss = new PgBoss({ db: { executeSql: (text, values) => pool.query(text, values) }, schema: 'pgboss', supervise: false, schedule: false, migrate: true });
+  boss.on('error', () => {});
+  await boss.start();
+  await boss.stop({ graceful: false, wait: true, close: false });
+}

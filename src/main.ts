@@ -1,0 +1,76 @@
+// The `gatehouse` command line. Every command reads the same configuration as the server.
+// Failures print one line on stderr ("gatehouse: …") and exit non-zero; no stack dumps.
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { DataDirError } from './db/data-dir.ts';
+import { DatabaseUnavailableError } from './db/database.ts';
+import { createLogger } from './logger.ts';
+import { closeOnSignals, startServer } from './server.ts';
+import { startServices, type Services } from './services.ts';
+
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** Opens the service's parts for a one-shot command, runs it, closes them. */
+export async function withServices<T>(command: string, run: (services: Services) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr as never);
+  const services = await startServices(config, logger, { role: 'client', command, runJobs: false });
+  try {
+    return await run(services);
+  } finally {
+    await services.close();
+  }
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function serveCommand(): Command {
+  return new Command('serve').description('Run the HTTP service (the default of `npm start`).').action(async () => {
+    const config: Config = loadConfig();
+    const logger = createLogger(config);
+    const server = await startServer(config, logger);
+    closeOnSignals(server, logger, config.shutdownTimeoutSeconds);
+  });
+}
+
+function migrateCommand(): Command {
+  return new Command('migrate')
+    .description('Apply database migrations (also done by `serve` at start-up) and print what was applied.')
+    .action(async () => {
+      await withServices('migrate', async (services) => {
+        const { migrationsApplied } = await import('./db/migrate.ts');
+        printJson({ database: services.database.kind, location: services.database.location, upToDate: await migrationsApplied(services.database.pool) });
+      });
+    });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('gatehouse')
+    .description('Gatehouse: the cloud side of self-storage gateway controllers.')
+    .showHelpAfterError()
+    .exitOverride();
+  program.addCommand(serveCommand());
+  program.addCommand(migrateCommand());
+  return program;
+}
+
+const EXPECTED = [ConfigError, DataDirError, DatabaseUnavailableError, CliError];
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    const expected = EXPECTED.some((type) => error instanceof type);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`gatehouse: ${expected ? message : `unexpected failure: ${message}`}\n`);
+    process.exitCode = 1;
+  }
+}

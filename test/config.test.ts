@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, describeDatabaseUrl, loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    assert.equal(config.port, 8080);
+    assert.equal(config.dataDir, path.resolve('/srv/app/data'));
+    assert.equal(config.databaseUrl, null);
+    assert.equal(config.tokenTtlSeconds, 3600);
+    assert.equal(config.eventRetentionDays, 180);
+    assert.equal(config.auctionRecreateWaitMinutes, 15);
+    assert.equal(config.blobStore, 'fs');
+    assert.deepEqual(config.imageFetchAllowHosts, []);
+  });
+
+  it('reads every variable it is given', () => {
+    const config = loadConfig(
+      {
+        PORT: '9090',
+        DATA_DIR: '/var/lib/gatehouse',
+        DATABASE_URL: 'postgres://u:p@db:5432/gh',
+        TOKEN_TTL_SECONDS: '600',
+        IMAGE_FETCH_ALLOW_HOSTS: '127.0.0.1:9999, Images.Local',
+        LOG_LEVEL: 'debug',
+      },
+      '/x',
+    );
+    assert.equal(config.port, 9090);
+    assert.equal(config.dataDir, '/var/lib/gatehouse');
+    assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/gh');
+    assert.equal(config.tokenTtlSeconds, 600);
+    assert.deepEqual(config.imageFetchAllowHosts, ['127.0.0.1:9999', 'images.local']);
+    assert.equal(config.logLevel, 'debug');
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ BLOB_STORE: 's3' }, 'S3_BUCKET'],
+    [{ TOKEN_TTL_SECONDS: '-5' }, 'TOKEN_TTL_SECONDS'],
+    [{ IMAGE_FETCH_ALLOW_HOSTS: 'http://x/' }, 'IMAGE_FETCH_ALLOW_HOSTS'],
+    [{ JWT_PRIVATE_KEY: 'secret' }, 'JWT_PRIVATE_KEY'],
+  ];
+  for (const [env, variable] of bad) {
+    it(`names ${variable} when it is invalid (${JSON.stringify(env)})`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.startsWith(`${variable}: `),
+      );
+    });
+  }
+
+  it('never shows a database password', () => {
+    assert.equal(describeDatabaseUrl('postgres://user:hunter2@db.internal:6543/gh'), 'db.internal:6543/gh');
+  });
+});

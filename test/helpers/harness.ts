@@ -1,0 +1,117 @@
+// Test harness: each test file gets its own database, copied from the template that `npm test`
+// built (a PGlite data directory, or a PostgreSQL template database), and the real app on it.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { App } from '../../src/http/app-type.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startServices, type Services } from '../../src/services.ts';
+
+export const onPostgres = Boolean(process.env.DATABASE_URL);
+export const databaseLabel = onPostgres ? 'PostgreSQL' : 'embedded';
+
+/** Log lines written during a test, for assertions about what is (not) logged. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void) {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  }
+  get text() {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestDatabase {
+  /** Environment for a config or a child process that uses this database. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database: a copy of the template data directory, or a database made from the template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const workDir = process.env.GATEHOUSE_TEST_WORKDIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
+  const dataDir = fs.mkdtempSync(path.join(workDir, 'd-'));
+  if (onPostgres) {
+    const templateDb = process.env.GATEHOUSE_TEST_TEMPLATE_DB;
+    if (!templateDb) throw new Error('run the suite with `npm test` (it builds the template database)');
+    const name = `gh_t_${process.env.GATEHOUSE_TEST_RUN_ID}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`create database ${name} template ${templateDb}`);
+        break;
+      } catch (error) {
+        // Two files copying the template at the same instant: wait and try again.
+        if (attempt >= 20) throw error;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+    await admin.end();
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    return {
+      env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+      async drop() {
+        const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await client.connect();
+        await client.query(`drop database if exists ${name} with (force)`);
+        await client.end();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const template = process.env.GATEHOUSE_TEST_TEMPLATE_DIR;
+  if (!template) throw new Error('run the suite with `npm test` (it builds the template data directory)');
+  fs.cpSync(template, dataDir, { recursive: true });
+  return {
+    env: { DATABASE_URL: '', DATA_DIR: dataDir },
+    async drop() {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  services: Services;
+  config: Config;
+  logs: LogCapture;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Register extra routes (test fixtures) before the app is ready. */
+  extend?: (app: App) => Promise<void> | void;
+  runJobs?: boolean;
+}
+
+/** The real app on a fresh database, for app.inject() tests. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ LOG_LEVEL: process.env.GATEHOUSE_TEST_LOG_LEVEL ?? 'info', ...database.env, ...options.env });
+  const logs = new LogCapture();
+  const logger = createLogger(config, logs);
+  const services = await startServices(config, logger, { role: 'owner', command: 'test', runJobs: options.runJobs ?? true });
+  const app = await buildApp(services);
+  if (options.extend) await options.extend(app);
+  await app.ready();
+  return {
+    app,
+    services,
+    config,
+    logs,
+    async close() {
+      await app.close();
+      await services.close();
+      await database.drop();
+    },
+  };
+}
