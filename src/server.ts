@@ -22,7 +22,9 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
     await services.close();
     throw error;
   }
-  logger.info({ port: config.port, database: services.database.kind, location: services.database.location }, 'gatehouse is serving');
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, database: services.database.kind, location: services.database.location }, 'gatehouse is serving');
   let closing: Promise<void> | null = null;
   return {
     app,

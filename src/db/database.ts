@@ -38,6 +38,8 @@ export interface OpenOptions {
 
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   const max = options.poolSize ?? 20;
+  // The data directory holds signing keys and blobs on either database: it must be writable.
+  prepareDataDir(config.dataDir);
   if (config.databaseUrl) {
     const location = describeDatabaseUrl(config.databaseUrl);
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max, connectionTimeoutMillis: 5000 });
@@ -45,7 +47,6 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     return wrap(pool, 'postgres', location, async () => {});
   }
 
-  prepareDataDir(config.dataDir);
   const layout = dataDirLayout(config.dataDir);
   if (options.role === 'client' && readLockOwner(config.dataDir) && (await socketAccepts(layout.socketPath))) {
     const pool = embeddedPool(config.dataDir, Math.min(max, 4));
@@ -108,7 +109,9 @@ function wrap(pool: pg.Pool, kind: Database['kind'], location: string, afterPool
     location,
     close() {
       closing ??= (async () => {
-        await db.destroy(); // ends the pool
+        await db.destroy();
+        // Kysely ends the pool only if it ever used it.
+        if (!pool.ended) await pool.end();
         await afterPool();
       })();
       return closing;

@@ -52,10 +52,13 @@ export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServ
   return {
     stop() {
       stopped ??= (async () => {
+        const closed = nextMessage(worker);
         worker.postMessage({ type: 'close' });
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([nextMessage(worker), new Promise((r) => setTimeout(r, 10_000))]);
+          await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
         } finally {
+          clearTimeout(timer);
           await worker.terminate();
           fs.rmSync(socketPath, { force: true });
         }

@@ -1,0 +1,12 @@
+// `npm run bench -- <name>`: runs one benchmark and prints its results as Markdown.
+const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
+  startup: () => import('./startup.ts'),
+};
+
+const name = process.argv[2];
+const load = name ? benches[name] : undefined;
+if (!load) {
+  console.error(`usage: npm run bench -- <${Object.keys(benches).join('|')}>`);
+  process.exit(2);
+}
+await (await load()).default();

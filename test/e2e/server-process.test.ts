@@ -1,0 +1,109 @@
+// The real server process: start, serve, stop on SIGTERM; refusals that must be fast and clear;
+// what a SIGKILL may and may not lose.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
+import { runCli, startServerProcess } from '../helpers/process.ts';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase();
+});
+after(() => database.drop());
+
+describe('the server process', () => {
+  it('serves /health, /availability, /swagger and /metrics, and stops cleanly on SIGTERM', async () => {
+    const server = await startServerProcess(database.env);
+    for (const route of ['/health', '/availability', '/swagger/', '/metrics']) {
+      const response = await fetch(server.url + route);
+      assert.equal(response.status, 200, route);
+    }
+    assert.equal(await server.kill('SIGTERM'), 0);
+    assert.match(server.output(), /"msg":"stopped"/);
+    if (!onPostgres) assert.equal(fs.existsSync(path.join(database.env.DATA_DIR!, 'gatehouse.lock')), false);
+    // The next start is clean.
+    const again = await startServerProcess(database.env);
+    assert.equal((await fetch(again.url + '/availability')).status, 200);
+    assert.equal(await again.kill('SIGINT'), 0);
+  });
+
+  it('refuses an unwritable data directory within seconds, in one line', async () => {
+    const file = path.join(database.env.DATA_DIR!, 'not-a-directory');
+    fs.writeFileSync(file, '');
+    const result = await runCli(['serve'], { ...database.env, DATA_DIR: path.join(file, 'data'), PORT: '0' });
+    assert.notEqual(result.code, 0);
+    assert.ok(result.ms < 15_000, `took ${result.ms} ms`);
+    assert.match(result.stderr, /^gatehouse: data directory .*not-a-directory\/data is not writable \(ENOTDIR\)/);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+  });
+
+  it('refuses a DATABASE_URL that points nowhere within seconds, in one line, without the password', async () => {
+    const result = await runCli(['serve'], { ...database.env, DATABASE_URL: 'postgres://postgres:s3cret-pw@127.0.0.1:1/test', PORT: '0' });
+    assert.notEqual(result.code, 0);
+    assert.ok(result.ms < 15_000, `took ${result.ms} ms`);
+    assert.equal(result.stderr, 'gatehouse: cannot connect to PostgreSQL at 127.0.0.1:1/test (DATABASE_URL): ECONNREFUSED\n');
+  });
+
+  it('names a bad configuration variable in one line', async () => {
+    const result = await runCli(['serve'], { ...database.env, PORT: 'eighty' });
+    assert.notEqual(result.code, 0);
+    assert.equal(result.stderr, 'gatehouse: PORT: must be a whole number, got "eighty"\n');
+  });
+});
+
+if (!onPostgres) {
+  describe('the embedded database under one owner', () => {
+    it('refuses a second server on a data directory that a running server owns', async () => {
+      const first = await startServerProcess(database.env);
+      const second = await runCli(['serve'], { ...database.env, PORT: '0' });
+      assert.notEqual(second.code, 0);
+      assert.match(second.stderr, new RegExp(`^gatehouse: data directory .* is in use by process ${first.child.pid} \\(gatehouse serve`));
+      assert.equal((await fetch(first.url + '/availability')).status, 200, 'the first server is unharmed');
+      // Other commands use the running server's database through its socket.
+      const migrate = await runCli(['migrate'], database.env);
+      assert.equal(migrate.code, 0, migrate.stderr);
+      assert.match(JSON.parse(migrate.stdout).location, /via the running server/);
+      assert.equal(await first.kill(), 0);
+    });
+
+    it('keeps every acknowledged write across a SIGKILL, and starts again on the same data directory', async () => {
+      const server = await startServerProcess(database.env);
+      const client = new pg.Client({ host: database.env.DATA_DIR, port: 5432, user: 'postgres', database: 'postgres' });
+      await client.connect();
+      client.on('error', () => {});
+      await client.query('create table kill_test (n int primary key, payload text)');
+      const acknowledged: number[] = [];
+      let n = 0;
+      const writer = (async () => {
+        for (;;) {
+          const value = ++n;
+          try {
+            await client.query('insert into kill_test values ($1, $2)', [value, 'x'.repeat(500)]);
+          } catch {
+            return;
+          }
+          acknowledged.push(value);
+        }
+      })();
+      while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 20));
+      server.child.kill('SIGKILL');
+      await writer;
+      assert.equal(await server.exited, 'SIGKILL');
+      await client.end().catch(() => {});
+
+      const restarted = await startServerProcess(database.env);
+      assert.equal((await fetch(restarted.url + '/availability')).status, 200);
+      const check = new pg.Client({ host: database.env.DATA_DIR, port: 5432, user: 'postgres', database: 'postgres' });
+      await check.connect();
+      const { rows } = await check.query('select n from kill_test');
+      await check.end();
+      const stored = new Set(rows.map((r) => r.n));
+      const lost = acknowledged.filter((value) => !stored.has(value));
+      assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged writes lost`);
+      assert.equal(await restarted.kill(), 0);
+    });
+  });
+}
