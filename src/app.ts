@@ -2,6 +2,10 @@
 // routes; shared mechanisms (errors, validation, request ids, access declarations, docs,
 // metrics) are wired here once.
 import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import { registerGuard } from './auth/guard.ts';
+import { authRoutes } from './auth/routes.ts';
+import { tenancyAdminRoutes } from './tenancy/routes.ts';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.ts';
@@ -34,6 +38,17 @@ export async function buildApp(services: Services): Promise<App> {
   registerProblemHandling(app);
   registerRequestMetrics(app, services.metrics);
   await app.register(formbody);
+  registerGuard(app, services.tokens, services.database.db);
+  // RateLimit-* headers on every routed response; the caller is the token's credential, else the address.
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    enableDraftSpec: true,
+    ...(services.redis ? { redis: services.redis } : {}),
+    keyGenerator: (request) => (request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip),
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, request.id);
@@ -60,6 +75,8 @@ export async function buildApp(services: Services): Promise<App> {
       if (version === '3.0') {
         await registerSwaggerUi(scope);
         await scope.register(opsRoutes, { services });
+        await scope.register(authRoutes, { services });
+        await scope.register(tenancyAdminRoutes, { services });
       }
     });
   }

@@ -1,6 +1,11 @@
 // The service's parts, opened in order and closed in reverse: configuration → database →
 // migrations → job queue. The HTTP app (app.ts) is built on top of them.
+import { Redis } from 'ioredis';
 import type pino from 'pino';
+import { Grants } from './auth/grants.ts';
+import { loadSigningKeys } from './auth/keys.ts';
+import { MemoryFailureCounter, RedisFailureCounter, type FailureCounter } from './auth/throttle.ts';
+import { TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate, migrationsApplied } from './db/migrate.ts';
@@ -14,6 +19,11 @@ export interface Services {
   database: Database;
   jobs: JobQueue;
   metrics: Metrics;
+  tokens: TokenService;
+  grants: Grants;
+  tokenThrottle: FailureCounter;
+  /** Shared state for several instances (rate limits), when REDIS_URL is set. */
+  redis: Redis | null;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean }>;
   close(): Promise<void>;
 }
@@ -37,11 +47,20 @@ export async function startServices(config: Config, logger: pino.Logger, options
   }
 
   const metrics = new Metrics();
+  const tokens = new TokenService(await loadSigningKeys(config), config);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const services: Services = {
     config,
     logger,
     database,
     metrics,
+    tokens,
+    grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
+    tokenThrottle: redis
+      ? new RedisFailureCounter(redis, config.tokenFailureLimit, config.tokenFailureWindowSeconds)
+      : new MemoryFailureCounter(config.tokenFailureLimit, config.tokenFailureWindowSeconds),
+    redis,
     jobs: undefined as unknown as JobQueue,
     async readiness() {
       const [databaseOk, migrationsOk] = await Promise.all([
@@ -53,6 +72,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     async close() {
       await services.jobs.stop();
       await database.close();
+      redis?.disconnect();
     },
   };
   services.jobs = new JobQueue(database.pool, logger, options.runJobs ? jobDefinitions(services) : [], options.runJobs);

@@ -13,8 +13,16 @@ export type Scope =
   | 'admin';
 
 export interface TokenAccess {
-  /** The token must carry one of these scopes. */
+  /** The token must carry one of these scopes (else 403). */
   scopes: Scope[];
+  /** A path parameter naming an account: it must be the token's own account (else 404). */
+  accountParam?: string;
+  /**
+   * A path parameter naming a facility: it must be visible to the token (else 404) — one of the
+   * account's facilities, the gateway's own facility, or one assigned to the partner. The
+   * facility is then at `request.facility`.
+   */
+  facilityParam?: string;
 }
 
 export type RouteAccess = 'public' | TokenAccess;

@@ -1,0 +1,186 @@
+// The OAuth 2.0 grants of POST /auth/token (RFC 6749): password (an account's API key and
+// secret, for a PMS application), client_credentials (a partner, operator or gateway acting as
+// itself) and refresh_token (rotating; a reused token revokes its family).
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import type { Scope } from '../http/access.ts';
+import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from './principal.ts';
+import { randomToken, sha256, verifySecret } from './secrets.ts';
+import type { PrincipalWithoutToken, TokenService } from './tokens.ts';
+
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope';
+
+export class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: OAuthErrorCode,
+    description: string,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}
+
+export interface TokenRequest {
+  grantType: string;
+  clientId: string;
+  clientSecret: string;
+  username?: string;
+  password?: string;
+  refreshToken?: string;
+  scope?: string;
+}
+
+export interface TokenResponse {
+  token_type: 'Bearer';
+  access_token: string;
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+type Client =
+  | { kind: 'application'; id: string; clientId: string; clientType: string | null; facilityGuids: string[]; isOperator: boolean }
+  | { kind: 'gateway'; id: string; clientId: string; facilityId: string; accountId: string };
+
+const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
+const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
+
+export class Grants {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly tokens: TokenService,
+    private readonly refreshTtlSeconds: number,
+  ) {}
+
+  async authenticateClient(clientId: string, clientSecret: string): Promise<Client> {
+    const app = await this.db
+      .selectFrom('applications')
+      .select(['id', 'client_id', 'secret_hash', 'client_type', 'facility_guids', 'is_operator', 'revoked_at'])
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    if (app) {
+      if (!(await verifySecret(clientSecret, app.secret_hash)) || app.revoked_at) throw invalidClient();
+      return { kind: 'application', id: app.id, clientId: app.client_id, clientType: app.client_type, facilityGuids: app.facility_guids, isOperator: app.is_operator };
+    }
+    const gateway = await this.db
+      .selectFrom('gateway_credentials as g')
+      .innerJoin('facilities as f', 'f.id', 'g.facility_id')
+      .select(['g.id', 'g.client_id', 'g.secret_hash', 'g.revoked_at', 'g.facility_id', 'f.account_id'])
+      .where('g.client_id', '=', clientId)
+      .executeTakeFirst();
+    // Unknown clients cost the same scrypt as known ones.
+    if (!(await verifySecret(clientSecret, gateway?.secret_hash)) || !gateway || gateway.revoked_at) throw invalidClient();
+    return { kind: 'gateway', id: gateway.id, clientId: gateway.client_id, facilityId: gateway.facility_id, accountId: gateway.account_id };
+  }
+
+  async grant(request: TokenRequest): Promise<TokenResponse> {
+    if (!['password', 'client_credentials', 'refresh_token'].includes(request.grantType)) {
+      throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be password, client_credentials or refresh_token.');
+    }
+    const client = await this.authenticateClient(request.clientId, request.clientSecret);
+    const requested = parseScope(request.scope);
+    switch (request.grantType) {
+      case 'password':
+        return this.passwordGrant(client, request, requested);
+      case 'client_credentials':
+        return this.clientCredentialsGrant(client, requested);
+      default:
+        return this.refreshGrant(client, request, requested);
+    }
+  }
+
+  private async passwordGrant(client: Client, request: TokenRequest, requested: Scope[] | null): Promise<TokenResponse> {
+    if (client.kind !== 'application' || client.isOperator) throw new OAuthError(400, 'unauthorized_client', 'This client may not use the password grant.');
+    if (!request.username || !request.password) throw new OAuthError(400, 'invalid_request', 'username and password are required for the password grant.');
+    const credential = await this.db
+      .selectFrom('account_credentials')
+      .select(['id', 'secret_hash', 'account_id', 'application_id', 'scopes', 'revoked_at'])
+      .where('api_key', '=', request.username)
+      .executeTakeFirst();
+    const valid = await verifySecret(request.password, credential?.secret_hash);
+    // Another application's account key is refused exactly like a wrong one.
+    if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id) throw invalidGrant('The account API key or secret is not valid for this client.');
+    const scopes = narrow(credential.scopes.filter(isScope), requested);
+    const principal: PrincipalWithoutToken = { kind: 'account', accountId: credential.account_id, credentialId: credential.id, clientId: client.clientId, scopes };
+    return this.respond(principal, { kind: 'account', id: credential.id, familyId: randomUUID() });
+  }
+
+  private async clientCredentialsGrant(client: Client, requested: Scope[] | null): Promise<TokenResponse> {
+    if (client.kind === 'gateway') {
+      return this.respond({ kind: 'gateway', accountId: client.accountId, facilityId: client.facilityId, credentialId: client.id, clientId: client.clientId, scopes: narrow(GATEWAY_SCOPES, requested) }, null);
+    }
+    if (client.isOperator) {
+      return this.respond({ kind: 'operator', credentialId: client.id, clientId: client.clientId, scopes: narrow(OPERATOR_SCOPES, requested) }, null);
+    }
+    if (client.clientType) {
+      return this.respond(
+        { kind: 'partner', clientType: client.clientType, facilityGuids: client.facilityGuids, credentialId: client.id, clientId: client.clientId, scopes: narrow(PARTNER_SCOPES, requested) },
+        null,
+      );
+    }
+    throw new OAuthError(400, 'unauthorized_client', 'This client acts for accounts: use the password grant with an account API key.');
+  }
+
+  private async refreshGrant(client: Client, request: TokenRequest, requested: Scope[] | null): Promise<TokenResponse> {
+    if (!request.refreshToken) throw new OAuthError(400, 'invalid_request', 'refresh_token is required.');
+    if (client.kind !== 'application') throw invalidGrant('The refresh token is not valid.');
+    const now = new Date();
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', sha256(request.refreshToken!)).forUpdate().executeTakeFirst();
+      if (!row) throw invalidGrant('The refresh token is not valid.');
+      const credential = await trx
+        .selectFrom('account_credentials')
+        .select(['id', 'account_id', 'application_id', 'scopes', 'revoked_at'])
+        .where('id', '=', row.credential_id)
+        .executeTakeFirst();
+      if (!credential || credential.application_id !== client.id) throw invalidGrant('The refresh token is not valid.');
+      if (row.used_at) {
+        // Replay of a rotated token: whoever holds the family is suspect. End it.
+        await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+        throw invalidGrant('The refresh token was already used; its family has been revoked.');
+      }
+      if (row.revoked_at || row.expires_at < now || credential.revoked_at) throw invalidGrant('The refresh token has expired or been revoked.');
+      await trx.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', row.id).execute();
+      const scopes = narrow(row.scopes.filter(isScope), requested);
+      const principal: PrincipalWithoutToken = { kind: 'account', accountId: credential.account_id, credentialId: credential.id, clientId: client.clientId, scopes };
+      return this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx);
+    });
+  }
+
+  private async respond(principal: PrincipalWithoutToken, refresh: { kind: 'account'; id: string; familyId: string } | null, db: Kysely<Tables> = this.db): Promise<TokenResponse> {
+    const { accessToken, expiresIn } = await this.tokens.issue(principal);
+    const response: TokenResponse = { token_type: 'Bearer', access_token: accessToken, expires_in: expiresIn, scope: principal.scopes.join(' ') };
+    if (refresh) {
+      const refreshToken = randomToken('gh_rt');
+      await db
+        .insertInto('refresh_tokens')
+        .values({
+          family_id: refresh.familyId,
+          token_hash: sha256(refreshToken),
+          credential_kind: refresh.kind,
+          credential_id: refresh.id,
+          scopes: principal.scopes,
+          expires_at: new Date(Date.now() + this.refreshTtlSeconds * 1000),
+        })
+        .execute();
+      response.refresh_token = refreshToken;
+    }
+    return response;
+  }
+}
+
+function parseScope(scope: string | undefined): Scope[] | null {
+  if (scope === undefined || scope.trim() === '') return null;
+  const names = scope.trim().split(/\s+/);
+  if (!names.every(isScope)) throw new OAuthError(400, 'invalid_scope', 'scope names an unknown scope.');
+  return names as Scope[];
+}
+
+/** The requested scopes, which must be a subset of what the credential allows. */
+function narrow(allowed: Scope[], requested: Scope[] | null): Scope[] {
+  if (requested === null) return allowed;
+  if (!requested.every((s) => allowed.includes(s))) throw new OAuthError(400, 'invalid_scope', 'scope asks for more than this credential allows.');
+  return [...new Set(requested)];
+}

@@ -1,0 +1,116 @@
+// The guard: every route's `config.access` is enforced here, in one onRequest hook, before the
+// body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
+// as a real not-found) for an account or facility the token may not see.
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import type { App } from '../http/app-type.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { Principal } from './principal.ts';
+import { InvalidTokenError, type TokenService } from './tokens.ts';
+import { CredentialStatus } from './credential-status.ts';
+
+export interface VisibleFacility {
+  id: string;
+  accountId: string;
+  name: string;
+  propertyNumber: string | null;
+  timeZone: string;
+  guid: string | null;
+  charityEnrolled: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    facility: VisibleFacility | null;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function unauthorized(description: string): AppError {
+  return new AppError(401, 'INVALID_TOKEN', description, [], {
+    'www-authenticate': `Bearer realm="gatehouse", error="invalid_token", error_description="${description}"`,
+  });
+}
+
+/** The verified principal of a protected route's request. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized('A bearer token is required.');
+  return request.principal;
+}
+
+export function facilityOf(request: FastifyRequest): VisibleFacility {
+  if (!request.facility) throw new Error('route did not declare facilityParam');
+  return request.facility;
+}
+
+/** Whether a principal may see a facility: the one rule used by the guard and by domain code. */
+export function canSeeFacility(principal: Principal, facility: { id: string; account_id: string; guid: string | null }): boolean {
+  switch (principal.kind) {
+    case 'account':
+      return facility.account_id === principal.accountId;
+    case 'gateway':
+      return facility.id === principal.facilityId;
+    case 'partner':
+      return facility.guid !== null && principal.facilityGuids.includes(facility.guid);
+    case 'operator':
+      return true;
+  }
+}
+
+export async function loadVisibleFacility(db: Kysely<Tables>, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
+  if (!UUID.test(facilityId)) return null;
+  const row = await db.selectFrom('facilities').selectAll().where('id', '=', facilityId).executeTakeFirst();
+  if (!row || !canSeeFacility(principal, row)) return null;
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    propertyNumber: row.property_number,
+    timeZone: row.time_zone,
+    guid: row.guid,
+    charityEnrolled: row.charity_enrolled,
+  };
+}
+
+export function registerGuard(app: App, tokens: TokenService, db: Kysely<Tables>): void {
+  const status = new CredentialStatus(db);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('facility', null);
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(header) : null;
+    if (!match) throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
+    let principal: Principal;
+    try {
+      principal = await tokens.verify(match[1]!);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw unauthorized(error.message);
+      throw error;
+    }
+    if (!(await status.isActive(principal))) throw unauthorized('The credential of this token has been revoked.');
+    request.principal = principal;
+
+    if (!access.scopes.some((scope) => principal.scopes.includes(scope))) {
+      throw new AppError(403, 'INSUFFICIENT_SCOPE', `This operation needs the scope ${access.scopes.join(' or ')}.`, [], {
+        'www-authenticate': `Bearer realm="gatehouse", error="insufficient_scope", scope="${access.scopes.join(' ')}"`,
+      });
+    }
+    const params = request.params as Record<string, string | undefined>;
+    if (access.accountParam) {
+      const accountId = params[access.accountParam];
+      const own = principal.kind === 'account' || principal.kind === 'gateway' ? principal.accountId : null;
+      if (!accountId || accountId !== own) throw notFound('The account');
+    }
+    if (access.facilityParam) {
+      const facility = await loadVisibleFacility(db, principal, params[access.facilityParam] ?? '');
+      if (!facility) throw notFound('The facility');
+      request.facility = facility;
+    }
+  });
+}

@@ -1,0 +1,143 @@
+// The authorization face: POST /auth/token and the JWKS. Errors here are RFC 6749 bodies
+// ({error, error_description}), not problem+json.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { handleError } from '../http/problem.ts';
+import type { Services } from '../services.ts';
+import { OAuthError, type OAuthErrorCode } from './grants.ts';
+
+const TokenBody = Type.Object(
+  {
+    grant_type: Type.Optional(Type.String({ maxLength: 100 })),
+    client_id: Type.Optional(Type.String({ maxLength: 200 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 500 })),
+    username: Type.Optional(Type.String({ maxLength: 200 })),
+    password: Type.Optional(Type.String({ maxLength: 500 })),
+    refresh_token: Type.Optional(Type.String({ maxLength: 500 })),
+    scope: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { description: 'Form-encoded (application/x-www-form-urlencoded) or JSON.' },
+);
+
+const TokenResponse = Type.Object({
+  token_type: Type.Literal('Bearer'),
+  access_token: Type.String({ description: 'An ES256-signed JWT.' }),
+  expires_in: Type.Integer({ description: 'Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600).' }),
+  refresh_token: Type.Optional(Type.String({ description: 'Password and refresh_token grants only. Single use: each refresh returns the next one.' })),
+  scope: Type.String(),
+});
+
+const OAuthErrorBody = Type.Object({
+  error: Type.String({ description: 'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope' }),
+  error_description: Type.String(),
+});
+
+const JwksBody = Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) });
+
+function sendOAuthError(reply: FastifyReply, status: number, error: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
+  return reply.code(status).headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers }).send({ error, error_description: description });
+}
+
+/** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded, then base64) or the body. */
+function clientCredentials(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string; viaBasic: boolean } {
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && /^Basic /i.test(header)) {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new OAuthError(401, 'invalid_client', 'The Basic credentials are malformed.');
+    const clientId = safeDecode(decoded.slice(0, colon));
+    const clientSecret = safeDecode(decoded.slice(colon + 1));
+    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError(400, 'invalid_request', 'client_id in the body differs from the Authorization header.');
+    return { clientId, clientSecret, viaBasic: true };
+  }
+  if (!body.client_id || body.client_secret === undefined) throw new OAuthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret, or HTTP Basic).');
+  return { clientId: body.client_id, clientSecret: body.client_secret, viaBasic: false };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+}
+
+export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { grants, tokenThrottle } = services;
+
+  // Every failure of this face, even a malformed body, is an RFC 6749 error.
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof OAuthError) return sendOAuthError(reply, error.status, error.error, error.message);
+    const normalized = handleError(error, request);
+    if (normalized.status >= 500) return reply.code(normalized.status).send({ error: 'server_error', error_description: normalized.detail });
+    if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
+    const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+    return sendOAuthError(reply, normalized.status === 415 || normalized.status === 413 ? normalized.status : 400, 'invalid_request', fields ? `${normalized.detail} ${fields}` : normalized.detail);
+  });
+
+  app.post(
+    '/auth/token',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['authorization'],
+        summary: 'Issue an access token (OAuth 2.0 token endpoint).',
+        description:
+          'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic. After TOKEN_FAILURE_LIMIT (10) failures in TOKEN_FAILURE_WINDOW_SECONDS (60) for one client id or one source address, requests are answered 429 with Retry-After until the window ends.',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: TokenBody,
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const ipKey = `ip:${request.ip}`;
+      const given = typeof body.client_id === 'string' ? body.client_id : null;
+      const blocked = Math.max(await tokenThrottle.blockedFor(ipKey), given ? await tokenThrottle.blockedFor(`client:${given}`) : 0);
+      if (blocked > 0) {
+        return sendOAuthError(reply, 429, 'invalid_request', `Too many failed token requests; retry after ${blocked} seconds.`, { 'retry-after': String(blocked) });
+      }
+      const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
+      let clientKey = given ? `client:${given}` : null;
+      try {
+        const client = clientCredentials(request, body);
+        clientKey = `client:${client.clientId}`;
+        const clientBlocked = await tokenThrottle.blockedFor(clientKey);
+        if (clientBlocked > 0) {
+          return sendOAuthError(reply, 429, 'invalid_request', `Too many failed token requests; retry after ${clientBlocked} seconds.`, { 'retry-after': String(clientBlocked) });
+        }
+        if (!body.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
+        const response = await grants.grant({
+          grantType: body.grant_type,
+          clientId: client.clientId,
+          clientSecret: client.clientSecret,
+          username: body.username,
+          password: body.password,
+          refreshToken: body.refresh_token,
+          scope: body.scope,
+        });
+        return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error;
+        if (error.error === 'invalid_client' || error.error === 'invalid_grant') {
+          await tokenThrottle.recordFailure(ipKey);
+          if (clientKey) await tokenThrottle.recordFailure(clientKey);
+        }
+        const challenge: Record<string, string> = error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
+        return sendOAuthError(reply, error.status, error.error, error.message, challenge);
+      }
+    },
+  );
+
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['authorization'], summary: 'The public keys that verify access tokens (JWKS).', response: { 200: JwksBody } },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return services.tokens.publicJwks;
+    },
+  );
+};

@@ -1,0 +1,124 @@
+// Access tokens: ES256 JWTs. Signing and verification, and the mapping between claims and the
+// Principal. Verification accepts only ES256 with a published key, our issuer and audience:
+// `alg: none`, HS256 (with the public key as a secret), a foreign key, a tampered payload and an
+// expired token all fail.
+import { randomUUID } from 'node:crypto';
+import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Config } from '../config.ts';
+import { isScope, type Principal } from './principal.ts';
+import { SIGNING_ALG, type SigningKeys } from './keys.ts';
+
+export const TOKEN_AUDIENCE = 'gatehouse';
+
+export type PrincipalWithoutToken = Principal extends infer P ? (P extends Principal ? Omit<P, 'tokenId'> : never) : never;
+
+interface GatehouseClaims extends JWTPayload {
+  scope: string;
+  client_id: string;
+  kind: Principal['kind'];
+  cid: string;
+  account_id?: string;
+  facility_id?: string;
+  facility_guids?: string[];
+  client_type?: string;
+}
+
+export class InvalidTokenError extends Error {
+  override name = 'InvalidTokenError';
+}
+
+export class TokenService {
+  private readonly jwks: ReturnType<typeof createLocalJWKSet>;
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly config: Pick<Config, 'jwtIssuer' | 'tokenTtlSeconds'>,
+  ) {
+    this.jwks = createLocalJWKSet({ keys: keys.publicJwks });
+  }
+
+  get publicJwks() {
+    return { keys: this.keys.publicJwks };
+  }
+
+  async issue(principal: PrincipalWithoutToken): Promise<{ accessToken: string; expiresIn: number; tokenId: string }> {
+    const claims: GatehouseClaims = {
+      scope: principal.scopes.join(' '),
+      client_id: principal.clientId,
+      kind: principal.kind,
+      cid: principal.credentialId,
+    };
+    let subject: string;
+    switch (principal.kind) {
+      case 'account':
+        claims.account_id = principal.accountId;
+        subject = `account:${principal.accountId}`;
+        break;
+      case 'gateway':
+        claims.account_id = principal.accountId;
+        claims.facility_id = principal.facilityId;
+        subject = `gateway:${principal.facilityId}`;
+        break;
+      case 'partner':
+        claims.client_type = principal.clientType;
+        claims.facility_guids = principal.facilityGuids;
+        subject = `client:${principal.clientId}`;
+        break;
+      case 'operator':
+        subject = `client:${principal.clientId}`;
+        break;
+    }
+    const tokenId = randomUUID();
+    const accessToken = await new SignJWT(claims)
+      .setProtectedHeader({ alg: SIGNING_ALG, kid: this.keys.current.kid, typ: 'at+jwt' })
+      .setIssuer(this.config.jwtIssuer)
+      .setAudience(TOKEN_AUDIENCE)
+      .setSubject(subject)
+      .setIssuedAt()
+      .setExpirationTime(`${this.config.tokenTtlSeconds}s`)
+      .setJti(tokenId)
+      .sign(this.keys.current.privateKey);
+    return { accessToken, expiresIn: this.config.tokenTtlSeconds, tokenId };
+  }
+
+  async verify(token: string): Promise<Principal> {
+    let payload: GatehouseClaims;
+    try {
+      ({ payload } = (await jwtVerify(token, this.jwks, {
+        algorithms: [SIGNING_ALG],
+        issuer: this.config.jwtIssuer,
+        audience: TOKEN_AUDIENCE,
+        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+      })) as { payload: GatehouseClaims });
+    } catch (error) {
+      throw new InvalidTokenError((error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.');
+    }
+    return principalFromClaims(payload);
+  }
+}
+
+function principalFromClaims(claims: GatehouseClaims): Principal {
+  const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
+  if (!scopes.every(isScope) || typeof claims.cid !== 'string' || typeof claims.client_id !== 'string' || typeof claims.jti !== 'string') {
+    throw new InvalidTokenError('The token is not valid.');
+  }
+  const base = { credentialId: claims.cid, clientId: claims.client_id, scopes: scopes.filter(isScope), tokenId: claims.jti };
+  switch (claims.kind) {
+    case 'account':
+      if (typeof claims.account_id === 'string') return { ...base, kind: 'account', accountId: claims.account_id };
+      break;
+    case 'gateway':
+      if (typeof claims.account_id === 'string' && typeof claims.facility_id === 'string') {
+        return { ...base, kind: 'gateway', accountId: claims.account_id, facilityId: claims.facility_id };
+      }
+      break;
+    case 'partner':
+      if (typeof claims.client_type === 'string' && Array.isArray(claims.facility_guids)) {
+        return { ...base, kind: 'partner', clientType: claims.client_type, facilityGuids: claims.facility_guids.map(String) };
+      }
+      break;
+    case 'operator':
+      return { ...base, kind: 'operator' };
+  }
+  throw new InvalidTokenError('The token is not valid.');
+}
