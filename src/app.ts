@@ -6,6 +6,11 @@ import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
 import { tenancyAdminRoutes } from './tenancy/routes.ts';
+import { accessControlRoutes } from './access-control/routes.ts';
+import { auctionRoutes } from './auctions/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
+import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes.ts';
+import { gatewayRoutes } from './gateway/routes.ts';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.ts';
@@ -77,6 +82,15 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(opsRoutes, { services });
         await scope.register(authRoutes, { services });
         await scope.register(tenancyAdminRoutes, { services });
+        await scope.register(auctionRoutes, { services });
+        await scope.register(accessControlRoutes, { services });
+        await scope.register(gatewayRoutes, { services });
+        await scope.register(eventRoutes, { services });
+        await scope.register(consoleRoutes, { services });
+      } else if (version === '2.0') {
+        await scope.register(eventRoutesV2, { services });
+      } else {
+        await scope.register(eventRoutesV1, { services });
       }
     });
   }

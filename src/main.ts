@@ -7,6 +7,9 @@ import { DatabaseUnavailableError } from './db/database.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
 import { startServices, type Services } from './services.ts';
+import { demoCommand } from './demo/command.ts';
+import { simulatorCommand } from './simulator/command.ts';
+import { adminCommand } from './tenancy/cli.ts';
 
 export class CliError extends Error {
   override name = 'CliError';
@@ -55,6 +58,9 @@ export function buildProgram(): Command {
     .exitOverride();
   program.addCommand(serveCommand());
   program.addCommand(migrateCommand());
+  program.addCommand(adminCommand());
+  program.addCommand(simulatorCommand());
+  program.addCommand(demoCommand());
   return program;
 }
 

@@ -1,5 +1,8 @@
 // Table types for Kysely: one interface per table, named as the table is.
 import type { ColumnType, Generated } from 'kysely';
+import type { AccessControlTables } from '../access-control/tables.ts';
+import type { AuctionsTables } from '../auctions/tables.ts';
+import type { EventsTables } from '../events/tables.ts';
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp with a database default (now()). */
@@ -75,7 +78,7 @@ export interface RefreshTokensTable {
   created_at: CreatedAt;
 }
 
-export interface Tables {
+export interface Tables extends EventsTables, AuctionsTables, AccessControlTables {
   gatehouse_migrations: GatehouseMigrationsTable;
   accounts: AccountsTable;
   facilities: FacilitiesTable;

@@ -1,0 +1,2 @@
+// Table types of the auctions face, composed into Tables in src/db/tables.ts.
+export interface AuctionsTables {}

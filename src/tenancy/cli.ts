@@ -1,0 +1,6 @@
+// `gatehouse admin …`.
+import { Command } from 'commander';
+
+export function adminCommand(): Command {
+  return new Command('admin').description('Administer accounts, facilities, applications and credentials.');
+}
