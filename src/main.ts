@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirError } from './db/data-dir.ts';
 import { DatabaseUnavailableError } from './db/database.ts';
+import { AppError } from './http/errors.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
 import { startServices, type Services } from './services.ts';
@@ -72,6 +73,12 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof AppError) {
+      const fields = error.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+      process.stderr.write(`gatehouse: ${error.message}${fields ? ` (${fields})` : ''}\n`);
+      process.exitCode = 1;
       return;
     }
     const expected = EXPECTED.some((type) => error instanceof type);

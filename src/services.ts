@@ -21,7 +21,8 @@ export interface Services {
   metrics: Metrics;
   tokens: TokenService;
   grants: Grants;
-  tokenThrottle: FailureCounter;
+  /** Failed token requests, per client id and per source address (10× the per-client limit). */
+  tokenThrottle: { client: FailureCounter; address: FailureCounter };
   /** Shared state for several instances (rate limits), when REDIS_URL is set. */
   redis: Redis | null;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean }>;
@@ -57,9 +58,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
     metrics,
     tokens,
     grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
-    tokenThrottle: redis
-      ? new RedisFailureCounter(redis, config.tokenFailureLimit, config.tokenFailureWindowSeconds)
-      : new MemoryFailureCounter(config.tokenFailureLimit, config.tokenFailureWindowSeconds),
+    tokenThrottle: {
+      client: failureCounter(redis, 'client', config.tokenFailureLimit, config.tokenFailureWindowSeconds),
+      address: failureCounter(redis, 'address', config.tokenFailureLimit * 10, config.tokenFailureWindowSeconds),
+    },
     redis,
     jobs: undefined as unknown as JobQueue,
     async readiness() {
@@ -83,6 +85,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
     throw error;
   }
   return services;
+}
+
+function failureCounter(redis: Redis | null, name: string, limit: number, windowSeconds: number): FailureCounter {
+  return redis ? new RedisFailureCounter(redis, `${name}:`, limit, windowSeconds) : new MemoryFailureCounter(limit, windowSeconds);
 }
 
 async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {

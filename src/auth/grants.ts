@@ -127,26 +127,28 @@ export class Grants {
     if (!request.refreshToken) throw new OAuthError(400, 'invalid_request', 'refresh_token is required.');
     if (client.kind !== 'application') throw invalidGrant('The refresh token is not valid.');
     const now = new Date();
-    return this.db.transaction().execute(async (trx) => {
+    const outcome = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', sha256(request.refreshToken!)).forUpdate().executeTakeFirst();
-      if (!row) throw invalidGrant('The refresh token is not valid.');
+      if (!row) return { ok: false, reason: 'The refresh token is not valid.' } as const;
       const credential = await trx
         .selectFrom('account_credentials')
         .select(['id', 'account_id', 'application_id', 'scopes', 'revoked_at'])
         .where('id', '=', row.credential_id)
         .executeTakeFirst();
-      if (!credential || credential.application_id !== client.id) throw invalidGrant('The refresh token is not valid.');
+      if (!credential || credential.application_id !== client.id) return { ok: false, reason: 'The refresh token is not valid.' } as const;
       if (row.used_at) {
-        // Replay of a rotated token: whoever holds the family is suspect. End it.
+        // Replay of a rotated token: whoever holds the family is suspect. End it (and commit that).
         await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
-        throw invalidGrant('The refresh token was already used; its family has been revoked.');
+        return { ok: false, reason: 'The refresh token was already used; its family has been revoked.' } as const;
       }
-      if (row.revoked_at || row.expires_at < now || credential.revoked_at) throw invalidGrant('The refresh token has expired or been revoked.');
+      if (row.revoked_at || row.expires_at < now || credential.revoked_at) return { ok: false, reason: 'The refresh token has expired or been revoked.' } as const;
       await trx.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', row.id).execute();
       const scopes = narrow(row.scopes.filter(isScope), requested);
       const principal: PrincipalWithoutToken = { kind: 'account', accountId: credential.account_id, credentialId: credential.id, clientId: client.clientId, scopes };
-      return this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx);
+      return { ok: true, response: await this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx) } as const;
     });
+    if (!outcome.ok) throw invalidGrant(outcome.reason);
+    return outcome.response;
   }
 
   private async respond(principal: PrincipalWithoutToken, refresh: { kind: 'account'; id: string; familyId: string } | null, db: Kysely<Tables> = this.db): Promise<TokenResponse> {

@@ -83,7 +83,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         tags: ['authorization'],
         summary: 'Issue an access token (OAuth 2.0 token endpoint).',
         description:
-          'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic. After TOKEN_FAILURE_LIMIT (10) failures in TOKEN_FAILURE_WINDOW_SECONDS (60) for one client id or one source address, requests are answered 429 with Retry-After until the window ends.',
+          'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic. After TOKEN_FAILURE_LIMIT (10) failed requests for one client id, or 10× that from one source address, within TOKEN_FAILURE_WINDOW_SECONDS (60), further requests for that client or from that address are answered 429 with Retry-After until the window ends, without checking their secrets.',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenBody,
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
@@ -91,18 +91,18 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
     async (request, reply) => {
       const body = request.body ?? {};
-      const ipKey = `ip:${request.ip}`;
+      const address = request.ip;
       const given = typeof body.client_id === 'string' ? body.client_id : null;
-      const blocked = Math.max(await tokenThrottle.blockedFor(ipKey), given ? await tokenThrottle.blockedFor(`client:${given}`) : 0);
+      const blocked = Math.max(await tokenThrottle.address.blockedFor(address), given ? await tokenThrottle.client.blockedFor(given) : 0);
       if (blocked > 0) {
         return sendOAuthError(reply, 429, 'invalid_request', `Too many failed token requests; retry after ${blocked} seconds.`, { 'retry-after': String(blocked) });
       }
       const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
-      let clientKey = given ? `client:${given}` : null;
+      let clientKey = given;
       try {
         const client = clientCredentials(request, body);
-        clientKey = `client:${client.clientId}`;
-        const clientBlocked = await tokenThrottle.blockedFor(clientKey);
+        clientKey = client.clientId;
+        const clientBlocked = await tokenThrottle.client.blockedFor(clientKey);
         if (clientBlocked > 0) {
           return sendOAuthError(reply, 429, 'invalid_request', `Too many failed token requests; retry after ${clientBlocked} seconds.`, { 'retry-after': String(clientBlocked) });
         }
@@ -120,8 +120,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
         if (error.error === 'invalid_client' || error.error === 'invalid_grant') {
-          await tokenThrottle.recordFailure(ipKey);
-          if (clientKey) await tokenThrottle.recordFailure(clientKey);
+          await tokenThrottle.address.recordFailure(address);
+          if (clientKey) await tokenThrottle.client.recordFailure(clientKey);
         }
         const challenge: Record<string, string> = error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
         return sendOAuthError(reply, error.status, error.error, error.message, challenge);

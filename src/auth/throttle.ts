@@ -48,17 +48,19 @@ export class MemoryFailureCounter implements FailureCounter {
 export class RedisFailureCounter implements FailureCounter {
   constructor(
     private readonly redis: Redis,
+    private readonly prefix: string,
     private readonly limit: number,
     private readonly windowSeconds: number,
   ) {}
 
   async blockedFor(key: string): Promise<number> {
-    const [failures, ttl] = await this.redis.multi().get(`gh:tokenfail:${key}`).pttl(`gh:tokenfail:${key}`).exec().then((r) => [Number(r?.[0]?.[1] ?? 0), Number(r?.[1]?.[1] ?? 0)]);
+    const name = `gh:tokenfail:${this.prefix}${key}`;
+    const [failures, ttl] = await this.redis.multi().get(name).pttl(name).exec().then((r) => [Number(r?.[0]?.[1] ?? 0), Number(r?.[1]?.[1] ?? 0)]);
     return failures >= this.limit && ttl > 0 ? Math.ceil(ttl / 1000) : 0;
   }
 
   async recordFailure(key: string): Promise<void> {
-    const name = `gh:tokenfail:${key}`;
+    const name = `gh:tokenfail:${this.prefix}${key}`;
     const count = await this.redis.incr(name);
     if (count === 1) await this.redis.expire(name, this.windowSeconds);
   }

@@ -38,7 +38,15 @@ const PUBLIC_PREFIXES = ['/swagger'];
 
 export function requireAccessDeclarations(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    if (route.config?.access) return;
+    const access = route.config?.access;
+    if (access && access !== 'public') {
+      // The OpenAPI document shows the security scheme and the scopes of every protected route.
+      const schema = (route.schema ??= {}) as Record<string, unknown>;
+      schema.security ??= [{ bearerAuth: access.scopes }];
+      const needs = `Requires a bearer token with scope ${access.scopes.map((s) => `\`${s}\``).join(' or ')}.`;
+      schema.description = schema.description ? `${schema.description}\n\n${needs}` : needs;
+    }
+    if (access) return;
     if (PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix))) {
       route.config = { ...route.config, access: 'public' };
       return;

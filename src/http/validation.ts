@@ -61,6 +61,19 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   };
 };
 
+/** Paths of strings holding a NUL character, which PostgreSQL cannot store in text. */
+export function nulCharacterPaths(value: unknown, path = '', found: string[] = []): string[] {
+  if (found.length >= 20) return found;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(path || 'body');
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => nulCharacterPaths(item, `${path}[${i}]`, found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) nulCharacterPaths(item, path ? `${path}.${key}` : key, found);
+  }
+  return found;
+}
+
 /** Raises, in one 400, the faults that the validators of every request part recorded. */
 export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(validatorCompiler);
@@ -71,6 +84,7 @@ export function registerValidation(app: FastifyInstance): void {
         const found = pendingFaults.get(part);
         if (found) faults.push(...found);
       }
+      for (const path of nulCharacterPaths(part)) faults.push({ path, message: 'must not contain a NUL character' });
     }
     if (faults.length > 0) throw validationFailed(faults);
   });

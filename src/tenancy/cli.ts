@@ -1,6 +1,122 @@
-// `gatehouse admin …`.
-import { Command } from 'commander';
+// `gatehouse admin …`: each command prints one JSON object on stdout and nothing else there;
+// failures print one line on stderr and exit non-zero (see src/main.ts).
+import { Command, Option } from 'commander';
+import { rotateSigningKey } from '../auth/keys.ts';
+import { printJson, withServices } from '../main.ts';
+import * as admin from './admin.ts';
+
+const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+
+function run(command: string, action: (db: Parameters<typeof admin.createAccount>[0]) => Promise<unknown>) {
+  return async () => printJson(await withServices(`admin ${command}`, (services) => action(services.database.db)));
+}
+
+const items = async (rows: Promise<unknown[]>) => ({ items: await rows });
 
 export function adminCommand(): Command {
-  return new Command('admin').description('Administer accounts, facilities, applications and credentials.');
+  const root = new Command('admin').description('Administer accounts, facilities, applications and credentials (prints one JSON object).');
+
+  const account = root.command('account').description('Accounts (operator companies).');
+  account
+    .command('create')
+    .requiredOption('--name <name>', 'display name')
+    .action((o: { name: string }) => run('account create', async (db) => ({ id: (await admin.createAccount(db, o)).id }))());
+  account.command('list').action(run('account list', (db) => items(admin.listAccounts(db))));
+
+  const facility = root.command('facility').description('Facilities of an account.');
+  facility
+    .command('create')
+    .requiredOption('--account <accountId>', 'owning account id')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--time-zone <IANA>', 'e.g. America/Denver')
+    .option('--property-number <n>', 'property number')
+    .option('--guid <guid>', 'auction facility identifier, ≤ 20 characters, unique')
+    .option('--charity-enrolled', 'enrolled in the charity auction programme', false)
+    .action((o: { account: string; name: string; timeZone: string; propertyNumber?: string; guid?: string; charityEnrolled: boolean }) =>
+      run('facility create', async (db) => {
+        const created = await admin.createFacility(db, {
+          accountId: o.account,
+          name: o.name,
+          timeZone: o.timeZone,
+          propertyNumber: o.propertyNumber ?? null,
+          guid: o.guid ?? null,
+          charityEnrolled: o.charityEnrolled,
+        });
+        return { id: created.id, guid: created.guid };
+      })(),
+    );
+  facility
+    .command('list')
+    .option('--account <accountId>', 'only this account')
+    .action((o: { account?: string }) => run('facility list', (db) => items(admin.listFacilities(db, o.account)))());
+
+  const app = root.command('app').description('Applications (OAuth clients): PMS, auction partners, operators.');
+  app
+    .command('create')
+    .requiredOption('--name <name>', 'display name')
+    .option('--client-type <type>', 'auction partner client type')
+    .option('--facility-guids <g1,g2>', 'facility guids the partner may auction', list)
+    .addOption(new Option('--operator', 'an operator application (scope admin)').default(false))
+    .action((o: { name: string; clientType?: string; facilityGuids?: string[]; operator: boolean }) =>
+      run('app create', async (db) => {
+        const created = await admin.createApplication(db, { name: o.name, clientType: o.clientType ?? null, facilityGuids: o.facilityGuids, operator: o.operator });
+        return { clientId: created.clientId, clientSecret: created.clientSecret };
+      })(),
+    );
+  app.command('list').action(run('app list', (db) => items(admin.listApplications(db))));
+  app
+    .command('revoke')
+    .requiredOption('--client-id <clientId>', 'the application')
+    .action((o: { clientId: string }) => run('app revoke', (db) => admin.revokeApplication(db, o.clientId))());
+
+  const key = root.command('account-key').description("Account API keys: an account's authorisation of an application.");
+  key
+    .command('create')
+    .requiredOption('--account <accountId>', 'the account')
+    .requiredOption('--app <clientId>', 'the application client id')
+    .option('--scopes <s1,s2>', 'default accesscontrol:read,accesscontrol:write,accessevent:read', list)
+    .action((o: { account: string; app: string; scopes?: string[] }) =>
+      run('account-key create', async (db) => {
+        const created = await admin.createAccountKey(db, { accountId: o.account, clientId: o.app, scopes: o.scopes });
+        return { apiKey: created.apiKey, apiSecret: created.apiSecret };
+      })(),
+    );
+  key
+    .command('list')
+    .option('--account <accountId>', 'only this account')
+    .action((o: { account?: string }) => run('account-key list', (db) => items(admin.listAccountKeys(db, o.account)))());
+  key
+    .command('revoke')
+    .requiredOption('--api-key <apiKey>', 'the key')
+    .action((o: { apiKey: string }) => run('account-key revoke', (db) => admin.revokeAccountKey(db, o.apiKey))());
+
+  const gateway = root.command('gateway').description("Gateway controller credentials of a facility.");
+  gateway
+    .command('create')
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .action((o: { facility: string }) =>
+      run('gateway create', async (db) => {
+        const created = await admin.createGatewayCredential(db, { facilityId: o.facility });
+        return { clientId: created.clientId, clientSecret: created.clientSecret };
+      })(),
+    );
+  gateway
+    .command('list')
+    .option('--facility <facilityId>', 'only this facility')
+    .action((o: { facility?: string }) => run('gateway list', (db) => items(admin.listGatewayCredentials(db, o.facility)))());
+  gateway
+    .command('revoke')
+    .requiredOption('--client-id <clientId>', 'the credentials')
+    .action((o: { clientId: string }) => run('gateway revoke', (db) => admin.revokeGatewayCredential(db, o.clientId))());
+
+  const keys = root.command('keys').description('Token signing keys.');
+  keys
+    .command('rotate')
+    .description('Add a new signing key in DATA_DIR/keys: it signs after the next start; earlier keys keep verifying.')
+    .action(async () => {
+      const { loadConfig } = await import('../config.ts');
+      printJson(await rotateSigningKey(loadConfig().dataDir));
+    });
+
+  return root;
 }

@@ -1,0 +1,226 @@
+// POST /auth/token: every grant, client authentication, RFC 6749 errors, refresh rotation, throttling.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import * as admin from '../../src/tenancy/admin.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
+
+let t: TestApp;
+let acct: ProvisionedAccount;
+before(async () => {
+  t = await startTestApp({ runJobs: false, env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  acct = await provisionAccount(t, { facilities: 1 });
+});
+after(() => t.close());
+
+const passwordForm = () => ({ grant_type: 'password', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, username: acct.key.apiKey, password: acct.key.apiSecret });
+
+function assertOAuthError(response: { status: number; body: any; headers: Record<string, unknown> }, status: number, error: string) {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  assert.equal(response.body.error, error);
+  assert.equal(typeof response.body.error_description, 'string');
+  assert.deepEqual(Object.keys(response.body).sort(), ['error', 'error_description']);
+  assert.equal(response.headers['cache-control'], 'no-store');
+}
+
+describe('password grant', () => {
+  it('issues an ES256 JWT for the account with the documented claims', async () => {
+    const response = await requestToken(t, passwordForm());
+    assert.equal(response.status, 200);
+    assert.equal(response.headers['cache-control'], 'no-store');
+    const body = response.body;
+    assert.equal(body.token_type, 'Bearer');
+    assert.equal(body.expires_in, 3600);
+    assert.equal(body.scope, 'accesscontrol:read accesscontrol:write accessevent:read');
+    assert.match(body.refresh_token, /^gh_rt_/);
+    const header = decodeProtectedHeader(body.access_token);
+    assert.equal(header.alg, 'ES256');
+    assert.equal(typeof header.kid, 'string');
+    const claims = decodeJwt(body.access_token);
+    assert.equal(claims.iss, 'gatehouse');
+    assert.equal(claims.aud, 'gatehouse');
+    assert.equal(claims.sub, `account:${acct.accountId}`);
+    assert.equal(claims.account_id, acct.accountId);
+    assert.equal(claims.exp! - claims.iat!, 3600);
+    assert.equal(typeof claims.jti, 'string');
+  });
+
+  it('accepts a JSON body and HTTP Basic client authentication', async () => {
+    const json = await t.app.inject({ method: 'POST', url: '/auth/token', payload: passwordForm() });
+    assert.equal(json.statusCode, 200);
+    const basic = Buffer.from(`${encodeURIComponent(acct.pms.clientId)}:${encodeURIComponent(acct.pms.clientSecret)}`).toString('base64');
+    const form = new URLSearchParams({ grant_type: 'password', username: acct.key.apiKey, password: acct.key.apiSecret }).toString();
+    const viaBasic = await t.app.inject({ method: 'POST', url: '/auth/token', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: form });
+    assert.equal(viaBasic.statusCode, 200, viaBasic.body);
+  });
+
+  it('narrows to the scopes asked for, and refuses more than the key allows', async () => {
+    const narrowed = await requestToken(t, { ...passwordForm(), scope: 'accessevent:read' });
+    assert.equal(narrowed.body.scope, 'accessevent:read');
+    assertOAuthError(await requestToken(t, { ...passwordForm(), scope: 'admin' }), 400, 'invalid_scope');
+  });
+
+  it('refuses a wrong API secret, an unknown API key, and another application\'s account key', async () => {
+    assertOAuthError(await requestToken(t, { ...passwordForm(), password: 'gh_as_wrong' }), 400, 'invalid_grant');
+    assertOAuthError(await requestToken(t, { ...passwordForm(), username: 'key_nope' }), 400, 'invalid_grant');
+    const otherApp = await admin.createApplication(t.services.database.db, { name: 'Other PMS' });
+    assertOAuthError(await requestToken(t, { ...passwordForm(), client_id: otherApp.clientId, client_secret: otherApp.clientSecret }), 400, 'invalid_grant');
+  });
+});
+
+describe('client authentication and request errors', () => {
+  it('refuses a wrong client secret and an unknown client with 401 invalid_client', async () => {
+    assertOAuthError(await requestToken(t, { ...passwordForm(), client_secret: 'gh_cs_wrong' }), 401, 'invalid_client');
+    assertOAuthError(await requestToken(t, { ...passwordForm(), client_id: 'app_unknown' }), 401, 'invalid_client');
+    assertOAuthError(await requestToken(t, { grant_type: 'client_credentials' }), 401, 'invalid_client');
+  });
+
+  it('answers a failed Basic authentication with a Basic challenge', async () => {
+    const basic = Buffer.from(`${acct.pms.clientId}:wrong`).toString('base64');
+    const response = await t.app.inject({ method: 'POST', url: '/auth/token', headers: { authorization: `Basic ${basic}` }, payload: { grant_type: 'client_credentials' } });
+    assert.equal(response.statusCode, 401);
+    assert.match(String(response.headers['www-authenticate']), /^Basic /);
+  });
+
+  it('names unsupported and missing grant types', async () => {
+    assertOAuthError(await requestToken(t, { ...passwordForm(), grant_type: 'implicit' }), 400, 'unsupported_grant_type');
+    const { grant_type: _omit, ...noGrant } = passwordForm();
+    assertOAuthError(await requestToken(t, noGrant), 400, 'invalid_request');
+  });
+
+  it('refuses client_credentials for a PMS application (it acts for accounts)', async () => {
+    assertOAuthError(await requestToken(t, { grant_type: 'client_credentials', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret }), 400, 'unauthorized_client');
+  });
+
+  it('answers malformed and oversized bodies with an RFC 6749 error, never problem+json', async () => {
+    const malformed = await t.app.inject({ method: 'POST', url: '/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":' });
+    assert.equal(malformed.statusCode, 400);
+    assert.equal(malformed.json().error, 'invalid_request');
+    const tooLong = await requestToken(t, { ...passwordForm(), username: 'k'.repeat(5000) });
+    assertOAuthError(tooLong, 400, 'invalid_request');
+  });
+
+  it('treats SQL and control characters in every field as plain wrong values', async () => {
+    // A fresh client and address per attempt, so that throttling does not answer for the checks.
+    let n = 0;
+    const attempt = (form: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: '/auth/token', payload: form, remoteAddress: `10.9.${Math.floor(++n / 250)}.${n % 250}` }).then((r) => ({ status: r.statusCode, body: r.json() }));
+    const hostile = ["' or '1'='1", '"; drop table accounts; --', 'a\u0000b\r\n\u0007', '%00', '\\x27'];
+    for (const value of hostile) {
+      const pms = await admin.createApplication(t.services.database.db, { name: 'Hostile test PMS' });
+      const key = await admin.createAccountKey(t.services.database.db, { accountId: acct.accountId, clientId: pms.clientId });
+      const valid = { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret };
+      for (const field of ['client_id', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'grant_type']) {
+        const form = { ...valid, grant_type: field === 'refresh_token' ? 'refresh_token' : 'password', [field]: value };
+        const response = await attempt(form);
+        assert.ok([400, 401].includes(response.status), `${field}=${JSON.stringify(value)} → ${response.status}`);
+        assert.equal(typeof response.body.error, 'string');
+      }
+    }
+    const { rows } = await t.services.database.pool.query('select count(*)::int as n from accounts');
+    assert.ok(rows[0].n >= 1, 'the accounts table is still there');
+  });
+});
+
+describe('client_credentials grant', () => {
+  it('gives a partner its client type, facilities and auction scopes', async () => {
+    const partner = await admin.createApplication(t.services.database.db, { name: 'Bidders', clientType: 'AcmePMS', facilityGuids: [acct.facilities[0]!.guid!] });
+    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret });
+    assert.equal(response.status, 200);
+    assert.equal(response.body.scope, 'auctions:write auctions:read');
+    assert.equal(response.body.refresh_token, undefined, 'no refresh token for client_credentials (RFC 6749 §4.4.3)');
+    const claims = decodeJwt(response.body.access_token);
+    assert.equal(claims.client_type, 'AcmePMS');
+    assert.deepEqual(claims.facility_guids, [acct.facilities[0]!.guid]);
+  });
+
+  it('gives a gateway controller its facility and the gateway scope', async () => {
+    const gateway = await admin.createGatewayCredential(t.services.database.db, { facilityId: acct.facilities[0]!.id });
+    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: gateway.clientId, client_secret: gateway.clientSecret });
+    assert.equal(response.status, 200);
+    assert.equal(response.body.scope, 'gateway');
+    const claims = decodeJwt(response.body.access_token);
+    assert.equal(claims.facility_id, acct.facilities[0]!.id);
+    assert.equal(claims.account_id, acct.accountId);
+  });
+
+  it('gives an operator the admin scope', async () => {
+    const operator = await admin.createApplication(t.services.database.db, { name: 'Ops', operator: true });
+    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
+    assert.equal(response.body.scope, 'admin');
+  });
+});
+
+describe('refresh_token grant', () => {
+  it('rotates: a refresh token works once, and its successor works', async () => {
+    const first = await requestToken(t, passwordForm());
+    const second = await requestToken(t, { grant_type: 'refresh_token', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, refresh_token: first.body.refresh_token });
+    assert.equal(second.status, 200);
+    assert.notEqual(second.body.refresh_token, first.body.refresh_token);
+    assert.equal(decodeJwt(second.body.access_token).account_id, acct.accountId);
+    const third = await requestToken(t, { grant_type: 'refresh_token', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, refresh_token: second.body.refresh_token });
+    assert.equal(third.status, 200);
+  });
+
+  it('refuses a reused refresh token and revokes its whole family', async () => {
+    const first = await requestToken(t, passwordForm());
+    const refresh = (token: string) => requestToken(t, { grant_type: 'refresh_token', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, refresh_token: token });
+    const second = await refresh(first.body.refresh_token);
+    assert.equal(second.status, 200);
+    assertOAuthError(await refresh(first.body.refresh_token), 400, 'invalid_grant');
+    assertOAuthError(await refresh(second.body.refresh_token), 400, 'invalid_grant');
+  });
+
+  it('refuses a refresh token presented by another client', async () => {
+    const first = await requestToken(t, passwordForm());
+    const other = await admin.createApplication(t.services.database.db, { name: 'Thief' });
+    assertOAuthError(await requestToken(t, { grant_type: 'refresh_token', client_id: other.clientId, client_secret: other.clientSecret, refresh_token: first.body.refresh_token }), 400, 'invalid_grant');
+  });
+});
+
+describe('throttling of failed token requests', () => {
+  it('throttles 10,000 wrong passwords in a row, and a right one works after the window', async () => {
+    // A client of its own, so that the other tests' clients are not throttled by this one.
+    const pms = await admin.createApplication(t.services.database.db, { name: 'Throttled PMS' });
+    const key = await admin.createAccountKey(t.services.database.db, { accountId: acct.accountId, clientId: pms.clientId });
+    const form = { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret };
+    const wrong = { ...form, password: 'gh_as_guess' };
+    let throttled = 0;
+    let retryAfter = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const response = await t.app.inject({ method: 'POST', url: '/auth/token', payload: wrong, remoteAddress: '203.0.113.7' });
+      if (response.statusCode === 429) {
+        throttled++;
+        retryAfter = Number(response.headers['retry-after']);
+        assert.equal(response.json().error, 'invalid_request');
+      } else {
+        assert.equal(response.statusCode, 400);
+      }
+    }
+    // The window is 2 s here, so a few windows pass during the loop; most attempts are refused unchecked.
+    assert.ok(throttled > 9_000, `${throttled} of 10,000 throttled`);
+    assert.ok(retryAfter >= 1 && retryAfter <= 2, `Retry-After ${retryAfter}`);
+    const blocked = await requestToken(t, form);
+    assert.equal(blocked.status, 429, 'the right password is refused while the client is throttled');
+    assert.equal((await requestToken(t, passwordForm())).status, 200, 'other clients are not affected');
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const right = await requestToken(t, form);
+    assert.equal(right.status, 200, JSON.stringify(right.body));
+  });
+});
+
+describe('JWKS', () => {
+  it('publishes the public key that verifies the tokens, and no private part', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
+    assert.equal(response.statusCode, 200);
+    const { keys } = response.json();
+    const token = (await requestToken(t, passwordForm())).body.access_token;
+    const kid = decodeProtectedHeader(token).kid;
+    const key = keys.find((k: { kid: string }) => k.kid === kid);
+    assert.ok(key);
+    assert.equal(key.kty, 'EC');
+    assert.equal(key.crv, 'P-256');
+    assert.equal(key.d, undefined);
+  });
+});
