@@ -1,2 +1,97 @@
-// Table types of the auctions face, composed into Tables in src/db/tables.ts.
-export interface AuctionsTables {}
+// Table types of the auctions face (migration 0004_auctions.sql), composed into Tables in src/db/tables.ts.
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface AuctionsTable {
+  id: Generated<string>;
+  facility_id: string;
+  unit_id: string;
+  unit_name: string;
+  auction_type: string;
+  status: string;
+  pending_reasons: Generated<string[]>;
+  record: JSONColumnType<Record<string, unknown>>;
+  content_hash: string;
+  starts_at: Timestamp | null;
+  ends_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+  cancelled_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  sale: JSONColumnType<{ salePrice: number; soldAt: string; buyerName: string | null }> | null;
+}
+
+export interface AuctionHistoryTable {
+  id: Generated<number>;
+  auction_id: string;
+  at: CreatedAt;
+  from_status: string | null;
+  to_status: string;
+  trigger: string;
+  actor: string;
+  reason: string;
+  note: string | null;
+}
+
+export interface MediaBlobsTable {
+  sha256: string;
+  content_type: string;
+  extension: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+  created_at: CreatedAt;
+}
+
+export interface AuctionImagesTable {
+  auction_id: string;
+  position: number;
+  source_url: string;
+  status: Generated<string>;
+  error: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: CreatedAt;
+  lease_until: Timestamp | null;
+  sha256: string | null;
+  updated_at: CreatedAt;
+}
+
+export interface SupportNotificationsTable {
+  id: Generated<string>;
+  kind: string;
+  reason: string | null;
+  message: string;
+  facility_id: string | null;
+  auction_id: string | null;
+  detail: JSONColumnType<Record<string, unknown>>;
+  created_at: CreatedAt;
+  resolved_at: Timestamp | null;
+  resolved_by: string | null;
+  resolution: string | null;
+  delivery_status: string;
+  delivery_attempts: Generated<number>;
+  delivery_next_at: Timestamp | null;
+  delivery_lease_until: Timestamp | null;
+  delivery_error: string | null;
+  delivered_at: Timestamp | null;
+}
+
+export interface AuctionIdempotencyKeysTable {
+  client_id: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response: string;
+  created_at: CreatedAt;
+}
+
+export interface AuctionsTables {
+  auctions: AuctionsTable;
+  auction_history: AuctionHistoryTable;
+  media_blobs: MediaBlobsTable;
+  auction_images: AuctionImagesTable;
+  support_notifications: SupportNotificationsTable;
+  auction_idempotency_keys: AuctionIdempotencyKeysTable;
+}

@@ -1,0 +1,94 @@
+// The /api/3 envelope (SPEC.md §3): every answer of the face, success or failure, is
+// `{meta: {ack, hasErrors, hasWarnings, errors, warnings}, data}`, and `ack` is true exactly for 2xx.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import type { App } from '../http/app-type.ts';
+import { handleError } from '../http/problem.ts';
+import { notFound } from '../http/errors.ts';
+
+export interface EnvelopeMessage {
+  code: string;
+  message: string;
+  path?: string;
+}
+
+export interface Envelope<T> {
+  meta: { ack: boolean; hasErrors: boolean; hasWarnings: boolean; errors: EnvelopeMessage[]; warnings: EnvelopeMessage[] };
+  data: T;
+}
+
+export function envelope<T>(status: number, data: T, errors: EnvelopeMessage[] = [], warnings: EnvelopeMessage[] = []): Envelope<T> {
+  return {
+    meta: { ack: status >= 200 && status < 300, hasErrors: errors.length > 0, hasWarnings: warnings.length > 0, errors, warnings },
+    data,
+  };
+}
+
+/** A refusal in the envelope's own terms: coded errors and/or warnings, and possibly data. */
+export class EnvelopeError extends Error {
+  override name = 'EnvelopeError';
+  constructor(
+    readonly status: number,
+    readonly errors: EnvelopeMessage[],
+    readonly warnings: EnvelopeMessage[] = [],
+    readonly data: unknown = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(errors[0]?.message ?? warnings[0]?.message ?? 'refused');
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends an envelope already serialised (a stored idempotent response, or one built here). */
+export function sendEnvelopeText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(status).headers(headers).type(JSON_TYPE).send(text);
+}
+
+export function sendEnvelope<T>(reply: FastifyReply, status: number, body: Envelope<T>, headers: Record<string, string> = {}): FastifyReply {
+  return sendEnvelopeText(reply, status, JSON.stringify(body), headers);
+}
+
+/** Any error, as the envelope: the shared normalisation decides status, code and safe wording. */
+export function errorEnvelope(error: unknown, request: FastifyRequest): { status: number; body: Envelope<unknown>; headers: Record<string, string> } {
+  if (error instanceof EnvelopeError) {
+    return { status: error.status, body: envelope(error.status, error.data, error.errors, error.warnings), headers: error.headers };
+  }
+  const normalized = handleError(error, request);
+  const errors: EnvelopeMessage[] =
+    normalized.errors.length > 0
+      ? normalized.errors.map((fault) => ({ code: normalized.code === 'VALIDATION_FAILED' ? 'INVALID_FIELD' : normalized.code, message: `${fault.path} ${fault.message}.`.replace(/\.\.$/, '.'), path: fault.path }))
+      : [{ code: normalized.code, message: normalized.detail }];
+  return { status: normalized.status, body: envelope(normalized.status, null, errors), headers: normalized.headers };
+}
+
+/** Error and not-found handling of the /api/3 scope: the envelope instead of problem+json. */
+export function registerEnvelopeHandling(scope: App): void {
+  scope.setErrorHandler((error, request, reply) => {
+    const { status, body, headers } = errorEnvelope(error, request);
+    return sendEnvelope(reply, status, body, headers);
+  });
+  scope.setNotFoundHandler((request, reply) => {
+    const { status, body, headers } = errorEnvelope(notFound(`No route matches ${request.method} ${request.url.split('?')[0]}; the resource`), request);
+    return sendEnvelope(reply, status, body, headers);
+  });
+}
+
+// ---- OpenAPI schemas of the envelope ----
+
+export const Message = Type.Object({
+  code: Type.String({ description: 'UPPER_SNAKE code.' }),
+  message: Type.String({ description: 'A human sentence.' }),
+  path: Type.Optional(Type.String({ description: 'The field at fault, e.g. auctionableUnitInfo[3].endsAt.' })),
+});
+
+const Meta = Type.Object({
+  ack: Type.Boolean({ description: 'True exactly when the HTTP status is 2xx.' }),
+  hasErrors: Type.Boolean(),
+  hasWarnings: Type.Boolean(),
+  errors: Type.Array(Message),
+  warnings: Type.Array(Message),
+});
+
+export const EnvelopeOf = <T extends TSchema>(data: T, description?: string) => Type.Object({ meta: Meta, data }, description ? { description } : {});
+export const ErrorEnvelope = (description: string) => EnvelopeOf(Type.Null(), description);
