@@ -30,6 +30,8 @@ export interface Config {
   supportWebhookUrl: string | null;
   /** Seconds a graceful shutdown waits for in-flight work before it closes anyway. */
   shutdownTimeoutSeconds: number;
+  /** 32-byte key that seals gate codes at rest (else DATA_DIR/keys/access-codes.key). */
+  accessCodeKey: Buffer | null;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +109,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throw new ConfigError('JWT_PRIVATE_KEY', 'must be a PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----")');
   }
 
+  const accessCodeKeyText = text(env, 'ACCESS_CODE_KEY');
+  let accessCodeKey: Buffer | null = null;
+  if (accessCodeKeyText !== null) {
+    accessCodeKey = /^[0-9a-f]{64}$/i.test(accessCodeKeyText) ? Buffer.from(accessCodeKeyText, 'hex') : Buffer.from(accessCodeKeyText, 'base64url');
+    if (accessCodeKey.length !== 32) throw new ConfigError('ACCESS_CODE_KEY', 'must be 32 bytes, as 64 hex digits or base64');
+  }
+
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
@@ -130,6 +139,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     s3,
     supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:']),
     shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, 1, 600),
+    accessCodeKey,
   };
 }
 

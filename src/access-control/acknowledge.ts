@@ -1,7 +1,23 @@
 // Acknowledgement of commands by the controller: an ingested event of type 3 (Command Received)
 // with data.commandId acknowledges that command of the event's facility. Called by the event
-// ingest inside its transaction.
-import type { Kysely } from 'kysely';
+// ingest inside its transaction. Ids that are not commands of this facility — another
+// facility's, unknown, not even a UUID — are ignored without a trace: a controller can only
+// acknowledge its own facility's commands, and a bad id must not fail the ingest transaction.
+import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 
-export async function acknowledgeCommands(_trx: Kysely<Tables>, _facilityId: string, _commandIds: string[]): Promise<void> {}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Marks the facility's listed commands acknowledged (once); returns how many it acknowledged now. */
+export async function acknowledgeCommands(trx: Kysely<Tables>, facilityId: string, commandIds: string[]): Promise<number> {
+  const ids = [...new Set(commandIds.filter((id) => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase()))];
+  if (ids.length === 0) return 0;
+  const result = await trx
+    .updateTable('commands')
+    .set({ acknowledged_at: sql`now()`, delivered_at: sql`coalesce(delivered_at, now())` })
+    .where('facility_id', '=', facilityId)
+    .where('id', 'in', ids)
+    .where('acknowledged_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

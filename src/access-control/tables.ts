@@ -1,2 +1,90 @@
 // Table types of the access-control face, composed into Tables in src/db/tables.ts.
-export interface AccessControlTables {}
+import type { ColumnType, Generated } from 'kysely';
+import type { CreatedAt, Timestamp } from '../db/tables.ts';
+import type { CommandType } from './commands.ts';
+import type { TimeWindow, UnitStatus } from './rules.ts';
+
+/** jsonb: written as JSON text or a value, read as the parsed value. */
+type Json<T> = ColumnType<T, string, string>;
+
+export interface TimeGroupsTable {
+  id: Generated<number>;
+  facility_id: string;
+  name: string;
+  windows: Json<TimeWindow[]>;
+  is_default: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export interface AccessProfilesTable {
+  id: Generated<number>;
+  facility_id: string;
+  name: string;
+  access_areas: string[] | null;
+  is_default: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export interface UnitsTable {
+  id: Generated<string>;
+  facility_id: string;
+  unit_number: string;
+  status: ColumnType<UnitStatus, UnitStatus | undefined, UnitStatus>;
+  extended_data: Json<Record<string, unknown> | null> | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+  deleted_at: Timestamp | null;
+}
+
+export interface VisitorsTable {
+  id: Generated<string>;
+  facility_id: string;
+  unit_id: string;
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  mobile_phone_number: string | null;
+  is_tenant: boolean;
+  is_portal_visitor: Generated<boolean>;
+  time_group_id: number;
+  access_profile_id: number;
+  is_enabled: Generated<boolean>;
+  access_code_digest: Buffer;
+  access_code_sealed: Buffer;
+  extended_data: Json<Record<string, unknown> | null> | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+  removed_at: Timestamp | null;
+}
+
+export interface CommandSequencesTable {
+  facility_id: string;
+  last_sequence: number;
+}
+
+export interface CommandsTable {
+  id: Generated<string>;
+  facility_id: string;
+  sequence: number;
+  type: CommandType;
+  payload: Json<unknown>;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  delivered_at: Timestamp | null;
+  acknowledged_at: Timestamp | null;
+}
+
+export interface AccessCodeKeysTable {
+  fingerprint: string;
+  created_at: CreatedAt;
+}
+
+export interface AccessControlTables {
+  time_groups: TimeGroupsTable;
+  access_profiles: AccessProfilesTable;
+  units: UnitsTable;
+  visitors: VisitorsTable;
+  command_sequences: CommandSequencesTable;
+  commands: CommandsTable;
+  access_code_keys: AccessCodeKeysTable;
+}

@@ -1,0 +1,101 @@
+// Gate codes at rest. A code is never stored in clear:
+// - its digest, HMAC-SHA256(digest key, "<facility id>:<code>"), finds who holds a code (the
+//   uniqueness rule) — keyed, because 10^10 codes are too few for a plain hash to hide them;
+// - its sealed copy, AES-256-GCM(seal key, code) bound to the visitor id, is what the controller
+//   receives (unsealed only when a command is delivered over the authenticated gateway channel).
+// Both keys derive (HKDF-SHA256) from one 32-byte code key: ACCESS_CODE_KEY when configured,
+// else DATA_DIR/keys/access-codes.key, generated on first start. The database records the key's
+// fingerprint; an instance started with another key refuses to start rather than break codes.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import { dataDirLayout } from '../db/data-dir.ts';
+import type { Tables } from '../db/tables.ts';
+
+const VERSION = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+export const KEY_FILE = 'access-codes.key';
+
+export class CodeKeyMismatchError extends Error {
+  override name = 'CodeKeyMismatchError';
+}
+
+export class AccessCodeVault {
+  private readonly digestKey: Buffer;
+  private readonly sealKey: Buffer;
+  /** Identifies the key without revealing it. */
+  readonly fingerprint: string;
+
+  constructor(codeKey: Buffer) {
+    if (codeKey.length !== 32) throw new Error('the access code key must be 32 bytes');
+    const derive = (info: string) => Buffer.from(hkdfSync('sha256', codeKey, Buffer.alloc(0), info, 32));
+    this.digestKey = derive('gatehouse access-code digest v1');
+    this.sealKey = derive('gatehouse access-code seal v1');
+    this.fingerprint = createHmac('sha256', derive('gatehouse access-code fingerprint v1')).update('fingerprint').digest('hex').slice(0, 32);
+  }
+
+  digest(facilityId: string, code: string): Buffer {
+    return createHmac('sha256', this.digestKey).update(`${facilityId}:${code}`).digest();
+  }
+
+  seal(visitorId: string, code: string): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
+    cipher.setAAD(Buffer.from(visitorId));
+    const body = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
+  }
+
+  unseal(visitorId: string, sealed: Buffer): string {
+    if (sealed[0] !== VERSION) throw new Error('unknown sealed access code version');
+    const iv = sealed.subarray(1, 1 + IV_BYTES);
+    const tag = sealed.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
+    const decipher = createDecipheriv('aes-256-gcm', this.sealKey, iv);
+    decipher.setAAD(Buffer.from(visitorId));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(sealed.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
+}
+
+/** Parses ACCESS_CODE_KEY: 32 bytes as 64 hex digits or base64/base64url. */
+export function parseCodeKey(text: string): Buffer | null {
+  const trimmed = text.trim();
+  const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64url');
+  return key.length === 32 ? key : null;
+}
+
+function keyFromDataDir(dataDir: string): Buffer {
+  const { keysDir } = dataDirLayout(dataDir);
+  const file = path.join(keysDir, KEY_FILE);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(keysDir, { recursive: true, mode: 0o700 });
+    try {
+      fs.writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  const key = parseCodeKey(fs.readFileSync(file, 'utf8'));
+  if (!key) throw new CodeKeyMismatchError(`${file} does not hold a 32-byte key`);
+  return key;
+}
+
+/**
+ * The vault for this instance, checked against the key the database's codes were sealed with
+ * (the first instance records its fingerprint).
+ */
+export async function openAccessCodeVault(config: Pick<Config, 'dataDir' | 'accessCodeKey'>, db: Kysely<Tables>): Promise<AccessCodeVault> {
+  const vault = new AccessCodeVault(config.accessCodeKey ?? keyFromDataDir(config.dataDir));
+  await db.insertInto('access_code_keys').values({ fingerprint: vault.fingerprint }).onConflict((oc) => oc.doNothing()).execute();
+  const recorded = await db.selectFrom('access_code_keys').select('fingerprint').orderBy('created_at').orderBy('fingerprint').executeTakeFirstOrThrow();
+  if (recorded.fingerprint !== vault.fingerprint) {
+    await db.deleteFrom('access_code_keys').where('fingerprint', '=', vault.fingerprint).execute();
+    throw new CodeKeyMismatchError(
+      'the gate codes in this database were sealed with another access code key: give every instance the same ACCESS_CODE_KEY (or the same DATA_DIR/keys/access-codes.key)',
+    );
+  }
+  return vault;
+}

@@ -1,0 +1,173 @@
+// TypeBox schemas of the access-control face: they validate requests, shape responses (a field
+// not listed here is never serialized — a gate code cannot leak through a read) and feed OpenAPI.
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { ACCESS_CODE_MAX, ACCESS_CODE_PATTERN, UNIT_STATUSES } from './rules.ts';
+import { COMMAND_STATUSES, COMMAND_TYPES } from './commands.ts';
+import { EXTENDED_DATA_MAX_BYTES } from './units.ts';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A string from a fixed list (one `enum` in OpenAPI). */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+const Uuid = Type.String({ format: 'uuid' });
+
+export const FacilityParams = Type.Object({ facilityId: Type.String({ description: 'The facility id (UUID).' }) });
+export const UnitParams = Type.Object({ facilityId: Type.String(), unitId: Type.String({ description: 'The unit id (UUID).' }) });
+export const VisitorParams = Type.Object({ facilityId: Type.String(), visitorId: Type.String({ description: 'The visitor id (UUID).' }) });
+export const CommandParams = Type.Object({ facilityId: Type.String(), commandId: Type.String({ description: 'The command id (UUID).' }) });
+
+export const SUPPRESS_NOTE =
+  'Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.';
+
+export const ChangeQuery = Type.Object({
+  suppressCommands: Type.Optional(Type.Boolean({ description: SUPPRESS_NOTE, deprecated: true })),
+});
+
+const SuppressField = Type.Optional(Type.Boolean({ description: SUPPRESS_NOTE, deprecated: true }));
+
+export const ExtendedData = Nullable(
+  Type.Record(Type.String(), Type.Unknown(), {
+    maxProperties: 100,
+    description: `Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ${EXTENDED_DATA_MAX_BYTES} bytes; stored and returned as sent.`,
+  }),
+);
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'At most this many items (1–10,000). Without it, every item.' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Skip this many items first.' })),
+};
+
+export const Facility = Type.Object({
+  id: Type.String(),
+  accountId: Type.String(),
+  name: Type.String(),
+  propertyNumber: Nullable(Type.String()),
+  timeZone: Type.String({ description: 'IANA time zone; time groups are in this local time.' }),
+});
+
+export const Unit = Type.Object({
+  id: Type.String(),
+  unitNumber: Type.String(),
+  status: StringEnum(UNIT_STATUSES),
+  facilityId: Type.String(),
+  extendedData: ExtendedData,
+});
+
+export const CreateUnitBody = Type.Object({
+  unitNumber: Type.String({ minLength: 1, maxLength: 50, description: '1–50 characters, unique among the facility’s units.' }),
+  extendedData: Type.Optional(ExtendedData),
+  suppressCommands: SuppressField,
+});
+
+/** Action routes take no body; an empty body (any content type) or a JSON object is accepted. */
+export const ActionBody = Nullable(Type.Object({ suppressCommands: SuppressField }));
+
+export const Visitor = Type.Object({
+  id: Type.String(),
+  name: Type.String({ description: '"First Last".' }),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  unitId: Type.String(),
+  unitNumber: Type.String(),
+  isTenant: Type.Boolean(),
+  isPortalVisitor: Type.Boolean(),
+  email: Nullable(Type.String()),
+  mobilePhoneNumber: Nullable(Type.String()),
+  timeGroupId: Type.Integer(),
+  timeGroupName: Type.String(),
+  accessProfileId: Type.Integer(),
+  accessProfileName: Type.String(),
+  isEnabled: Type.Boolean({ description: 'False after disable (the visitor is locked out), true after enable.' }),
+  isLockedOut: Type.Boolean({ description: 'The gate refuses this visitor: disabled, or their unit is Delinquent.' }),
+  extendedData: ExtendedData,
+});
+
+const AccessCode = Type.Unsafe<string | number>({
+  type: ['string', 'integer'],
+  pattern: ACCESS_CODE_PATTERN,
+  minimum: 0,
+  maximum: ACCESS_CODE_MAX,
+  description:
+    'Gate code: 1–10 digits, as a string ("0042") or a whole number (42; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned.',
+  writeOnly: true,
+});
+
+const DefaultableId = (what: string) =>
+  Type.Optional(Nullable(Type.Integer({ minimum: 0, description: `The ${what} id; 0 or null mean the facility's default.` })));
+
+const visitorFields = {
+  accessCode: AccessCode,
+  firstName: Type.String({ minLength: 1, maxLength: 100 }),
+  lastName: Type.String({ maxLength: 100 }),
+  email: Type.Optional(Nullable(Type.String({ maxLength: 254, description: 'Empty means none.' }))),
+  mobilePhoneNumber: Type.Optional(Nullable(Type.String({ maxLength: 32, description: 'Empty means none.' }))),
+  isTenant: Type.Boolean({ description: 'A tenant makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit.' }),
+  isPortalVisitor: Type.Optional(Type.Boolean()),
+  timeGroupId: DefaultableId('time group'),
+  accessProfileId: DefaultableId('access profile'),
+  extendedData: Type.Optional(ExtendedData),
+  suppressCommands: SuppressField,
+};
+
+export const CreateVisitorBody = Type.Object({ unitId: Type.String({ description: 'A unit of this facility.' }), ...visitorFields });
+
+export const UpdateVisitorBody = Type.Object({
+  unitId: Type.Optional(Type.String({ description: 'Moves the visitor to this unit of the facility.' })),
+  accessCode: Type.Optional(AccessCode),
+  firstName: Type.Optional(visitorFields.firstName),
+  lastName: Type.Optional(visitorFields.lastName),
+  email: visitorFields.email,
+  mobilePhoneNumber: visitorFields.mobilePhoneNumber,
+  isTenant: Type.Optional(visitorFields.isTenant),
+  isPortalVisitor: visitorFields.isPortalVisitor,
+  timeGroupId: visitorFields.timeGroupId,
+  accessProfileId: visitorFields.accessProfileId,
+  extendedData: visitorFields.extendedData,
+  suppressCommands: SuppressField,
+});
+
+export const VisitorWithUnit = Type.Object({ visitor: Visitor, unit: Unit });
+
+export const TimeGroup = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  isDefault: Type.Boolean(),
+  windows: Type.Array(
+    Type.Object({
+      days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { description: '0 = Sunday … 6 = Saturday.' }),
+      start: Type.String({ description: 'HH:MM, facility local time.' }),
+      end: Type.String({ description: 'HH:MM; 24:00 is the end of the day; an end before the start runs overnight.' }),
+    }),
+  ),
+});
+
+export const AccessProfile = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  isDefault: Type.Boolean(),
+  accessAreas: Nullable(Type.Array(Type.String(), { description: 'Access areas whose keypads admit the visitor; null means every area.' })),
+});
+
+export const Command = Type.Object({
+  id: Type.String(),
+  sequence: Type.Integer({ description: 'Increases by one with each command of the facility.' }),
+  type: StringEnum(COMMAND_TYPES),
+  payload: Type.Unknown({ description: 'What the controller applies. Gate codes are left out of this view.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  status: StringEnum(COMMAND_STATUSES),
+  deliveredAt: Nullable(Type.String({ format: 'date-time' })),
+  acknowledgedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const CommandsQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Only commands with a greater sequence (0: from the first).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: '1–1,000, default 100.' })),
+  status: Type.Optional(StringEnum(COMMAND_STATUSES)),
+});
+
+export const RefreshResult = Type.Object({
+  command: Type.Object({ id: Type.String(), sequence: Type.Integer(), type: Type.String(), status: Type.String() }),
+  count: Type.Integer({ description: 'Units or visitors in the command.' }),
+});
+
+export { Uuid };
