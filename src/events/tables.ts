@@ -1,2 +1,48 @@
-// Table types of the events face, composed into Tables in src/db/tables.ts.
-export interface EventsTables {}
+// Table types of the events face, composed into Tables in src/db/tables.ts (migration 0003).
+// The routes read and write these tables with hand-written SQL (src/events/query.ts, ingest.ts);
+// the types document them and serve Kysely users.
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, never>;
+
+/** Append-only, partitioned by month on occurred_at: rows are inserted, never updated. */
+export interface GatewayEventsTable {
+  seq: Generated<number>;
+  id: Generated<string>;
+  account_id: string;
+  facility_id: string;
+  facility_name: string;
+  time_zone: string;
+  gwc_event_id: string;
+  event_type: number;
+  occurred_at: Timestamp;
+  received_at: Timestamp;
+  device_id: string | null;
+  device_name: string | null;
+  unit_id: string | null;
+  unit_number: string | null;
+  visitor_id: string | null;
+  visitor_name: string | null;
+  code_entered: string | null;
+  details: string | null;
+  data: ColumnType<Record<string, unknown> | null, string | null, never>;
+}
+
+/** The controllers' event ids seen per facility (idempotent ingest). */
+export interface GatewayEventIdsTable {
+  facility_id: string;
+  event_id: string;
+  occurred_at: Timestamp;
+}
+
+export interface GatewayEventCursorKeyTable {
+  id: number;
+  secret: Buffer;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface EventsTables {
+  gateway_events: GatewayEventsTable;
+  gateway_event_ids: GatewayEventIdsTable;
+  gateway_event_cursor_key: GatewayEventCursorKeyTable;
+}

@@ -1,0 +1,86 @@
+// The cursor codec, pure: a walk's state, bound to the query that started it and signed with the
+// server's key (HMAC-SHA-256), as an opaque base64url token. A cursor that was altered, forged, or
+// issued for another route, account, facility or set of filters fails to decode.
+//
+// A walk reads the events of a *phase*: those whose ingest sequence lies in (lo, hi], in the
+// requested order of (occurredAt, seq). Ingest makes sequence order equal commit order (see
+// ingest.ts), so every snapshot sees a prefix of the sequence and a phase is a fixed set: events
+// arriving during the walk do not shift it. When a phase is exhausted, the next phase covers what
+// arrived meanwhile — including events that arrived late with an old occurredAt — so a walk
+// returns every event exactly once.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export interface CursorState {
+  /** Fingerprint of the query (route scope, filters, sort): see queryFingerprint. */
+  fingerprint: Buffer;
+  /** Sequence bounds of the phase: lo < seq <= hi. */
+  lo: number;
+  hi: number;
+  /** The last item returned (occurredAt ms, seq); null at the start of a phase. */
+  after: { occurredAt: number; seq: number } | null;
+  /** The page number the next page will carry. */
+  pageNumber: number;
+  /** Events in this walk so far counted: every phase up to and including the current one. */
+  total: number;
+}
+
+const VERSION = 1;
+const FINGERPRINT_BYTES = 12;
+const MAC_BYTES = 16;
+const BODY_BYTES = 1 + FINGERPRINT_BYTES + 8 + 8 + 1 + 8 + 8 + 4 + 8;
+
+export class InvalidCursorError extends Error {
+  override name = 'InvalidCursorError';
+}
+
+/** A stable digest of everything that decides which events a walk returns, and in which order. */
+export function queryFingerprint(query: Record<string, unknown>): Buffer {
+  return createHash('sha256').update(JSON.stringify(query)).digest().subarray(0, FINGERPRINT_BYTES);
+}
+
+function mac(key: Buffer, body: Buffer): Buffer {
+  return createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
+}
+
+export function encodeCursor(state: CursorState, key: Buffer): string {
+  const body = Buffer.alloc(BODY_BYTES);
+  let at = 0;
+  body.writeUInt8(VERSION, at);
+  at += 1;
+  state.fingerprint.copy(body, at, 0, FINGERPRINT_BYTES);
+  at += FINGERPRINT_BYTES;
+  body.writeBigUInt64BE(BigInt(state.lo), at);
+  at += 8;
+  body.writeBigUInt64BE(BigInt(state.hi), at);
+  at += 8;
+  body.writeUInt8(state.after ? 1 : 0, at);
+  at += 1;
+  body.writeBigInt64BE(BigInt(state.after?.occurredAt ?? 0), at);
+  at += 8;
+  body.writeBigUInt64BE(BigInt(state.after?.seq ?? 0), at);
+  at += 8;
+  body.writeUInt32BE(state.pageNumber, at);
+  at += 4;
+  body.writeBigUInt64BE(BigInt(state.total), at);
+  return Buffer.concat([body, mac(key, body)]).toString('base64url');
+}
+
+/** Decodes a cursor issued for the query with this fingerprint; throws InvalidCursorError otherwise. */
+export function decodeCursor(token: string, key: Buffer, fingerprint: Buffer): CursorState {
+  if (!/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw new InvalidCursorError('malformed');
+  const raw = Buffer.from(token, 'base64url');
+  if (raw.length !== BODY_BYTES + MAC_BYTES) throw new InvalidCursorError('malformed');
+  const body = raw.subarray(0, BODY_BYTES);
+  if (!timingSafeEqual(mac(key, body), raw.subarray(BODY_BYTES))) throw new InvalidCursorError('bad signature');
+  if (body.readUInt8(0) !== VERSION) throw new InvalidCursorError('unknown version');
+  if (!body.subarray(1, 1 + FINGERPRINT_BYTES).equals(fingerprint.subarray(0, FINGERPRINT_BYTES))) throw new InvalidCursorError('another query');
+  let at = 1 + FINGERPRINT_BYTES;
+  const lo = Number(body.readBigUInt64BE(at));
+  const hi = Number(body.readBigUInt64BE((at += 8)));
+  const hasAfter = body.readUInt8((at += 8)) === 1;
+  const occurredAt = Number(body.readBigInt64BE((at += 1)));
+  const seq = Number(body.readBigUInt64BE((at += 8)));
+  const pageNumber = body.readUInt32BE((at += 8));
+  const total = Number(body.readBigUInt64BE((at += 4)));
+  return { fingerprint: Buffer.from(fingerprint.subarray(0, FINGERPRINT_BYTES)), lo, hi, after: hasAfter ? { occurredAt, seq } : null, pageNumber, total };
+}

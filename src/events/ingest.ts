@@ -1,0 +1,106 @@
+// Storing a judged batch: one transaction, one multi-row insert (unnest), idempotent on the
+// controller's event id per facility, committed before the controller hears "accepted".
+//
+// Ordering: the transaction takes INGEST_LOCK (a transaction-scoped advisory lock) before it draws
+// sequence numbers and holds it to commit, so the ingest sequence is assigned in commit order. A
+// reader's snapshot therefore always sees a gap-free prefix of committed sequence numbers — the
+// property cursor walks rely on (cursor.ts). Everything that can be done outside the lock (parsing,
+// judging, partition checks, name look-ups) is.
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import { acknowledgeCommands } from '../access-control/acknowledge.ts';
+import type { Tables } from '../db/tables.ts';
+import type { AcceptedEvent } from './judge.ts';
+import { resolveNames } from './names.ts';
+import { ensurePartitions, forgetPartitions, monthOf } from './partitions.ts';
+
+export const INGEST_LOCK = 727_004;
+
+export interface GatewayIdentity {
+  facilityId: string;
+}
+
+export interface IngestResult {
+  /** Events stored by this call. */
+  inserted: number;
+  /** Valid events whose id the facility had already reported. */
+  duplicates: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function insertBatch(db: Kysely<Tables>, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
+  return db.transaction().execute(async (trx) => {
+    const names = await resolveNames(
+      trx,
+      gateway.facilityId,
+      events.flatMap((e) => (e.unitId ? [e.unitId] : [])),
+      events.flatMap((e) => (e.visitorId ? [e.visitorId] : [])),
+    );
+    const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
+    await sql`select pg_advisory_xact_lock(${INGEST_LOCK})`.execute(trx);
+    // New ids first (the duplicates of earlier batches drop out here), then the events of the new
+    // ids, in batch order, with the facility's account, name and time zone attached.
+    const { rows } = await sql<{ gwc_event_id: string; event_type: number }>`
+      with batch as (
+        select * from unnest(
+          ${column((e) => e.eventId)}::text[],
+          ${column((e) => e.eventType)}::int2[],
+          ${column((e) => iso(e.occurredAt))}::timestamptz[],
+          ${column((e) => e.deviceId)}::text[],
+          ${column((e) => e.deviceName)}::text[],
+          ${column((e) => e.unitId)}::text[],
+          ${column((e) => (e.unitId ? (names.unitNumbers.get(e.unitId.toLowerCase()) ?? null) : null))}::text[],
+          ${column((e) => e.visitorId)}::text[],
+          ${column((e) => (e.visitorId ? (names.visitorNames.get(e.visitorId.toLowerCase()) ?? null) : null))}::text[],
+          ${column((e) => e.codeEntered)}::text[],
+          ${column((e) => e.details)}::text[],
+          ${column((e) => e.data)}::text[]
+        ) with ordinality as b(event_id, event_type, occurred_at, device_id, device_name, unit_id, unit_number,
+                               visitor_id, visitor_name, code_entered, details, data, ord)
+      ),
+      fresh as (
+        insert into gateway_event_ids (facility_id, event_id, occurred_at)
+        select ${gateway.facilityId}::uuid, event_id, occurred_at from batch
+        on conflict do nothing
+        returning event_id
+      )
+      insert into gateway_events (account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at,
+                                  received_at, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name,
+                                  code_entered, details, data)
+      select f.account_id, f.id, f.name, f.time_zone, b.event_id, b.event_type, b.occurred_at,
+             ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, b.unit_number, b.visitor_id, b.visitor_name,
+             b.code_entered, b.details, b.data::jsonb
+        from batch b
+        join fresh using (event_id)
+        cross join facilities f
+       where f.id = ${gateway.facilityId}::uuid
+       order by b.ord
+      returning gwc_event_id, event_type`.execute(trx);
+
+    // Command Received events acknowledge their commands (only those stored now: a repeat was
+    // acknowledged the first time).
+    const stored = new Set(rows.filter((row) => row.event_type === 3).map((row) => row.gwc_event_id));
+    const commandIds = events.filter((e) => e.commandId !== null && stored.has(e.eventId)).map((e) => e.commandId!);
+    if (commandIds.length > 0) await acknowledgeCommands(trx, gateway.facilityId, [...new Set(commandIds)]);
+    return { inserted: rows.length, duplicates: events.length - rows.length };
+  });
+}
+
+const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
+
+/** Stores the accepted events of a batch; resolves after commit. */
+export async function ingestEvents(db: Kysely<Tables>, pool: pg.Pool, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
+  if (events.length === 0) return { inserted: 0, duplicates: 0 };
+  const months = events.map((e) => monthOf(e.occurredAt));
+  await ensurePartitions(pool, months);
+  try {
+    return await insertBatch(db, gateway, events, receivedAt);
+  } catch (error) {
+    // A partition dropped or never made behind this process's back: make it and try once more.
+    if ((error as { code?: string }).code !== NO_PARTITION) throw error;
+    forgetPartitions(pool);
+    await ensurePartitions(pool, months);
+    return insertBatch(db, gateway, events, receivedAt);
+  }
+}

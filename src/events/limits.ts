@@ -1,0 +1,29 @@
+// The limits of the events face, in one place: enforced by the code, quoted by the OpenAPI text.
+
+/** Events per ingest batch (SPEC.md §9). */
+export const MAX_BATCH_EVENTS = 1000;
+/** Body size of one ingest request: a batch of 1,000 typical events is about 0.5 MB. */
+export const MAX_INGEST_BODY_BYTES = 10 * 1024 * 1024;
+/** A device clock further ahead than this is not trusted (SPEC.md §5). */
+export const CLOCK_AHEAD_TOLERANCE_MS = 5 * 60_000;
+
+export const FIELD_LIMITS = {
+  eventId: 100,
+  deviceId: 100,
+  deviceName: 200,
+  unitId: 100,
+  visitorId: 100,
+  codeEntered: 32,
+  details: 4000,
+  /** Bytes of `data` serialized as JSON. */
+  dataBytes: 16 * 1024,
+} as const;
+
+/** Results per page (SPEC.md §9). */
+export const MAX_PAGE_SIZE = 10_000;
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_NUMBER = 10_000_000;
+/** Values of one list parameter (eventTypes, facilityIds). */
+export const MAX_FILTER_VALUES = 500;
+/** Rows fetched from the database per step of a CSV export. */
+export const EXPORT_CHUNK_ROWS = 2000;

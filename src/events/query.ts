@@ -1,0 +1,204 @@
+// The read side's rules, as pure functions: a filter becomes SQL text with bound values (never
+// spliced), and a row becomes a GatewayEvent. Tested without a database; the benchmark runs the
+// very same SQL directly to measure the route's overhead.
+import { eventTypeInfo } from './catalogue.ts';
+import { formatLocal, formatUtc } from './time.ts';
+
+export type EventScope = { kind: 'account'; accountId: string } | { kind: 'facility'; facilityId: string };
+export type SortOrder = 'asc' | 'desc';
+
+export interface EventFilter {
+  scope: EventScope;
+  /** Account route: only these facilities (another account's simply match nothing). */
+  facilityIds: string[] | null;
+  eventTypes: number[] | null;
+  /** Epoch ms, inclusive. */
+  start: number | null;
+  /** Epoch ms, exclusive. */
+  end: number | null;
+  sort: SortOrder;
+}
+
+/** What a walk's step reads: the phase (lo < seq <= hi), the position, the retention cutoff. */
+export interface Window {
+  /** Epoch ms: events before it are outside the retention window and never returned. */
+  cutoff: number;
+  lo: number;
+  hi: number;
+  after?: { occurredAt: number; seq: number } | null;
+}
+
+export interface SqlText {
+  text: string;
+  values: unknown[];
+}
+
+/** The query's identity for the cursor fingerprint: everything that decides the set and its order. */
+export function filterIdentity(filter: EventFilter): Record<string, unknown> {
+  return {
+    scope: filter.scope.kind === 'account' ? `a:${filter.scope.accountId}` : `f:${filter.scope.facilityId}`,
+    facilityIds: filter.facilityIds ? [...filter.facilityIds].map((id) => id.toLowerCase()).sort() : null,
+    eventTypes: filter.eventTypes ? [...filter.eventTypes].sort((a, b) => a - b) : null,
+    start: filter.start,
+    end: filter.end,
+    sort: filter.sort,
+  };
+}
+
+function whereClause(filter: EventFilter, window: Window, values: unknown[]): string {
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  const conditions =
+    filter.scope.kind === 'account'
+      ? [`account_id = ${bind(filter.scope.accountId)}::uuid`]
+      : [`facility_id = ${bind(filter.scope.facilityId)}::uuid`];
+  if (filter.facilityIds) conditions.push(`facility_id = any(${bind(filter.facilityIds)}::uuid[])`);
+  if (filter.eventTypes) conditions.push(`event_type = any(${bind(filter.eventTypes)}::int2[])`);
+  const from = Math.max(filter.start ?? window.cutoff, window.cutoff);
+  conditions.push(`occurred_at >= ${bind(formatUtc(from))}::timestamptz`);
+  if (filter.end !== null) conditions.push(`occurred_at < ${bind(formatUtc(filter.end))}::timestamptz`);
+  if (window.lo > 0) conditions.push(`seq > ${bind(window.lo)}::int8`);
+  conditions.push(`seq <= ${bind(window.hi)}::int8`);
+  if (window.after) {
+    const op = filter.sort === 'desc' ? '<' : '>';
+    conditions.push(`(occurred_at, seq) ${op} (${bind(formatUtc(window.after.occurredAt))}::timestamptz, ${bind(window.after.seq)}::int8)`);
+  }
+  return conditions.join(' and ');
+}
+
+const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::int8 as ${column.replace('_at', '_ms')}`;
+
+/** Columns of a GatewayEvent item. */
+export const ITEM_COLUMNS = [
+  'seq',
+  'id',
+  'account_id',
+  'facility_id',
+  'facility_name',
+  'time_zone',
+  'event_type',
+  EPOCH_MS('occurred_at'),
+  EPOCH_MS('received_at'),
+  'device_id',
+  'device_name',
+  'unit_id',
+  'unit_number',
+  'visitor_id',
+  'visitor_name',
+  'code_entered',
+  'details',
+  'data',
+].join(', ');
+
+/** Columns of a CSV row (no data, no code). */
+export const CSV_COLUMNS = [
+  'seq',
+  'id',
+  'account_id',
+  'facility_id',
+  'facility_name',
+  'time_zone',
+  'event_type',
+  EPOCH_MS('occurred_at'),
+  EPOCH_MS('received_at'),
+  'device_id',
+  'device_name',
+  'unit_id',
+  'unit_number',
+  'visitor_id',
+  'visitor_name',
+  'details',
+].join(', ');
+
+export interface PageOptions {
+  limit: number;
+  offset?: number;
+  columns?: string;
+}
+
+/** One page of the walk, in (occurredAt, seq) order. */
+export function pageQuery(filter: EventFilter, window: Window, options: PageOptions): SqlText {
+  const values: unknown[] = [];
+  const where = whereClause(filter, window, values);
+  const direction = filter.sort === 'desc' ? 'desc' : 'asc';
+  let text = `select ${options.columns ?? ITEM_COLUMNS} from gateway_events where ${where} order by occurred_at ${direction}, seq ${direction} limit $${values.push(options.limit)}`;
+  if (options.offset) text += ` offset $${values.push(options.offset)}`;
+  return { text, values };
+}
+
+/** How many events of the phase match. */
+export function countQuery(filter: EventFilter, window: Omit<Window, 'after'>): SqlText {
+  const values: unknown[] = [];
+  const where = whereClause(filter, { ...window, after: null }, values);
+  return { text: `select count(*)::int8 as n from gateway_events where ${where}`, values };
+}
+
+/** The highest sequence committed: a safe upper bound for a phase (sequence order is commit order). */
+export const WATERMARK_SQL = 'select coalesce(max(seq), 0)::int8 as w from gateway_events';
+
+export interface EventRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  facility_id: string;
+  facility_name: string;
+  time_zone: string;
+  event_type: number;
+  occurred_ms: number;
+  received_ms: number;
+  device_id: string | null;
+  device_name: string | null;
+  unit_id: string | null;
+  unit_number: string | null;
+  visitor_id: string | null;
+  visitor_name: string | null;
+  code_entered?: string | null;
+  details: string | null;
+  data?: Record<string, unknown> | null;
+}
+
+export interface GatewayEvent {
+  id: string;
+  accountId: string;
+  facilityId: string;
+  facilityName: string;
+  eventType: number;
+  eventTypeName: string;
+  eventCategory: string;
+  occurredAt: string;
+  occurredAtLocal: string;
+  receivedAt: string;
+  deviceId: string | null;
+  deviceName: string | null;
+  unitId: string | null;
+  unitNumber: string | null;
+  visitorId: string | null;
+  visitorName: string | null;
+  codeEntered: string | null;
+  details: string | null;
+  data: Record<string, unknown> | null;
+}
+
+export function toGatewayEvent(row: EventRow): GatewayEvent {
+  const info = eventTypeInfo(row.event_type);
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    facilityId: row.facility_id,
+    facilityName: row.facility_name,
+    eventType: row.event_type,
+    eventTypeName: info?.name ?? `Event type ${row.event_type}`,
+    eventCategory: info?.category ?? 'System',
+    occurredAt: formatUtc(row.occurred_ms),
+    occurredAtLocal: formatLocal(row.occurred_ms, row.time_zone),
+    receivedAt: formatUtc(row.received_ms),
+    deviceId: row.device_id,
+    deviceName: row.device_name,
+    unitId: row.unit_id,
+    unitNumber: row.unit_number,
+    visitorId: row.visitor_id,
+    visitorName: row.visitor_name,
+    codeEntered: row.code_entered ?? null,
+    details: row.details,
+    data: row.data ?? null,
+  };
+}
