@@ -1,0 +1,112 @@
+// `gatehouse admin …` against a real data directory or database, with and without a running
+// server, and the acknowledged-write guarantee through the service's own HTTP face.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { runCli, startServerProcess } from '../helpers/process.ts';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase();
+});
+after(() => database.drop());
+
+async function cli(args: string[]) {
+  const result = await runCli(args, database.env);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+  const lines = result.stdout.trim().split('\n');
+  assert.equal(lines.length, 1, `one JSON object on stdout, got: ${result.stdout}`);
+  return JSON.parse(lines[0]!);
+}
+
+async function token(url: string, form: Record<string, string>): Promise<string> {
+  const response = await fetch(`${url}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
+  const body = await response.json();
+  assert.equal(response.status, 200, JSON.stringify(body));
+  return body.access_token;
+}
+
+describe('gatehouse admin', () => {
+  let operator: { clientId: string; clientSecret: string };
+
+  it('creates an account, a facility, applications, an account key and gateway credentials, each as one JSON object', async () => {
+    const account = await cli(['admin', 'account', 'create', '--name', 'Acme Storage']);
+    assert.match(account.id, /^[0-9a-f-]{36}$/);
+    const facility = await cli(['admin', 'facility', 'create', '--account', account.id, '--name', 'Main St', '--time-zone', 'America/Denver', '--guid', 'FAC-0042', '--property-number', '42', '--charity-enrolled']);
+    assert.equal(facility.guid, 'FAC-0042');
+    const pms = await cli(['admin', 'app', 'create', '--name', 'Acme PMS']);
+    assert.match(pms.clientId, /^app_/);
+    assert.match(pms.clientSecret, /^gh_cs_/);
+    const key = await cli(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
+    assert.match(key.apiKey, /^key_/);
+    assert.match(key.apiSecret, /^gh_as_/);
+    const gateway = await cli(['admin', 'gateway', 'create', '--facility', facility.id]);
+    assert.match(gateway.clientId, /^gwc_/);
+    operator = await cli(['admin', 'app', 'create', '--name', 'Ops', '--operator']);
+    const apps = await cli(['admin', 'app', 'list']);
+    assert.equal(apps.items.length, 2);
+    assert.ok(apps.items.every((app: Record<string, unknown>) => !('clientSecret' in app) && !('secret_hash' in app)), 'lists never show secrets');
+    const revoked = await cli(['admin', 'gateway', 'revoke', '--client-id', gateway.clientId]);
+    assert.equal(revoked.revoked, true);
+  });
+
+  it('fails with one line on stderr and a non-zero exit for bad input', async () => {
+    const result = await runCli(['admin', 'facility', 'create', '--account', 'nope', '--name', 'X', '--time-zone', 'Mars/Olympus'], database.env);
+    assert.notEqual(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+    assert.match(result.stderr, /accountId must be an account id; timeZone must be an IANA time zone/);
+    const missing = await runCli(['admin', 'account', 'create'], database.env);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /required option '--name <name>'/);
+  });
+
+  it('has --help for every command', async () => {
+    for (const args of [['--help'], ['serve', '--help'], ['admin', 'facility', 'create', '--help']]) {
+      const result = await runCli(args, database.env);
+      assert.equal(result.code, 0, args.join(' '));
+      assert.match(result.stdout, /Usage: gatehouse/);
+    }
+  });
+
+  it('reaches the running server\'s database, and keeps every acknowledged write across a SIGKILL', async () => {
+    const server = await startServerProcess(database.env);
+    // A command while the server runs: same database (through its socket when embedded).
+    const account = await cli(['admin', 'account', 'create', '--name', 'Made while serving']);
+    const operatorToken = await token(server.url, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
+    const listed = await (await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${operatorToken}` } })).json();
+    assert.ok(listed.some((a: { id: string }) => a.id === account.id));
+
+    // Writers create accounts until the kill; every 201 must survive it.
+    const acknowledged: string[] = [];
+    let stop = false;
+    const writer = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const response = await fetch(`${server.url}/admin/accounts`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `kill-test ${n}-${i}` }),
+          });
+          if (response.status === 201) acknowledged.push((await response.json()).id);
+        } catch {
+          return;
+        }
+      }
+    };
+    const writers = [writer(1), writer(2), writer(3), writer(4)];
+    while (acknowledged.length < 200) await new Promise((r) => setTimeout(r, 20));
+    server.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(writers);
+    assert.equal(await server.exited, 'SIGKILL');
+
+    const restarted = await startServerProcess(database.env);
+    const afterToken = await token(restarted.url, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
+    const accounts = await (await fetch(`${restarted.url}/admin/accounts`, { headers: { authorization: `Bearer ${afterToken}` } })).json();
+    const stored = new Set(accounts.map((a: { id: string }) => a.id));
+    const lost = acknowledged.filter((id) => !stored.has(id));
+    assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged writes lost`);
+    assert.equal(await restarted.kill(), 0);
+  });
+});
