@@ -1,0 +1,171 @@
+// CSV export: columns, RFC 4180 quoting, formula neutralisation, filters, paged exports, a large
+// export streamed in chunks, and a client that goes away mid-export stopping the database reads.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { CSV_HEADER } from '../../src/events/csv.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { event, getJson, postEvents } from './helpers.ts';
+
+let t: TestApp;
+let acme: ProvisionedAccount;
+let gateway: string;
+
+before(async () => {
+  t = await startTestApp({ runJobs: false });
+  acme = await provisionAccount(t, { facilities: 2, timeZone: 'Europe/Zurich' });
+  gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
+});
+after(() => t.close());
+
+/** Parses RFC 4180 text (quoted fields, doubled quotes, CRLF records). */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      record.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  assert.equal(field + record.join(''), '', 'the text ends with CRLF');
+  return records;
+}
+
+describe('CSV export', () => {
+  it('streams the columns of the contract, quoted, with formula cells neutralised', async () => {
+    const payloads = ['=SUM(A1:A9)', '+1+2', '-2+3', '@cmd', '\tTAB', '\rCR', 'plain, with "quotes"\nand a line break', 'Zürich ✓ 東京'];
+    const events = payloads.map((text, i) =>
+      // deviceName admits no control characters (details admits tab and line breaks).
+      event({ eventType: 10, deviceName: text.replace(/[\t\r\n]/g, ''), details: text, deviceId: `dev-${i}`, occurredAt: new Date(Date.now() - (i + 1) * 60_000).toISOString() }),
+    );
+    assert.equal((await postEvents(t, gateway, events)).body.accepted, payloads.length);
+
+    const response = await t.app.inject({ method: 'GET', url: `/gatewayevents/facilities/${acme.facilities[0]!.id}/export?eventTypes=10&sort=asc`, headers: { authorization: `Bearer ${acme.token}` } });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.match(String(response.headers['content-disposition']), /^attachment; filename="gateway-events-facility-[0-9a-f-]{36}-\d{8}T\d{6}Z\.csv"$/);
+    const records = parseCsv(response.body);
+    assert.deepEqual(records[0], [...CSV_HEADER]);
+    const rows = records.slice(1);
+    assert.equal(rows.length, payloads.length);
+    const column = (name: string) => CSV_HEADER.indexOf(name as (typeof CSV_HEADER)[number]);
+    // Ascending occurredAt: the last payload first.
+    const guarded = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+    assert.deepEqual(rows.map((r) => r[column('details')]), [...payloads].reverse().map(guarded));
+    assert.deepEqual(rows.map((r) => r[column('deviceName')]), [...payloads].reverse().map((text) => guarded(text.replace(/[\t\r\n]/g, ''))));
+    for (const row of rows) {
+      assert.equal(row.length, CSV_HEADER.length);
+      assert.equal(row[column('eventTypeName')], 'Door Alarm');
+      assert.equal(row[column('facilityName')], 'Facility 1');
+      assert.equal(row[column('accountId')], acme.accountId);
+      assert.match(row[column('occurredAtLocal')]!, /\.\d{3}\+0[12]:00$/);
+      for (const cell of row) assert.equal(/^[=+\-@\t\r]/.test(cell), false, cell);
+    }
+  });
+
+  it('exports one page when paged, with the next cursor in a header', async () => {
+    const url = `/gatewayevents/accounts/${acme.accountId}/export?pageSize=3&eventTypes=10`;
+    const first = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${acme.token}` } });
+    assert.equal(first.statusCode, 200);
+    assert.equal(parseCsv(first.body).length, 4);
+    const cursor = String(first.headers['x-next-cursor']);
+    assert.ok(cursor.length > 20);
+    assert.equal(first.headers['x-total-count'], '8');
+    const second = await t.app.inject({ method: 'GET', url: `${url}&cursor=${cursor}`, headers: { authorization: `Bearer ${acme.token}` } });
+    const firstIds = parseCsv(first.body).slice(1).map((r) => r[0]);
+    const secondIds = parseCsv(second.body).slice(1).map((r) => r[0]);
+    assert.equal(secondIds.length, 3);
+    assert.equal(firstIds.some((id) => secondIds.includes(id)), false);
+    const tampered = await getJson(t, acme.token, `${url}&cursor=${cursor.slice(1)}`);
+    assert.equal(tampered.status, 400);
+  });
+
+  it('an export with no match is just the header', async () => {
+    const response = await t.app.inject({ method: 'GET', url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`, headers: { authorization: `Bearer ${acme.token}` } });
+    assert.equal(response.body, `${CSV_HEADER.join(',')}\r\n`);
+  });
+
+  it('refuses bad parameters before streaming anything', async () => {
+    const response = await getJson(t, acme.token, `/gatewayevents/accounts/${acme.accountId}/export?startDate=tomorrow&pageSize=0`);
+    assert.equal(response.status, 400);
+    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+  });
+});
+
+describe('a large export', () => {
+  const TOTAL = 30_000;
+  let listening: string;
+
+  before(async () => {
+    // Written straight to the table (the ingest route is not what is under test here).
+    const facility = acme.facilities[1]!;
+    await t.services.database.pool.query(
+      `insert into gateway_events (account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at, received_at, device_name, details)
+       select $1, $2, 'Facility 2', 'Europe/Zurich', 'bulk-' || n, 18, now() - (n || ' seconds')::interval, now(), 'Gate ' || (n % 7), repeat('d', 1000)
+         from generate_series(1, ${TOTAL}) as n`,
+      [acme.accountId, facility.id],
+    );
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    listening = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+
+  const exportedRows = async () => {
+    const text = await t.services.metrics.registry.getSingleMetricAsString('gatehouse_gateway_event_export_rows_total');
+    return Number(/gatehouse_gateway_event_export_rows_total (\d+)/.exec(text)?.[1] ?? 0);
+  };
+
+  it('streams every row, in order, chunked', async () => {
+    const response = await fetch(`${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export?sort=asc`, { headers: { authorization: `Bearer ${acme.token}` } });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('transfer-encoding'), 'chunked');
+    const text = await response.text();
+    const lines = text.split('\r\n');
+    assert.equal(lines.length, TOTAL + 2); // header, rows, '' after the last CRLF
+    const times = lines.slice(1, -1).map((line) => line.split(',')[1]!);
+    assert.deepEqual(times, [...times].sort(), 'ascending occurredAt across every chunk');
+    assert.equal(new Set(lines.slice(1, -1).map((line) => line.split(',')[0])).size, TOTAL, 'no row twice');
+  });
+
+  it('stops reading the database when the client goes away', async () => {
+    const before = await exportedRows();
+    await new Promise<void>((resolve, reject) => {
+      const request = http.get(`${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export`, { headers: { authorization: `Bearer ${acme.token}` } }, (response) => {
+        assert.equal(response.statusCode, 200);
+        // Read one chunk, then stop reading: the server fills the socket and waits; then hang up.
+        response.once('data', () => {
+          response.pause();
+          setTimeout(() => {
+            request.destroy();
+            resolve();
+          }, 1500);
+        });
+      });
+      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(error)));
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    const read = (await exportedRows()) - before;
+    await new Promise((r) => setTimeout(r, 1000));
+    const later = (await exportedRows()) - before;
+    assert.ok(read < TOTAL, `read ${read} of ${TOTAL} rows: the export ran on without its client`);
+    assert.equal(later, read, 'no reads after the client left');
+  });
+});
