@@ -19,9 +19,10 @@ create table gateway_events (
   -- The controller's own id of the event (idempotency key per facility: gateway_event_ids).
   gwc_event_id text not null,
   event_type smallint not null,
-  -- When it happened (millisecond precision); the time received when the device clock was ahead.
-  occurred_at timestamptz not null,
-  received_at timestamptz not null,
+  -- When it happened; the time received when the device clock was ahead. Millisecond precision
+  -- (typmod 3: whatever writes here is rounded), the precision of the API and of cursor keys.
+  occurred_at timestamptz(3) not null,
+  received_at timestamptz(3) not null,
   device_id text,
   device_name text,
   unit_id text,
