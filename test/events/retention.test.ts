@@ -1,0 +1,61 @@
+// Storage: partitions made ahead and on demand, retention by whole partitions (run by the job),
+// and events that cannot be changed once stored.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { EVENT_MAINTENANCE_JOB } from '../../src/events/jobs.ts';
+import { listPartitions, maintainPartitions } from '../../src/events/partitions.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
+import { event, getJson, postEvents } from './helpers.ts';
+
+const DAY = 86_400_000;
+let t: TestApp;
+
+before(async () => {
+  // A long retention, so that ingest accepts (and makes a partition for) an event 300 days old.
+  t = await startTestApp({ runJobs: true, env: { EVENT_RETENTION_DAYS: '400' } });
+});
+after(() => t.close());
+
+const partitionNames = async () => (await listPartitions(t.services.database.pool)).map((p) => p.name).sort();
+const nameOf = (ms: number) => `gateway_events_p${new Date(ms).toISOString().slice(0, 7).replace('-', '')}`;
+
+it('ingest makes a missing month on demand; retention drops whole partitions older than the window', async () => {
+  const account = await provisionAccount(t, { facilities: 1 });
+  const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
+  const oldTime = Date.now() - 300 * DAY;
+  assert.equal((await partitionNames()).includes(nameOf(oldTime)), false, 'the migration made only the default window');
+  const old = event({ occurredAt: new Date(oldTime).toISOString() });
+  const recent = event();
+  assert.deepEqual((await postEvents(t, token, [old, recent])).body, { accepted: 2, duplicates: 0, rejected: [], warnings: [] });
+  assert.ok((await partitionNames()).includes(nameOf(oldTime)));
+  const page = await getJson(t, account.token, `/gatewayevents/accounts/${account.accountId}?sort=asc`);
+  assert.equal(page.body.items[0].occurredAt, old.occurredAt);
+
+  // The window shrinks to 180 days (as a restart with EVENT_RETENTION_DAYS=180 would do).
+  const result = await maintainPartitions(t.services.database.pool, Date.now(), 180);
+  assert.ok(result.dropped.includes(nameOf(oldTime)));
+  assert.equal((await partitionNames()).includes(nameOf(oldTime)), false);
+  assert.ok(result.idsDeleted >= 1, 'the old event id is forgotten with it');
+  const { rows } = await t.services.database.pool.query('select gwc_event_id from gateway_events where gwc_event_id = any($1)', [[old.eventId, recent.eventId]]);
+  assert.deepEqual(rows.map((r) => r.gwc_event_id), [recent.eventId]);
+  // A partition that still holds retained days stays.
+  assert.ok((await partitionNames()).includes(nameOf(Date.now() - 170 * DAY)));
+});
+
+it('the maintenance job makes the coming months', async () => {
+  const ahead = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 2, 1);
+  await t.services.database.pool.query(`drop table ${nameOf(ahead)}`);
+  assert.equal((await partitionNames()).includes(nameOf(ahead)), false);
+  await t.services.jobs.send(EVENT_MAINTENANCE_JOB, {});
+  for (let i = 0; i < 100 && !(await partitionNames()).includes(nameOf(ahead)); i++) await new Promise((r) => setTimeout(r, 200));
+  assert.ok((await partitionNames()).includes(nameOf(ahead)));
+});
+
+it('refuses to change or delete a stored event', async () => {
+  const pool = t.services.database.pool;
+  await assert.rejects(pool.query(`update gateway_events set details = 'edited'`), /append-only/);
+  await assert.rejects(pool.query(`delete from gateway_events`), /append-only/);
+  const { rows } = await pool.query('select count(*)::int as n from gateway_events');
+  assert.ok(rows[0].n >= 1);
+});

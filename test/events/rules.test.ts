@@ -1,0 +1,238 @@
+// The pure core of the events face, without a database or HTTP: catalogue, ingest judging, time
+// parsing and local rendering, the cursor codec, the filter → SQL builder, the CSV guard, partition
+// arithmetic and the api-version reader.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { EVENT_TYPES, eventTypeInfo, isEventType } from '../../src/events/catalogue.ts';
+import { csvLines, csvRecord, guardCell } from '../../src/events/csv.ts';
+import { decodeCursor, encodeCursor, InvalidCursorError, queryFingerprint, type CursorState } from '../../src/events/cursor.ts';
+import { parseFilter, splitList } from '../../src/events/filters.ts';
+import { judgeBatch, maskCode } from '../../src/events/judge.ts';
+import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partitions.ts';
+import { countQuery, filterIdentity, pageQuery, toGatewayEvent, type EventFilter, type EventRow } from '../../src/events/query.ts';
+import { formatLocal, offsetMinutes, parseDateParam, parseInstant } from '../../src/events/time.ts';
+import { AppError } from '../../src/http/errors.ts';
+import { requestedApiVersion } from '../../src/http/versioning.ts';
+
+describe('catalogue', () => {
+  it('has the 30 types of the contract, each once, with a category', () => {
+    assert.deepEqual(
+      EVENT_TYPES.map((e) => e.eventType),
+      [1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39],
+    );
+    assert.equal(eventTypeInfo(39)?.name, 'Profile Transition Status');
+    assert.equal(isEventType(2), false);
+    assert.equal(isEventType('18'), false);
+    for (const e of EVENT_TYPES) assert.ok(e.name && e.description && e.category);
+    assert.throws(() => ((EVENT_TYPES as unknown as { push(x: unknown): void }).push({})), TypeError);
+  });
+});
+
+describe('time', () => {
+  it('parses ISO 8601 date-times with an offset, strictly', () => {
+    assert.equal(parseInstant('2026-03-01T09:15:00-07:00'), Date.UTC(2026, 2, 1, 16, 15));
+    assert.equal(parseInstant('2026-03-01T16:15:00.123456Z'), Date.UTC(2026, 2, 1, 16, 15, 0, 123));
+    assert.equal(parseInstant('2026-03-01T21:45+0530'), Date.UTC(2026, 2, 1, 16, 15));
+    for (const bad of ['2026-02-30T00:00:00Z', '2026-03-01T24:00:00Z', '2026-03-01T09:15:00', '2026-03-01', 'yesterday', '1772323200', '2026-03-01T09:15:00+25:00', '']) {
+      assert.equal(parseInstant(bad), null, bad);
+    }
+    assert.equal(parseDateParam('2026-03-01'), Date.UTC(2026, 2, 1));
+    assert.equal(parseDateParam('2026-13-01'), null);
+  });
+
+  it('renders local time with the offset of the day, across DST', () => {
+    assert.equal(formatLocal(Date.UTC(2026, 0, 15, 16, 15, 2, 123), 'America/Denver'), '2026-01-15T09:15:02.123-07:00');
+    assert.equal(formatLocal(Date.UTC(2026, 6, 15, 16, 15, 2, 123), 'America/Denver'), '2026-07-15T10:15:02.123-06:00');
+    // The US spring-forward instant: 2026-03-08 09:00 UTC is 03:00 MDT; a millisecond before, 01:59:59.999 MST.
+    assert.equal(formatLocal(Date.UTC(2026, 2, 8, 9), 'America/Denver'), '2026-03-08T03:00:00.000-06:00');
+    assert.equal(formatLocal(Date.UTC(2026, 2, 8, 9) - 1, 'America/Denver'), '2026-03-08T01:59:59.999-07:00');
+    assert.equal(formatLocal(Date.UTC(2026, 0, 1), 'Asia/Kathmandu'), '2026-01-01T05:45:00.000+05:45');
+    assert.equal(formatLocal(Date.UTC(2026, 0, 1), 'UTC'), '2026-01-01T00:00:00.000+00:00');
+    assert.equal(offsetMinutes(Date.UTC(2026, 0, 1), 'Not/AZone'), 0);
+  });
+});
+
+describe('judging a batch', () => {
+  const now = Date.UTC(2026, 10, 21, 12);
+  const oldest = now - 180 * 86_400_000;
+  const valid = (over: Record<string, unknown> = {}) => ({ eventId: 'e1', eventType: 18, occurredAt: '2026-11-21T11:00:00Z', ...over });
+
+  it('masks codes: four asterisks and the last two characters of a code of four or more', () => {
+    assert.equal(maskCode('123456'), '****56');
+    assert.equal(maskCode('1234'), '****34');
+    assert.equal(maskCode('123'), '****');
+    assert.equal(maskCode('7'), '****');
+  });
+
+  it('accepts a valid event, normalized', () => {
+    const j = judgeBatch([valid({ codeEntered: 98765, deviceId: 7, data: { a: 1 } })], now, oldest);
+    assert.deepEqual(j.rejected, []);
+    assert.deepEqual(j.accepted[0], {
+      index: 0, eventId: 'e1', eventType: 18, occurredAt: Date.UTC(2026, 10, 21, 11), deviceId: '7', deviceName: null, unitId: null,
+      visitorId: null, codeEntered: '****65', details: null, data: '{"a":1}', commandId: null,
+    });
+  });
+
+  it('keeps the first of a repeated eventId and counts the rest', () => {
+    const j = judgeBatch([valid(), valid({ details: 'second' }), valid({ eventId: 'e2' })], now, oldest);
+    assert.deepEqual([j.accepted.map((a) => a.index), j.duplicatesInBatch], [[0, 2], 1]);
+  });
+
+  it('moves a clock more than 5 minutes ahead to the time received, keeping the reported time', () => {
+    const reported = '2026-11-21T13:00:00+00:00';
+    const j = judgeBatch([valid({ occurredAt: reported }), valid({ eventId: 'e2', occurredAt: '2026-11-21T12:04:59Z' })], now, oldest);
+    assert.equal(j.accepted[0]!.occurredAt, now);
+    assert.deepEqual(JSON.parse(j.accepted[0]!.data!), { reportedOccurredAt: reported });
+    assert.equal(j.accepted[1]!.occurredAt, Date.UTC(2026, 10, 21, 12, 4, 59));
+    assert.deepEqual(j.warnings.map((w) => [w.index, w.code, w.path]), [[0, 'CLOCK_AHEAD', 'events[0].occurredAt']]);
+  });
+
+  it('rejects each malformed event with its field, and only it', () => {
+    const cases: [unknown, string][] = [
+      [valid({ eventType: 99 }), 'eventType'],
+      [valid({ occurredAt: '2026-05-01T00:00:00Z' }), 'occurredAt'], // older than 180 days
+      [valid({ eventId: { id: 1 } }), 'eventId'],
+      [valid({ eventId: 'tab\there' }), 'eventId'],
+      [valid({ unitId: '' }), 'unitId'],
+      [valid({ visitorId: 'v'.repeat(101) }), 'visitorId'],
+      [valid({ codeEntered: '1'.repeat(33) }), 'codeEntered'],
+      [valid({ details: 'bell \u0007' }), 'details'],
+      [valid({ data: 'text' }), 'data'],
+      [valid({ data: JSON.parse('{"a":'.repeat(20) + '1' + '}'.repeat(20)) }), 'data'],
+      [valid({ data: { ['\ud800']: 1 } }), 'data'],
+    ];
+    const j = judgeBatch([...cases.map(([e], i) => ({ ...(e as object), eventId: (e as { eventId: unknown }).eventId === 'e1' ? `c${i}` : (e as { eventId: unknown }).eventId })), valid({ eventId: 'good' })], now, oldest);
+    assert.deepEqual(j.accepted.map((a) => a.eventId), ['good']);
+    assert.deepEqual(j.rejected.map((r) => r.path), cases.map(([, field], i) => `events[${i}].${field}`));
+    assert.equal(j.rejected[2]!.eventId, null);
+  });
+
+  it('accepts multi-line details and the commandId of a Command Received event', () => {
+    const j = judgeBatch([valid({ eventType: 3, details: 'line 1\r\n\tline 2', data: { commandId: 'c-1' } }), valid({ eventId: 'x', data: { commandId: 'c-2' } })], now, oldest);
+    assert.deepEqual(j.accepted.map((a) => a.commandId), ['c-1', null]);
+  });
+});
+
+describe('the cursor', () => {
+  const key = randomBytes(32);
+  const fingerprint = queryFingerprint({ scope: 'a:1', sort: 'desc' });
+  const state: CursorState = { fingerprint, lo: 10, hi: 12345678901, after: { occurredAt: Date.UTC(2026, 0, 1), seq: 9876 }, pageNumber: 7, total: 4200 };
+
+  it('round-trips and is opaque url-safe text', () => {
+    const token = encodeCursor(state, key);
+    assert.match(token, /^[A-Za-z0-9_-]+$/);
+    assert.deepEqual(decodeCursor(token, key, fingerprint), state);
+    const start = encodeCursor({ ...state, after: null }, key);
+    assert.equal(decodeCursor(start, key, fingerprint).after, null);
+  });
+
+  it('refuses a flipped bit anywhere, another key, another query, and garbage', () => {
+    const token = encodeCursor(state, key);
+    const raw = Buffer.from(token, 'base64url');
+    for (let i = 0; i < raw.length; i++) {
+      const copy = Buffer.from(raw);
+      copy[i] = copy[i]! ^ 0x40;
+      assert.throws(() => decodeCursor(copy.toString('base64url'), key, fingerprint), InvalidCursorError, `byte ${i}`);
+    }
+    assert.throws(() => decodeCursor(token, randomBytes(32), fingerprint), InvalidCursorError);
+    assert.throws(() => decodeCursor(token, key, queryFingerprint({ scope: 'a:2', sort: 'desc' })), InvalidCursorError);
+    for (const garbage of ['', 'abc', "' or 1=1", 'x'.repeat(600), token + 'A']) assert.throws(() => decodeCursor(garbage, key, fingerprint), InvalidCursorError);
+  });
+});
+
+describe('filters and SQL', () => {
+  const scope = { kind: 'account' as const, accountId: '11111111-1111-4111-8111-111111111111' };
+
+  it('splits lists given comma-separated or repeated', () => {
+    assert.deepEqual(splitList(['1,3', ' 5 ', '', '7,']), ['1', '3', '5', '7']);
+    assert.equal(splitList(undefined), null);
+  });
+
+  it('collects every fault of a filter in one 400', () => {
+    try {
+      parseFilter(scope, { eventTypes: ['99'], facilityIds: ['x'], startDate: '2026-03-02', endDate: '2026-03-01' });
+      assert.fail('should throw');
+    } catch (error) {
+      assert.ok(error instanceof AppError);
+      assert.deepEqual(error.errors.map((e) => e.path), ['eventTypes', 'facilityIds', 'endDate']);
+    }
+    const filter = parseFilter({ kind: 'facility', facilityId: scope.accountId }, { facilityIds: ['not checked on a facility route'] });
+    assert.equal(filter.facilityIds, null);
+  });
+
+  it('binds every value, never splices it', () => {
+    const evil = "x'); drop table gateway_events; --";
+    const filter: EventFilter = { scope: { kind: 'account', accountId: evil }, facilityIds: [evil], eventTypes: [18], start: 0, end: 1, sort: 'asc' };
+    const page = pageQuery(filter, { cutoff: 0, lo: 5, hi: 9, after: { occurredAt: 0, seq: 3 } }, { limit: 10, offset: 20 });
+    assert.equal(page.text.includes(evil), false);
+    assert.ok(page.values.includes(evil));
+    assert.match(page.text, /\(occurred_at, seq\) > \(\$\d+::timestamptz, \$\d+::int8\)/);
+    assert.match(page.text, /order by occurred_at asc, seq asc limit \$\d+ offset \$\d+$/);
+    assert.equal((page.text.match(/\$\d+/g) ?? []).length, page.values.length);
+    const count = countQuery({ ...filter, sort: 'desc' }, { cutoff: 0, lo: 0, hi: 9 });
+    assert.doesNotMatch(count.text, /seq >/);
+  });
+
+  it('never reads before the retention cutoff, whatever startDate says', () => {
+    const filter: EventFilter = { scope, facilityIds: null, eventTypes: null, start: 1000, end: null, sort: 'desc' };
+    const query = pageQuery(filter, { cutoff: 5000, lo: 0, hi: 1 }, { limit: 1 });
+    assert.ok(query.values.includes(new Date(5000).toISOString()));
+    assert.equal(query.values.includes(new Date(1000).toISOString()), false);
+  });
+
+  it('identifies a query by its set and order, not by how lists were written', () => {
+    const a = filterIdentity({ scope, facilityIds: ['B', 'a'], eventTypes: [18, 3], start: null, end: null, sort: 'desc' });
+    const b = filterIdentity({ scope, facilityIds: ['A', 'b'], eventTypes: [3, 18], start: null, end: null, sort: 'desc' });
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(a, filterIdentity({ scope, facilityIds: ['a', 'b'], eventTypes: [3, 18], start: null, end: null, sort: 'asc' }));
+  });
+
+  it('renders a row as a GatewayEvent', () => {
+    const row: EventRow = {
+      seq: 1, id: 'e', account_id: 'a', facility_id: 'f', facility_name: 'F', time_zone: 'America/Denver', event_type: 15,
+      occurred_ms: Date.UTC(2026, 0, 15, 16), received_ms: Date.UTC(2026, 0, 15, 16, 0, 1), device_id: null, device_name: null,
+      unit_id: null, unit_number: null, visitor_id: null, visitor_name: null, code_entered: '****12', details: null, data: null,
+    };
+    const item = toGatewayEvent(row);
+    assert.equal(item.occurredAtLocal, '2026-01-15T09:00:00.000-07:00');
+    assert.equal(item.receivedAt, '2026-01-15T16:00:01.000Z');
+    assert.deepEqual([item.eventTypeName, item.eventCategory, item.codeEntered], ['Invalid Password', 'Access Denied', '****12']);
+    const csv = csvRecord(row);
+    assert.equal(csv.length, 16);
+    assert.equal(csvLines([row]).endsWith('\r\n'), true);
+  });
+});
+
+describe('the CSV cell guard', () => {
+  it('neutralises cells a spreadsheet would run, and only those', () => {
+    for (const cell of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) assert.equal(guardCell(cell), `'${cell}`);
+    for (const cell of ['1', 'a=b', 'Gate 1', '', ' =1']) assert.equal(guardCell(cell), cell);
+    assert.equal(guardCell(null), '');
+  });
+});
+
+describe('partitions', () => {
+  it('drops only partitions wholly older than the cutoff, and makes the months ahead', () => {
+    const cutoff = Date.UTC(2026, 4, 15);
+    const parts = [
+      { name: 'gateway_events_p202604', upperBound: Date.UTC(2026, 4, 1) },
+      { name: 'gateway_events_p202605', upperBound: Date.UTC(2026, 5, 1) },
+    ];
+    assert.deepEqual(partitionsToDrop(parts, cutoff), ['gateway_events_p202604']);
+    assert.deepEqual(monthsAhead(Date.UTC(2026, 10, 21), Date.UTC(2026, 4, 25)), ['2026-10', '2026-11', '2026-12', '2027-01']);
+    assert.equal(monthOf(Date.UTC(2026, 11, 31, 23, 59)), '2026-12');
+  });
+});
+
+describe('api-version', () => {
+  const req = (url: string, header?: string | string[]) => ({ url, headers: header === undefined ? {} : { 'api-version': header } });
+  it('reads the header or the query, normalized; two different ones match nothing', () => {
+    assert.equal(requestedApiVersion(req('/x')), undefined);
+    assert.equal(requestedApiVersion(req('/x', '1')), '1.0');
+    assert.equal(requestedApiVersion(req('/x?a=1&api-version=2.0')), '2.0');
+    assert.equal(requestedApiVersion(req('/x?api-version=3.0', '3')), '3.0');
+    assert.equal(requestedApiVersion(req('/x?api-version=3.0', '1.0')), '1.0|3.0');
+    assert.equal(requestedApiVersion(req('/x?api-version=1.0&api-version=3.0')), '1.0,3.0');
+  });
+});
