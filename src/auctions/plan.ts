@@ -13,8 +13,8 @@ export interface OpenAuction {
 export interface FacilityAuctionState {
   /** The facility's Pending and Active auctions (at most one per unit). */
   open: readonly OpenAuction[];
-  /** Each unit's last cancellation, for units cancelled within the re-create wait. */
-  lastCancelledAt: ReadonlyMap<string, Date>;
+  /** Each unit's last cancelled auction, for units cancelled within the re-create wait. */
+  lastCancelled: ReadonlyMap<string, { auctionId: string; cancelledAt: Date }>;
   charityEnrolled: boolean;
 }
 
@@ -26,7 +26,7 @@ export type PlannedUnit =
   | { outcome: 'created'; unitId: string; status: 'Active'; record: ValidRecord }
   | { outcome: 'pending'; unitId: string; status: 'Pending'; reasons: PendingReason[]; record: ValidRecord }
   | { outcome: 'unchanged'; unitId: string; auctionId: string; status: AuctionStatus; contentChanged: boolean }
-  | { outcome: 'deferred'; unitId: string; retryAfter: Date }
+  | { outcome: 'deferred'; unitId: string; auctionId: string; status: 'Cancelled'; retryAfter: Date }
   | { outcome: 'removed'; unitId: string; auctionId: string; from: AuctionStatus };
 
 export interface SyncPlan {
@@ -50,9 +50,10 @@ export function planSync(state: FacilityAuctionState, records: readonly ValidRec
       summary.unchanged++;
       continue;
     }
-    const cancelledAt = state.lastCancelledAt.get(unitId);
-    if (cancelledAt && now.getTime() - cancelledAt.getTime() < policy.recreateWaitMs) {
-      units.push({ outcome: 'deferred', unitId, retryAfter: new Date(cancelledAt.getTime() + policy.recreateWaitMs) });
+    const cancelled = state.lastCancelled.get(unitId);
+    if (cancelled && now.getTime() - cancelled.cancelledAt.getTime() < policy.recreateWaitMs) {
+      const retryAfter = new Date(cancelled.cancelledAt.getTime() + policy.recreateWaitMs);
+      units.push({ outcome: 'deferred', unitId, auctionId: cancelled.auctionId, status: 'Cancelled', retryAfter });
       summary.deferred++;
       continue;
     }

@@ -1,5 +1,15 @@
-// The auction-import face (/api/3) and the auction admin routes.
+// The auction face: the partner routes under /api/3 (in the envelope), the admin routes of
+// support and the marketplace, and the public media route of stored images.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.ts';
+import { adminAuctionRoutes } from './admin-routes.ts';
+import { auctionFace } from './face.ts';
+import { mediaRoutes } from './media-routes.ts';
+import { partnerRoutes } from './partner-routes.ts';
 
-export const auctionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async () => {};
+export const auctionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const face = auctionFace(services);
+  await app.register(partnerRoutes, { prefix: '/api/3', face, recreateWaitMinutes: services.config.auctionRecreateWaitMinutes });
+  await app.register(adminAuctionRoutes, { face });
+  await app.register(mediaRoutes, { face });
+};

@@ -1,0 +1,288 @@
+// SQL of the auctions face. Bulk writes go through `unnest` (one statement for 5,000 rows);
+// status changes go through `transitionAuctions`, which applies one trigger of the transition
+// table as a conditional UPDATE and writes the history rows in the same statement.
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import type { SqlRunner } from '../jobs/queue.ts';
+import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
+import type { OpenAuction } from './plan.ts';
+import { statusesAllowing, targetOf, type Trigger } from './transitions.ts';
+
+export type Db = Kysely<Tables>;
+
+/** A pg-boss runner on the transaction's connection: jobs enqueued with it exist only if it commits. */
+export function sqlRunner(db: Db): SqlRunner {
+  return {
+    async query(text: string, values?: unknown[]) {
+      const result = await db.executeQuery(CompiledQuery.raw(text, values ?? []));
+      return { rows: result.rows as Record<string, unknown>[] };
+    },
+  };
+}
+
+export interface FacilityRow {
+  id: string;
+  accountId: string;
+  name: string;
+  guid: string | null;
+  charityEnrolled: boolean;
+}
+
+const facilityColumns = ['id', 'account_id', 'name', 'guid', 'charity_enrolled'] as const;
+const toFacility = (r: { id: string; account_id: string; name: string; guid: string | null; charity_enrolled: boolean }): FacilityRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  guid: r.guid,
+  charityEnrolled: r.charity_enrolled,
+});
+
+export async function facilityByGuid(db: Db, guid: string): Promise<FacilityRow | null> {
+  const row = await db.selectFrom('facilities').select(facilityColumns).where('guid', '=', guid).executeTakeFirst();
+  return row ? toFacility(row) : null;
+}
+
+export async function facilityById(db: Db, id: string): Promise<FacilityRow | null> {
+  const row = await db.selectFrom('facilities').select(facilityColumns).where('id', '=', id).executeTakeFirst();
+  return row ? toFacility(row) : null;
+}
+
+/**
+ * The per-facility serialisation point: every auction write of a facility takes this row lock
+ * first, so creates, cancels, admin changes and closing never interleave. FOR NO KEY UPDATE does
+ * not block other faces' foreign keys to the facility. Returns the transaction's clock too.
+ */
+export async function lockFacility(db: Db, facilityId: string): Promise<{ charityEnrolled: boolean; now: Date } | null> {
+  const { rows } = await sql<{ charity_enrolled: boolean; now: Date }>`
+    select charity_enrolled, now() as now from facilities where id = ${facilityId} for no key update`.execute(db);
+  const row = rows[0];
+  return row ? { charityEnrolled: row.charity_enrolled, now: row.now } : null;
+}
+
+/** The facility's open auctions and, per unit, its last cancellation since `since`. */
+export async function facilityState(db: Db, facilityId: string, since: Date) {
+  const open = await db
+    .selectFrom('auctions')
+    .select(['id', 'unit_id', 'status', 'content_hash'])
+    .where('facility_id', '=', facilityId)
+    .where('status', 'in', ['Pending', 'Active'])
+    .orderBy('unit_id')
+    .execute();
+  const { rows: cancels } = await sql<{ unit_id: string; id: string; cancelled_at: Date }>`
+    select distinct on (unit_id) unit_id, id, cancelled_at from auctions
+    where facility_id = ${facilityId} and status = 'Cancelled' and cancelled_at > ${since}
+    order by unit_id, cancelled_at desc`.execute(db);
+  return {
+    open: open.map((r): OpenAuction => ({ auctionId: r.id, unitId: r.unit_id, status: r.status as AuctionStatus, contentHash: r.content_hash })),
+    lastCancelled: new Map(cancels.map((r) => [r.unit_id, { auctionId: r.id, cancelledAt: r.cancelled_at }])),
+  };
+}
+
+export interface NewAuction {
+  id: string;
+  unitId: string;
+  unitName: string;
+  auctionType: AuctionType;
+  status: 'Active' | 'Pending';
+  pendingReasons: PendingReason[];
+  record: UnitRecord;
+  contentHash: string;
+  startsAt: Date | null;
+  endsAt: Date | null;
+}
+
+export async function insertAuctions(db: Db, facilityId: string, now: Date, rows: NewAuction[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record, content_hash, starts_at, ends_at, created_at, updated_at)
+    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','), u.record::jsonb, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
+    from unnest(
+      ${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.unitId)}::text[], ${rows.map((r) => r.unitName)}::text[],
+      ${rows.map((r) => r.auctionType)}::text[], ${rows.map((r) => r.status)}::text[], ${rows.map((r) => r.pendingReasons.join(','))}::text[],
+      ${rows.map((r) => JSON.stringify(r.record))}::text[], ${rows.map((r) => r.contentHash)}::text[],
+      ${rows.map((r) => r.startsAt?.toISOString() ?? null)}::timestamptz[], ${rows.map((r) => r.endsAt?.toISOString() ?? null)}::timestamptz[]
+    ) as u(id, unit_id, unit_name, auction_type, status, reasons, record, content_hash, starts_at, ends_at)`.execute(db);
+}
+
+export interface HistoryEntry {
+  auctionId: string;
+  from: AuctionStatus | null;
+  to: AuctionStatus;
+  trigger: Trigger;
+  reason: string;
+  note: string | null;
+}
+
+export async function insertHistory(db: Db, actor: string, now: Date, rows: HistoryEntry[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    insert into auction_history (auction_id, at, from_status, to_status, trigger, actor, reason, note)
+    select u.auction_id, ${now}, u.from_status, u.to_status, u.trigger, ${actor}, u.reason, u.note
+    from unnest(
+      ${rows.map((r) => r.auctionId)}::uuid[], ${rows.map((r) => r.from)}::text[], ${rows.map((r) => r.to)}::text[],
+      ${rows.map((r) => r.trigger)}::text[], ${rows.map((r) => r.reason)}::text[], ${rows.map((r) => r.note)}::text[]
+    ) as u(auction_id, from_status, to_status, trigger, reason, note)`.execute(db);
+}
+
+export async function insertImages(db: Db, now: Date, rows: { auctionId: string; position: number; sourceUrl: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    insert into auction_images (auction_id, position, source_url, next_attempt_at, updated_at)
+    select u.auction_id, u.position, u.source_url, ${now}, ${now}
+    from unnest(${rows.map((r) => r.auctionId)}::uuid[], ${rows.map((r) => r.position)}::int[], ${rows.map((r) => r.sourceUrl)}::text[])
+      as u(auction_id, position, source_url)`.execute(db);
+}
+
+export async function replaceImages(db: Db, now: Date, auctionId: string, urls: string[]): Promise<void> {
+  await db.deleteFrom('auction_images').where('auction_id', '=', auctionId).execute();
+  await insertImages(db, now, urls.map((sourceUrl, position) => ({ auctionId, position, sourceUrl })));
+}
+
+export interface TransitionInput {
+  actor: string;
+  reason: string;
+  note?: string | null;
+  now: Date;
+  /** For `amend`: the reasons the auction stays Pending for. */
+  pendingReasons?: PendingReason[];
+  /** For `reportSale`. */
+  sale?: { salePrice: number; soldAt: string; buyerName: string | null };
+}
+
+/**
+ * Applies one trigger of the transition table to the auctions that are in a status it applies to
+ * (the others are left as they are), and writes their history rows. Returns those changed.
+ */
+export async function transitionAuctions(db: Db, ids: string[], trigger: Trigger, input: TransitionInput): Promise<{ auctionId: string; from: AuctionStatus }[]> {
+  if (ids.length === 0) return [];
+  const to = targetOf(trigger);
+  const from = statusesAllowing(trigger);
+  const reasons = to === 'Pending' ? (input.pendingReasons ?? []) : [];
+  const { rows } = await sql<{ auction_id: string; from_status: AuctionStatus }>`
+    with target as (
+      select id, status from auctions
+      where id = any(${ids}::uuid[]) and status = any(${from}::text[])
+      order by id
+      for update
+    ), changed as (
+      update auctions a set
+        status = ${to},
+        updated_at = ${input.now},
+        pending_reasons = ${reasons}::text[],
+        cancelled_at = case when ${to} = 'Cancelled' then ${input.now}::timestamptz else a.cancelled_at end,
+        closed_at = case when ${to} in ('ClosedSold', 'ClosedUnsold') then ${input.now}::timestamptz else a.closed_at end,
+        sale = coalesce(${input.sale ? JSON.stringify(input.sale) : null}::jsonb, a.sale)
+      from target where a.id = target.id
+      returning a.id, target.status as from_status
+    )
+    insert into auction_history (auction_id, at, from_status, to_status, trigger, actor, reason, note)
+    select id, ${input.now}, from_status, ${to}, ${trigger}, ${input.actor}, ${input.reason}, ${input.note ?? null} from changed
+    returning auction_id, from_status`.execute(db);
+  return rows.map((r) => ({ auctionId: r.auction_id, from: r.from_status }));
+}
+
+/** The auction a cancel of this unit is about: its open one, else its latest. */
+export async function currentAuctionOfUnit(db: Db, facilityId: string, unitId: string) {
+  return db
+    .selectFrom('auctions')
+    .select(['id', 'status', 'cancelled_at', 'closed_at'])
+    .where('facility_id', '=', facilityId)
+    .where('unit_id', '=', unitId)
+    .orderBy(sql`status in ('Pending', 'Active')`, 'desc')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function auctionRow(db: Db, auctionId: string) {
+  return db
+    .selectFrom('auctions as a')
+    .innerJoin('facilities as f', 'f.id', 'a.facility_id')
+    .selectAll('a')
+    .select(['f.guid', 'f.name as facility_name', 'f.account_id'])
+    .where('a.id', '=', auctionId)
+    .executeTakeFirst();
+}
+export type AuctionRow = NonNullable<Awaited<ReturnType<typeof auctionRow>>>;
+
+export async function updatePendingRecord(db: Db, auctionId: string, now: Date, record: UnitRecord, contentHash: string, startsAt: Date | null, endsAt: Date | null) {
+  await db
+    .updateTable('auctions')
+    .set({
+      record: JSON.stringify(record),
+      content_hash: contentHash,
+      auction_type: record.auctionType,
+      unit_name: record.unitName,
+      starts_at: startsAt,
+      ends_at: endsAt,
+      updated_at: now,
+    })
+    .where('id', '=', auctionId)
+    .where('status', '=', 'Pending')
+    .execute();
+}
+
+export async function imagesOf(db: Db, auctionIds: string[]) {
+  if (auctionIds.length === 0) return [];
+  return db
+    .selectFrom('auction_images as i')
+    .leftJoin('media_blobs as b', 'b.sha256', 'i.sha256')
+    .select(['i.auction_id', 'i.position', 'i.source_url', 'i.status', 'i.error', 'i.attempts', 'i.sha256', 'b.content_type', 'b.extension', 'b.bytes', 'b.width', 'b.height'])
+    .where('i.auction_id', 'in', auctionIds)
+    .orderBy('i.auction_id')
+    .orderBy('i.position')
+    .execute();
+}
+
+export async function historyOf(db: Db, auctionId: string) {
+  return db.selectFrom('auction_history').selectAll().where('auction_id', '=', auctionId).orderBy('id').execute();
+}
+
+export interface ListFilter {
+  facilityIds: string[] | null;
+  status?: AuctionStatus;
+  unitId?: string;
+  after?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+/** Newest first, keyset-paged on (created_at, id). */
+export async function listAuctions(db: Db, filter: ListFilter) {
+  let query = db
+    .selectFrom('auctions as a')
+    .innerJoin('facilities as f', 'f.id', 'a.facility_id')
+    .selectAll('a')
+    .select(['f.guid', 'f.name as facility_name', 'f.account_id'])
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(filter.limit + 1);
+  if (filter.facilityIds) query = query.where('a.facility_id', 'in', filter.facilityIds.length > 0 ? filter.facilityIds : ['00000000-0000-0000-0000-000000000000']);
+  if (filter.status) query = query.where('a.status', '=', filter.status);
+  if (filter.unitId) query = query.where('a.unit_id', '=', filter.unitId);
+  if (filter.after) {
+    const { createdAt, id } = filter.after;
+    query = query.where(sql<boolean>`(a.created_at, a.id) < (${createdAt}, ${id}::uuid)`);
+  }
+  return query.execute();
+}
+
+// ---- idempotency keys ----
+
+export async function idempotentResponse(db: Db, clientId: string, key: string) {
+  return db.selectFrom('auction_idempotency_keys').selectAll().where('client_id', '=', clientId).where('key', '=', key).executeTakeFirst();
+}
+
+export async function saveIdempotentResponse(db: Db, row: { clientId: string; key: string; requestHash: string; status: number; response: string; now: Date }): Promise<boolean> {
+  const inserted = await db
+    .insertInto('auction_idempotency_keys')
+    .values({ client_id: row.clientId, key: row.key, request_hash: row.requestHash, status_code: row.status, response: row.response, created_at: row.now })
+    .onConflict((oc) => oc.doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export async function purgeIdempotencyKeys(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('auction_idempotency_keys').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,176 @@
+// TypeBox schemas of the auction face, for the OpenAPI document. The request bodies of
+// /api/3 are validated by validation.ts (every fault with its path and code, cross-field rules
+// included); these schemas describe the same rules, with the limits taken from LIMITS.
+import { Type } from '@fastify/type-provider-typebox';
+import { AUCTION_STATUSES, AUCTION_TYPES, CATEGORIES, LIMITS, OUTCOMES, PENDING_REASONS } from './model.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A string from a fixed list: `{type: string, enum}` in the document, the union in TypeScript. */
+const literals = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+
+export const AuctionStatus = literals(AUCTION_STATUSES);
+
+export const UnitRecord = Type.Object(
+  {
+    unitId: Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength, description: 'The unit at the facility; one record per unit.' }),
+    unitName: Type.String({ minLength: 1, maxLength: LIMITS.unitNameLength }),
+    auctionType: Type.Optional(literals(AUCTION_TYPES)),
+    unitWidth: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
+    unitLength: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
+    description: Type.Optional(Type.String({ maxLength: LIMITS.descriptionLength })),
+    categories: Type.Optional(Type.Array(literals(CATEGORIES), { maxItems: CATEGORIES.length, uniqueItems: true })),
+    tenantName: Type.Optional(Type.String({ maxLength: LIMITS.tenantNameLength })),
+    startsAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with an offset, e.g. 2026-12-01T09:00:00-07:00; before endsAt.' })),
+    endsAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with an offset; after startsAt, and in the future.' })),
+    minimumBid: Type.Optional(Type.Number({ minimum: 0, maximum: LIMITS.maximumBid, description: 'At most two decimals.' })),
+    imageUrls: Type.Optional(
+      Type.Array(Type.String({ format: 'uri', maxLength: LIMITS.imageUrlLength }), {
+        maxItems: LIMITS.imageUrlsPerRecord,
+        description: `Absolute http/https URLs, at most ${LIMITS.imageUrlsPerRecord}; no credentials; not an address literal that is loopback, private, link-local or reserved.`,
+      }),
+    ),
+  },
+  {
+    description:
+      'One auctionable unit. Optional fields may also be null. Unknown fields are ignored. Activation needs description, startsAt, endsAt and at least one image URL; a record without them is held as Pending (INCOMPLETE).',
+  },
+);
+
+/** A stored record as it reads back: defaults applied, absent optional fields null. */
+export const RecordView = Type.Object({
+  unitId: Type.String(),
+  unitName: Type.String(),
+  auctionType: literals(AUCTION_TYPES),
+  unitWidth: Nullable(Type.Number()),
+  unitLength: Nullable(Type.Number()),
+  description: Nullable(Type.String()),
+  categories: Type.Array(Type.String()),
+  tenantName: Nullable(Type.String()),
+  startsAt: Nullable(Type.String({ description: 'As sent (with its offset).' })),
+  endsAt: Nullable(Type.String({ description: 'As sent (with its offset).' })),
+  minimumBid: Nullable(Type.Number()),
+  imageUrls: Type.Array(Type.String()),
+});
+
+export const CreateBody = Type.Object({
+  guid: Type.String({ minLength: 1, maxLength: LIMITS.guidLength, description: 'A facility assigned to the calling partner (else 404).' }),
+  clientType: Type.String({ minLength: 1, maxLength: LIMITS.clientTypeLength, description: "The partner's assigned client type (else 403)." }),
+  auctionableUnitInfo: Type.Array(UnitRecord, { maxItems: LIMITS.recordsPerCall, description: `The facility's full list, 0–${LIMITS.recordsPerCall} records, no unitId twice.` }),
+});
+
+export const UnitResult = Type.Object({
+  unitId: Type.String(),
+  auctionId: Nullable(Type.String({ format: 'uuid' })),
+  outcome: literals(OUTCOMES),
+  status: AuctionStatus,
+  reason: Type.Optional(Type.String({ description: `Pending: ${PENDING_REASONS.join(' or ')}; removed: REMOVED_FROM_LIST.` })),
+  retryAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Deferred: when a full list will create the auction.' })),
+});
+
+export const CreateData = Type.Object({
+  guid: Type.String(),
+  dryRun: Type.Boolean(),
+  results: Type.Array(UnitResult),
+  summary: Type.Object({ created: Type.Integer(), pending: Type.Integer(), unchanged: Type.Integer(), deferred: Type.Integer(), removed: Type.Integer() }),
+});
+
+export const CancelBody = Type.Object({
+  guid: Type.String({ minLength: 1, maxLength: LIMITS.guidLength }),
+  clientType: Type.String({ minLength: 1, maxLength: LIMITS.clientTypeLength }),
+  cancelAuctionIds: Type.Array(
+    Type.Object({
+      unitId: Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength }),
+      reason: Type.Optional(Type.String({ maxLength: LIMITS.cancelReasonLength, description: 'Kept in the history.' })),
+    }),
+    { minItems: 1, maxItems: 1, description: 'Exactly one record.' },
+  ),
+});
+
+export const CancelData = Type.Object({
+  auctionId: Type.String({ format: 'uuid' }),
+  unitId: Type.String(),
+  status: AuctionStatus,
+  cancelledAt: Nullable(Type.String({ format: 'date-time' })),
+  recreateAfter: Nullable(Type.String({ format: 'date-time', description: 'When a full list may create an auction for the unit again.' })),
+  closedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+});
+
+export const Image = Type.Object({
+  position: Type.Integer(),
+  sourceUrl: Type.String(),
+  status: literals(['pending', 'stored', 'failed']),
+  error: Nullable(Type.String()),
+  attempts: Type.Integer(),
+  url: Nullable(Type.String({ description: 'Where the stored image is served: /media/<sha256>.<ext>.' })),
+  contentType: Nullable(Type.String()),
+  bytes: Nullable(Type.Integer()),
+  width: Nullable(Type.Integer()),
+  height: Nullable(Type.Integer()),
+  sha256: Nullable(Type.String()),
+});
+
+export const HistoryEntry = Type.Object({
+  at: Type.String({ format: 'date-time' }),
+  from: Nullable(AuctionStatus),
+  to: AuctionStatus,
+  trigger: Type.String(),
+  actor: Type.String({ description: 'partner:<clientId>, operator:<clientId> or system:<job>.' }),
+  reason: Type.String(),
+  note: Nullable(Type.String()),
+});
+
+export const Auction = Type.Object({
+  auctionId: Type.String({ format: 'uuid' }),
+  guid: Nullable(Type.String()),
+  facilityId: Type.String({ format: 'uuid' }),
+  unitId: Type.String(),
+  unitName: Type.String(),
+  auctionType: literals(AUCTION_TYPES),
+  status: AuctionStatus,
+  pendingReasons: Type.Array(literals(PENDING_REASONS)),
+  record: RecordView,
+  startsAt: Nullable(Type.String({ format: 'date-time' })),
+  endsAt: Nullable(Type.String({ format: 'date-time' })),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  cancelledAt: Nullable(Type.String({ format: 'date-time' })),
+  recreateAfter: Nullable(Type.String({ format: 'date-time' })),
+  closedAt: Nullable(Type.String({ format: 'date-time' })),
+  sale: Nullable(Type.Object({ salePrice: Type.Number(), soldAt: Type.String({ format: 'date-time' }), buyerName: Nullable(Type.String()) })),
+  images: Type.Optional(Type.Array(Image)),
+  history: Type.Optional(Type.Array(HistoryEntry)),
+});
+
+export const AuctionPage = Type.Object({
+  auctions: Type.Array(Auction, { description: 'Newest first; without images and history (read one auction for those).' }),
+  hasMore: Type.Boolean(),
+  nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page.' })),
+});
+
+export const ListQuery = Type.Object({
+  guid: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.guidLength, description: "One of the partner's facilities; all of them when omitted." })),
+  status: Type.Optional(AuctionStatus),
+  unitId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength })),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export const Notification = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  kind: literals(['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED']),
+  reason: Nullable(Type.String()),
+  message: Type.String(),
+  facilityId: Nullable(Type.String()),
+  auctionId: Nullable(Type.String()),
+  detail: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Type.String({ format: 'date-time' }),
+  resolvedAt: Nullable(Type.String({ format: 'date-time' })),
+  resolvedBy: Nullable(Type.String()),
+  resolution: Nullable(Type.String()),
+  delivery: Type.Object({
+    status: literals(['disabled', 'pending', 'delivered', 'failed']),
+    attempts: Type.Integer(),
+    lastError: Nullable(Type.String()),
+    deliveredAt: Nullable(Type.String({ format: 'date-time' })),
+  }),
+});

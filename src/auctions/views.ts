@@ -1,0 +1,121 @@
+// How an auction reads back (GET /api/3/auctions…, the admin routes, the console).
+import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
+import { mediaPath } from './images.ts';
+import type { AuctionRow, Db } from './repository.ts';
+import { historyOf, imagesOf } from './repository.ts';
+
+export interface ImageView {
+  position: number;
+  sourceUrl: string;
+  status: 'pending' | 'stored' | 'failed';
+  error: string | null;
+  attempts: number;
+  url: string | null;
+  contentType: string | null;
+  bytes: number | null;
+  width: number | null;
+  height: number | null;
+  sha256: string | null;
+}
+
+export interface HistoryView {
+  at: string;
+  from: AuctionStatus | null;
+  to: AuctionStatus;
+  trigger: string;
+  actor: string;
+  reason: string;
+  note: string | null;
+}
+
+export interface AuctionView {
+  auctionId: string;
+  guid: string | null;
+  facilityId: string;
+  unitId: string;
+  unitName: string;
+  auctionType: AuctionType;
+  status: AuctionStatus;
+  pendingReasons: PendingReason[];
+  record: UnitRecord;
+  startsAt: string | null;
+  endsAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  cancelledAt: string | null;
+  recreateAfter: string | null;
+  closedAt: string | null;
+  sale: { salePrice: number; soldAt: string; buyerName: string | null } | null;
+  images?: ImageView[];
+  history?: HistoryView[];
+}
+
+export function auctionSummary(row: AuctionRow, recreateWaitMs: number): AuctionView {
+  return {
+    auctionId: row.id,
+    guid: row.guid,
+    facilityId: row.facility_id,
+    unitId: row.unit_id,
+    unitName: row.unit_name,
+    auctionType: row.auction_type as AuctionType,
+    status: row.status as AuctionStatus,
+    pendingReasons: row.pending_reasons as PendingReason[],
+    record: row.record as unknown as UnitRecord,
+    startsAt: row.starts_at?.toISOString() ?? null,
+    endsAt: row.ends_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    cancelledAt: row.cancelled_at?.toISOString() ?? null,
+    recreateAfter: row.cancelled_at && row.status === 'Cancelled' ? new Date(row.cancelled_at.getTime() + recreateWaitMs).toISOString() : null,
+    closedAt: row.closed_at?.toISOString() ?? null,
+    sale: row.sale ?? null,
+  };
+}
+
+type ImageRow = Awaited<ReturnType<typeof imagesOf>>[number];
+
+export function imageView(r: ImageRow): ImageView {
+  const stored = r.status === 'stored' && r.sha256 !== null && r.extension !== null;
+  return {
+    position: r.position,
+    sourceUrl: r.source_url,
+    status: r.status as ImageView['status'],
+    error: r.error,
+    attempts: r.attempts,
+    url: stored ? mediaPath(r.sha256!, r.extension!) : null,
+    contentType: stored ? r.content_type : null,
+    bytes: stored ? r.bytes : null,
+    width: stored ? r.width : null,
+    height: stored ? r.height : null,
+    sha256: stored ? r.sha256 : null,
+  };
+}
+
+/** The whole auction: record, status, images and history. */
+export async function auctionDetail(db: Db, row: AuctionRow, recreateWaitMs: number): Promise<AuctionView> {
+  const [images, history] = await Promise.all([imagesOf(db, [row.id]), historyOf(db, row.id)]);
+  return {
+    ...auctionSummary(row, recreateWaitMs),
+    images: images.map(imageView),
+    history: history.map((h) => ({
+      at: h.at.toISOString(),
+      from: h.from_status as AuctionStatus | null,
+      to: h.to_status as AuctionStatus,
+      trigger: h.trigger,
+      actor: h.actor,
+      reason: h.reason,
+      note: h.note,
+    })),
+  };
+}
+
+/** Opaque keyset cursor over (created_at, id). */
+export const cursor = {
+  encode: (createdAt: string, id: string) => Buffer.from(`${createdAt}|${id}`).toString('base64url'),
+  decode(text: string): { createdAt: Date; id: string } | null {
+    const [createdAt, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+    if (!createdAt || !id || !/^[0-9a-f-]{36}$/.test(id)) return null;
+    const date = new Date(createdAt);
+    return Number.isNaN(date.getTime()) ? null : { createdAt: date, id };
+  },
+};

@@ -1,0 +1,422 @@
+// POST /api/3/auctioninfo and PUT /api/3/cancelauctions through HTTP: the envelope on every
+// answer, who may call, the full-list outcomes, every bad input of the issue, dry runs and
+// idempotency keys.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { bearer, gatewayToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
+import { auctionFace } from '../../src/auctions/face.ts';
+import { adminToken, byUnit, cancelUnit, createList, envelopeOf, readAuction, record, setupPartner, units, type Partner } from './helpers.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startTestApp({ runJobs: false, env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
+});
+after(() => t.close());
+
+describe('the /api/3 envelope on every answer', () => {
+  it('wraps 401, 403, 404 from the guard, malformed JSON, 415, 413 and unknown routes', async () => {
+    const p = await setupPartner(t);
+    const cases = [
+      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', payload: {} }),
+      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { authorization: 'Bearer not.a.jwt' }, payload: {} }),
+      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(await adminToken(t)), payload: {} }),
+      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'application/json' }, payload: '{"guid": ' }),
+      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'application/xml' }, payload: '<auctions/>' }),
+      await t.app.inject({ method: 'GET', url: '/api/3/nothing-here', headers: bearer(p.token) }),
+      await t.app.inject({ method: 'PUT', url: '/api/3/cancelauctions', headers: { ...bearer(p.token), 'content-type': 'application/json' }, payload: 'x'.repeat(2 * 1024 * 1024) }),
+    ];
+    assert.deepEqual(
+      cases.map((r) => r.statusCode),
+      [401, 401, 403, 400, 415, 404, 413],
+    );
+    for (const response of cases) {
+      const body = envelopeOf(response);
+      assert.equal(body.meta.ack, false);
+      assert.equal(body.data, null);
+      assert.ok(body.meta.errors[0]!.code.length > 0 && body.meta.errors[0]!.message.length > 0);
+      assert.doesNotMatch(response.body, /at .*\.ts:\d+|stack/i);
+    }
+    assert.equal(envelopeOf(cases[0]!).meta.errors[0]!.code, 'INVALID_TOKEN');
+    assert.match(String(cases[0]!.headers['www-authenticate']), /Bearer/);
+    assert.equal(envelopeOf(cases[3]!).meta.errors[0]!.code, 'MALFORMED_JSON');
+    assert.equal(envelopeOf(cases[6]!).meta.errors[0]!.code, 'PAYLOAD_TOO_LARGE');
+    const text = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'text/plain' }, payload: 'hello' });
+    assert.equal(text.statusCode, 400);
+    assert.deepEqual(envelopeOf(text).meta.errors.map((e) => e.code), ['INVALID_TYPE']);
+  });
+
+  it('wraps an unexpected failure as a 500 that says nothing of its cause', async () => {
+    const p = await setupPartner(t);
+    const { service } = auctionFace(t.services);
+    const original = service.cancel;
+    service.cancel = async () => {
+      throw new Error('relation "secret_table" does not exist at /srv/app.ts:12');
+    };
+    try {
+      const response = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
+      assert.equal(response.statusCode, 500);
+      const body = envelopeOf(response);
+      assert.equal(body.meta.errors[0]!.code, 'INTERNAL_ERROR');
+      assert.doesNotMatch(response.body, /secret_table|app\.ts/);
+    } finally {
+      service.cancel = original;
+    }
+  });
+
+  it('refuses tokens that are not an auction partner\'s', async () => {
+    const account = await provisionAccount(t);
+    const gateway = await gatewayToken(t, account.facilities[0]!.id);
+    for (const token of [account.token, gateway.token]) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(token), payload: {} });
+      assert.equal(response.statusCode, 403);
+      assert.equal(envelopeOf(response).meta.errors[0]!.code, 'INSUFFICIENT_SCOPE');
+    }
+  });
+
+  it('answers 404 for a guid that is not the partner\'s (or does not exist) and 403 for a wrong clientType', async () => {
+    const p = await setupPartner(t);
+    const stranger = await setupPartner(t);
+    const foreign = await createList(t, p, [], { guid: stranger.guid });
+    assert.equal(foreign.statusCode, 404);
+    assert.equal(envelopeOf(foreign).meta.errors[0]!.code, 'FACILITY_NOT_FOUND');
+    const unknown = await createList(t, p, [], { guid: 'NO-SUCH-GUID' });
+    assert.equal(unknown.statusCode, 404);
+    assert.deepEqual(envelopeOf(unknown).meta.errors, envelopeOf(foreign).meta.errors.map((e) => ({ ...e, message: e.message.replace(stranger.guid, 'NO-SUCH-GUID') })));
+    const wrongType = await createList(t, p, [], { clientType: 'SomeoneElse' });
+    assert.equal(wrongType.statusCode, 403);
+    assert.equal(envelopeOf(wrongType).meta.errors[0]!.code, 'CLIENT_TYPE_MISMATCH');
+    const cancelForeign = await cancelUnit(t, p, [{ unitId: 'U-1' }], { guid: stranger.guid });
+    assert.equal(cancelForeign.statusCode, 404);
+  });
+});
+
+describe('POST /api/3/auctioninfo: the full list', () => {
+  it('creates Active and Pending auctions, leaves open ones alone, withdraws absent units', async () => {
+    const p = await setupPartner(t);
+    const first = await createList(t, p, [
+      record('U-1'),
+      record('U-2'),
+      record('U-3', { auctionType: 'Charity' }),
+      record('U-4', { description: null, imageUrls: [] }),
+      record('U-5', { auctionType: 'Non-Lien' }),
+    ]);
+    assert.equal(first.statusCode, 200, first.body);
+    const body = envelopeOf(first);
+    assert.deepEqual(body.data.summary, { created: 3, pending: 2, unchanged: 0, deferred: 0, removed: 0 });
+    const r = byUnit(body.data.results);
+    assert.deepEqual([r.get('U-1').outcome, r.get('U-1').status], ['created', 'Active']);
+    assert.deepEqual([r.get('U-3').outcome, r.get('U-3').status, r.get('U-3').reason], ['pending', 'Pending', 'CHARITY_NOT_ENROLLED']);
+    assert.deepEqual([r.get('U-4').outcome, r.get('U-4').reason], ['pending', 'INCOMPLETE']);
+    assert.equal(body.data.guid, p.guid);
+    assert.equal(body.data.dryRun, false);
+
+    // The same list, minus U-2 and with U-5 changed: U-2 withdrawn, U-5 left alone with a warning.
+    const second = await createList(t, p, [record('U-1'), record('U-3', { auctionType: 'Charity' }), record('U-4', { description: null, imageUrls: [] }), record('U-5', { auctionType: 'Non-Lien', minimumBid: 99 })]);
+    const body2 = envelopeOf(second);
+    assert.equal(second.statusCode, 200);
+    assert.deepEqual(body2.data.summary, { created: 0, pending: 0, unchanged: 4, deferred: 0, removed: 1 });
+    const r2 = byUnit(body2.data.results);
+    assert.equal(r2.get('U-1').auctionId, r.get('U-1').auctionId);
+    assert.deepEqual([r2.get('U-2').outcome, r2.get('U-2').status, r2.get('U-2').reason], ['removed', 'Cancelled', 'REMOVED_FROM_LIST']);
+    assert.equal(body2.meta.ack, true);
+    assert.equal(body2.meta.hasWarnings, true);
+    assert.deepEqual(
+      body2.meta.warnings.map((w) => [w.code, w.path]),
+      [['ACTIVE_AUCTION_IMMUTABLE', 'auctionableUnitInfo[3]']],
+    );
+    const u5 = await readAuction(t, p, r.get('U-5').auctionId);
+    assert.equal(u5.record.minimumBid, 25, 'an open auction is immutable');
+    const u2 = await readAuction(t, p, r.get('U-2').auctionId);
+    assert.equal(u2.status, 'Cancelled');
+    assert.deepEqual(u2.history.map((h: any) => [h.from, h.to, h.reason]), [[null, 'Active', 'CREATED'], ['Active', 'Cancelled', 'REMOVED_FROM_LIST']]);
+    assert.match(u2.history[1].actor, /^partner:/);
+
+    // An empty list withdraws everything still open.
+    const empty = envelopeOf(await createList(t, p, []));
+    assert.deepEqual(empty.data.summary, { created: 0, pending: 0, unchanged: 0, deferred: 0, removed: 4 });
+  });
+
+  it('treats the same instants in other offsets as unchanged content', async () => {
+    const p = await setupPartner(t);
+    await createList(t, p, [record('U-1', { startsAt: '2030-12-01T09:00:00-07:00', endsAt: '2030-12-08T09:00:00-07:00' })]);
+    const again = envelopeOf(await createList(t, p, [record('U-1', { startsAt: '2030-12-01T16:00:00Z', endsAt: '2030-12-08T16:00:00.000Z' })]));
+    assert.equal(again.meta.hasWarnings, false);
+    assert.equal(again.data.summary.unchanged, 1);
+  });
+
+  it('defers a unit cancelled less than the re-create wait ago, with retryAfter', async () => {
+    const p = await setupPartner(t);
+    await createList(t, p, [record('U-1'), record('U-2')]);
+    const cancelled = envelopeOf(await cancelUnit(t, p, [{ unitId: 'U-1', reason: 'Tenant paid' }]));
+    const again = envelopeOf(await createList(t, p, [record('U-1'), record('U-2')]));
+    const r = byUnit(again.data.results);
+    assert.equal(r.get('U-1').outcome, 'deferred');
+    assert.equal(r.get('U-1').status, 'Cancelled');
+    assert.equal(r.get('U-1').auctionId, cancelled.data.auctionId);
+    assert.equal(r.get('U-1').retryAfter, cancelled.data.recreateAfter);
+    assert.equal(new Date(r.get('U-1').retryAfter).getTime() - new Date(cancelled.data.cancelledAt).getTime(), 15 * 60_000);
+    assert.equal(r.get('U-2').outcome, 'unchanged');
+  });
+
+  it('?dryRun=true answers the outcomes and applies nothing', async () => {
+    const p = await setupPartner(t);
+    await createList(t, p, [record('U-1'), record('U-2')]);
+    const dry = await createList(t, p, [record('U-2'), record('U-3'), record('U-4', { auctionType: 'Charity' })], { query: '?dryRun=true' });
+    const body = envelopeOf(dry);
+    assert.equal(body.data.dryRun, true);
+    assert.deepEqual(body.data.summary, { created: 1, pending: 1, unchanged: 1, deferred: 0, removed: 1 });
+    const r = byUnit(body.data.results);
+    assert.equal(r.get('U-3').auctionId, null);
+    assert.equal(r.get('U-1').outcome, 'removed');
+    const real = envelopeOf(await createList(t, p, [record('U-1'), record('U-2')]));
+    assert.deepEqual(real.data.summary, { created: 0, pending: 0, unchanged: 2, deferred: 0, removed: 0 }, 'the dry run changed something');
+    const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}`, headers: bearer(p.token) });
+    assert.equal(envelopeOf(list).data.auctions.length, 2);
+  });
+
+  it('Idempotency-Key: the same key and body answer the first response; another body, 422', async () => {
+    const p = await setupPartner(t);
+    const headers = { 'idempotency-key': 'sync-2026-12-01T09:00' };
+    const first = await createList(t, p, [record('U-1')], { headers });
+    // The state changes in between: a replay must still be the first answer, byte for byte.
+    await createList(t, p, [record('U-1'), record('U-2')]);
+    const replay = await createList(t, p, [record('U-1')], { headers });
+    assert.equal(replay.statusCode, 200);
+    assert.equal(replay.body, first.body);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    const different = await createList(t, p, [record('U-1'), record('U-9')], { headers });
+    assert.equal(different.statusCode, 422);
+    assert.equal(envelopeOf(different).meta.errors[0]!.code, 'IDEMPOTENCY_KEY_REUSED');
+    // Keys are per partner: another partner may use the same key.
+    const other = await setupPartner(t);
+    assert.equal((await createList(t, other, [record('U-1')], { headers })).statusCode, 200);
+    const badKey = await createList(t, p, [], { headers: { 'idempotency-key': 'has spaces' } });
+    assert.equal(badKey.statusCode, 400);
+    assert.equal(envelopeOf(badKey).meta.errors[0]!.path, 'Idempotency-Key');
+  });
+
+  it('answers a 5,000-unit list with a result per unit', async () => {
+    const p = await setupPartner(t);
+    const response = await createList(t, p, units(5000));
+    assert.equal(response.statusCode, 200);
+    const body = envelopeOf(response);
+    assert.equal(body.data.results.length, 5000);
+    assert.equal(body.data.summary.created, 5000);
+    assert.equal(new Set(body.data.results.map((r: any) => r.auctionId)).size, 5000);
+  });
+});
+
+describe('bad input: refused whole, every fault listed by path', () => {
+  async function refused(p: Partner, records: unknown[], options: Parameters<typeof createList>[3] = {}) {
+    const response = await createList(t, p, records, options);
+    assert.equal(response.statusCode, 400, response.body);
+    return envelopeOf(response).meta.errors;
+  }
+
+  it('lists every fault of every record, and applies nothing', async () => {
+    const p = await setupPartner(t);
+    const errors = await refused(p, [
+      record('U-1'),
+      record('U-2', { endsAt: '2020-01-01T00:00:00Z', startsAt: '2019-12-01T00:00:00Z' }),
+      record('U-3', { minimumBid: -1 }),
+      record('U-4', { endsAt: new Date(Date.now() + 86_400_000).toISOString(), startsAt: new Date(Date.now() + 2 * 86_400_000).toISOString() }),
+      record('U-5', { minimumBid: 10.005, categories: ['Boxes', 'Hats'] }),
+      record('U-6', { imageUrls: Array.from({ length: 26 }, (_, i) => `https://pms.example/${i}.jpg`) }),
+      record('U-7', { imageUrls: ['file:///etc/passwd', 'ftp://pms.example/a.jpg', 'http://127.0.0.1/', 'http://169.254.169.254/', 'http://[::ffff:7f00:1]/', 'http://2130706433/'] }),
+      record('U-1'),
+      { unitName: 'no id' },
+      record('U-10', { auctionType: 'Auction', unitWidth: 0, unitLength: '15', startsAt: 'tomorrow', description: 'x'.repeat(4001), tenantName: 42 }),
+    ]);
+    const paths = errors.map((e) => `${e.path} ${e.code}`);
+    for (const expected of [
+      'auctionableUnitInfo[1].endsAt IN_THE_PAST',
+      'auctionableUnitInfo[2].minimumBid OUT_OF_RANGE',
+      'auctionableUnitInfo[3].endsAt ENDS_BEFORE_START',
+      'auctionableUnitInfo[4].minimumBid INVALID_VALUE',
+      'auctionableUnitInfo[4].categories[1] UNKNOWN_CATEGORY',
+      'auctionableUnitInfo[5].imageUrls TOO_MANY',
+      'auctionableUnitInfo[6].imageUrls[0] SCHEME_NOT_ALLOWED',
+      'auctionableUnitInfo[6].imageUrls[1] SCHEME_NOT_ALLOWED',
+      'auctionableUnitInfo[6].imageUrls[2] ADDRESS_NOT_ALLOWED',
+      'auctionableUnitInfo[6].imageUrls[3] ADDRESS_NOT_ALLOWED',
+      'auctionableUnitInfo[6].imageUrls[4] ADDRESS_NOT_ALLOWED',
+      'auctionableUnitInfo[6].imageUrls[5] ADDRESS_NOT_ALLOWED',
+      'auctionableUnitInfo[7].unitId DUPLICATE_UNIT',
+      'auctionableUnitInfo[8].unitId REQUIRED',
+      'auctionableUnitInfo[9].auctionType INVALID_VALUE',
+      'auctionableUnitInfo[9].unitWidth OUT_OF_RANGE',
+      'auctionableUnitInfo[9].unitLength INVALID_TYPE',
+      'auctionableUnitInfo[9].startsAt INVALID_VALUE',
+      'auctionableUnitInfo[9].description TOO_LONG',
+      'auctionableUnitInfo[9].tenantName INVALID_TYPE',
+    ]) {
+      assert.ok(paths.includes(expected), `missing "${expected}" in:\n${paths.join('\n')}`);
+    }
+    assert.equal(paths.length, 20);
+    for (const e of errors) assert.match(e.message, /\.$/);
+    const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}`, headers: bearer(p.token) });
+    assert.equal(envelopeOf(list).data.auctions.length, 0, 'something was applied');
+  });
+
+  it('a guid of 21 characters, a missing clientType, a list that is not an array', async () => {
+    const p = await setupPartner(t);
+    const errors = await refused(p, [], { guid: 'G'.repeat(21), clientType: '' });
+    assert.deepEqual(errors.map((e) => [e.path, e.code]), [['guid', 'TOO_LONG'], ['clientType', 'TOO_SHORT']]);
+    const notArray = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(p.token), payload: { guid: p.guid, clientType: p.clientType, auctionableUnitInfo: { unitId: 'U-1' } } });
+    assert.equal(notArray.statusCode, 400);
+    assert.deepEqual(envelopeOf(notArray).meta.errors.map((e) => e.path), ['auctionableUnitInfo']);
+    const notObject = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'application/json' }, payload: '[1,2]' });
+    assert.equal(notObject.statusCode, 400);
+  });
+
+  it('5,001 records', async () => {
+    const p = await setupPartner(t);
+    const errors = await refused(p, units(5001));
+    assert.deepEqual(errors.map((e) => [e.path, e.code]), [['auctionableUnitInfo', 'TOO_MANY']]);
+  });
+
+  it('two facilities\' units mixed: the list is the named facility\'s, so a unit cannot be told apart — one guid per call, and another facility is untouched', async () => {
+    const p = await setupPartner(t);
+    // One call carries one guid: a second guid field, or per-record guids, are not a way to mix.
+    const mixed = await t.app.inject({
+      method: 'POST',
+      url: '/api/3/auctioninfo',
+      headers: bearer(p.token),
+      payload: { guid: p.guid, clientType: p.clientType, auctionableUnitInfo: [record('A-1'), { ...record('B-1'), guid: p.otherGuid }] },
+    });
+    assert.equal(mixed.statusCode, 200);
+    const other = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.otherGuid}`, headers: bearer(p.token) });
+    assert.equal(envelopeOf(other).data.auctions.length, 0, 'a record reached another facility');
+    const mine = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}`, headers: bearer(p.token) });
+    assert.deepEqual(envelopeOf(mine).data.auctions.map((a: any) => a.unitId).sort(), ['A-1', 'B-1']);
+    const guids = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(p.token), payload: { guid: [p.guid, p.otherGuid], clientType: p.clientType, auctionableUnitInfo: [] } });
+    assert.equal(guids.statusCode, 400);
+    assert.equal(envelopeOf(guids).meta.errors[0]!.path, 'guid');
+  });
+});
+
+describe('PUT /api/3/cancelauctions', () => {
+  it('cancels at once (ACK), then warns ALREADY_CANCELLED on the second try', async () => {
+    const p = await setupPartner(t);
+    const created = byUnit(envelopeOf(await createList(t, p, [record('U-1'), record('U-2')])).data.results);
+    const ack = await cancelUnit(t, p, [{ unitId: 'U-1', reason: 'Tenant paid' }]);
+    assert.equal(ack.statusCode, 200);
+    const body = envelopeOf(ack);
+    assert.equal(body.data.auctionId, created.get('U-1').auctionId);
+    assert.equal(body.data.status, 'Cancelled');
+    assert.equal(new Date(body.data.recreateAfter).getTime() - new Date(body.data.cancelledAt).getTime(), 15 * 60_000);
+    const auction = await readAuction(t, p, body.data.auctionId);
+    assert.equal(auction.status, 'Cancelled');
+    assert.deepEqual(auction.history.at(-1), { ...auction.history.at(-1), from: 'Active', to: 'Cancelled', reason: 'CANCEL_REQUESTED', note: 'Tenant paid' });
+
+    const twice = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
+    assert.equal(twice.statusCode, 409);
+    const warned = envelopeOf(twice);
+    assert.equal(warned.meta.hasErrors, false);
+    assert.deepEqual(warned.meta.warnings.map((w) => w.code), ['ALREADY_CANCELLED']);
+    assert.equal(warned.data.auctionId, body.data.auctionId);
+  });
+
+  it('refuses zero or two records, a unit without an auction, and a unit of another facility', async () => {
+    const p = await setupPartner(t);
+    await createList(t, p, [record('U-1')]);
+    await createList(t, p, [record('OTHER-1')], { guid: p.otherGuid });
+
+    const none = await cancelUnit(t, p, []);
+    assert.equal(none.statusCode, 400);
+    assert.deepEqual(envelopeOf(none).meta.errors.map((e) => [e.path, e.code]), [['cancelAuctionIds', 'NO_UNIT']]);
+
+    const two = await cancelUnit(t, p, [{ unitId: 'U-1' }, { unitId: 'U-2' }]);
+    assert.equal(two.statusCode, 400);
+    assert.deepEqual(envelopeOf(two).meta.errors, [{ code: 'ONE_UNIT_PER_REQUEST', message: 'Only one unit cancellation per request is currently supported.', path: 'cancelAuctionIds' }]);
+
+    const unknown = await cancelUnit(t, p, [{ unitId: 'U-404' }]);
+    assert.equal(unknown.statusCode, 404);
+    assert.deepEqual(envelopeOf(unknown).meta.errors.map((e) => e.code), ['UNIT_NOT_FOUND']);
+
+    const otherFacility = await cancelUnit(t, p, [{ unitId: 'OTHER-1' }]);
+    assert.equal(otherFacility.statusCode, 404, 'a unit of another facility was found');
+    assert.deepEqual(envelopeOf(otherFacility).meta.errors.map((e) => e.code), ['UNIT_NOT_FOUND']);
+
+    const badFields = await cancelUnit(t, p, [{ reason: 7 }]);
+    assert.equal(badFields.statusCode, 400);
+    assert.deepEqual(envelopeOf(badFields).meta.errors.map((e) => e.path), ['cancelAuctionIds[0].unitId', 'cancelAuctionIds[0].reason']);
+    // Nothing was cancelled by the refusals.
+    const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}&status=Active`, headers: bearer(p.token) });
+    assert.equal(envelopeOf(list).data.auctions.length, 1);
+  });
+
+  it('warns ALREADY_CLOSED for a sold auction', async () => {
+    const p = await setupPartner(t);
+    const id = envelopeOf(await createList(t, p, [record('U-1')])).data.results[0].auctionId;
+    const sold = await t.app.inject({ method: 'POST', url: `/admin/auctions/${id}/outcome`, headers: bearer(await adminToken(t)), payload: { salePrice: 310 } });
+    assert.equal(sold.statusCode, 200, sold.body);
+    const response = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
+    assert.equal(response.statusCode, 409);
+    const body = envelopeOf(response);
+    assert.deepEqual([body.meta.hasErrors, body.meta.warnings[0]!.code, body.data.status], [false, 'ALREADY_CLOSED', 'ClosedSold']);
+  });
+});
+
+describe('reads', () => {
+  it('lists by guid, status and unitId, pages with a cursor, and hides other partners\' auctions', async () => {
+    const p = await setupPartner(t);
+    await createList(t, p, units(7));
+    await createList(t, p, [record('O-1')], { guid: p.otherGuid });
+    await cancelUnit(t, p, [{ unitId: 'U-00003' }]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}&limit=3${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(p.token) });
+      const body = envelopeOf(response);
+      assert.ok(body.data.auctions.length <= 3);
+      seen.push(...body.data.auctions.map((a: any) => a.unitId));
+      cursor = body.data.nextCursor;
+    } while (cursor);
+    assert.equal(seen.length, 7);
+    assert.equal(new Set(seen).size, 7);
+    const all = envelopeOf(await t.app.inject({ method: 'GET', url: '/api/3/auctions?limit=100', headers: bearer(p.token) }));
+    assert.equal(all.data.auctions.length, 8);
+    const cancelled = envelopeOf(await t.app.inject({ method: 'GET', url: `/api/3/auctions?status=Cancelled`, headers: bearer(p.token) }));
+    assert.deepEqual(cancelled.data.auctions.map((a: any) => a.unitId), ['U-00003']);
+    const one = envelopeOf(await t.app.inject({ method: 'GET', url: `/api/3/auctions?unitId=O-1`, headers: bearer(p.token) }));
+    assert.equal(one.data.auctions[0].guid, p.otherGuid);
+
+    const stranger = await setupPartner(t);
+    const hidden = await t.app.inject({ method: 'GET', url: `/api/3/auctions/${one.data.auctions[0].auctionId}`, headers: bearer(stranger.token) });
+    assert.equal(hidden.statusCode, 404);
+    assert.equal(envelopeOf(hidden).meta.errors[0]!.code, 'AUCTION_NOT_FOUND');
+    const strangerList = envelopeOf(await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(stranger.token) }));
+    assert.equal(strangerList.data.auctions.length, 0);
+    const badQuery = await t.app.inject({ method: 'GET', url: '/api/3/auctions?status=Sold&limit=0&cursor=nope', headers: bearer(p.token) });
+    assert.equal(badQuery.statusCode, 400);
+    assert.deepEqual(envelopeOf(badQuery).meta.errors.map((e) => e.path).sort(), ['limit', 'status']);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions?cursor=nope', headers: bearer(p.token) })).statusCode, 400);
+  });
+
+  it('reads one auction with its record, images and history', async () => {
+    const p = await setupPartner(t);
+    const id = envelopeOf(await createList(t, p, [record('U-1', { imageUrls: ['https://pms.example/a.jpg', 'https://pms.example/b.jpg'] })])).data.results[0].auctionId;
+    const auction = await readAuction(t, p, id);
+    assert.equal(auction.auctionId, id);
+    assert.equal(auction.guid, p.guid);
+    assert.equal(auction.status, 'Active');
+    assert.equal(auction.record.description, 'Sofa, boxes, two bikes');
+    assert.deepEqual(auction.images.map((i: any) => [i.position, i.sourceUrl, i.status, i.url]), [
+      [0, 'https://pms.example/a.jpg', 'pending', null],
+      [1, 'https://pms.example/b.jpg', 'pending', null],
+    ]);
+    assert.equal(auction.history.length, 1);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions/not-a-uuid', headers: bearer(p.token) })).statusCode, 404);
+  });
+
+  it('a partner whose token lacks auctions:read cannot list', async () => {
+    const account = await provisionAccount(t);
+    const partner = await partnerToken(t, 'ReadOnly', [account.facilities[0]!.guid!]);
+    // Partner tokens carry both scopes; an account token carries neither.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(partner.token) })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(account.token) })).statusCode, 403);
+  });
+});
