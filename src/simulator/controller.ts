@@ -1,0 +1,102 @@
+// The simulated controller's own copy of its facility — units and visitors — and how a command
+// changes it. Pure: applyCommand returns the next state and never touches the one given.
+import type { UnitStatus, TimeWindow } from '../access-control/rules.ts';
+
+export interface UnitCopy {
+  id: string;
+  unitNumber: string;
+  status: UnitStatus;
+}
+
+export interface VisitorCopy {
+  id: string;
+  unitId: string;
+  unitNumber: string;
+  firstName: string;
+  lastName: string;
+  isTenant: boolean;
+  isEnabled: boolean;
+  accessCode: string;
+  timeGroup: { id: number; name: string; timeZone: string; windows: TimeWindow[] };
+  accessProfile: { id: number; name: string; accessAreas: string[] | null };
+}
+
+export interface ControllerState {
+  units: ReadonlyMap<string, UnitCopy>;
+  visitors: ReadonlyMap<string, VisitorCopy>;
+  /** The facility's time zone, learned from the time groups of its visitors (UTC until then). */
+  timeZone: string;
+}
+
+export interface ReceivedCommand {
+  id: string;
+  sequence: number;
+  type: string;
+  payload: unknown;
+}
+
+export const emptyState = (): ControllerState => ({ units: new Map(), visitors: new Map(), timeZone: 'UTC' });
+
+type Payload = {
+  unit?: UnitCopy;
+  units?: UnitCopy[];
+  unitId?: string;
+  visitor?: VisitorCopy;
+  visitors?: VisitorCopy[];
+  visitorId?: string;
+  removedVisitorIds?: string[];
+};
+
+/** The state after applying one command; an unknown command type changes nothing. */
+export function applyCommand(state: ControllerState, command: ReceivedCommand): ControllerState {
+  const p = (command.payload ?? {}) as Payload;
+  const units = new Map(state.units);
+  const visitors = new Map(state.visitors);
+  let timeZone = state.timeZone;
+  const putVisitor = (v: VisitorCopy) => {
+    visitors.set(v.id, v);
+    if (v.timeGroup?.timeZone) timeZone = v.timeGroup.timeZone;
+  };
+  switch (command.type) {
+    case 'unit.upsert':
+      if (p.unit) units.set(p.unit.id, p.unit);
+      break;
+    case 'unit.vacate':
+      if (p.unit) {
+        units.set(p.unit.id, p.unit);
+        for (const [id, v] of visitors) if (v.unitId === p.unit.id) visitors.delete(id);
+      }
+      for (const id of p.removedVisitorIds ?? []) visitors.delete(id);
+      break;
+    case 'unit.delete':
+      if (p.unitId) {
+        units.delete(p.unitId);
+        for (const [id, v] of visitors) if (v.unitId === p.unitId) visitors.delete(id);
+      }
+      break;
+    case 'visitor.upsert':
+      if (p.visitor) putVisitor(p.visitor);
+      if (p.unit) units.set(p.unit.id, p.unit);
+      break;
+    case 'visitor.remove':
+      if (p.visitorId) visitors.delete(p.visitorId);
+      break;
+    case 'units.refresh':
+      units.clear();
+      for (const u of p.units ?? []) units.set(u.id, u);
+      break;
+    case 'visitors.refresh':
+      visitors.clear();
+      for (const v of p.visitors ?? []) putVisitor(v);
+      break;
+    default:
+      return state;
+  }
+  return { units, visitors, timeZone };
+}
+
+/** The enabled visitor whose code this is, if any (codes are unique among enabled visitors). */
+export function visitorByCode(state: ControllerState, code: string): VisitorCopy | undefined {
+  for (const v of state.visitors.values()) if (v.isEnabled && v.accessCode === code) return v;
+  return undefined;
+}
