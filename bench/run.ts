@@ -1,6 +1,7 @@
 // `npm run bench -- <name>`: runs one benchmark and prints its results as Markdown.
 const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
   startup: () => import('./startup.ts'),
+  tokens: () => import('./tokens.ts'),
   events: () => import('./events.ts'),
   auctions: () => import('./auctions.ts'),
   commands: () => import('./commands.ts'),

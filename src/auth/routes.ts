@@ -5,6 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { handleError } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { OAuthError, type OAuthErrorCode } from './grants.ts';
+import { principalOf } from './guard.ts';
+import { ALL_SCOPES } from './principal.ts';
 
 const TokenBody = Type.Object(
   {
@@ -126,6 +128,33 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         const challenge: Record<string, string> = error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
         return sendOAuthError(reply, error.status, error.error, error.message, challenge);
       }
+    },
+  );
+
+  app.get(
+    '/auth/whoami',
+    {
+      config: { access: { scopes: ALL_SCOPES } },
+      schema: {
+        tags: ['authorization'],
+        summary: 'Who the bearer token speaks for (any valid token).',
+        description: 'The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type and facility guids.',
+        response: {
+          200: Type.Object({
+            kind: Type.String(),
+            clientId: Type.String(),
+            scopes: Type.Array(Type.String()),
+            accountId: Type.Optional(Type.String()),
+            facilityId: Type.Optional(Type.String()),
+            clientType: Type.Optional(Type.String()),
+            facilityGuids: Type.Optional(Type.Array(Type.String())),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { credentialId: _credential, tokenId: _token, ...visible } = principalOf(request);
+      return visible;
     },
   );
 

@@ -1,6 +1,6 @@
 // Generated secrets and their hashes. Secrets are 256 random bits, shown once; only a salted
 // scrypt hash is kept, and comparisons are constant-time.
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
@@ -21,7 +21,28 @@ export async function hashSecret(secret: string): Promise<string> {
 // "wrong secret" take the same time.
 const DUMMY_HASH = `scrypt$${COST.N}$${COST.r}$${COST.p}$${Buffer.alloc(16).toString('base64url')}$${Buffer.alloc(KEY_LENGTH).toString('base64url')}`;
 
+// Successful verifications are remembered for a few minutes, so that a client asking for tokens
+// again and again does not pay scrypt each time. The key is an HMAC of the secret under a key that
+// lives only in this process, together with the stored hash (a changed secret misses at once).
+// Wrong secrets are never cached: guessing always pays full price (and is throttled).
+const VERIFIED_TTL_MS = 5 * 60_000;
+const verifiedKey = randomBytes(32);
+const verified = new Map<string, number>();
+
 export async function verifySecret(secret: string, stored: string | null | undefined): Promise<boolean> {
+  if (!stored) return verifySecretSlow(secret, stored);
+  const cacheKey = `${stored}|${createHmac('sha256', verifiedKey).update(secret).digest('base64url')}`;
+  const until = verified.get(cacheKey);
+  if (until !== undefined && until > Date.now()) return true;
+  const ok = await verifySecretSlow(secret, stored);
+  if (ok) {
+    if (verified.size >= 10_000) verified.clear();
+    verified.set(cacheKey, Date.now() + VERIFIED_TTL_MS);
+  }
+  return ok;
+}
+
+async function verifySecretSlow(secret: string, stored: string | null | undefined): Promise<boolean> {
   const parts = (stored ?? DUMMY_HASH).split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];

@@ -81,7 +81,23 @@ export class TokenService {
     return { accessToken, expiresIn: this.config.tokenTtlSeconds, tokenId };
   }
 
+  // Clients reuse a token for its whole life: remember each verified token (by its exact bytes)
+  // until it expires, so that the signature is checked once, not on every request.
+  private readonly verified = new Map<string, { principal: Principal; expiresAt: number }>();
+
   async verify(token: string): Promise<Principal> {
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.expiresAt > Date.now()) return hit.principal;
+      this.verified.delete(token);
+    }
+    const { principal, expiresAt } = await this.verifySignature(token);
+    if (this.verified.size >= 10_000) this.verified.clear();
+    this.verified.set(token, { principal, expiresAt });
+    return principal;
+  }
+
+  private async verifySignature(token: string): Promise<{ principal: Principal; expiresAt: number }> {
     let payload: GatehouseClaims;
     try {
       ({ payload } = (await jwtVerify(token, this.jwks, {
@@ -93,7 +109,7 @@ export class TokenService {
     } catch (error) {
       throw new InvalidTokenError((error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.');
     }
-    return principalFromClaims(payload);
+    return { principal: principalFromClaims(payload), expiresAt: payload.exp! * 1000 };
   }
 }
 
