@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
 import { notFound, validationFailed } from '../http/errors.ts';
+import { bodyJudgedByService } from './body-compiler.ts';
 import type { AuctionFace } from './face.ts';
 import { AUCTION_TYPES, LIMITS, type AuctionStatus } from './model.ts';
 import type { NotificationKind } from './notifications.ts';
@@ -99,6 +100,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
     '/admin/auctions/:auctionId',
     {
       config: ADMIN,
+      validatorCompiler: bodyJudgedByService,
       schema: {
         tags,
         security,

@@ -2,11 +2,11 @@
 // envelope. Routes parse, call the service and render; the rules live in validation.ts, plan.ts
 // and service.ts.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/guard.ts';
 import type { PartnerPrincipal } from '../auth/principal.ts';
 import type { Scope } from '../http/access.ts';
-import { validatorCompiler } from '../http/validation.ts';
+import { bodyJudgedByService } from './body-compiler.ts';
 import { EnvelopeError, EnvelopeOf, ErrorEnvelope, envelope, registerEnvelopeHandling, sendEnvelope, sendEnvelopeText } from './envelope.ts';
 import type { AuctionFace } from './face.ts';
 import { LIMITS, type AuctionStatus } from './model.ts';
@@ -17,10 +17,6 @@ const WRITE = { access: { scopes: ['auctions:write'] as Scope[] } };
 const READ = { access: { scopes: ['auctions:read'] as Scope[] } };
 const tags = ['auction import'];
 const security = [{ bearerAuth: [] }];
-
-// The bodies of this face are judged by validation.ts, which lists every fault with a code and
-// the cross-field rules too; query strings and path parameters keep the shared validator.
-const bodyByService: FastifySchemaCompiler<object> = (route) => (route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route));
 
 const COMMON_ERRORS = {
   401: ErrorEnvelope('No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN).'),
@@ -58,7 +54,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
     {
       config: WRITE,
       bodyLimit: LIMITS.createBodyBytes,
-      validatorCompiler: bodyByService,
+      validatorCompiler: bodyJudgedByService,
       schema: {
         tags,
         security,
@@ -94,7 +90,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
     '/cancelauctions',
     {
       config: WRITE,
-      validatorCompiler: bodyByService,
+      validatorCompiler: bodyJudgedByService,
       schema: {
         tags,
         security,
