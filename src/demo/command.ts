@@ -1,8 +1,213 @@
-// `gatehouse demo`.
+// `gatehouse demo` (`npm run demo`): the service on a fresh embedded database, a demo account
+// provisioned through the real faces — two facilities with units and visitors (PMS face), a
+// partner with a few auctions (auction face, images served by the demo itself) — and simulated
+// controllers for both facilities. Prints the credentials and three curl commands, then runs
+// until Ctrl-C (or --duration).
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Command } from 'commander';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { CliError } from '../main.ts';
+import { startServer } from '../server.ts';
+import { runSimulator } from '../simulator/command.ts';
+import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
+import * as admin from '../tenancy/admin.ts';
+
+interface DemoOptions {
+  port?: string;
+  duration: string;
+  dataDir?: string;
+}
+
+const FACILITIES = [
+  { name: 'Demo North', timeZone: 'America/Denver', guid: 'DEMO-NORTH' },
+  { name: 'Demo South', timeZone: 'America/Phoenix', guid: 'DEMO-SOUTH' },
+];
+const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Linus'];
+const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen', 'Torvalds'];
+
+async function api(base: string, method: string, route: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(base + route, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: response.status, body: parsed };
+}
+
+async function must(what: string, call: Promise<{ status: number; body: any }>): Promise<any> {
+  const r = await call;
+  if (r.status >= 300) throw new CliError(`demo: ${what} failed (HTTP ${r.status}): ${JSON.stringify(r.body).slice(0, 300)}`);
+  return r.body;
+}
+
+async function token(base: string, form: Record<string, string>): Promise<string> {
+  const response = await fetch(`${base}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
+  const body = (await response.json()) as { access_token?: string };
+  if (!response.ok || !body.access_token) throw new CliError(`demo: token request failed (HTTP ${response.status})`);
+  return body.access_token;
+}
+
+/** Serves a few PNG pictures of "unit contents" for the demo auctions, on a loopback port. */
+async function startImageServer(): Promise<{ baseUrl: string; hostPort: string; close(): Promise<void> }> {
+  const sharp = (await import('sharp')).default;
+  const colours = ['#8d6e63', '#5c6bc0', '#26a69a'];
+  const images = await Promise.all(colours.map((background) => sharp({ create: { width: 640, height: 480, channels: 3, background } }).png().toBuffer()));
+  const server = http.createServer((req, res) => {
+    const n = /^\/unit-(\d)\.png$/.exec(req.url ?? '')?.[1];
+    const image = n === undefined ? undefined : images[Number(n)];
+    if (!image) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length }).end(image);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}`, hostPort: `127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
 
 export function demoCommand(): Command {
-  return new Command('demo').description('(not yet built)').action(async () => {
-    throw new Error('not yet built');
-  });
+  return new Command('demo')
+    .description('Run the service on a fresh embedded database with a provisioned demo account and simulated gateway controllers.')
+    .option('--port <n>', 'HTTP port (default: PORT or 8080; 0 picks a free one)')
+    .option('--duration <seconds>', 'stop after this long (0: run until Ctrl-C)', '0')
+    .option('--data-dir <dir>', 'keep the demo data here (default: a temporary directory, removed at the end)')
+    .action(async (o: DemoOptions) => {
+      const duration = Number(o.duration);
+      if (!Number.isFinite(duration) || duration < 0) throw new CliError(`--duration must be a number of seconds, got "${o.duration}"`);
+      const base = loadConfig();
+      const dataDir = o.dataDir ? path.resolve(o.dataDir) : fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-demo-'));
+      const images = await startImageServer();
+      const config = {
+        ...base,
+        // The demo always runs on its own embedded database, never on a configured server.
+        databaseUrl: null,
+        dataDir,
+        port: o.port !== undefined ? Number(o.port) : base.port,
+        host: '127.0.0.1',
+        logLevel: 'warn' as const,
+        rateLimitPerMinute: Math.max(base.rateLimitPerMinute, 100_000),
+        imageFetchAllowHosts: [...base.imageFetchAllowHosts, images.hostPort],
+      };
+      const out = (line = '') => process.stdout.write(`${line}\n`);
+      out(`Starting Gatehouse on an embedded database in ${dataDir} …`);
+      const server = await startServer(config, createLogger(config, process.stderr as never));
+      try {
+        const { port } = server.app.server.address() as AddressInfo;
+        const url = `http://localhost:${port}`;
+        const db = server.services.database.db;
+
+        // Operator provisioning (what `gatehouse admin …` does).
+        const account = await admin.createAccount(db, { name: 'Demo Storage Co' });
+        const suffix = account.id.slice(0, 4).toUpperCase();
+        const facilities = [];
+        for (const f of FACILITIES) {
+          facilities.push(await admin.createFacility(db, { accountId: account.id, name: f.name, timeZone: f.timeZone, guid: `${f.guid}-${suffix}`, propertyNumber: String(100 + facilities.length) }));
+        }
+        const pmsApp = await admin.createApplication(db, { name: 'Demo PMS' });
+        const key = await admin.createAccountKey(db, { accountId: account.id, clientId: pmsApp.clientId });
+        const partner = await admin.createApplication(db, { name: 'Demo Auctions', clientType: 'DemoAuctions', facilityGuids: facilities.map((f) => f.guid!) });
+        const gateways = [];
+        for (const f of facilities) gateways.push({ facility: f, ...(await admin.createGatewayCredential(db, { facilityId: f.id })) });
+
+        // The PMS face: units and visitors, each change a command for the facility's controller.
+        const pms = await token(url, { grant_type: 'password', client_id: pmsApp.clientId, client_secret: pmsApp.clientSecret, username: key.apiKey, password: key.apiSecret });
+        let person = 0;
+        for (const [fi, facility] of facilities.entries()) {
+          const fid = facility.id;
+          const groups = await must('time groups', api(url, 'GET', `/facilities/${fid}/timegroups`, pms));
+          const profiles = await must('access profiles', api(url, 'GET', `/facilities/${fid}/accessprofiles`, pms));
+          const businessHours = groups.find((g: { name: string }) => g.name === 'Business Hours')?.id ?? 0;
+          const gateOnly = profiles.find((p: { name: string }) => p.name === 'Gate Only')?.id ?? 0;
+          for (let u = 1; u <= 8; u++) {
+            const unit = await must('unit create', api(url, 'POST', `/facilities/${fid}/units`, pms, { unitNumber: `${fi === 0 ? 'A' : 'B'}${100 + u}`, extendedData: { size: u % 2 ? '10x10' : '10x15' } }));
+            if (u > 6) continue; // two units stay vacant
+            const n = person++;
+            await must(
+              'visitor create',
+              api(url, 'POST', `/facilities/${fid}/visitors`, pms, {
+                unitId: unit.id,
+                accessCode: String(1000 + n * 1111 + fi * 7).slice(0, 6),
+                firstName: FIRST[n % FIRST.length],
+                lastName: LAST[n % LAST.length],
+                isTenant: true,
+                timeGroupId: u === 5 ? businessHours : 0,
+                accessProfileId: u === 6 ? gateOnly : 0,
+              }),
+            );
+            if (u === 2) {
+              await must('visitor create', api(url, 'POST', `/facilities/${fid}/visitors`, pms, { unitId: unit.id, accessCode: String(90_000 + n), firstName: 'Helper', lastName: LAST[n % LAST.length], isTenant: false }));
+            }
+            if (u === 3) await must('unit disable', api(url, 'POST', `/facilities/${fid}/units/${unit.id}/disable`, pms));
+          }
+        }
+
+        // The auction face: a partner posts a few auctions for the first facility.
+        let auctionsNote: string;
+        const partnerToken = await token(url, { grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret });
+        const now = Date.now();
+        const auctions = await api(url, 'POST', '/api/3/auctioninfo', partnerToken, {
+          guid: facilities[0]!.guid,
+          clientType: 'DemoAuctions',
+          auctionableUnitInfo: ['A103', 'A107', 'A108'].map((unit, i) => ({
+            unitId: unit,
+            unitName: unit,
+            unitWidth: 10,
+            unitLength: 10 + 5 * i,
+            description: ['Sofa, boxes, two bikes', 'Tools and a workbench', 'Books, lamps and a mirror'][i],
+            categories: [['Household Furniture', 'Boxes'], ['Tools & Supplies'], ['Books', 'Lamps', 'Mirrors']][i],
+            startsAt: new Date(now + 3_600_000).toISOString(),
+            endsAt: new Date(now + 8 * 86_400_000).toISOString(),
+            minimumBid: 25 + 25 * i,
+            imageUrls: [`${images.baseUrl}/unit-${i}.png`],
+          })),
+        });
+        if (auctions.status === 404 && /No route/.test(JSON.stringify(auctions.body))) auctionsNote = 'auctions: this build has no auction face';
+        else if (auctions.status >= 300) auctionsNote = `auctions: the auction face refused them (HTTP ${auctions.status})`;
+        else auctionsNote = `${auctions.body?.data?.results?.length ?? 0} auctions for ${facilities[0]!.guid}`;
+
+        const shown = (label: string, value: string) => out(`  ${label.padEnd(12)} ${value}`);
+        out();
+        out(`Gatehouse demo: ${url}  (API reference: ${url}/swagger)`);
+        out();
+        shown('account', `${account.name}  ${account.id}`);
+        for (const f of facilities) shown('facility', `${f.name} (${f.timeZone})  ${f.id}  guid ${f.guid}`);
+        shown('PMS', `client_id ${pmsApp.clientId}  client_secret ${pmsApp.clientSecret}`);
+        shown('', `api key ${key.apiKey}  api secret ${key.apiSecret}`);
+        shown('partner', `client_id ${partner.clientId}  client_secret ${partner.clientSecret}  clientType DemoAuctions  (${auctionsNote})`);
+        for (const g of gateways) shown('gateway', `${g.facility.name}: client_id ${g.clientId}  client_secret ${g.clientSecret}`);
+        out();
+        out('A PMS access token (1 hour; renew with the password grant below):');
+        out(`  export TOKEN=${pms}`);
+        out(`  curl -s ${url}/auth/token -d grant_type=password -d client_id=${pmsApp.clientId} -d client_secret=${pmsApp.clientSecret} -d username=${key.apiKey} -d password=${key.apiSecret}`);
+        out();
+        out('See it work:');
+        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/facilities/${facilities[0]!.id}?pageSize=5"`);
+        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/accounts/${account.id}/export" -o events.csv`);
+        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/${facilities[0]!.id}/commands?limit=10"`);
+        out();
+        out(`Simulated gateway controllers for ${facilities.length} facilities are running${duration > 0 ? ` for ${duration} s` : ' (Ctrl-C to stop)'}:`);
+
+        const simulator = new Simulator(
+          url,
+          gateways.map((g) => ({ clientId: g.clientId, clientSecret: g.clientSecret })),
+          { ...DEFAULT_OPTIONS, entriesPerMinute: 30, healthIntervalSeconds: 30 },
+        );
+        const summary = await runSimulator(simulator, { durationSeconds: duration, quiet: false });
+        out(`Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors.`);
+      } finally {
+        await server.close();
+        await images.close();
+        if (!o.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
 }
