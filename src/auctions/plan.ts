@@ -3,18 +3,18 @@
 import type { AuctionStatus, PendingReason, ValidRecord } from './model.ts';
 import { pendingReasons } from './validation.ts';
 
-export interface OpenAuction {
+/** The latest auction of a unit of the facility (its open one, if it has one). */
+export interface LatestAuction {
   auctionId: string;
   unitId: string;
   status: AuctionStatus;
   contentHash: string;
+  cancelledAt: Date | null;
 }
 
 export interface FacilityAuctionState {
-  /** The facility's Pending and Active auctions (at most one per unit). */
-  open: readonly OpenAuction[];
-  /** Each unit's last cancelled auction, for units cancelled within the re-create wait. */
-  lastCancelled: ReadonlyMap<string, { auctionId: string; cancelledAt: Date }>;
+  /** Per unit, its latest auction (an open auction is always the latest). */
+  latest: ReadonlyMap<string, LatestAuction>;
   charityEnrolled: boolean;
 }
 
@@ -33,30 +33,47 @@ export interface SyncPlan {
   /** One entry per listed unit, in list order, then one per withdrawn unit. */
   units: PlannedUnit[];
   summary: { created: number; pending: number; unchanged: number; deferred: number; removed: number };
+  /** Listed units that would start an auction that has already ended: the list is refused. */
+  ended: { index: number; unitId: string }[];
 }
 
+/**
+ * For each listed unit:
+ *  - an open auction → `unchanged` (contentChanged says whether the record differs);
+ *  - its last auction was cancelled less than the wait ago → `deferred` until the wait is over;
+ *  - its last auction closed (sold or unsold) and the record is the same → `unchanged`: the same
+ *    record does not start the same auction again (a sold unit is not put up twice);
+ *  - otherwise a new auction: `created` (Active) or `pending` (with its reasons) — unless its
+ *    endsAt has already passed, which refuses the list (`ended`).
+ * Each open auction whose unit is absent → `removed`.
+ */
 export function planSync(state: FacilityAuctionState, records: readonly ValidRecord[], now: Date, policy: PlanPolicy): SyncPlan {
-  const openByUnit = new Map(state.open.map((a) => [a.unitId, a]));
   const listed = new Set<string>();
   const units: PlannedUnit[] = [];
+  const ended: SyncPlan['ended'] = [];
   const summary = { created: 0, pending: 0, unchanged: 0, deferred: 0, removed: 0 };
 
-  for (const valid of records) {
+  records.forEach((valid, index) => {
     const unitId = valid.record.unitId;
     listed.add(unitId);
-    const open = openByUnit.get(unitId);
-    if (open) {
-      units.push({ outcome: 'unchanged', unitId, auctionId: open.auctionId, status: open.status, contentChanged: open.contentHash !== valid.contentHash });
+    const latest = state.latest.get(unitId);
+    if (latest && (latest.status === 'Pending' || latest.status === 'Active')) {
+      units.push({ outcome: 'unchanged', unitId, auctionId: latest.auctionId, status: latest.status, contentChanged: latest.contentHash !== valid.contentHash });
       summary.unchanged++;
-      continue;
+      return;
     }
-    const cancelled = state.lastCancelled.get(unitId);
-    if (cancelled && now.getTime() - cancelled.cancelledAt.getTime() < policy.recreateWaitMs) {
-      const retryAfter = new Date(cancelled.cancelledAt.getTime() + policy.recreateWaitMs);
-      units.push({ outcome: 'deferred', unitId, auctionId: cancelled.auctionId, status: 'Cancelled', retryAfter });
+    if (latest?.status === 'Cancelled' && latest.cancelledAt && now.getTime() - latest.cancelledAt.getTime() < policy.recreateWaitMs) {
+      const retryAfter = new Date(latest.cancelledAt.getTime() + policy.recreateWaitMs);
+      units.push({ outcome: 'deferred', unitId, auctionId: latest.auctionId, status: 'Cancelled', retryAfter });
       summary.deferred++;
-      continue;
+      return;
     }
+    if (latest && (latest.status === 'ClosedSold' || latest.status === 'ClosedUnsold') && latest.contentHash === valid.contentHash) {
+      units.push({ outcome: 'unchanged', unitId, auctionId: latest.auctionId, status: latest.status, contentChanged: false });
+      summary.unchanged++;
+      return;
+    }
+    if (valid.endsAt && valid.endsAt.getTime() <= now.getTime()) ended.push({ index, unitId });
     const reasons = pendingReasons(valid.record, state.charityEnrolled);
     if (reasons.length > 0) {
       units.push({ outcome: 'pending', unitId, status: 'Pending', reasons, record: valid });
@@ -65,12 +82,12 @@ export function planSync(state: FacilityAuctionState, records: readonly ValidRec
       units.push({ outcome: 'created', unitId, status: 'Active', record: valid });
       summary.created++;
     }
-  }
+  });
 
-  for (const open of state.open) {
-    if (listed.has(open.unitId)) continue;
-    units.push({ outcome: 'removed', unitId: open.unitId, auctionId: open.auctionId, from: open.status });
+  for (const latest of state.latest.values()) {
+    if (listed.has(latest.unitId) || (latest.status !== 'Pending' && latest.status !== 'Active')) continue;
+    units.push({ outcome: 'removed', unitId: latest.unitId, auctionId: latest.auctionId, from: latest.status });
     summary.removed++;
   }
-  return { units, summary };
+  return { units, summary, ended };
 }

@@ -5,7 +5,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 import type { SqlRunner } from '../jobs/queue.ts';
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
-import type { OpenAuction } from './plan.ts';
+import type { LatestAuction } from './plan.ts';
 import { statusesAllowing, targetOf, type Trigger } from './transitions.ts';
 
 export type Db = Kysely<Tables>;
@@ -59,23 +59,13 @@ export async function lockFacility(db: Db, facilityId: string): Promise<{ charit
   return row ? { charityEnrolled: row.charity_enrolled, now: row.now } : null;
 }
 
-/** The facility's open auctions and, per unit, its last cancellation since `since`. */
-export async function facilityState(db: Db, facilityId: string, since: Date) {
-  const open = await db
-    .selectFrom('auctions')
-    .select(['id', 'unit_id', 'status', 'content_hash'])
-    .where('facility_id', '=', facilityId)
-    .where('status', 'in', ['Pending', 'Active'])
-    .orderBy('unit_id')
-    .execute();
-  const { rows: cancels } = await sql<{ unit_id: string; id: string; cancelled_at: Date }>`
-    select distinct on (unit_id) unit_id, id, cancelled_at from auctions
-    where facility_id = ${facilityId} and status = 'Cancelled' and cancelled_at > ${since}
-    order by unit_id, cancelled_at desc`.execute(db);
-  return {
-    open: open.map((r): OpenAuction => ({ auctionId: r.id, unitId: r.unit_id, status: r.status as AuctionStatus, contentHash: r.content_hash })),
-    lastCancelled: new Map(cancels.map((r) => [r.unit_id, { auctionId: r.id, cancelledAt: r.cancelled_at }])),
-  };
+/** Per unit of the facility, its latest auction (ordered by unit, so withdrawals come out sorted). */
+export async function latestAuctions(db: Db, facilityId: string): Promise<Map<string, LatestAuction>> {
+  const { rows } = await sql<{ id: string; unit_id: string; status: AuctionStatus; content_hash: string; cancelled_at: Date | null }>`
+    select distinct on (unit_id) id, unit_id, status, content_hash, cancelled_at from auctions
+    where facility_id = ${facilityId}
+    order by unit_id, created_at desc`.execute(db);
+  return new Map(rows.map((r) => [r.unit_id, { auctionId: r.id, unitId: r.unit_id, status: r.status, contentHash: r.content_hash, cancelledAt: r.cancelled_at }]));
 }
 
 export interface NewAuction {

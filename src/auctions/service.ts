@@ -70,7 +70,7 @@ export class AuctionService {
   // ---- POST /api/3/auctioninfo ----
 
   async importFullList(partner: PartnerPrincipal, input: { body: unknown; dryRun: boolean; idempotencyKey: string | null }): Promise<ImportResult> {
-    const validated = validateCreateRequest(input.body, { now: new Date(), allowHosts: this.deps.config.imageFetchAllowHosts });
+    const validated = validateCreateRequest(input.body, { allowHosts: this.deps.config.imageFetchAllowHosts });
     if (!validated.ok) throw new EnvelopeError(400, faultsToMessages(validated.faults));
     const { guid, clientType, records } = validated.value;
     const facility = await this.partnerFacility(partner, guid, clientType);
@@ -91,8 +91,18 @@ export class AuctionService {
           return { status: prior.status_code, body: prior.response, replayed: true, notifications: [] as NotificationView[] };
         }
       }
-      const state = await repo.facilityState(trx, facility.id, new Date(now.getTime() - this.waitMs));
-      const plan = planSync({ ...state, charityEnrolled }, records, now, { recreateWaitMs: this.waitMs });
+      const latest = await repo.latestAuctions(trx, facility.id);
+      const plan = planSync({ latest, charityEnrolled }, records, now, { recreateWaitMs: this.waitMs });
+      if (plan.ended.length > 0) {
+        throw new EnvelopeError(
+          400,
+          plan.ended.slice(0, 1000).map(({ index, unitId }) => ({
+            code: 'IN_THE_PAST',
+            message: `endsAt has passed: the unit ${unitId} has no auction with this record to keep, and a new auction cannot end in the past.`,
+            path: `auctionableUnitInfo[${index}].endsAt`,
+          })),
+        );
+      }
       const ids = new Map<string, string>();
       let notifications: NotificationView[] = [];
       if (!input.dryRun) notifications = await this.applyPlan(trx, facility, plan.units, actor, now, ids);
@@ -301,9 +311,10 @@ export class AuctionService {
         throw new AppError(409, 'AUCTION_NOT_PENDING', `The auction is ${row.status}; only a Pending auction can be changed (an Active auction's content is immutable: cancel it and create it again).`);
       }
       const stored = row.record as unknown as UnitRecord;
-      const validated = validateAmendedRecord(stored, patch, { now, allowHosts: this.deps.config.imageFetchAllowHosts });
+      const validated = validateAmendedRecord(stored, patch, { allowHosts: this.deps.config.imageFetchAllowHosts });
       if (!validated.ok) throw validationFailed(validated.faults.map((f) => ({ path: f.path, message: f.message })));
       const next = validated.value;
+      if (next.endsAt && next.endsAt.getTime() <= now.getTime()) throw validationFailed([{ path: 'endsAt', message: 'has passed; an auction cannot end in the past' }]);
       await repo.updatePendingRecord(trx, row.id, now, next.record, next.contentHash, next.startsAt, next.endsAt);
       const imagesChanged = JSON.stringify(next.record.imageUrls) !== JSON.stringify(stored.imageUrls);
       if (imagesChanged) await repo.replaceImages(trx, now, row.id, next.record.imageUrls);

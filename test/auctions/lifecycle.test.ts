@@ -212,8 +212,10 @@ describe('sales and closing', () => {
     assert.equal((await inject('POST', `/admin/auctions/${r.get('U-2').auctionId}/outcome`, { salePrice: 1 })).statusCode, 409);
     assert.equal((await inject('POST', `/admin/auctions/${r.get('U-2').auctionId}/outcome`, { salePrice: 1.234 })).statusCode, 400);
     assert.equal((await inject('POST', '/admin/auctions/00000000-0000-0000-0000-000000000000/outcome', { salePrice: 1 })).statusCode, 404);
-    // The unit's last auction was sold: a full list that still names it starts a new auction.
-    const relisted = envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })]));
+    // The unit's auction was sold: the same record leaves it alone, a new record starts a new auction.
+    const same = envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })]));
+    assert.deepEqual([byUnit(same.data.results).get('U-1').outcome, byUnit(same.data.results).get('U-1').status], ['unchanged', 'ClosedSold']);
+    const relisted = envelopeOf(await createList(t, p, [record('U-1', { minimumBid: 50 }), record('U-2', { auctionType: 'Charity' })]));
     assert.equal(byUnit(relisted.data.results).get('U-1').outcome, 'created');
   });
 

@@ -71,7 +71,8 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
   const png = await makePng();
   const webp = await makeWebp();
   const gif = await makeGif();
-  let bomb: Promise<Buffer> | null = null;
+  // Made before the server listens: building it takes the CPU for a moment.
+  const bomb = await makeDecompressionBomb();
   const hits = new Map<string, number>();
   const failures = new Map<string, { count: number; status: number }>();
   const aborted: string[] = [];
@@ -162,8 +163,7 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
         return;
       }
       case '/bomb.png':
-        void (bomb ??= makeDecompressionBomb()).then((body) => send('image/png', body));
-        return;
+        return send('image/png', bomb);
       case '/redirect-elsewhere':
         return res.writeHead(302, { location: url.searchParams.get('to') ?? options.redirectTarget ?? 'http://127.0.0.1:1/' }).end();
       case '/redirect-to-photo':
