@@ -1,4 +1,472 @@
-// `npm run bench -- events`.
+// `npm run bench -- events`: the gateway events face under load, each measure side by side with
+// the database doing the same work directly, on PostgreSQL and on the embedded database.
+//
+//   1. ingest: the same rows loaded with COPY straight into gateway_events (then truncated), and
+//      posted through HTTP by 8 concurrent senders in batches of 500 (the real server process);
+//   2. reads: an account page of 1,000 with a type and a 7-day filter, and a deep cursor page,
+//      through HTTP and as the same SQL statements run directly (p50/p99);
+//   3. CSV export of about 1 million rows through HTTP, and COPY (SELECT …) TO STDOUT CSV, with the
+//      service's resident memory sampled during the export.
+//
+// Settings (environment): BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; a database is
+// created and dropped), BENCH_EVENTS (5000000), BENCH_EMBEDDED_EVENTS (the embedded run's size),
+// BENCH_TARGETS (postgres,embedded).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { decodeCursor, queryFingerprint } from '../src/events/cursor.ts';
+import { countQuery, filterIdentity, pageQuery, WATERMARK_SQL, type EventFilter } from '../src/events/query.ts';
+import { maskCode } from '../src/events/judge.ts';
+import * as admin from '../src/tenancy/admin.ts';
+import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
+
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
+const EMBEDDED_EVENTS = Number(process.env.BENCH_EMBEDDED_EVENTS ?? EVENTS);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
+const FACILITIES = 20;
+const BATCH = 500;
+const SENDERS = 8;
+const DAY = 86_400_000;
+const SPAN = 179 * DAY;
+const EXPORT_ROWS = 1_000_000;
+// Type mix: access grants dominate, as at a real site.
+const TYPES = [18, 18, 18, 18, 18, 18, 18, 15, 15, 33, 34, 33, 34, 10, 12, 11, 5, 37, 3, 1];
+
+interface Facility {
+  id: string;
+  accountId: string;
+  name: string;
+  timeZone: string;
+  gatewayToken: string;
+}
+
+// ---- the data set: event i of n, deterministic, generated on the fly ----
+
+function eventOf(i: number, n: number, base: number) {
+  const type = TYPES[(i * 7919) % TYPES.length]!;
+  return {
+    facility: i % FACILITIES,
+    eventId: `bench-${i}`,
+    eventType: type,
+    occurredAt: base + Math.floor((i * SPAN) / n),
+    deviceId: `kp-${i % 7}`,
+    deviceName: `Keypad ${i % 7}`,
+    codeEntered: type === 15 ? String(100000 + (i % 900000)) : null,
+    details: `Gate ${i % 7}: ${type === 18 ? 'access granted' : 'event'} #${i}`,
+  };
+}
+
+function batchBody(f: number, k: number, n: number, base: number): string | null {
+  const events = [];
+  for (let j = 0; j < BATCH; j++) {
+    const i = (k * BATCH + j) * FACILITIES + f;
+    if (i >= n) break;
+    const e = eventOf(i, n, base);
+    events.push({ eventId: e.eventId, eventType: e.eventType, occurredAt: new Date(e.occurredAt).toISOString(), deviceId: e.deviceId, deviceName: e.deviceName, details: e.details, ...(e.codeEntered ? { codeEntered: e.codeEntered } : {}) });
+  }
+  return events.length ? JSON.stringify({ events }) : null;
+}
+
+const COPY_COLUMNS = 'account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at, received_at, device_id, device_name, code_entered, details';
+
+/** The same rows as COPY text (tab-separated; no value here needs escaping). */
+function* copyText(n: number, base: number, facilities: Facility[], chunkRows: number): Generator<string> {
+  const received = new Date().toISOString();
+  let lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = eventOf(i, n, base);
+    const f = facilities[e.facility]!;
+    lines.push(
+      `${f.accountId}\t${f.id}\t${f.name}\t${f.timeZone}\t${e.eventId}\t${e.eventType}\t${new Date(e.occurredAt).toISOString()}\t${received}\t${e.deviceId}\t${e.deviceName}\t${e.codeEntered ? maskCode(e.codeEntered) : '\\N'}\t${e.details}\n`,
+    );
+    if (lines.length === chunkRows) {
+      yield lines.join('');
+      lines = [];
+    }
+  }
+  if (lines.length) yield lines.join('');
+}
+
+// ---- measuring ----
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+
+function rssMiB(pid: number, field = 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024);
+}
+
+function runPsql(connection: string, sql: string, input?: Iterable<string>): Promise<{ ms: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('psql', [connection, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let bytes = 0;
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - started, bytes }) : reject(new Error(`psql failed: ${stderr}`))));
+    if (input) {
+      const iterator = input[Symbol.iterator]();
+      const pump = () => {
+        for (;;) {
+          const next = iterator.next();
+          if (next.done) return child.stdin!.end();
+          if (!child.stdin!.write(next.value)) return child.stdin!.once('drain', pump);
+        }
+      };
+      pump();
+    }
+  });
+}
+
+interface Target {
+  label: string;
+  kind: 'postgres' | 'embedded';
+  env: Record<string, string>;
+  events: number;
+  /** Runs SQL text straight against the database, outside the service. */
+  copyIn(text: Iterable<string>): Promise<number>;
+  copyOut(sql: string): Promise<{ ms: number; bytes: number }>;
+  truncate(): Promise<void>;
+  /** A pg pool to the database while the server runs (direct SQL side of the read measures). */
+  pool(): pg.Pool;
+  closePool(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+async function provision(env: Record<string, string>): Promise<{ facilities: Omit<Facility, 'gatewayToken'>[]; gateways: { clientId: string; clientSecret: string }[]; pms: { clientId: string; clientSecret: string }; keys: { apiKey: string; apiSecret: string }[] }> {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
+  const database = await openDatabase(config, { role: 'owner', command: 'bench' });
+  try {
+    await migrate(database.pool);
+    const db = database.db;
+    const facilities: Omit<Facility, 'gatewayToken'>[] = [];
+    const gateways: { clientId: string; clientSecret: string }[] = [];
+    const keys: { apiKey: string; apiSecret: string }[] = [];
+    const pms = await admin.createApplication(db, { name: 'Bench PMS' });
+    for (let a = 0; a < 2; a++) {
+      const account = await admin.createAccount(db, { name: `Bench account ${a + 1}` });
+      keys.push(await admin.createAccountKey(db, { accountId: account.id, clientId: pms.clientId }));
+      for (let f = 0; f < FACILITIES / 2; f++) {
+        const facility = await admin.createFacility(db, { accountId: account.id, name: `Site ${a + 1}-${f + 1}`, timeZone: ['America/Denver', 'America/New_York', 'Europe/London'][f % 3]! });
+        facilities.push({ id: facility.id, accountId: account.id, name: facility.name, timeZone: facility.timeZone });
+        gateways.push(await admin.createGatewayCredential(db, { facilityId: facility.id }));
+      }
+    }
+    // Facility i of the data set belongs to account i % 2 … keep it simple: interleave.
+    const interleaved = Array.from({ length: FACILITIES }, (_, i) => (i % 2 === 0 ? i / 2 : FACILITIES / 2 + (i - 1) / 2));
+    return {
+      facilities: interleaved.map((i) => facilities[i]!),
+      gateways: interleaved.map((i) => gateways[i]!),
+      pms,
+      keys,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+async function postgresTarget(): Promise<Target> {
+  const name = `gh_bench_events_${process.pid}`;
+  const adminClient = new pg.Client({ connectionString: PG_URL });
+  await adminClient.connect();
+  await adminClient.query(`create database ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-bench-events-'));
+  let pool: pg.Pool | null = null;
+  const target: Target = {
+    label: 'PostgreSQL 15 (server on this machine)',
+    kind: 'postgres',
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    events: EVENTS,
+    async copyIn(text) {
+      return (await runPsql(url.toString(), `\\copy gateway_events (${COPY_COLUMNS}) from stdin`, text)).ms;
+    },
+    copyOut: (sql) => runPsql(url.toString(), sql),
+    async truncate() {
+      await runPsql(url.toString(), 'truncate gateway_events, gateway_event_ids');
+    },
+    pool() {
+      pool ??= new pg.Pool({ connectionString: url.toString(), max: 4 });
+      return pool;
+    },
+    async closePool() {
+      await pool?.end();
+      pool = null;
+    },
+    async cleanup() {
+      await target.closePool();
+      await adminClient.query(`drop database if exists ${name} with (force)`);
+      await adminClient.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return target;
+}
+
+async function embeddedTarget(): Promise<Target> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-bench-events-'));
+  const pgData = path.join(dataDir, 'pgdata');
+  let pool: pg.Pool | null = null;
+  // COPY does not pass the embedded database's socket: these run on the data directory in this
+  // process, while the server is stopped (PGlite's COPY … '/dev/blob').
+  const direct = async <T>(work: (db: PGlite) => Promise<T>): Promise<T> => {
+    const db = await PGlite.create(pgData);
+    try {
+      return await work(db);
+    } finally {
+      await db.close();
+    }
+  };
+  const target: Target = {
+    label: 'embedded (PGlite 0.5, PostgreSQL 17 in WASM)',
+    kind: 'embedded',
+    env: { DATABASE_URL: '', DATA_DIR: dataDir },
+    events: EMBEDDED_EVENTS,
+    copyIn: (text) =>
+      direct(async (db) => {
+        const started = performance.now();
+        for (const chunk of text) await db.query(`copy gateway_events (${COPY_COLUMNS}) from '/dev/blob'`, [], { blob: new Blob([chunk]) });
+        return performance.now() - started;
+      }),
+    copyOut: (sql) =>
+      direct(async (db) => {
+        const started = performance.now();
+        const result = await db.query(sql.replace('TO STDOUT', "TO '/dev/blob'"));
+        return { ms: performance.now() - started, bytes: result.blob?.size ?? 0 };
+      }),
+    truncate: () => direct(async (db) => void (await db.exec('truncate gateway_events, gateway_event_ids'))),
+    pool() {
+      pool ??= new pg.Pool({ host: dataDir, port: 5432, user: 'postgres', database: 'postgres', max: 4 });
+      return pool;
+    },
+    async closePool() {
+      await pool?.end();
+      pool = null;
+    },
+    async cleanup() {
+      await target.closePool();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return target;
+}
+
+async function token(server: ServerProcess, form: Record<string, string>): Promise<string> {
+  const response = await request(`${server.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  const body = (await response.body.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+async function timedGet(dispatcher: Agent, url: string, headers: Record<string, string>): Promise<{ ms: number; body: string; status: number }> {
+  const started = performance.now();
+  const response = await request(url, { dispatcher, headers });
+  const body = await response.body.text();
+  return { ms: performance.now() - started, body, status: response.statusCode };
+}
+
+async function runTarget(target: Target, out: string[]): Promise<void> {
+  const n = target.events;
+  const base = Date.now() - 179.5 * DAY;
+  const log = (message: string) => console.error(`[${target.kind}] ${new Date().toISOString().slice(11, 19)} ${message}`);
+  const serverEnv = { ...target.env, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_TTL_SECONDS: '86400' };
+
+  log(`provisioning 2 accounts, ${FACILITIES} facilities`);
+  const setup = await provision(target.env);
+  const facilityRows = setup.facilities;
+
+  // 1. COPY baseline, then empty the table again.
+  log(`COPY of ${n} rows`);
+  const copyMs = await target.copyIn(copyText(n, base, facilityRows.map((f) => ({ ...f, gatewayToken: '' })), 100_000));
+  await target.truncate();
+
+  // 2. HTTP ingest of the same rows.
+  const server = await startServerProcess(serverEnv, 120_000);
+  const facilities: Facility[] = [];
+  for (let f = 0; f < FACILITIES; f++) {
+    facilities.push({ ...facilityRows[f]!, gatewayToken: await token(server, { grant_type: 'client_credentials', client_id: setup.gateways[f]!.clientId, client_secret: setup.gateways[f]!.clientSecret }) });
+  }
+  const readerTokens = await Promise.all(
+    setup.keys.map((key) => token(server, { grant_type: 'password', client_id: setup.pms.clientId, client_secret: setup.pms.clientSecret, username: key.apiKey, password: key.apiSecret })),
+  );
+  const dispatcher = new Agent({ connections: SENDERS, pipelining: 1, keepAliveTimeout: 60_000 });
+  const blocks = Math.ceil(n / (BATCH * FACILITIES));
+  let nextJob = 0;
+  let accepted = 0;
+  const latencies: number[] = [];
+  log(`HTTP ingest: ${n} events, ${SENDERS} senders, batches of ${BATCH}`);
+  const ingestStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      for (;;) {
+        const job = nextJob++;
+        if (job >= blocks * FACILITIES) return;
+        const f = job % FACILITIES;
+        const body = batchBody(f, Math.floor(job / FACILITIES), n, base);
+        if (!body) continue;
+        const sent = performance.now();
+        const response = await request(`${server.url}/gateway/v1/events`, {
+          dispatcher,
+          method: 'POST',
+          headers: { authorization: `Bearer ${facilities[f]!.gatewayToken}`, 'content-type': 'application/json' },
+          body,
+        });
+        const answer = (await response.body.json()) as { accepted: number; rejected: unknown[] };
+        if (response.statusCode !== 200 || answer.rejected.length > 0) throw new Error(`ingest failed: ${response.statusCode} ${JSON.stringify(answer).slice(0, 300)}`);
+        latencies.push(performance.now() - sent);
+        accepted += answer.accepted;
+        if (job % 400 === 0) log(`  ${accepted} stored`);
+      }
+    }),
+  );
+  const ingestMs = performance.now() - ingestStarted;
+  if (accepted !== n) throw new Error(`stored ${accepted} of ${n}`);
+  const copyRate = n / (copyMs / 1000);
+  const httpRate = n / (ingestMs / 1000);
+  log(`ingest done: ${Math.round(httpRate)}/s (COPY ${Math.round(copyRate)}/s)`);
+
+  const pool = target.pool();
+  await pool.query('analyze gateway_events');
+
+  // 3. Reads: an account page of 1,000 (one type, 7 days), through HTTP and as the same SQL.
+  const account = facilities[0]!.accountId;
+  const reader = readerTokens[0]!;
+  const auth = { authorization: `Bearer ${reader}` };
+  const windows = Array.from({ length: 20 }, (_, w) => base + 10 * DAY + w * 8 * DAY);
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  const httpPage: number[] = [];
+  const sqlPage: number[] = [];
+  const cutoff = () => Date.now() - 180 * DAY;
+  const filterFor = (start: number): EventFilter => ({ scope: { kind: 'account', accountId: account }, facilityIds: null, eventTypes: [18], start: Date.parse(day(start)), end: Date.parse(day(start)) + 7 * DAY, sort: 'desc' });
+  let pageItems = 0;
+  for (let round = 0; round < 4; round++) {
+    for (const start of windows) {
+      const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?eventTypes=18&startDate=${day(start)}&endDate=${day(start + 7 * DAY)}&pageSize=1000`, auth);
+      if (response.status !== 200) throw new Error(`page failed: ${response.status} ${response.body.slice(0, 200)}`);
+      if (round > 0) httpPage.push(response.ms);
+      pageItems = (JSON.parse(response.body) as { items: unknown[] }).items.length;
+      // The statements the route runs: the watermark, then the page (1,001 rows) and the count together.
+      const filter = filterFor(start);
+      const started = performance.now();
+      const hi = Number((await pool.query(WATERMARK_SQL)).rows[0].w);
+      const pageSql = pageQuery(filter, { cutoff: cutoff(), lo: 0, hi }, { limit: 1001 });
+      const countSql = countQuery(filter, { cutoff: cutoff(), lo: 0, hi });
+      await Promise.all([pool.query(pageSql.text, pageSql.values), pool.query(countSql.text, countSql.values)]);
+      if (round > 0) sqlPage.push(performance.now() - started);
+    }
+  }
+
+  // A deep cursor page: a million events into the account's walk (newest first).
+  const deepOffset = Math.min(1_000_000, Math.floor(n / 2) - 2000);
+  const deepStart = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&pageNumber=${Math.floor(deepOffset / 1000)}`, auth);
+  const cursor = (JSON.parse(deepStart.body) as { metadata: { nextCursor: string } }).metadata.nextCursor;
+  const key = (await pool.query('select secret from gateway_event_cursor_key')).rows[0].secret as Buffer;
+  const deepFilter: EventFilter = { scope: { kind: 'account', accountId: account }, facilityIds: null, eventTypes: null, start: null, end: null, sort: 'desc' };
+  const state = decodeCursor(cursor, key, queryFingerprint(filterIdentity(deepFilter)));
+  const httpDeep: number[] = [];
+  const sqlDeep: number[] = [];
+  for (let round = 0; round < 40; round++) {
+    const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&cursor=${cursor}`, auth);
+    if (response.status !== 200) throw new Error(`deep page failed: ${response.status}`);
+    const deepSql = pageQuery(deepFilter, { cutoff: cutoff(), ...state }, { limit: 1001 });
+    const started = performance.now();
+    await pool.query(deepSql.text, deepSql.values);
+    const sqlMs = performance.now() - started;
+    if (round >= 5) {
+      httpDeep.push(response.ms);
+      sqlDeep.push(sqlMs);
+    }
+  }
+  log('reads measured');
+
+  // 4. CSV export of ~1M rows (an account's date window), and COPY of the same SELECT.
+  const accountRows = Math.floor(n / 2);
+  const exportRows = Math.min(EXPORT_ROWS, accountRows);
+  const exportEnd = base + SPAN + DAY;
+  const exportStart = exportEnd - Math.ceil((exportRows / accountRows) * (SPAN + DAY));
+  const exportQuery = `startDate=${new Date(exportStart).toISOString()}&endDate=${new Date(exportEnd).toISOString()}`;
+  const serverPid = server.child.pid!;
+  const rssBefore = rssMiB(serverPid);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    try {
+      rssPeak = Math.max(rssPeak, rssMiB(serverPid));
+    } catch {
+      /* the process ended */
+    }
+  }, 50);
+  const exportStarted = performance.now();
+  const response = await request(`${server.url}/gatewayevents/accounts/${account}/export?${exportQuery}`, { dispatcher, headers: auth });
+  let csvBytes = 0;
+  let csvLines = 0;
+  for await (const chunk of response.body) {
+    csvBytes += (chunk as Buffer).length;
+    for (const byte of chunk as Buffer) if (byte === 10) csvLines++;
+  }
+  const exportMs = performance.now() - exportStarted;
+  clearInterval(sampler);
+  const exported = csvLines - 1;
+  const peakHwm = rssMiB(serverPid, 'VmHWM');
+  log(`export: ${exported} rows in ${Math.round(exportMs)} ms`);
+
+  await dispatcher.close();
+  await target.closePool();
+  await server.kill('SIGTERM');
+
+  const copySql = `COPY (SELECT id, occurred_at, occurred_at AT TIME ZONE time_zone, received_at, account_id, facility_id, facility_name, event_type, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name, details FROM gateway_events WHERE account_id = '${account}' AND occurred_at >= '${new Date(exportStart).toISOString()}' AND occurred_at < '${new Date(exportEnd).toISOString()}' ORDER BY occurred_at DESC, seq DESC) TO STDOUT WITH CSV HEADER`;
+  const copyOut = await target.copyOut(copySql);
+  const exportRate = exported / (exportMs / 1000);
+  const copyOutRate = exported / (copyOut.ms / 1000);
+  log('COPY TO done');
+
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  out.push(
+    `### ${target.label}: ${n.toLocaleString('en-US')} events`,
+    '',
+    `| measure | through the service | the database directly | ratio | target |`,
+    `|---|---|---|---|---|`,
+    `| ingest, events/s (HTTP: ${SENDERS} senders × batches of ${BATCH}; direct: COPY) | ${Math.round(httpRate).toLocaleString('en-US')} | ${Math.round(copyRate).toLocaleString('en-US')} | ${ratio(httpRate, copyRate)} | ≥ 0.50 ${httpRate / copyRate >= 0.5 ? 'met' : '**not met**'} |`,
+    `| ingest batch latency p50 / p99 (ms) | ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} | | | |`,
+    `| account page of ${pageItems} (type 18, 7 days), p50 (ms) | ${ms(percentile(httpPage, 50))} | ${ms(percentile(sqlPage, 50))} | ${ratio(percentile(httpPage, 50), percentile(sqlPage, 50))} | ≤ 1.5 ${percentile(httpPage, 50) / percentile(sqlPage, 50) <= 1.5 ? 'met' : '**not met**'} |`,
+    `| same, p99 (ms) | ${ms(percentile(httpPage, 99))} | ${ms(percentile(sqlPage, 99))} | ${ratio(percentile(httpPage, 99), percentile(sqlPage, 99))} | |`,
+    `| deep cursor page of 1,000 (${deepOffset.toLocaleString('en-US')} events in), p50 (ms) | ${ms(percentile(httpDeep, 50))} | ${ms(percentile(sqlDeep, 50))} | ${ratio(percentile(httpDeep, 50), percentile(sqlDeep, 50))} | ≤ 1.5 ${percentile(httpDeep, 50) / percentile(sqlDeep, 50) <= 1.5 ? 'met' : '**not met**'} |`,
+    `| same, p99 (ms) | ${ms(percentile(httpDeep, 99))} | ${ms(percentile(sqlDeep, 99))} | ${ratio(percentile(httpDeep, 99), percentile(sqlDeep, 99))} | |`,
+    `| CSV export of ${exported.toLocaleString('en-US')} rows, rows/s (direct: COPY (SELECT …) TO STDOUT CSV) | ${Math.round(exportRate).toLocaleString('en-US')} | ${Math.round(copyOutRate).toLocaleString('en-US')} | ${ratio(exportRate, copyOutRate)} | ≥ 0.50 ${exportRate / copyOutRate >= 0.5 ? 'met' : '**not met**'} |`,
+    `| service memory during the export (RSS MiB: before → peak; process peak since start) | ${rssBefore} → ${rssPeak}; ${peakHwm} | | | |`,
+    '',
+    `Export: ${(csvBytes / 2 ** 20).toFixed(0)} MiB of CSV in ${(exportMs / 1000).toFixed(1)} s; COPY TO: ${(copyOut.bytes / 2 ** 20).toFixed(0)} MiB in ${(copyOut.ms / 1000).toFixed(1)} s. COPY in: ${(copyMs / 1000).toFixed(1)} s; HTTP ingest: ${(ingestMs / 1000).toFixed(1)} s.`,
+    '',
+  );
+}
+
 export default async function run(): Promise<void> {
-  throw new Error('the events benchmark is not written yet');
+  const cpus = os.cpus();
+  const out: string[] = [
+    `Gateway events benchmark — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load generator, service and database on the same machine.`,
+    '',
+  ];
+  for (const kind of TARGETS) {
+    const target = kind === 'postgres' ? await postgresTarget() : await embeddedTarget();
+    try {
+      await runTarget(target, out);
+    } finally {
+      await target.cleanup();
+    }
+  }
+  console.log(out.join('\n'));
 }

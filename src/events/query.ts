@@ -86,27 +86,8 @@ export const ITEM_COLUMNS = [
   'visitor_name',
   'code_entered',
   'details',
-  'data',
-].join(', ');
-
-/** Columns of a CSV row (no data, no code). */
-export const CSV_COLUMNS = [
-  'seq',
-  'id',
-  'account_id',
-  'facility_id',
-  'facility_name',
-  'time_zone',
-  'event_type',
-  EPOCH_MS('occurred_at'),
-  EPOCH_MS('received_at'),
-  'device_id',
-  'device_name',
-  'unit_id',
-  'unit_number',
-  'visitor_id',
-  'visitor_name',
-  'details',
+  // As text: it goes into the response as it is, never parsed and serialized again.
+  'data::text as data',
 ].join(', ');
 
 export interface PageOptions {
@@ -153,7 +134,8 @@ export interface EventRow {
   visitor_name: string | null;
   code_entered?: string | null;
   details: string | null;
-  data?: Record<string, unknown> | null;
+  /** JSON text (jsonb's output), or null. */
+  data?: string | null;
 }
 
 export interface GatewayEvent {
@@ -178,6 +160,7 @@ export interface GatewayEvent {
   data: Record<string, unknown> | null;
 }
 
+/** The readable definition of an item; render.ts writes the same JSON faster (tests hold them equal). */
 export function toGatewayEvent(row: EventRow): GatewayEvent {
   const info = eventTypeInfo(row.event_type);
   return {
@@ -199,6 +182,6 @@ export function toGatewayEvent(row: EventRow): GatewayEvent {
     visitorName: row.visitor_name,
     codeEntered: row.code_entered ?? null,
     details: row.details,
-    data: row.data ?? null,
+    data: row.data ? (JSON.parse(row.data) as Record<string, unknown>) : null,
   };
 }

@@ -11,11 +11,12 @@ import { ensureApiVersionConstraint, serveApiVersion, type EventApiVersion } fro
 import type { Services } from '../services.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from './catalogue.ts';
 import { InvalidCursorError } from './cursor.ts';
-import { csvHeaderLine, csvLines } from './csv.ts';
+import { CSV_HEADER_LINE, csvLines, csvRowOf } from './csv.ts';
 import { parseEventTypes, parseFilter, type FilterParams } from './filters.ts';
 import { DEFAULT_PAGE_SIZE, EXPORT_CHUNK_ROWS, MAX_PAGE_SIZE } from './limits.ts';
 import { eventMetrics } from './metrics.ts';
-import { toGatewayEvent, type EventFilter, type EventScope } from './query.ts';
+import type { EventFilter, EventScope } from './query.ts';
+import { eventsJson, pageJson } from './render.ts';
 import {
   AccountEventsQuery,
   AccountParams,
@@ -90,20 +91,14 @@ interface PagingParams {
 async function readPage(store: EventStore, filter: EventFilter, paging: PagingParams) {
   const pageSize = paging.pageSize ?? DEFAULT_PAGE_SIZE;
   const page = await withCursorCheck(store.page(filter, { pageSize, pageNumber: paging.pageNumber ?? 1, cursor: paging.cursor || null }));
-  return {
-    page,
-    body: {
-      metadata: {
-        pageSize,
-        pageNumber: page.pageNumber,
-        totalResults: page.totalResults,
-        totalPages: Math.ceil(page.totalResults / pageSize),
-        nextCursor: page.nextCursor,
-      },
-      items: page.rows.map(toGatewayEvent),
-    },
-  };
+  const metadata = { pageSize, pageNumber: page.pageNumber, totalResults: page.totalResults, totalPages: Math.ceil(page.totalResults / pageSize), nextCursor: page.nextCursor };
+  return { page, metadata };
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends JSON text written by render.ts (the route's response schema documents it). */
+const sendJson = (reply: FastifyReply, json: string) => reply.type(JSON_TYPE).send(json);
 
 const fileStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z';
 
@@ -122,7 +117,7 @@ async function sendCsv(reply: FastifyReply, store: EventStore, services: Service
     reply.header('x-total-count', String(page.totalResults));
     metrics.exportedRows.inc(page.rows.length);
     source = (async function* () {
-      yield csvHeaderLine() + csvLines(page.rows);
+      yield CSV_HEADER_LINE + csvLines(page.rows.map(csvRowOf));
     })();
   } else {
     const chunks = store.exportChunks(filter, EXPORT_CHUNK_ROWS);
@@ -131,7 +126,7 @@ async function sendCsv(reply: FastifyReply, store: EventStore, services: Service
     source = (async function* () {
       try {
         let rows = first.done ? [] : first.value;
-        yield csvHeaderLine() + csvLines(rows);
+        yield CSV_HEADER_LINE + csvLines(rows);
         metrics.exportedRows.inc(rows.length);
         for (;;) {
           const next = await chunks.next();
@@ -208,9 +203,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
         response: { 200: EventPage },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const filter = parseFilter({ kind: 'account', accountId: request.params.accountId.toLowerCase() }, filterParams(request.query));
-      return (await readPage(store, filter, request.query)).body;
+      const { page, metadata } = await readPage(store, filter, request.query);
+      return sendJson(reply, pageJson(metadata, page.rows));
     },
   );
 
@@ -228,9 +224,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
         response: { 200: EventPage },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const filter = parseFilter({ kind: 'facility', facilityId: facilityOf(request).id }, filterParams(request.query));
-      return (await readPage(store, filter, request.query)).body;
+      const { page, metadata } = await readPage(store, filter, request.query);
+      return sendJson(reply, pageJson(metadata, page.rows));
     },
   );
 
@@ -314,10 +311,7 @@ export const eventRoutesV2: FastifyPluginAsyncTypebox<Options> = async (app, { s
       const { rows, totalResults } = await store.slice(filter, limit, offset, true);
       if (rows.length === 0) return reply.code(204).send(null);
       const total = totalResults ?? 0;
-      return {
-        metadata: { limit, offset, totalResults: total, totalPages: Math.ceil(total / limit), pageNumber: Math.floor(offset / limit) + 1 },
-        items: rows.map(toGatewayEvent),
-      };
+      return sendJson(reply, pageJson({ limit, offset, totalResults: total, totalPages: Math.ceil(total / limit), pageNumber: Math.floor(offset / limit) + 1 }, rows));
     },
   );
 };
@@ -331,10 +325,10 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
   const constraints = { apiVersion: '1.0' };
   const description = (what: string) =>
     `${what} Send api-version: 1.0 (header or query). A plain JSON array, newest first unless sort=asc, paged by limit (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and offset; filters eventTypes, startDate, endDate as in 3.0. ${RETENTION_NOTE(services)} ${LEGACY_NOTE('1.0')}`;
-  const slice = async (scope: EventScope, query: FilterParams & { limit?: number; offset?: number }) => {
+  const slice = async (reply: FastifyReply, scope: EventScope, query: FilterParams & { limit?: number; offset?: number }) => {
     const filter = parseFilter(scope, filterParams(query));
     const { rows } = await store.slice(filter, query.limit ?? DEFAULT_PAGE_SIZE, query.offset ?? 0, false);
-    return rows.map(toGatewayEvent);
+    return sendJson(reply, eventsJson(rows));
   };
 
   app.get(
@@ -363,7 +357,7 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
         response: { 200: Type.Array(GatewayEventSchema) },
       },
     },
-    async (request) => slice({ kind: 'account', accountId: request.params.accountId.toLowerCase() }, request.query),
+    async (request, reply) => slice(reply, { kind: 'account', accountId: request.params.accountId.toLowerCase() }, request.query),
   );
 
   app.get(
@@ -382,6 +376,6 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
         response: { 200: Type.Array(GatewayEventSchema) },
       },
     },
-    async (request) => slice({ kind: 'facility', facilityId: facilityOf(request).id }, request.query),
+    async (request, reply) => slice(reply, { kind: 'facility', facilityId: facilityOf(request).id }, request.query),
   );
 };

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
-import { countQuery, CSV_COLUMNS, filterIdentity, pageQuery, WATERMARK_SQL, type EventFilter, type EventRow, type SqlText } from './query.ts';
+import { CSV_ROW_OCCURRED, CSV_ROW_SEQ, CSV_SELECT, type CsvRow } from './csv.ts';
+import { countQuery, filterIdentity, pageQuery, WATERMARK_SQL, type EventFilter, type EventRow, type SqlText } from './query.ts';
 
 export interface PageRequest {
   pageSize: number;
@@ -106,19 +107,31 @@ export class EventStore {
 
   /**
    * Every event of the filter committed when the export began, in chunks of `chunkRows`, read
-   * by keyset (each chunk one short statement: no transaction stays open, and a consumer that
-   * stops pulling stops the reads).
+   * by keyset: each chunk is one short statement (no transaction stays open, which matters on the
+   * embedded database), rows come as arrays (no object per row), and the next chunk is already
+   * being read while the consumer writes this one. A consumer that stops pulling stops the reads.
    */
-  async *exportChunks(filter: EventFilter, chunkRows: number): AsyncGenerator<EventRow[]> {
+  async *exportChunks(filter: EventFilter, chunkRows: number): AsyncGenerator<CsvRow[]> {
     const cutoff = this.cutoff();
     const hi = await this.watermark();
-    let after: { occurredAt: number; seq: number } | null = null;
-    for (;;) {
-      const rows = await this.rows(pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_COLUMNS }));
-      if (rows.length > 0) yield rows;
-      if (rows.length < chunkRows) return;
-      const last = rows[rows.length - 1]!;
-      after = { occurredAt: Number(last.occurred_ms), seq: Number(last.seq) };
+    const read = async (after: { occurredAt: number; seq: number } | null): Promise<CsvRow[]> => {
+      const query = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SELECT });
+      return (await this.pool.query<CsvRow>({ text: query.text, values: query.values, rowMode: 'array' })).rows;
+    };
+    let pending: Promise<CsvRow[]> | null = read(null);
+    try {
+      while (pending) {
+        const rows: CsvRow[] = await pending;
+        pending = null;
+        if (rows.length === chunkRows) {
+          const last = rows[rows.length - 1]!;
+          pending = read({ occurredAt: Number(last[CSV_ROW_OCCURRED]), seq: Number(last[CSV_ROW_SEQ]) });
+        }
+        if (rows.length > 0) yield rows;
+      }
+    } finally {
+      // Stopped early: let the read in flight finish quietly (its rows are dropped).
+      pending?.catch(() => {});
     }
   }
 }

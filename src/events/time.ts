@@ -1,6 +1,7 @@
 // Time rules of the events face, as pure functions: strict ISO 8601 parsing (no silent roll-over
 // of 30 February), the date-or-date-time query parameters, and UTC / facility-local rendering.
 
+const DAY_MS = 86_400_000;
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -39,12 +40,40 @@ export function parseDateParam(text: string): number | null {
   return parseInstant(text);
 }
 
-export const formatUtc = (ms: number): string => new Date(ms).toISOString();
+// Rendering is on the hot path of every page and export row: the date part is cached per day and
+// the clock built from lookup tables, with no Date object per call (toISOString is the reference).
+const DATE_CACHE_LIMIT = 100_000;
+const datesByDay = new Map<number, string>();
+const PAD2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+const MAX_RENDERED = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-// Offsets of a zone, cached per 15-minute slice of UTC time: every offset and every transition of
-// the time zone database since 1970 falls on a quarter hour, so one Intl call serves a slice.
-const SLICE_MS = 15 * 60_000;
-const offsetCache = new Map<string, Map<number, number>>();
+/** "YYYY-MM-DDTHH:MM:SS.mmm" of an instant read as UTC. */
+function wallClock(ms: number): string {
+  if (ms < 0 || ms > MAX_RENDERED || !Number.isInteger(ms)) return new Date(ms).toISOString().slice(0, -1);
+  const day = Math.floor(ms / DAY_MS);
+  let date = datesByDay.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (datesByDay.size >= DATE_CACHE_LIMIT) datesByDay.clear();
+    datesByDay.set(day, date);
+  }
+  let rest = ms - day * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  return `${date}T${PAD2[hours]}:${PAD2[minutes]}:${PAD2[seconds]}.${PAD3[rest - seconds * 1000]}`;
+}
+
+/** UTC with milliseconds: "2026-01-15T16:15:02.123Z" (what toISOString gives). */
+export const formatUtc = (ms: number): string => `${wallClock(ms)}Z`;
+
+// Offsets of a zone, cached per UTC day: a day whose two ends have the same offset has it
+// throughout (no zone changes its offset twice within a day); a day with a transition keeps the
+// instant of the change, found to the minute by bisection. So a zone costs a few Intl calls per
+// day of data, not one per event.
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
@@ -56,34 +85,78 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** The zone's offset from UTC at that instant, in minutes (−420 for 2026-01-15 in America/Denver). */
-export function offsetMinutes(ms: number, timeZone: string): number {
-  const slice = Math.floor(ms / SLICE_MS);
-  let zone = offsetCache.get(timeZone);
-  if (!zone) {
-    zone = new Map();
-    offsetCache.set(timeZone, zone);
-  }
-  const cached = zone.get(slice);
-  if (cached !== undefined) return cached;
-  let offset = 0;
+/** The offset by Intl (slow: tens of microseconds). */
+function intlOffset(ms: number, timeZone: string): number {
   try {
     const name = formatterFor(timeZone).formatToParts(ms).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
     const m = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
-    if (m) offset = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+    return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
   } catch {
-    offset = 0; // an unknown zone renders as UTC rather than failing a page
+    return 0; // an unknown zone renders as UTC rather than failing a page
   }
-  if (zone.size > 50_000) zone.clear();
-  zone.set(slice, offset);
-  return offset;
+}
+
+interface DayOffsets {
+  start: number;
+  /** The first instant of the day with the end offset (equal to the day's start when none). */
+  change: number;
+  end: number;
+}
+
+const dayCache = new Map<string, Map<number, DayOffsets>>();
+
+function dayOffsets(day: number, timeZone: string): DayOffsets {
+  let zone = dayCache.get(timeZone);
+  if (!zone) {
+    zone = new Map();
+    dayCache.set(timeZone, zone);
+  }
+  let entry = zone.get(day);
+  if (!entry) {
+    const from = day * DAY_MS;
+    const start = intlOffset(from, timeZone);
+    const end = intlOffset(from + DAY_MS - 1, timeZone);
+    let change = from;
+    if (start !== end) {
+      // Bisect to the minute: offsets change on whole minutes.
+      let lo = from;
+      let hi = from + DAY_MS - 1;
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.floor((hi - lo) / 2);
+        if (intlOffset(mid, timeZone) === start) lo = mid;
+        else hi = mid;
+      }
+      change = Math.floor(hi / 60_000) * 60_000;
+      if (intlOffset(change, timeZone) !== end) change += 60_000;
+    }
+    entry = { start, change, end };
+    if (zone.size > 20_000) zone.clear();
+    zone.set(day, entry);
+  }
+  return entry;
+}
+
+/** The zone's offset from UTC at that instant, in minutes (−420 for 2026-01-15 in America/Denver). */
+export function offsetMinutes(ms: number, timeZone: string): number {
+  const entry = dayOffsets(Math.floor(ms / DAY_MS), timeZone);
+  return ms >= entry.change ? entry.end : entry.start;
+}
+
+const offsetTexts = new Map<number, string>();
+
+/** "+05:45", "-07:00", "+00:00". */
+function offsetText(offset: number): string {
+  let text = offsetTexts.get(offset);
+  if (text === undefined) {
+    const abs = Math.abs(offset);
+    text = `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+    offsetTexts.set(offset, text);
+  }
+  return text;
 }
 
 /** The instant in the zone's local time with its offset, milliseconds kept: "2026-01-15T09:15:02.123-07:00". */
 export function formatLocal(ms: number, timeZone: string): string {
   const offset = offsetMinutes(ms, timeZone);
-  const local = new Date(ms + offset * 60_000).toISOString().slice(0, 23);
-  if (offset === 0) return `${local}+00:00`;
-  const abs = Math.abs(offset);
-  return `${local}${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return wallClock(ms + offset * 60_000) + offsetText(offset);
 }

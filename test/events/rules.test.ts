@@ -5,11 +5,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { EVENT_TYPES, eventTypeInfo, isEventType } from '../../src/events/catalogue.ts';
-import { csvLines, csvRecord, guardCell } from '../../src/events/csv.ts';
+import { stringify } from 'csv-stringify/sync';
+import { CSV_HEADER, CSV_HEADER_LINE, csvLine, csvLines, csvRowOf, guardCell, type CsvRow } from '../../src/events/csv.ts';
 import { decodeCursor, encodeCursor, InvalidCursorError, queryFingerprint, type CursorState } from '../../src/events/cursor.ts';
 import { parseFilter, splitList } from '../../src/events/filters.ts';
 import { judgeBatch, maskCode } from '../../src/events/judge.ts';
 import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partitions.ts';
+import { eventsJson, pageJson } from '../../src/events/render.ts';
 import { countQuery, filterIdentity, pageQuery, toGatewayEvent, type EventFilter, type EventRow } from '../../src/events/query.ts';
 import { formatLocal, offsetMinutes, parseDateParam, parseInstant } from '../../src/events/time.ts';
 import { AppError } from '../../src/http/errors.ts';
@@ -198,13 +200,43 @@ describe('filters and SQL', () => {
     assert.equal(item.occurredAtLocal, '2026-01-15T09:00:00.000-07:00');
     assert.equal(item.receivedAt, '2026-01-15T16:00:01.000Z');
     assert.deepEqual([item.eventTypeName, item.eventCategory, item.codeEntered], ['Invalid Password', 'Access Denied', '****12']);
-    const csv = csvRecord(row);
-    assert.equal(csv.length, 16);
-    assert.equal(csvLines([row]).endsWith('\r\n'), true);
+    assert.equal(
+      csvLines([csvRowOf(row)]),
+      `e,2026-01-15T16:00:00.000Z,2026-01-15T09:00:00.000-07:00,2026-01-15T16:00:01.000Z,a,f,F,15,Invalid Password,,,,,,,\r\n`,
+    );
   });
 });
 
-describe('the CSV cell guard', () => {
+describe('the JSON of pages', () => {
+  it('is exactly the JSON of toGatewayEvent, for awkward rows too', () => {
+    const base: EventRow = {
+      seq: 1, id: '6a1f5c0e-8a3c-4c9b-9f5e-0d2f3b4a5c6d', account_id: '7b2f6d1f-9b4d-4dac-8a6f-1e3a4c5b6d7e', facility_id: '8c3a7e2a-0c5e-4ebd-9b7a-2f4b5d6c7e8f',
+      facility_name: 'Main "Street", Ünit ✓', time_zone: 'Asia/Kathmandu', event_type: 3, occurred_ms: Date.UTC(2026, 2, 8, 9, 0, 0, 7), received_ms: Date.UTC(2026, 2, 8, 9, 0, 1),
+      device_id: 'kp\\1', device_name: 'Gate\n1\t"north"', unit_id: null, unit_number: 'A-101', visitor_id: 'v', visitor_name: 'Zoë </script>', code_entered: '****42',
+      details: '\u2028line\u2029separators and emoji 🚪', data: '{"commandId": "c-1", "nested": {"a": [1, 2.5, null, true]}, "text": "\\"quoted\\" \\u00e9"}',
+    };
+    const rows: EventRow[] = [base, { ...base, data: null, code_entered: null, details: null, event_type: 99, time_zone: 'UTC' }];
+    for (const row of rows) assert.deepEqual(JSON.parse(eventsJson([row]))[0], JSON.parse(JSON.stringify(toGatewayEvent(row))));
+    const metadata = { pageSize: 2, pageNumber: 1, totalResults: 2, totalPages: 1, nextCursor: null };
+    assert.deepEqual(JSON.parse(pageJson(metadata, rows)), { metadata, items: rows.map((row) => JSON.parse(JSON.stringify(toGatewayEvent(row)))) });
+    assert.equal(eventsJson([]), '[]');
+  });
+});
+
+describe('the CSV encoder', () => {
+  it('writes what csv-stringify writes (RFC 4180), for every awkward text', () => {
+    const texts = ['plain', 'a,b', 'say "hi"', 'two\r\nlines', 'lf\nonly', 'cr\ronly', '', ' lead', 'trail ', '"', ',', 'Zürich ✓ 東京 🚪', '=1+1', '-5', '@x', '\tx', "'quoted'"];
+    for (const text of texts) {
+      const row: CsvRow = ['id', 0, 5, 'a', 'f', text, 'UTC', 18, text, text, text, text, text, text, text, 1];
+      const guarded = guardCell(text);
+      const record = ['id', '1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000+00:00', '1970-01-01T00:00:00.005Z', 'a', 'f', guarded, '18', 'Access Granted', ...Array(7).fill(guarded)];
+      // csv-stringify leaves a lone LF or CR unquoted when lines end in CRLF; spreadsheets then break
+      // the row there, so this encoder quotes any line break (as quoted_match asks of csv-stringify).
+      assert.equal(csvLine(row), stringify([record], { record_delimiter: 'windows', quoted_match: /[\r\n]/ }), JSON.stringify(text));
+    }
+    assert.equal(CSV_HEADER_LINE, stringify([[...CSV_HEADER]], { record_delimiter: 'windows' }));
+  });
+
   it('neutralises cells a spreadsheet would run, and only those', () => {
     for (const cell of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) assert.equal(guardCell(cell), `'${cell}`);
     for (const cell of ['1', 'a=b', 'Gate 1', '', ' =1']) assert.equal(guardCell(cell), cell);
