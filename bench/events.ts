@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { decodeCursor, queryFingerprint } from '../src/events/cursor.ts';
-import { countQuery, filterIdentity, pageQuery, WATERMARK_SQL, type EventFilter } from '../src/events/query.ts';
+import { countQuery, filterIdentity, pageQuery, watermarkQuery, type EventFilter } from '../src/events/query.ts';
 import { maskCode } from '../src/events/judge.ts';
 import * as admin from '../src/tenancy/admin.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
@@ -362,7 +362,8 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
       // The statements the route runs: the watermark, then the page (1,001 rows) and the count together.
       const filter = filterFor(start);
       const started = performance.now();
-      const hi = Number((await pool.query(WATERMARK_SQL)).rows[0].w);
+      const mark = watermarkQuery(account);
+      const hi = Number((await pool.query(mark.text, mark.values)).rows[0].w);
       const pageSql = pageQuery(filter, { cutoff: cutoff(), lo: 0, hi }, { limit: 1001 });
       const countSql = countQuery(filter, { cutoff: cutoff(), lo: 0, hi });
       await Promise.all([pool.query(pageSql.text, pageSql.values), pool.query(countSql.text, countSql.values)]);

@@ -1,22 +1,27 @@
 // Storing a judged batch: one transaction, one multi-row insert (unnest), idempotent on the
 // controller's event id per facility, committed before the controller hears "accepted".
 //
-// Ordering: the transaction takes INGEST_LOCK (a transaction-scoped advisory lock) before it draws
-// sequence numbers and holds it to commit, so the ingest sequence is assigned in commit order. A
-// reader's snapshot therefore always sees a gap-free prefix of committed sequence numbers — the
-// property cursor walks rely on (cursor.ts). Everything that can be done outside the lock (parsing,
-// judging, partition checks, name look-ups) is.
+// Ordering: the transaction takes its account's lock (a transaction-scoped advisory lock) before it
+// draws sequence numbers and holds it to commit, so within an account the ingest sequence is
+// assigned in commit order. A reader's snapshot therefore always sees a prefix of the account's
+// sequence — the property cursor walks rely on (cursor.ts) — while accounts ingest in parallel.
+// Everything that can be done outside the lock (parsing, judging, partition checks, name look-ups,
+// event ids) is.
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { acknowledgeCommands } from '../access-control/acknowledge.ts';
 import type { Tables } from '../db/tables.ts';
+import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
 import { resolveNames } from './names.ts';
 import { ensurePartitions, forgetPartitions, monthOf } from './partitions.ts';
 
-export const INGEST_LOCK = 727_004;
+/** Advisory lock class of ingest; the key is the account (hashtext of its id). */
+export const INGEST_LOCK_CLASS = 727_004;
 
 export interface GatewayIdentity {
+  accountId: string;
   facilityId: string;
 }
 
@@ -38,12 +43,14 @@ async function insertBatch(db: Kysely<Tables>, gateway: GatewayIdentity, events:
       events.flatMap((e) => (e.visitorId ? [e.visitorId] : [])),
     );
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
-    await sql`select pg_advisory_xact_lock(${INGEST_LOCK})`.execute(trx);
+    const ids = events.map(() => randomUUID());
+    await sql`select pg_advisory_xact_lock(${INGEST_LOCK_CLASS}::int4, hashtext(${gateway.accountId}))`.execute(trx);
     // New ids first (the duplicates of earlier batches drop out here), then the events of the new
     // ids, in batch order, with the facility's account, name and time zone attached.
-    const { rows } = await sql<{ gwc_event_id: string; event_type: number }>`
+    const { rows } = await sql<{ inserted: number; acknowledging: string[] }>`
       with batch as (
         select * from unnest(
+          ${ids}::uuid[],
           ${column((e) => e.eventId)}::text[],
           ${column((e) => e.eventType)}::int2[],
           ${column((e) => iso(e.occurredAt))}::timestamptz[],
@@ -56,7 +63,7 @@ async function insertBatch(db: Kysely<Tables>, gateway: GatewayIdentity, events:
           ${column((e) => e.codeEntered)}::text[],
           ${column((e) => e.details)}::text[],
           ${column((e) => e.data)}::text[]
-        ) with ordinality as b(event_id, event_type, occurred_at, device_id, device_name, unit_id, unit_number,
+        ) with ordinality as b(id, event_id, event_type, occurred_at, device_id, device_name, unit_id, unit_number,
                                visitor_id, visitor_name, code_entered, details, data, ord)
       ),
       fresh as (
@@ -64,26 +71,32 @@ async function insertBatch(db: Kysely<Tables>, gateway: GatewayIdentity, events:
         select ${gateway.facilityId}::uuid, event_id, occurred_at from batch
         on conflict do nothing
         returning event_id
+      ),
+      stored as (
+        insert into gateway_events (id, account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at,
+                                    received_at, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name,
+                                    code_entered, details, data)
+        select b.id, f.account_id, f.id, f.name, f.time_zone, b.event_id, b.event_type, b.occurred_at,
+               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, b.unit_number, b.visitor_id, b.visitor_name,
+               b.code_entered, b.details, b.data::jsonb
+          from batch b
+          join fresh using (event_id)
+         cross join facilities f
+         where f.id = ${gateway.facilityId}::uuid and f.account_id = ${gateway.accountId}::uuid
+         order by b.ord
+        returning gwc_event_id, event_type
       )
-      insert into gateway_events (account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at,
-                                  received_at, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name,
-                                  code_entered, details, data)
-      select f.account_id, f.id, f.name, f.time_zone, b.event_id, b.event_type, b.occurred_at,
-             ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, b.unit_number, b.visitor_id, b.visitor_name,
-             b.code_entered, b.details, b.data::jsonb
-        from batch b
-        join fresh using (event_id)
-        cross join facilities f
-       where f.id = ${gateway.facilityId}::uuid
-       order by b.ord
-      returning gwc_event_id, event_type`.execute(trx);
+      select count(*)::int as inserted,
+             coalesce(array_agg(gwc_event_id) filter (where event_type = ${COMMAND_RECEIVED}), '{}') as acknowledging
+        from stored`.execute(trx);
 
     // Command Received events acknowledge their commands (only those stored now: a repeat was
     // acknowledged the first time).
-    const stored = new Set(rows.filter((row) => row.event_type === 3).map((row) => row.gwc_event_id));
+    const inserted = rows[0]!.inserted;
+    const stored = new Set(rows[0]!.acknowledging);
     const commandIds = events.filter((e) => e.commandId !== null && stored.has(e.eventId)).map((e) => e.commandId!);
     if (commandIds.length > 0) await acknowledgeCommands(trx, gateway.facilityId, [...new Set(commandIds)]);
-    return { inserted: rows.length, duplicates: events.length - rows.length };
+    return { inserted, duplicates: events.length - inserted };
   });
 }
 

@@ -4,7 +4,8 @@
 import { eventTypeInfo } from './catalogue.ts';
 import { formatLocal, formatUtc } from './time.ts';
 
-export type EventScope = { kind: 'account'; accountId: string } | { kind: 'facility'; facilityId: string };
+/** The route's scope. A facility scope names its account too: watermarks are per account. */
+export type EventScope = { kind: 'account'; accountId: string } | { kind: 'facility'; facilityId: string; accountId: string };
 export type SortOrder = 'asc' | 'desc';
 
 export interface EventFilter {
@@ -47,10 +48,8 @@ export function filterIdentity(filter: EventFilter): Record<string, unknown> {
 
 function whereClause(filter: EventFilter, window: Window, values: unknown[]): string {
   const bind = (value: unknown) => `$${values.push(value)}`;
-  const conditions =
-    filter.scope.kind === 'account'
-      ? [`account_id = ${bind(filter.scope.accountId)}::uuid`]
-      : [`facility_id = ${bind(filter.scope.facilityId)}::uuid`];
+  const conditions = [`account_id = ${bind(filter.scope.accountId)}::uuid`];
+  if (filter.scope.kind === 'facility') conditions.push(`facility_id = ${bind(filter.scope.facilityId)}::uuid`);
   if (filter.facilityIds) conditions.push(`facility_id = any(${bind(filter.facilityIds)}::uuid[])`);
   if (filter.eventTypes) conditions.push(`event_type = any(${bind(filter.eventTypes)}::int2[])`);
   const from = Math.max(filter.start ?? window.cutoff, window.cutoff);
@@ -113,8 +112,14 @@ export function countQuery(filter: EventFilter, window: Omit<Window, 'after'>): 
   return { text: `select count(*)::int8 as n from gateway_events where ${where}`, values };
 }
 
-/** The highest sequence committed: a safe upper bound for a phase (sequence order is commit order). */
-export const WATERMARK_SQL = 'select coalesce(max(seq), 0)::int8 as w from gateway_events';
+/**
+ * The account's highest committed sequence: a safe upper bound for a phase (within an account,
+ * sequence order is commit order), read from the (account_id, seq) index.
+ */
+export const watermarkQuery = (accountId: string): SqlText => ({
+  text: 'select coalesce(max(seq), 0)::int8 as w from gateway_events where account_id = $1::uuid',
+  values: [accountId],
+});
 
 export interface EventRow {
   seq: number;

@@ -3,7 +3,7 @@
 // filters.ts, query.ts, cursor.ts, csv.ts and time.ts.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { facilityOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
 import { AppError } from '../http/errors.ts';
@@ -99,6 +99,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends JSON text written by render.ts (the route's response schema documents it). */
 const sendJson = (reply: FastifyReply, json: string) => reply.type(JSON_TYPE).send(json);
+
+/** The scope of a facility route (the guard has checked the facility is the token's). */
+function facilityScope(request: FastifyRequest): EventScope {
+  const facility = facilityOf(request);
+  return { kind: 'facility', facilityId: facility.id, accountId: facility.accountId };
+}
 
 const fileStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z';
 
@@ -225,7 +231,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
       },
     },
     async (request, reply) => {
-      const filter = parseFilter({ kind: 'facility', facilityId: facilityOf(request).id }, filterParams(request.query));
+      const filter = parseFilter(facilityScope(request), filterParams(request.query));
       const { page, metadata } = await readPage(store, filter, request.query);
       return sendJson(reply, pageJson(metadata, page.rows));
     },
@@ -257,7 +263,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
     },
     async (request, reply) => {
       const facility = facilityOf(request);
-      const filter = parseFilter({ kind: 'facility', facilityId: facility.id }, filterParams(request.query));
+      const filter = parseFilter(facilityScope(request), filterParams(request.query));
       return sendCsv(reply, store, services, filter, request.query, `facility-${facility.id}`);
     },
   );
@@ -307,7 +313,7 @@ export const eventRoutesV2: FastifyPluginAsyncTypebox<Options> = async (app, { s
       if (faults.length > 0) throw validationFailed(faults);
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       const offset = query.offset ?? 0;
-      const filter: EventFilter = { scope: { kind: 'facility', facilityId: facilityOf(request).id }, facilityIds: null, eventTypes, start, end, sort: 'desc' };
+      const filter: EventFilter = { scope: facilityScope(request), facilityIds: null, eventTypes, start, end, sort: 'desc' };
       const { rows, totalResults } = await store.slice(filter, limit, offset, true);
       if (rows.length === 0) return reply.code(204).send(null);
       const total = totalResults ?? 0;
@@ -376,6 +382,6 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
         response: { 200: Type.Array(GatewayEventSchema) },
       },
     },
-    async (request, reply) => slice(reply, { kind: 'facility', facilityId: facilityOf(request).id }, request.query),
+    async (request, reply) => slice(reply, facilityScope(request), request.query),
   );
 };

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { CSV_ROW_OCCURRED, CSV_ROW_SEQ, CSV_SELECT, type CsvRow } from './csv.ts';
-import { countQuery, filterIdentity, pageQuery, WATERMARK_SQL, type EventFilter, type EventRow, type SqlText } from './query.ts';
+import { countQuery, filterIdentity, pageQuery, watermarkQuery, type EventFilter, type EventRow, type SqlText } from './query.ts';
 
 export interface PageRequest {
   pageSize: number;
@@ -46,9 +46,10 @@ export class EventStore {
     return Number((await this.pool.query<{ n: number }>(query.text, query.values)).rows[0]!.n);
   }
 
-  /** The highest committed sequence number: everything at or below it is committed (ingest.ts). */
-  async watermark(): Promise<number> {
-    return Number((await this.pool.query<{ w: number }>(WATERMARK_SQL)).rows[0]!.w);
+  /** The account's highest committed sequence number: all of its events at or below it are committed (ingest.ts). */
+  async watermark(accountId: string): Promise<number> {
+    const query = watermarkQuery(accountId);
+    return Number((await this.pool.query<{ w: number }>(query.text, query.values)).rows[0]!.w);
   }
 
   /** Throws InvalidCursorError for a cursor that this query did not issue. */
@@ -62,7 +63,7 @@ export class EventStore {
       state = decodeCursor(request.cursor, this.cursorKey, fingerprint);
       rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: request.pageSize + 1 }));
     } else {
-      const hi = await this.watermark();
+      const hi = await this.watermark(filter.scope.accountId);
       offset = (request.pageNumber - 1) * request.pageSize;
       const [pageRows, total] = await Promise.all([
         this.rows(pageQuery(filter, { cutoff, lo: 0, hi }, { limit: request.pageSize + 1, offset })),
@@ -82,7 +83,7 @@ export class EventStore {
       // This phase is exhausted. Events committed since it began form the next phase.
       const done = { rows, pageNumber: state.pageNumber, totalResults: state.total, nextCursor: null };
       if (offset > 0 && rows.length === 0) return done; // a page number past the end
-      const hi = await this.watermark();
+      const hi = await this.watermark(filter.scope.accountId);
       const fresh = hi > state.hi ? await this.count(countQuery(filter, { cutoff, lo: state.hi, hi })) : 0;
       if (fresh === 0) return done;
       const nextPhase: CursorState = { fingerprint, lo: state.hi, hi, after: null, pageNumber: state.pageNumber + (rows.length > 0 ? 1 : 0), total: state.total + fresh };
@@ -97,7 +98,7 @@ export class EventStore {
   /** A legacy slice: limit/offset over the events committed now, with or without the total. */
   async slice(filter: EventFilter, limit: number, offset: number, withTotal: boolean): Promise<{ rows: EventRow[]; totalResults: number | null }> {
     const cutoff = this.cutoff();
-    const hi = await this.watermark();
+    const hi = await this.watermark(filter.scope.accountId);
     const [rows, total] = await Promise.all([
       this.rows(pageQuery(filter, { cutoff, lo: 0, hi }, { limit, offset })),
       withTotal ? this.count(countQuery(filter, { cutoff, lo: 0, hi })) : Promise.resolve(null),
@@ -113,7 +114,7 @@ export class EventStore {
    */
   async *exportChunks(filter: EventFilter, chunkRows: number): AsyncGenerator<CsvRow[]> {
     const cutoff = this.cutoff();
-    const hi = await this.watermark();
+    const hi = await this.watermark(filter.scope.accountId);
     const read = async (after: { occurredAt: number; seq: number } | null): Promise<CsvRow[]> => {
       const query = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SELECT });
       return (await this.pool.query<CsvRow>({ text: query.text, values: query.values, rowMode: 'array' })).rows;

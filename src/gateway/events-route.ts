@@ -90,7 +90,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       if (principal.kind !== 'gateway') throw forbidden('Only a gateway controller token reports events.');
       const now = Date.now();
       const judgement = judgeBatch(request.body.events, now, now - config.eventRetentionDays * 86_400_000);
-      const stored = await ingestEvents(database.db, database.pool, { facilityId: principal.facilityId }, judgement.accepted, now);
+      const stored = await ingestEvents(database.db, database.pool, { accountId: principal.accountId, facilityId: principal.facilityId }, judgement.accepted, now);
       const duplicates = stored.duplicates + judgement.duplicatesInBatch;
       metrics.ingested.inc({ outcome: 'accepted' }, stored.inserted);
       metrics.ingested.inc({ outcome: 'duplicate' }, duplicates);

@@ -159,7 +159,7 @@ describe('filters and SQL', () => {
       assert.ok(error instanceof AppError);
       assert.deepEqual(error.errors.map((e) => e.path), ['eventTypes', 'facilityIds', 'endDate']);
     }
-    const filter = parseFilter({ kind: 'facility', facilityId: scope.accountId }, { facilityIds: ['not checked on a facility route'] });
+    const filter = parseFilter({ kind: 'facility', facilityId: scope.accountId, accountId: scope.accountId }, { facilityIds: ['not checked on a facility route'] });
     assert.equal(filter.facilityIds, null);
   });
 
