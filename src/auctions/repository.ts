@@ -50,13 +50,17 @@ export async function facilityById(db: Db, id: string): Promise<FacilityRow | nu
 /**
  * The per-facility serialisation point: every auction write of a facility takes this row lock
  * first, so creates, cancels, admin changes and closing never interleave. FOR NO KEY UPDATE does
- * not block other faces' foreign keys to the facility. Returns the transaction's clock too.
+ * not block other faces' foreign keys to the facility. Returns the clock once the lock is held.
  */
 export async function lockFacility(db: Db, facilityId: string): Promise<{ charityEnrolled: boolean; now: Date } | null> {
-  const { rows } = await sql<{ charity_enrolled: boolean; now: Date }>`
-    select charity_enrolled, now() as now from facilities where id = ${facilityId} for no key update`.execute(db);
+  const { rows } = await sql<{ charity_enrolled: boolean }>`
+    select charity_enrolled from facilities where id = ${facilityId} for no key update`.execute(db);
   const row = rows[0];
-  return row ? { charityEnrolled: row.charity_enrolled, now: row.now } : null;
+  if (!row) return null;
+  // The time once the lock is held (not now(), the start of the transaction, which may have waited
+  // for the lock): the writes of one facility then carry times in the order they were applied.
+  const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
+  return { charityEnrolled: row.charity_enrolled, now: clock[0]!.now };
 }
 
 /** Per unit of the facility, its latest auction (ordered by unit, so withdrawals come out sorted). */
