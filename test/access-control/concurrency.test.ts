@@ -1,0 +1,42 @@
+// Changes at the same moment: a code is granted once however many ask for it at once, and each
+// facility's command sequence stays gap-free and in commit order under concurrent changes.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { pms } from './helpers.ts';
+
+let t: TestApp;
+let account: ProvisionedAccount;
+before(async () => {
+  t = await startTestApp({ runJobs: false });
+  account = await provisionAccount(t, { facilities: 3 });
+});
+after(() => t.close());
+
+it('eight visitors asking for the same code at once: one gets it, seven get 409', async () => {
+  const api = pms(t, account.token, account.facilities[0]!.id);
+  const units = await Promise.all([...Array(8).keys()].map((i) => api.unit(`RACE-${i}`)));
+  const answers = await Promise.all(units.map((u) => api.post('/visitors', { unitId: u.id, accessCode: '5550001', firstName: 'Racer', lastName: u.unitNumber, isTenant: true })));
+  assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
+  const rented = (await api.get('/units')).body.filter((u: { unitNumber: string; status: string }) => u.unitNumber.startsWith('RACE-') && u.status === 'Rented');
+  assert.equal(rented.length, 1, 'the refused changes left their units Vacant');
+});
+
+it('concurrent changes on several facilities: every one answered, each facility’s sequence gap-free', async () => {
+  const work = account.facilities.flatMap((f) => {
+    const api = pms(t, account.token, f.id);
+    return [...Array(12).keys()].map(async (i) => {
+      const unit = await api.unit(`C-${i}`);
+      await api.visitor(unit.id, String(700000 + i));
+      return api.post(`/units/${unit.id}/disable`);
+    });
+  });
+  const answers = await Promise.all(work);
+  assert.ok(answers.every((a) => a.status === 200));
+  for (const f of account.facilities.slice(1)) {
+    const commands = await pms(t, account.token, f.id).commands('?limit=1000');
+    assert.equal(commands.length, 36);
+    assert.deepEqual(commands.map((c) => c.sequence), [...Array(36).keys()].map((i) => i + 1));
+  }
+});
