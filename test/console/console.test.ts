@@ -1,0 +1,121 @@
+// The support console in a real browser (Debian's chromium through playwright-core): support
+// signs in with an operator application, sees the notification of a Pending charity auction,
+// enrols the facility, and cancels an incomplete auction — the page only ever uses the admin API.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, it } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import * as admin from '../../src/tenancy/admin.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { bearer } from '../helpers/tenants.ts';
+import { byUnit, createList, envelopeOf, readAuction, record, setupPartner } from '../auctions/helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+let t: TestApp;
+let browser: BrowserContext;
+let profile: string;
+let base: string;
+
+before(async () => {
+  t = await startTestApp({ runJobs: false });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-chromium-'));
+  // A fresh profile; playwright passes it as --user-data-dir and adds --headless itself.
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => {
+  await browser?.close();
+  await t.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+});
+
+async function signIn(page: Page, clientId: string, clientSecret: string) {
+  await page.goto(`${base}/console`);
+  await page.fill('input[name=clientId]', clientId);
+  await page.fill('input[name=clientSecret]', clientSecret);
+  await page.click('#sign-in-form button[type=submit]');
+}
+
+it('serves the page with a strict Content Security Policy', async () => {
+  const response = await t.app.inject({ method: 'GET', url: '/console' });
+  assert.equal(response.statusCode, 200);
+  assert.match(String(response.headers['content-type']), /^text\/html/);
+  assert.match(String(response.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
+  assert.equal(response.headers['x-frame-options'], 'DENY');
+  assert.doesNotMatch(response.body, /<script>/, 'no inline script');
+  assert.equal((await t.app.inject({ method: 'GET', url: '/console/app.js' })).statusCode, 200);
+});
+
+it('support resolves a Pending charity auction and cancels an incomplete one in the browser', async () => {
+  const p = await setupPartner(t);
+  const created = byUnit(
+    envelopeOf(await createList(t, p, [record('C-1', { auctionType: 'Charity', description: 'Books <img src=x onerror=alert(1)>' }), record('C-2', { imageUrls: [] })])).data.results,
+  );
+  const operator = await admin.createApplication(t.services.database.db, { name: 'Support desk', operator: true });
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    // Failed requests are logged by the browser too (the refused sign-in's 401, the favicon's 404):
+    // what matters here is script errors and Content-Security-Policy violations.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+
+  // A partner's credentials are refused.
+  await signIn(page, p.clientId, 'not-the-secret');
+  await page.waitForSelector('#status:has-text("Sign-in failed")');
+
+  await signIn(page, operator.clientId, operator.clientSecret);
+  const charity = page.locator(`article[data-auction-id="${created.get('C-1').auctionId}"]`);
+  await charity.waitFor();
+  assert.match(await charity.locator('.message').innerText(), /unit C-1 .*not enrolled in the charity programme/);
+  assert.equal(await charity.locator('.reason').innerText(), 'CHARITY_NOT_ENROLLED');
+
+  // The record's text is shown as text, never as markup.
+  await charity.getByRole('button', { name: 'View auction' }).click();
+  await page.waitForSelector('#detail:has-text("Books <img src=x onerror=alert(1)>")');
+  assert.equal(await page.locator('#detail img').count(), 0);
+
+  await charity.getByRole('button', { name: 'Enrol facility in charity programme' }).click();
+  await page.waitForSelector('#status:has-text("Enrol the facility: done.")');
+  await charity.waitFor({ state: 'detached' });
+  assert.equal((await readAuction(t, p, created.get('C-1').auctionId)).status, 'Active');
+
+  const incomplete = page.locator(`article[data-auction-id="${created.get('C-2').auctionId}"]`);
+  await incomplete.getByRole('button', { name: 'Cancel auction' }).click();
+  await incomplete.waitFor({ state: 'detached' });
+  const cancelled = await readAuction(t, p, created.get('C-2').auctionId);
+  assert.equal(cancelled.status, 'Cancelled');
+  assert.match(cancelled.history.at(-1).actor, new RegExp(`^operator:${operator.clientId}$`));
+
+  // Both notifications now read as resolved.
+  await page.click('button[data-view=resolved]');
+  await page.waitForSelector(`article[data-auction-id="${created.get('C-1').auctionId}"] .delivery:has-text("ACTIVATED")`);
+  const notifications = (await t.app.inject({ method: 'GET', url: `/admin/notifications?facilityId=${p.facilityId}`, headers: bearer(await operatorTokenFor(operator)) })).json();
+  assert.equal(notifications.notifications.length, 0, 'notifications are still open');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+async function operatorTokenFor(operator: { clientId: string; clientSecret: string }): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/auth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret }).toString(),
+  });
+  return response.json().access_token;
+}
