@@ -415,8 +415,9 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   let csvBytes = 0;
   let csvLines = 0;
   for await (const chunk of response.body) {
-    csvBytes += (chunk as Buffer).length;
-    for (const byte of chunk as Buffer) if (byte === 10) csvLines++;
+    const bytes = chunk as Buffer;
+    csvBytes += bytes.length;
+    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) csvLines++;
   }
   const exportMs = performance.now() - exportStarted;
   clearInterval(sampler);

@@ -26,4 +26,4 @@ export const MAX_PAGE_NUMBER = 10_000_000;
 /** Values of one list parameter (eventTypes, facilityIds). */
 export const MAX_FILTER_VALUES = 500;
 /** Rows fetched from the database per step of a CSV export. */
-export const EXPORT_CHUNK_ROWS = 2000;
+export const EXPORT_CHUNK_ROWS = 5000;

@@ -1,6 +1,6 @@
 // Reading events: pages (by number or by cursor), legacy limit/offset slices, and the chunks of a
 // CSV export. The SQL comes from query.ts; this file decides which statements run, and when.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { CSV_ROW_OCCURRED, CSV_ROW_SEQ, CSV_SELECT, type CsvRow } from './csv.ts';
@@ -25,6 +25,8 @@ export async function loadCursorKey(pool: pg.Pool): Promise<Buffer> {
   const { rows } = await pool.query<{ secret: Buffer }>('select secret from gateway_event_cursor_key where id = 1');
   return rows[0]!.secret;
 }
+
+const statementName = (text: string) => `gwe_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 
 export class EventStore {
   constructor(
@@ -117,7 +119,8 @@ export class EventStore {
     const hi = await this.watermark(filter.scope.accountId);
     const read = async (after: { occurredAt: number; seq: number } | null): Promise<CsvRow[]> => {
       const query = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SELECT });
-      return (await this.pool.query<CsvRow>({ text: query.text, values: query.values, rowMode: 'array' })).rows;
+      // A named statement: the export runs the same text hundreds of times, planned once per connection.
+      return (await this.pool.query<CsvRow>({ name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' })).rows;
     };
     let pending: Promise<CsvRow[]> | null = read(null);
     try {
