@@ -1,0 +1,160 @@
+// "Done means" of issue 5: a partner's whole journey against the real server process — token,
+// create, read back, images stored, cancel, re-create after the wait, charity pending resolved by
+// support, auctions closed — with an image host and a support webhook as real loopback servers.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { isValidHistory } from '../../src/auctions/transitions.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../auctions/webhook-receiver.ts';
+
+let database: TestDatabase;
+let server: ServerProcess;
+let host: ImageHost;
+let hook: WebhookReceiver;
+
+before(async () => {
+  database = await createTestDatabase();
+  host = await startImageHost();
+  hook = await startWebhookReceiver();
+  server = await startServerProcess({
+    ...database.env,
+    AUCTION_RECREATE_WAIT_MINUTES: '0',
+    IMAGE_FETCH_ALLOW_HOSTS: host.hostPort,
+    SUPPORT_WEBHOOK_URL: hook.url,
+  });
+});
+after(async () => {
+  await server?.kill();
+  await host.close();
+  await hook.close();
+  await database.drop();
+});
+
+async function call(method: string, path: string, token: string | null, body?: unknown) {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+}
+
+async function token(clientId: string, clientSecret: string): Promise<string> {
+  const response = await fetch(`${server.url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  });
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+it("a partner's whole journey, against the real server", async () => {
+  // The operator, with the command line (through the running server's database), then the admin routes.
+  const cli = await runCli(['admin', 'app', 'create', '--name', 'Support desk', '--operator'], database.env);
+  assert.equal(cli.code, 0, cli.stderr);
+  const operator = JSON.parse(cli.stdout) as { clientId: string; clientSecret: string };
+  const ops = await token(operator.clientId, operator.clientSecret);
+  const account = await call('POST', '/admin/accounts', ops, { name: 'Sunrise Storage' });
+  assert.equal(account.status, 201);
+  const facility = await call('POST', '/admin/facilities', ops, { accountId: account.body.id, name: 'Sunrise North', timeZone: 'America/Denver', guid: 'FAC-0042' });
+  assert.equal(facility.status, 201);
+  const app = await call('POST', '/admin/applications', ops, { name: 'Acme PMS', clientType: 'AcmePMS', facilityGuids: ['FAC-0042'] });
+  assert.equal(app.status, 201);
+
+  // 1. The partner's token.
+  const partner = await token(app.body.clientId, app.body.clientSecret);
+  const list = (units: unknown[]) => call('POST', '/api/3/auctioninfo', partner, { guid: 'FAC-0042', clientType: 'AcmePMS', auctionableUnitInfo: units });
+  const startsAt = new Date().toISOString();
+  const unit = (unitId: string, extra: Record<string, unknown> = {}) => ({
+    unitId,
+    unitName: `A${unitId}`,
+    description: 'Sofa, boxes, two bikes',
+    categories: ['Household Furniture', 'Boxes'],
+    startsAt,
+    endsAt: '2031-12-08T09:00:00-07:00',
+    minimumBid: 25,
+    imageUrls: [`${host.url}/photo.jpg`, `${host.url}/img/${unitId}.jpg`],
+    ...extra,
+  });
+
+  // 2. Create: one Lien auction, one charity auction of a facility that is not enrolled.
+  const created = await list([unit('U-1001'), unit('U-1002', { auctionType: 'Charity' })]);
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  assert.equal(created.body.meta.ack, true);
+  assert.deepEqual(created.body.data.summary, { created: 1, pending: 1, unchanged: 0, deferred: 0, removed: 0 });
+  const [lien, charity] = created.body.data.results;
+  assert.deepEqual([charity.status, charity.reason], ['Pending', 'CHARITY_NOT_ENROLLED']);
+
+  // 3. Read back; 4. the images are fetched and stored by the jobs, and served.
+  const read = (id: string) => call('GET', `/api/3/auctions/${id}`, partner).then((r) => r.body.data);
+  const stored = await eventually(() => read(lien.auctionId), (a) => a.images.every((i: any) => i.status === 'stored'), 'the images to be stored');
+  assert.equal(stored.status, 'Active');
+  assert.equal(stored.record.description, 'Sofa, boxes, two bikes');
+  const media = await fetch(server.url + stored.images[0].url);
+  assert.equal(media.status, 200);
+  assert.equal(media.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  assert.ok(Buffer.from(await media.arrayBuffer()).equals(await makeJpeg()));
+
+  // Support was told of the Pending auction: kept, listed, and POSTed to the webhook.
+  await hook.waitFor((bodies) => bodies.some((b) => b.auctionId === charity.auctionId && b.reason === 'CHARITY_NOT_ENROLLED'));
+  const open = await call('GET', '/admin/notifications', ops);
+  assert.ok(open.body.notifications.some((n: any) => n.auctionId === charity.auctionId));
+  assert.match(server.output(), /support notification: The auction of unit U-1002/);
+
+  // 5. Cancel; the cancel is acknowledged at once.
+  const cancel = await call('PUT', '/api/3/cancelauctions', partner, { guid: 'FAC-0042', clientType: 'AcmePMS', cancelAuctionIds: [{ unitId: 'U-1001', reason: 'Tenant paid' }] });
+  assert.equal(cancel.status, 200);
+  assert.equal(cancel.body.data.status, 'Cancelled');
+  const again = await call('PUT', '/api/3/cancelauctions', partner, { guid: 'FAC-0042', clientType: 'AcmePMS', cancelAuctionIds: [{ unitId: 'U-1001' }] });
+  assert.deepEqual([again.status, again.body.meta.warnings[0].code], [409, 'ALREADY_CANCELLED']);
+
+  // 6. Re-create after the wait (AUCTION_RECREATE_WAIT_MINUTES=0 here), with new content.
+  const recreated = await list([unit('U-1001', { minimumBid: 40 }), unit('U-1002', { auctionType: 'Charity' })]);
+  const [second] = recreated.body.data.results;
+  assert.deepEqual([second.outcome, second.status], ['created', 'Active']);
+  assert.notEqual(second.auctionId, lien.auctionId);
+
+  // 7. Support resolves the Pending charity auction: the facility enrols.
+  const enrol = await call('POST', `/admin/facilities/${facility.body.id}/charity-enrolment`, ops);
+  assert.deepEqual(enrol.body.activated, [charity.auctionId]);
+  assert.equal((await read(charity.auctionId)).status, 'Active');
+  const resolved = await call('GET', `/admin/notifications?state=resolved&auctionId=${charity.auctionId}`, ops);
+  assert.equal(resolved.body.notifications[0].resolution, 'ACTIVATED');
+
+  // 8. Auctions close: a sale reported by the marketplace, and the end passing unsold.
+  const sold = await call('POST', `/admin/auctions/${second.auctionId}/outcome`, ops, { salePrice: 310 });
+  assert.equal(sold.body.status, 'ClosedSold');
+  const ending = await list([unit('U-1001', { minimumBid: 40 }), unit('U-1002', { auctionType: 'Charity' }), unit('U-1003', { endsAt: new Date(Date.now() + 3000).toISOString(), imageUrls: [`${host.url}/photo.png`] })]);
+  const third = ending.body.data.results.find((r: any) => r.unitId === 'U-1003');
+  assert.equal(third.outcome, 'created');
+  const closed = await eventually(() => read(third.auctionId), (a) => a.status === 'ClosedUnsold', 'the auction to close at its end');
+  assert.equal(closed.history.at(-1).actor, 'system:closing');
+
+  // Every auction's history is a path through the transition table, with time, actor and reason.
+  for (const id of [lien.auctionId, charity.auctionId, second.auctionId, third.auctionId]) {
+    const auction = await read(id);
+    assert.ok(isValidHistory(auction.history), JSON.stringify(auction.history));
+    for (const step of auction.history) assert.ok(step.at && step.actor && step.reason);
+  }
+  const partnerList = await call('GET', '/api/3/auctions?guid=FAC-0042', partner);
+  assert.deepEqual(partnerList.body.data.auctions.map((a: any) => `${a.unitId} ${a.status}`).sort(), [
+    'U-1001 Cancelled',
+    'U-1001 ClosedSold',
+    'U-1002 Active',
+    'U-1003 ClosedUnsold',
+  ]);
+});
