@@ -230,14 +230,14 @@ function validateRecord(faults: Faults, path: string, raw: unknown, context: Val
     minimumBid,
     imageUrls: urls,
   };
-  return { record, contentHash: contentHash(record), startsAt, endsAt };
+  return { record, contentHash: contentHash(record, startsAt, endsAt), startsAt, endsAt };
 }
 
 /**
  * The hash of a record's content, which decides whether a later list "changed" it: instants
  * compare as instants (`09:00-07:00` is `16:00Z`), everything else as sent.
  */
-export function contentHash(record: UnitRecord): string {
+export function contentHash(record: UnitRecord, startsAt: Date | null = instant(record.startsAt), endsAt: Date | null = instant(record.endsAt)): string {
   const canonical = [
     record.unitId,
     record.unitName,
@@ -247,13 +247,15 @@ export function contentHash(record: UnitRecord): string {
     record.description,
     record.categories,
     record.tenantName,
-    record.startsAt === null ? null : parseDateTimeWithOffset(record.startsAt)?.getTime() ?? record.startsAt,
-    record.endsAt === null ? null : parseDateTimeWithOffset(record.endsAt)?.getTime() ?? record.endsAt,
+    startsAt?.getTime() ?? null,
+    endsAt?.getTime() ?? null,
     record.minimumBid,
     record.imageUrls,
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
 }
+
+const instant = (value: string | null) => (value === null ? null : parseDateTimeWithOffset(value));
 
 /** The fields that activation needs and the record lacks (SPEC §3.1). */
 export function missingForActivation(record: UnitRecord): string[] {

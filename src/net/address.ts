@@ -1,5 +1,6 @@
 // The SSRF address rules, as pure functions: which addresses an outbound fetch may reach, which
 // URLs it may follow, and which hosts an operator allow-listed (IMAGE_FETCH_ALLOW_HOSTS).
+import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -13,7 +14,7 @@ export function isPublicAddress(address: string): boolean {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   // Only canonical forms: dns.lookup and the URL parser produce them; `ipaddr.parse` would also
   // accept "2130706433" or "0x7f.1", which must never reach this point as an address.
-  if (!ipaddr.IPv4.isValidFourPartDecimal(bare) && !ipaddr.IPv6.isValid(bare)) return false;
+  if (net.isIP(bare) === 0 || bare.includes('%')) return false;
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     parsed = ipaddr.parse(bare);
@@ -27,7 +28,7 @@ export function isPublicAddress(address: string): boolean {
 /** True when the text is an IP address literal (IPv4 dotted quad, or IPv6 with or without brackets). */
 export function isIpLiteral(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return ipaddr.IPv4.isValidFourPartDecimal(bare) || ipaddr.IPv6.isValid(bare);
+  return net.isIP(bare) !== 0;
 }
 
 /** An allow-list entry matches a URL's host by `host` (any port) or `host:port`. */
