@@ -82,6 +82,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
     async (request, reply) => {
       const partner = partnerOf(request);
       const result = await service.importFullList(partner, { body: request.body, dryRun: request.query.dryRun, idempotencyKey: idempotencyKeyOf(request) });
+      if (result.applied) for (const [outcome, count] of Object.entries(result.applied)) face.metrics.imports.inc({ outcome }, count);
       return sendEnvelopeText(reply, result.status, result.body, result.replayed ? { 'idempotent-replayed': 'true' } : {});
     },
   );

@@ -12,7 +12,7 @@ import { EnvelopeError, envelope, type EnvelopeMessage } from './envelope.ts';
 import { JOBS } from './job-names.ts';
 import { LIMITS, type AuctionStatus, type AuctionType, type PendingReason, type UnitRecord, type ValidRecord } from './model.ts';
 import type { NewNotification, NotificationView, SupportNotifier } from './notifications.ts';
-import { planSync, type PlannedUnit } from './plan.ts';
+import { planSync, type PlannedUnit, type SyncPlan } from './plan.ts';
 import * as repo from './repository.ts';
 import { sqlRunner, type Db, type FacilityRow } from './repository.ts';
 import { missingForActivation, pendingReasons, validateAmendedRecord, validateCancelRequest, validateCreateRequest, type Fault } from './validation.ts';
@@ -23,6 +23,8 @@ export interface ImportResult {
   /** The serialised envelope (stored as such for Idempotency-Key replays). */
   body: string;
   replayed: boolean;
+  /** What was applied (none for a dry run or a replay). */
+  applied: SyncPlan['summary'] | null;
 }
 
 export interface UnitResult {
@@ -88,7 +90,7 @@ export class AuctionService {
           if (prior.request_hash !== requestHash) {
             throw new EnvelopeError(422, [{ code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used with a different request body; use a new key for a new request.' }]);
           }
-          return { status: prior.status_code, body: prior.response, replayed: true, notifications: [] as NotificationView[] };
+          return { status: prior.status_code, body: prior.response, replayed: true, notifications: [] as NotificationView[], applied: null };
         }
       }
       const latest = await repo.latestAuctions(trx, facility.id);
@@ -136,10 +138,10 @@ export class AuctionService {
         // The same key, at the same moment, for another facility: let the client retry.
         throw new EnvelopeError(409, [{ code: 'IDEMPOTENCY_KEY_IN_USE', message: 'A request with this Idempotency-Key is being processed; retry it shortly.' }]);
       }
-      return { status: 200, body, replayed: false, notifications };
+      return { status: 200, body, replayed: false, notifications, applied: input.dryRun ? null : plan.summary };
     });
     this.deps.notifier.logCreated(outcome.notifications);
-    return { status: outcome.status, body: outcome.body, replayed: outcome.replayed };
+    return { status: outcome.status, body: outcome.body, replayed: outcome.replayed, applied: outcome.applied };
   }
 
   /** Writes a plan: new auctions with their history and images, withdrawals, notifications, wake-ups. */
