@@ -2,11 +2,11 @@
 // v3 paths with `api-version: 1.0`). Routes parse, call the store, and render; the rules live in
 // filters.ts, query.ts, cursor.ts, csv.ts and time.ts.
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { facilityOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError, validationFailed, type FieldError } from '../http/errors.ts';
 import { ensureApiVersionConstraint, serveApiVersion, type EventApiVersion } from '../http/versioning.ts';
 import type { Services } from '../services.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from './catalogue.ts';
@@ -32,8 +32,6 @@ import {
   V2Page,
 } from './schemas.ts';
 import { EventStore, loadCursorKey } from './store.ts';
-import { validationFailed, type FieldError } from '../http/errors.ts';
-import { Type } from '@fastify/type-provider-typebox';
 
 type Options = { services: Services };
 
@@ -116,8 +114,10 @@ const fileStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, ''
  */
 async function sendCsv(reply: FastifyReply, store: EventStore, services: Services, filter: EventFilter, paging: PagingParams, subject: string) {
   const metrics = eventMetrics(services.metrics.registry);
-  let source: AsyncGenerator<string>;
-  if (paging.pageSize !== undefined || paging.pageNumber !== undefined || paging.cursor) {
+  let source: AsyncGenerator<string> | null = null;
+  if (reply.request.method === 'HEAD') {
+    // The headers only (fastify would otherwise drain a whole export to discard it).
+  } else if (paging.pageSize !== undefined || paging.pageNumber !== undefined || paging.cursor) {
     const { page } = await readPage(store, filter, paging);
     if (page.nextCursor) reply.header('x-next-cursor', page.nextCursor);
     reply.header('x-total-count', String(page.totalResults));
@@ -146,11 +146,11 @@ async function sendCsv(reply: FastifyReply, store: EventStore, services: Service
       }
     })();
   }
-  return reply
+  reply
     .type('text/csv; charset=utf-8')
     .header('content-disposition', `attachment; filename="gateway-events-${subject}-${fileStamp(Date.now())}.csv"`)
-    .header('cache-control', 'no-store')
-    .send(Readable.from(source, { objectMode: true, highWaterMark: 1 }));
+    .header('cache-control', 'no-store');
+  return reply.send(source ? Readable.from(source, { objectMode: true, highWaterMark: 1 }) : '');
 }
 
 const csvResponse = {

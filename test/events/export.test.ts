@@ -97,6 +97,8 @@ describe('CSV export', () => {
     assert.equal(firstIds.some((id) => secondIds.includes(id)), false);
     const tampered = await getJson(t, acme.token, `${url}&cursor=${cursor.slice(1)}`);
     assert.equal(tampered.status, 400);
+    assert.equal(tampered.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(tampered.headers['content-disposition'], undefined, 'an error is not a download');
   });
 
   it('an export with no match is just the header', async () => {
@@ -143,6 +145,16 @@ describe('a large export', () => {
     const times = lines.slice(1, -1).map((line) => line.split(',')[1]!);
     assert.deepEqual(times, [...times].sort(), 'ascending occurredAt across every chunk');
     assert.equal(new Set(lines.slice(1, -1).map((line) => line.split(',')[0])).size, TOTAL, 'no row twice');
+  });
+
+  it('answers HEAD with the headers and reads nothing', async () => {
+    const before = await exportedRows();
+    const response = await t.app.inject({ method: 'HEAD', url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`, headers: { authorization: `Bearer ${acme.token}` } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.equal(response.body, '');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await exportedRows(), before);
   });
 
   it('stops reading the database when the client goes away', async () => {
