@@ -87,15 +87,28 @@ export interface NewAuction {
 
 export async function insertAuctions(db: Db, facilityId: string, now: Date, rows: NewAuction[]): Promise<void> {
   if (rows.length === 0) return;
+  // One JSON document for all rows: the records are JSON already, and one text parameter costs
+  // far less than arrays of JSON strings (escaped element by element by the driver).
+  const document = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      unit_id: r.unitId,
+      unit_name: r.unitName,
+      auction_type: r.auctionType,
+      status: r.status,
+      reasons: r.pendingReasons.join(','),
+      record: r.record,
+      content_hash: r.contentHash,
+      starts_at: r.startsAt?.toISOString() ?? null,
+      ends_at: r.endsAt?.toISOString() ?? null,
+    })),
+  );
   await sql`
     insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record, content_hash, starts_at, ends_at, created_at, updated_at)
-    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','), u.record::jsonb, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
-    from unnest(
-      ${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.unitId)}::text[], ${rows.map((r) => r.unitName)}::text[],
-      ${rows.map((r) => r.auctionType)}::text[], ${rows.map((r) => r.status)}::text[], ${rows.map((r) => r.pendingReasons.join(','))}::text[],
-      ${rows.map((r) => JSON.stringify(r.record))}::text[], ${rows.map((r) => r.contentHash)}::text[],
-      ${rows.map((r) => r.startsAt?.toISOString() ?? null)}::timestamptz[], ${rows.map((r) => r.endsAt?.toISOString() ?? null)}::timestamptz[]
-    ) as u(id, unit_id, unit_name, auction_type, status, reasons, record, content_hash, starts_at, ends_at)`.execute(db);
+    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','), u.record, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
+    from json_to_recordset(${document}::json) as u(
+      id uuid, unit_id text, unit_name text, auction_type text, status text, reasons text, record jsonb, content_hash text, starts_at timestamptz, ends_at timestamptz
+    )`.execute(db);
 }
 
 export interface HistoryEntry {

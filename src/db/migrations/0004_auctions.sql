@@ -25,11 +25,12 @@ create table auctions (
 );
 -- The invariant of the face: at most one open auction per unit of a facility.
 create unique index auctions_one_open_per_unit on auctions (facility_id, unit_id) where status in ('Pending', 'Active');
+-- The latest auction of each unit (the full-list plan, cancels).
 create index auctions_facility_unit on auctions (facility_id, unit_id, created_at desc);
+-- Reads, newest first.
 create index auctions_facility_listing on auctions (facility_id, created_at desc, id desc);
-create index auctions_recent_cancels on auctions (facility_id, cancelled_at) where status = 'Cancelled';
+-- The closing job.
 create index auctions_due on auctions (ends_at) where status = 'Active';
-create index auctions_pending on auctions (created_at) where status = 'Pending';
 
 -- Every change of an auction: time, actor, reason.
 create table auction_history (
