@@ -14,6 +14,7 @@ export const UnitRecord = Type.Object(
   {
     unitId: Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength, description: 'The unit at the facility; one record per unit.' }),
     unitName: Type.String({ minLength: 1, maxLength: LIMITS.unitNameLength }),
+    guid: Type.Optional(Type.String({ description: "Not needed; when present it must be the call's guid (else 400 OTHER_FACILITY): one call, one facility." })),
     auctionType: Type.Optional(literals(AUCTION_TYPES)),
     unitWidth: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
     unitLength: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),

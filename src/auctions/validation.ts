@@ -307,6 +307,10 @@ export function validateCreateRequest(body: unknown, context: ValidationContext)
     const firstIndex = new Map<string, number>();
     list.forEach((raw, i) => {
       const path = `auctionableUnitInfo[${i}]`;
+      // A record that names a facility must name this call's: one call, one facility.
+      if (isObject(raw) && !absent(raw.guid) && raw.guid !== guid) {
+        faults.add(`${path}.guid`, 'OTHER_FACILITY', `One call carries the units of one facility (${String(guid)}); this record names ${JSON.stringify(raw.guid)}.`);
+      }
       const valid = validateRecord(faults, path, raw, context);
       const unitId = isObject(raw) && typeof raw.unitId === 'string' ? raw.unitId : null;
       if (unitId !== null) {
