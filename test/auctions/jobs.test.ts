@@ -112,5 +112,6 @@ describe('background jobs', () => {
   });
 });
 after(() => {
+  // Nothing here should log an error; if something did, show it beside the failure it caused.
   for (const line of t.logs.lines) if (line.includes('"level":50')) console.log(line.slice(0, 3000));
 });
