@@ -96,7 +96,7 @@ async function readPage(store: EventStore, filter: EventFilter, paging: PagingPa
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends JSON text written by render.ts (the route's response schema documents it). */
-const sendJson = (reply: FastifyReply, json: string) => reply.type(JSON_TYPE).send(json);
+const sendJson = (reply: FastifyReply, json: string) => reply.type(JSON_TYPE).send(Buffer.from(json));
 
 /** The scope of a facility route (the guard has checked the facility is the token's). */
 function facilityScope(request: FastifyRequest): EventScope {
