@@ -353,7 +353,7 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   const cutoff = () => Date.now() - 180 * DAY;
   const filterFor = (start: number): EventFilter => ({ scope: { kind: 'account', accountId: account }, facilityIds: null, eventTypes: [18], start: Date.parse(day(start)), end: Date.parse(day(start)) + 7 * DAY, sort: 'desc' });
   let pageItems = 0;
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; round < 6; round++) {
     for (const start of windows) {
       const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?eventTypes=18&startDate=${day(start)}&endDate=${day(start + 7 * DAY)}&pageSize=1000`, auth);
       if (response.status !== 200) throw new Error(`page failed: ${response.status} ${response.body.slice(0, 200)}`);
@@ -380,7 +380,7 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   const state = decodeCursor(cursor, key, queryFingerprint(filterIdentity(deepFilter)));
   const httpDeep: number[] = [];
   const sqlDeep: number[] = [];
-  for (let round = 0; round < 40; round++) {
+  for (let round = 0; round < 85; round++) {
     const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&cursor=${cursor}`, auth);
     if (response.status !== 200) throw new Error(`deep page failed: ${response.status}`);
     const deepSql = pageQuery(deepFilter, { cutoff: cutoff(), ...state }, { limit: 1001 });
@@ -410,16 +410,23 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
       /* the process ended */
     }
   }, 50);
-  const exportStarted = performance.now();
-  const response = await request(`${server.url}/gatewayevents/accounts/${account}/export?${exportQuery}`, { dispatcher, headers: auth });
+  // Best of two runs (the machine is shared): the faster one counts.
+  let exportMs = Infinity;
   let csvBytes = 0;
   let csvLines = 0;
-  for await (const chunk of response.body) {
-    const bytes = chunk as Buffer;
-    csvBytes += bytes.length;
-    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) csvLines++;
+  for (let run = 0; run < 2; run++) {
+    const started = performance.now();
+    const response = await request(`${server.url}/gatewayevents/accounts/${account}/export?${exportQuery}`, { dispatcher, headers: auth });
+    let bytes = 0;
+    let lines = 0;
+    for await (const chunk of response.body) {
+      const data = chunk as Buffer;
+      bytes += data.length;
+      for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) lines++;
+    }
+    const elapsed = performance.now() - started;
+    if (elapsed < exportMs) [exportMs, csvBytes, csvLines] = [elapsed, bytes, lines];
   }
-  const exportMs = performance.now() - exportStarted;
   clearInterval(sampler);
   const exported = csvLines - 1;
   const peakHwm = rssMiB(serverPid, 'VmHWM');
@@ -430,7 +437,8 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   await server.kill('SIGTERM');
 
   const copySql = `COPY (SELECT id, occurred_at, occurred_at AT TIME ZONE time_zone, received_at, account_id, facility_id, facility_name, event_type, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name, details FROM gateway_events WHERE account_id = '${account}' AND occurred_at >= '${new Date(exportStart).toISOString()}' AND occurred_at < '${new Date(exportEnd).toISOString()}' ORDER BY occurred_at DESC, seq DESC) TO STDOUT WITH CSV HEADER`;
-  const copyOut = await target.copyOut(copySql);
+  const copyRuns = [await target.copyOut(copySql), await target.copyOut(copySql)];
+  const copyOut = copyRuns[0]!.ms <= copyRuns[1]!.ms ? copyRuns[0]! : copyRuns[1]!;
   const exportRate = exported / (exportMs / 1000);
   const copyOutRate = exported / (copyOut.ms / 1000);
   log('COPY TO done');
@@ -450,7 +458,7 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
     `| CSV export of ${exported.toLocaleString('en-US')} rows, rows/s (direct: COPY (SELECT …) TO STDOUT CSV) | ${Math.round(exportRate).toLocaleString('en-US')} | ${Math.round(copyOutRate).toLocaleString('en-US')} | ${ratio(exportRate, copyOutRate)} | ≥ 0.50 ${exportRate / copyOutRate >= 0.5 ? 'met' : '**not met**'} |`,
     `| service memory during the export (RSS MiB: before → peak; process peak since start) | ${rssBefore} → ${rssPeak}; ${peakHwm} | | | |`,
     '',
-    `Export: ${(csvBytes / 2 ** 20).toFixed(0)} MiB of CSV in ${(exportMs / 1000).toFixed(1)} s; COPY TO: ${(copyOut.bytes / 2 ** 20).toFixed(0)} MiB in ${(copyOut.ms / 1000).toFixed(1)} s. COPY in: ${(copyMs / 1000).toFixed(1)} s; HTTP ingest: ${(ingestMs / 1000).toFixed(1)} s.`,
+    `Export and COPY TO: best of two runs each. Export: ${(csvBytes / 2 ** 20).toFixed(0)} MiB of CSV in ${(exportMs / 1000).toFixed(1)} s; COPY TO: ${(copyOut.bytes / 2 ** 20).toFixed(0)} MiB in ${(copyOut.ms / 1000).toFixed(1)} s. COPY in: ${(copyMs / 1000).toFixed(1)} s; HTTP ingest: ${(ingestMs / 1000).toFixed(1)} s.`,
     '',
   );
 }
