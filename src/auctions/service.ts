@@ -10,7 +10,7 @@ import { AppError, notFound, validationFailed } from '../http/errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { EnvelopeError, envelope, type EnvelopeMessage } from './envelope.ts';
 import { JOBS } from './job-names.ts';
-import { LIMITS, type AuctionStatus, type AuctionType, type PendingReason, type UnitRecord, type ValidRecord } from './model.ts';
+import type { AuctionStatus, AuctionType, PendingReason, UnitRecord, ValidRecord } from './model.ts';
 import type { NewNotification, NotificationView, SupportNotifier } from './notifications.ts';
 import { planSync, type PlannedUnit, type SyncPlan } from './plan.ts';
 import * as repo from './repository.ts';
@@ -284,7 +284,7 @@ export class AuctionService {
 
   /** The marketplace reports a sale: Active → ClosedSold. */
   async reportSale(actor: string, auctionId: string, sale: { salePrice: number; soldAt?: string; buyerName?: string }): Promise<AuctionView> {
-    const faults = [];
+    const faults: { path: string; message: string }[] = [];
     if (!Number.isFinite(sale.salePrice) || sale.salePrice < 0 || Math.abs(sale.salePrice * 100 - Math.round(sale.salePrice * 100)) > 1e-6) {
       faults.push({ path: 'salePrice', message: 'must be a non-negative amount with at most two decimals' });
     }
@@ -411,12 +411,9 @@ export class AuctionService {
             .where('status', '=', 'Active')
             .where('ends_at', '<=', now)
             .execute();
-          const changed = await repo.transitionAuctions(
-            trx,
-            ids.map((r) => r.id),
-            'endUnsold',
-            { actor: 'system:closing', reason: 'ENDED_UNSOLD', now: lock && lock.now > now ? lock.now : now },
-          );
+          // Recorded at the later of the clock and the cut-off, so that closedAt is never before endsAt.
+          const at = lock && lock.now > now ? lock.now : now;
+          const changed = await repo.transitionAuctions(trx, ids.map((r) => r.id), 'endUnsold', { actor: 'system:closing', reason: 'ENDED_UNSOLD', now: at });
           return changed.length;
         });
       }
@@ -456,4 +453,3 @@ function pendingNotification(facility: FacilityRow, auctionId: string, record: U
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
-export { LIMITS };
