@@ -39,7 +39,7 @@ after(() => t.close());
 
 const get = (url: string, token?: string) => t.app.inject({ method: 'GET', url, headers: token ? bearer(token) : {} });
 
-function assertInvalidToken(response: { statusCode: number; headers: Record<string, unknown>; body: string }) {
+function assertInvalidToken(response: { statusCode: number; headers: Record<string, unknown>; body: string; json(): any }) {
   assert.equal(response.statusCode, 401, response.body);
   assert.match(String(response.headers['www-authenticate']), /^Bearer realm="gatehouse", error="invalid_token"/);
   assert.equal(response.json().code, 'INVALID_TOKEN');
