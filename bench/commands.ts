@@ -10,6 +10,7 @@
 // Settings (environment): BENCH_CONTROLLERS (1000), BENCH_UPDATES (300), BENCH_TARGETS
 // (embedded,postgres), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; a database is
 // created and dropped).
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,9 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import * as admin from '../src/tenancy/admin.ts';
-import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { BIN } from '../test/helpers/process.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONTROLLERS = Number(process.env.BENCH_CONTROLLERS ?? 1000);
@@ -27,7 +30,54 @@ const UPDATES = Number(process.env.BENCH_UPDATES ?? 300);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',');
 const SAMPLED = Math.min(CONTROLLERS, 100);
 
-const agent = new Agent({ connections: null, keepAliveTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  kill(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/**
+ * The real server process, logging only warnings: with 1,000 controllers, info request logs piped
+ * to this process would measure the pipe, not the service (a full pipe blocks the server's writes).
+ */
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn' },
+    stdio: ['ignore', process.env.BENCH_SERVER_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+  });
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}) before serving`);
+    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('server did not start in 120 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    url,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+const newAgent = () => new Agent({ connections: null, keepAliveTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+/**
+ * Connections of the PMS calls. Each set of pollers has its own agent, destroyed when it stops:
+ * undici opens fresh connections after aborted requests, and a server's graceful close waits for a
+ * connection that never sent a request (Node counts it active, until its keep-alive/headers timeout).
+ */
+let agent = newAgent();
 
 interface Controller {
   facilityId: string;
@@ -75,10 +125,10 @@ async function provision(env: Record<string, string>): Promise<Provisioned> {
   }
 }
 
-async function call(base: string, method: 'GET' | 'POST', route: string, token: string | null, body?: unknown, signal?: AbortSignal): Promise<{ status: number; body: any }> {
+async function call(base: string, method: 'GET' | 'POST', route: string, token: string | null, body?: unknown, signal?: AbortSignal, dispatcher: Agent = agent): Promise<{ status: number; body: any }> {
   const response = await request(base + route, {
     method,
-    dispatcher: agent,
+    dispatcher,
     signal,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -125,14 +175,19 @@ const ms = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
 
 class Pollers {
   private readonly abort = new AbortController();
+  private readonly agent = newAgent();
   private readonly waiting = new Map<string, (at: number) => void>();
   private loops: Promise<void>[] = [];
   answeredEmpty = 0;
+  /** When each controller last had an empty answer (performance.now()). */
+  readonly emptyAt = new Map<string, number>();
 
   constructor(
     private readonly base: string,
     readonly controllers: Controller[],
-  ) {}
+  ) {
+    setMaxListeners(controllers.length * 2 + 10, this.abort.signal);
+  }
 
   get inFlight(): number {
     return this.controllers.filter((c) => c.inFlight).length;
@@ -154,11 +209,14 @@ class Pollers {
     while (!this.abort.signal.aborted) {
       c.inFlight = true;
       try {
-        const r = await call(this.base, 'GET', `/gateway/v1/commands?after=${c.after}&wait=30&limit=100`, c.token, undefined, this.abort.signal);
+        const r = await call(this.base, 'GET', `/gateway/v1/commands?after=${c.after}&wait=30&limit=100`, c.token, undefined, this.abort.signal, this.agent);
         const at = performance.now();
         c.inFlight = false;
         if (r.status !== 200) throw new Error(`poll ${r.status}`);
-        if (r.body.commands.length === 0) this.answeredEmpty++;
+        if (r.body.commands.length === 0) {
+          this.answeredEmpty++;
+          this.emptyAt.set(c.facilityId, at);
+        }
         for (const command of r.body.commands) {
           c.after = Math.max(c.after, command.sequence);
           const visitorId = command.payload?.visitor?.id;
@@ -178,6 +236,7 @@ class Pollers {
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.all(this.loops);
+    await this.agent.destroy();
   }
 }
 
@@ -189,6 +248,7 @@ interface Measure {
   idleRss: number;
   waitingRss: number;
   tcp: number;
+  idleCpuPercent: number;
   cpuPercent: number;
   dbConnections: string;
 }
@@ -196,6 +256,9 @@ interface Measure {
 async function measure(label: string, writeBase: string, pollServer: ServerProcess, pmsToken: string, controllers: Controller[], dbConnections: () => Promise<string>): Promise<Measure> {
   const pid = pollServer.child.pid!;
   const idleRss = rssMiB(pid);
+  const idle0 = cpuTicks(pid);
+  await new Promise((r) => setTimeout(r, 5000));
+  const idleCpuPercent = ((cpuTicks(pid) - idle0) / CLOCK_TICKS / 5) * 100;
   const pollers = new Pollers(pollServer.url, controllers);
   pollers.start();
   while (pollers.inFlight < controllers.length) await new Promise((r) => setTimeout(r, 50));
@@ -226,11 +289,11 @@ async function measure(label: string, writeBase: string, pollServer: ServerProce
     }
   }
   await pollers.stop();
-  return { label, fromAnswer: fromAnswer.sort((a, b) => a - b), fromSend: fromSend.sort((a, b) => a - b), lost, idleRss, waitingRss, tcp, cpuPercent, dbConnections: connections };
+  return { label, fromAnswer: fromAnswer.sort((a, b) => a - b), fromSend: fromSend.sort((a, b) => a - b), lost, idleRss, waitingRss, tcp, idleCpuPercent, cpuPercent, dbConnections: connections };
 }
 
 /** SIGTERM with every controller waiting: how long until the process exits, and how the polls ended. */
-async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Controller[]): Promise<{ ms: number; exit: number | string; empty: number; total: number }> {
+async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Controller[]): Promise<{ ms: number; answeredMs: number; answered: number; exit: number | string; total: number }> {
   const pollers = new Pollers(server.url, controllers);
   pollers.start();
   while (pollers.inFlight < controllers.length) await new Promise((r) => setTimeout(r, 50));
@@ -239,7 +302,8 @@ async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Cont
   const exit = await server.kill('SIGTERM');
   const took = performance.now() - started;
   await pollers.stop();
-  return { ms: Math.round(took), exit, empty: pollers.answeredEmpty, total: controllers.length };
+  const answers = [...pollers.emptyAt.values()].filter((at) => at >= started);
+  return { ms: Math.round(took), answeredMs: Math.round(Math.max(...answers) - started), answered: answers.length, exit, total: controllers.length };
 }
 
 async function prepare(base: string, provisioned: Provisioned): Promise<{ pmsToken: string; controllers: Controller[] }> {
@@ -264,25 +328,28 @@ async function prepare(base: string, provisioned: Provisioned): Promise<{ pmsTok
 function row(m: Measure): string {
   const a = m.fromAnswer;
   const s = m.fromSend;
-  return `| ${m.label} | ${ms(pct(a, 0.5))} | ${ms(pct(a, 0.99))} | ${ms(a.at(-1)!)} | ${ms(pct(s, 0.5))} | ${ms(pct(s, 0.99))} | ${m.lost} | ${m.idleRss} → ${m.waitingRss} | ${m.tcp} | ${m.cpuPercent.toFixed(1)} | ${m.dbConnections} |`;
+  return `| ${m.label} | ${ms(pct(a, 0.5))} | ${ms(pct(a, 0.99))} | ${ms(a.at(-1)!)} | ${ms(pct(s, 0.5))} | ${ms(pct(s, 0.99))} | ${m.lost} | ${m.idleRss} → ${m.waitingRss} | ${m.tcp} | ${m.idleCpuPercent.toFixed(1)} → ${m.cpuPercent.toFixed(1)} | ${m.dbConnections} |`;
 }
 
 export default async function run(): Promise<void> {
   const rows: string[] = [];
   const shutdowns: string[] = [];
-  const serverEnv = { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'info' };
+  const serverEnv = { RATE_LIMIT_PER_MINUTE: '10000000' };
 
   if (TARGETS.includes('embedded')) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-bench-commands-'));
     const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
     const t0 = performance.now();
     const provisioned = await provision(env);
-    const server = await startServerProcess({ ...env, ...serverEnv });
+    const server = await startServer({ ...env, ...serverEnv });
     const { pmsToken, controllers } = await prepare(server.url, provisioned);
     console.error(`embedded: ${CONTROLLERS} controllers ready in ${Math.round((performance.now() - t0) / 1000)} s`);
     rows.push(row(await measure('embedded (PGlite), one instance', server.url, server, pmsToken, controllers, async () => 'in-process (pool ≤ 20)')));
     const s = await shutdownWithWaitingPolls(server, controllers);
-    shutdowns.push(`| embedded | ${s.total} | ${s.ms} | ${s.exit} |`);
+    const again = await startServer({ ...env, ...serverEnv });
+    const idleStart = performance.now();
+    const idleExit = await again.kill('SIGTERM');
+    shutdowns.push(`| embedded | ${s.total} | ${s.answered} in ${s.answeredMs} | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
@@ -302,16 +369,19 @@ export default async function run(): Promise<void> {
     try {
       const t0 = performance.now();
       const provisioned = await provision(env);
-      const a = await startServerProcess({ ...env, ...serverEnv });
+      const a = await startServer({ ...env, ...serverEnv });
       const { pmsToken, controllers } = await prepare(a.url, provisioned);
       console.error(`postgres: ${CONTROLLERS} controllers ready in ${Math.round((performance.now() - t0) / 1000)} s`);
       rows.push(row(await measure('PostgreSQL 15, one instance', a.url, a, pmsToken, controllers, dbConnections)));
       // A second instance on the same database (and keys): the polls wait there, the updates go to the first.
-      const b = await startServerProcess({ ...env, ...serverEnv });
+      const b = await startServer({ ...env, ...serverEnv });
       rows.push(row(await measure('PostgreSQL 15, polls on instance B, updates on A (LISTEN/NOTIFY)', a.url, b, pmsToken, controllers, dbConnections)));
       const s = await shutdownWithWaitingPolls(b, controllers);
-      shutdowns.push(`| PostgreSQL | ${s.total} | ${s.ms} | ${s.exit} |`);
-      await a.kill('SIGTERM');
+      await agent.destroy();
+      agent = newAgent();
+      const idleStart = performance.now();
+      const idleExit = await a.kill('SIGTERM');
+      shutdowns.push(`| PostgreSQL | ${s.total} | ${s.answered} in ${s.answeredMs} | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
     } finally {
       await adminClient.query(`drop database if exists ${name} with (force)`);
       await adminClient.end();
@@ -326,13 +396,13 @@ ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 **
 Latency of the update's command reaching its controller, in ms: from the update's 200 answer
 (negative when the command arrives before the answer) and from the moment the update was sent.
 
-| setup | p50 from 200 | p99 from 200 | max from 200 | p50 from send | p99 from send | lost | server RSS idle → 1,000 waiting (MiB) | TCP connections | server CPU while waiting (%) | database connections |
+| setup | p50 from 200 | p99 from 200 | max from 200 | p50 from send | p99 from send | lost | server RSS idle → ${CONTROLLERS.toLocaleString('en-US')} waiting (MiB) | TCP connections to the server | server CPU idle → while waiting (%) | database connections (all instances) |
 |---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 SIGTERM with every controller waiting:
 
-| database | polls waiting | SIGTERM → exit (ms) | exit code |
-|---|---|---|---|
+| database | polls waiting | polls answered {"commands": []}, in ms after SIGTERM | SIGTERM → exit, ms (exit code) | SIGTERM → exit with no polls waiting, ms (exit code) |
+|---|---|---|---|---|
 ${shutdowns.join('\n')}`);
 }
