@@ -166,7 +166,8 @@ describe('compatibility forms', () => {
     const patch = await api.post('/units', JSON.stringify({ unitNumber: 'P1' }), { 'content-type': 'application/json-patch+json', 'api-version': '2.0' });
     assert.equal(patch.status, 201);
     await api.visitor(patch.body.id, '9090');
-    for (const headers of [{ 'content-type': 'application/json-patch+json' }, { 'content-type': 'application/json' }, {}]) {
+    const variants: Record<string, string>[] = [{ 'content-type': 'application/json-patch+json' }, { 'content-type': 'application/json' }, {}];
+    for (const headers of variants) {
       const r = await api.post(`/units/${patch.body.id}/disable`, '', { ...headers, 'api-version': '2.0' });
       assert.equal(r.status, 200, JSON.stringify(headers));
       assert.equal(r.body.status, 'Delinquent');
