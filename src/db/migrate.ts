@@ -38,7 +38,18 @@ export interface MigrationResult {
   changed: string[];
 }
 
-export async function migrate(pool: pg.Pool, migrations: Migration[] = readMigrations()): Promise<MigrationResult> {
+// Within one process, runs are queued here: on the embedded database every connection shares
+// one backend session, so the advisory lock (a session lock) cannot exclude them from each other.
+// Between processes, the advisory lock does it on PostgreSQL, the data-directory lock on PGlite.
+let queue: Promise<unknown> = Promise.resolve();
+
+export function migrate(pool: pg.Pool, migrations: Migration[] = readMigrations()): Promise<MigrationResult> {
+  const run = queue.then(() => migrateLocked(pool, migrations));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<MigrationResult> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
