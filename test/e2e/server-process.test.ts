@@ -34,7 +34,8 @@ describe('the server process', () => {
     fs.writeFileSync(file, '');
     const result = await runCli(['serve'], { ...database.env, DATA_DIR: path.join(file, 'data'), PORT: '0' });
     assert.notEqual(result.code, 0);
-    assert.ok(result.ms < 15_000, `took ${result.ms} ms`);
+    // About 2 s on an idle machine (mostly the TypeScript loader); the bound only catches a hang.
+    assert.ok(result.ms < 45_000, `took ${result.ms} ms`);
     assert.match(result.stderr, /^gatehouse: data directory .*not-a-directory\/data is not writable \(ENOTDIR\)/);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
   });
@@ -42,7 +43,8 @@ describe('the server process', () => {
   it('refuses a DATABASE_URL that points nowhere within seconds, in one line, without the password', async () => {
     const result = await runCli(['serve'], { ...database.env, DATABASE_URL: 'postgres://postgres:s3cret-pw@127.0.0.1:1/test', PORT: '0' });
     assert.notEqual(result.code, 0);
-    assert.ok(result.ms < 15_000, `took ${result.ms} ms`);
+    // About 2 s on an idle machine (mostly the TypeScript loader); the bound only catches a hang.
+    assert.ok(result.ms < 45_000, `took ${result.ms} ms`);
     assert.equal(result.stderr, 'gatehouse: cannot connect to PostgreSQL at 127.0.0.1:1/test (DATABASE_URL): ECONNREFUSED\n');
   });
 
