@@ -1,15 +1,21 @@
-// `gatehouse admin …` against a real data directory or database, with and without a running
-// server, and the acknowledged-write guarantee through the service's own HTTP face.
+// `gatehouse admin …` beside a running server (on the embedded database, through its socket),
+// and the acknowledged-write guarantee through the service's own HTTP face. (Commands that open
+// the data directory themselves are exercised by server-process.test.ts and the other e2e tests.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runCli, startServerProcess } from '../helpers/process.ts';
+import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 let database: TestDatabase;
+let server: ServerProcess;
 before(async () => {
   database = await createTestDatabase();
+  server = await startServerProcess(database.env);
 });
-after(() => database.drop());
+after(async () => {
+  await server.kill();
+  await database.drop();
+});
 
 async function cli(args: string[]) {
   const result = await runCli(args, database.env);
@@ -21,7 +27,7 @@ async function cli(args: string[]) {
 
 async function token(url: string, form: Record<string, string>): Promise<string> {
   const response = await fetch(`${url}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
-  const body = await response.json();
+  const body = (await response.json()) as { access_token: string };
   assert.equal(response.status, 200, JSON.stringify(body));
   return body.access_token;
 }
@@ -70,11 +76,10 @@ describe('gatehouse admin', () => {
   });
 
   it('reaches the running server\'s database, and keeps every acknowledged write across a SIGKILL', async () => {
-    const server = await startServerProcess(database.env);
     // A command while the server runs: same database (through its socket when embedded).
     const account = await cli(['admin', 'account', 'create', '--name', 'Made while serving']);
     const operatorToken = await token(server.url, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
-    const listed = await (await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${operatorToken}` } })).json();
+    const listed = (await (await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${operatorToken}` } })).json()) as { id: string }[];
     assert.ok(listed.some((a: { id: string }) => a.id === account.id));
 
     // Writers create accounts until the kill; every 201 must survive it.
@@ -88,7 +93,7 @@ describe('gatehouse admin', () => {
             headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
             body: JSON.stringify({ name: `kill-test ${n}-${i}` }),
           });
-          if (response.status === 201) acknowledged.push((await response.json()).id);
+          if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id);
         } catch {
           return;
         }
@@ -103,10 +108,10 @@ describe('gatehouse admin', () => {
 
     const restarted = await startServerProcess(database.env);
     const afterToken = await token(restarted.url, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
-    const accounts = await (await fetch(`${restarted.url}/admin/accounts`, { headers: { authorization: `Bearer ${afterToken}` } })).json();
+    const accounts = (await (await fetch(`${restarted.url}/admin/accounts`, { headers: { authorization: `Bearer ${afterToken}` } })).json()) as { id: string }[];
     const stored = new Set(accounts.map((a: { id: string }) => a.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
     assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged writes lost`);
-    assert.equal(await restarted.kill(), 0);
+    server = restarted; // stopped by after()
   });
 });

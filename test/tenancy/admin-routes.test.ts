@@ -20,7 +20,7 @@ describe('admin routes', () => {
     const account = (await post('/admin/accounts', { name: 'Acme Storage' })).json();
     const facility = await post('/admin/facilities', { accountId: account.id, name: 'Main St', timeZone: 'America/Denver', guid: 'FAC-ADM-1', propertyNumber: '7' });
     assert.equal(facility.statusCode, 201);
-    assert.deepEqual({ ...facility.json(), id: undefined }, { id: undefined, accountId: account.id, name: 'Main St', propertyNumber: '7', timeZone: 'America/Denver', guid: 'FAC-ADM-1', charityEnrolled: false });
+    assert.deepEqual({ ...(facility.json() as object), id: undefined }, { id: undefined, accountId: account.id, name: 'Main St', propertyNumber: '7', timeZone: 'America/Denver', guid: 'FAC-ADM-1', charityEnrolled: false });
     const pms = (await post('/admin/applications', { name: 'Acme PMS' })).json();
     const key = await post('/admin/account-keys', { accountId: account.id, clientId: pms.clientId, scopes: ['accessevent:read'] });
     assert.equal(key.statusCode, 201);
