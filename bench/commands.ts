@@ -178,9 +178,9 @@ class Pollers {
   private readonly agent = newAgent();
   private readonly waiting = new Map<string, (at: number) => void>();
   private loops: Promise<void>[] = [];
-  answeredEmpty = 0;
-  /** When each controller last had an empty answer (performance.now()). */
-  readonly emptyAt = new Map<string, number>();
+  /** From this moment (performance.now()), each controller's first outcome and its time are kept. */
+  since = 0;
+  readonly firstOutcome = new Map<string, { outcome: string; at: number }>();
 
   constructor(
     private readonly base: string,
@@ -205,6 +205,10 @@ class Pollers {
     });
   }
 
+  private note(c: Controller, outcome: string, at: number): void {
+    if (this.since > 0 && at >= this.since && !this.firstOutcome.has(c.facilityId)) this.firstOutcome.set(c.facilityId, { outcome, at });
+  }
+
   private async loop(c: Controller): Promise<void> {
     while (!this.abort.signal.aborted) {
       c.inFlight = true;
@@ -212,11 +216,8 @@ class Pollers {
         const r = await call(this.base, 'GET', `/gateway/v1/commands?after=${c.after}&wait=30&limit=100`, c.token, undefined, this.abort.signal, this.agent);
         const at = performance.now();
         c.inFlight = false;
+        this.note(c, r.status === 200 && r.body.commands.length === 0 ? '200 {"commands": []}' : `HTTP ${r.status}`, at);
         if (r.status !== 200) throw new Error(`poll ${r.status}`);
-        if (r.body.commands.length === 0) {
-          this.answeredEmpty++;
-          this.emptyAt.set(c.facilityId, at);
-        }
         for (const command of r.body.commands) {
           c.after = Math.max(c.after, command.sequence);
           const visitorId = command.payload?.visitor?.id;
@@ -225,9 +226,10 @@ class Pollers {
             this.waiting.delete(visitorId);
           }
         }
-      } catch {
+      } catch (error) {
         c.inFlight = false;
         if (this.abort.signal.aborted) return;
+        if (!/^poll /.test((error as Error).message)) this.note(c, `error ${(error as { code?: string }).code ?? (error as Error).message}`, performance.now());
         await new Promise((r) => setTimeout(r, 500));
       }
     }
@@ -293,17 +295,21 @@ async function measure(label: string, writeBase: string, pollServer: ServerProce
 }
 
 /** SIGTERM with every controller waiting: how long until the process exits, and how the polls ended. */
-async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Controller[]): Promise<{ ms: number; answeredMs: number; answered: number; exit: number | string; total: number }> {
+async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Controller[]): Promise<{ ms: number; answeredMs: number; outcomes: string; exit: number | string; total: number }> {
   const pollers = new Pollers(server.url, controllers);
   pollers.start();
   while (pollers.inFlight < controllers.length) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 2000));
   const started = performance.now();
+  pollers.since = started;
   const exit = await server.kill('SIGTERM');
   const took = performance.now() - started;
   await pollers.stop();
-  const answers = [...pollers.emptyAt.values()].filter((at) => at >= started);
-  return { ms: Math.round(took), answeredMs: Math.round(Math.max(...answers) - started), answered: answers.length, exit, total: controllers.length };
+  const firsts = [...pollers.firstOutcome.values()];
+  const counts = new Map<string, number>();
+  for (const f of firsts) counts.set(f.outcome, (counts.get(f.outcome) ?? 0) + 1);
+  const outcomes = [...counts].map(([outcome, n]) => `${n} × ${outcome}`).join(', ') + (firsts.length < controllers.length ? `, ${controllers.length - firsts.length} × no answer` : '');
+  return { ms: Math.round(took), answeredMs: Math.round(Math.max(...firsts.map((f) => f.at)) - started), outcomes, exit, total: controllers.length };
 }
 
 async function prepare(base: string, provisioned: Provisioned): Promise<{ pmsToken: string; controllers: Controller[] }> {
@@ -349,7 +355,7 @@ export default async function run(): Promise<void> {
     const again = await startServer({ ...env, ...serverEnv });
     const idleStart = performance.now();
     const idleExit = await again.kill('SIGTERM');
-    shutdowns.push(`| embedded | ${s.total} | ${s.answered} in ${s.answeredMs} | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
+    shutdowns.push(`| embedded | ${s.total} | ${s.outcomes}; the last in ${s.answeredMs} ms | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
@@ -381,7 +387,7 @@ export default async function run(): Promise<void> {
       agent = newAgent();
       const idleStart = performance.now();
       const idleExit = await a.kill('SIGTERM');
-      shutdowns.push(`| PostgreSQL | ${s.total} | ${s.answered} in ${s.answeredMs} | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
+      shutdowns.push(`| PostgreSQL | ${s.total} | ${s.outcomes}; the last in ${s.answeredMs} ms | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
     } finally {
       await adminClient.query(`drop database if exists ${name} with (force)`);
       await adminClient.end();
@@ -402,7 +408,7 @@ ${rows.join('\n')}
 
 SIGTERM with every controller waiting:
 
-| database | polls waiting | polls answered {"commands": []}, in ms after SIGTERM | SIGTERM → exit, ms (exit code) | SIGTERM → exit with no polls waiting, ms (exit code) |
+| database | polls waiting | first answer of each waiting poll after SIGTERM | SIGTERM → exit, ms (exit code) | SIGTERM → exit with no polls waiting, ms (exit code) |
 |---|---|---|---|---|
 ${shutdowns.join('\n')}`);
 }
