@@ -10,7 +10,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 
 async function timeToAvailable(env: Record<string, string>) {
   const started = performance.now();
-  const server = await startServerProcess(env);
+  const server = await startServerProcess(env, 60_000, { quiet: true });
   for (;;) {
     const response = await fetch(`${server.url}/availability`).catch(() => null);
     if (response?.status === 200) break;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { runCli, startServerProcess } from '../test/helpers/process.ts';
 import { load, machine } from './load.ts';
 
@@ -11,7 +12,20 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
 export default async function run() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-bench-tokens-'));
-  const env = { DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_FAILURE_LIMIT: '100000' };
+  // On PostgreSQL (BENCH_DATABASE_URL), a database of its own, dropped at the end.
+  const serverUrl = process.env.BENCH_DATABASE_URL;
+  const dbName = `gh_bench_tokens_${process.pid}`;
+  let databaseUrl = '';
+  if (serverUrl) {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${dbName}`);
+    await admin.end();
+    const url = new URL(serverUrl);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_FAILURE_LIMIT: '100000' };
   const json = async (args: string[]) => {
     const result = await runCli(args, env);
     if (result.code !== 0) throw new Error(`gatehouse ${args.join(' ')}: ${result.stderr}`);
@@ -21,7 +35,7 @@ export default async function run() {
   const pms = await json(['admin', 'app', 'create', '--name', 'Bench PMS']);
   const key = await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
   const operator = await json(['admin', 'app', 'create', '--name', 'Bench ops', '--operator']);
-  const server = await startServerProcess({ ...env, LOG_LEVEL: 'info' });
+  const server = await startServerProcess(env, 60_000, { quiet: true });
   const form = (fields: Record<string, string>) => () => new URLSearchParams(fields).toString();
   const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
   const rows: string[] = [];
@@ -39,6 +53,12 @@ export default async function run() {
   row('GET /auth/whoami (bearer verified)', guarded);
   await server.kill();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  if (serverUrl) {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
   const perRequestUs = Math.round((1e6 / guarded.perSecond - 1e6 / open.perSecond) * 10) / 10;
   console.log(`Tokens and the guard (${env.DATABASE_URL ? 'PostgreSQL' : 'embedded'} database), ${SECONDS} s per row; ${await machine()}
 

@@ -14,8 +14,26 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts `gatehouse serve` on a free port and waits until it says it is serving. */
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `gatehouse serve` and waits until it serves. By default on a free port, found from its
+ * "gatehouse is serving" log line. `quiet`: logs at warn (a benchmark must not measure a log
+ * pipe), on a port chosen here, ready when /health answers.
+ */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000, options: { quiet?: boolean } = {}): Promise<ServerProcess> {
+  if (options.quiet) return startQuietServer(env, timeoutMs);
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,6 +57,35 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
       reject(new Error(`server exited (${code}) before serving:\n${output}`));
     });
   });
+  return {
+    child,
+    url,
+    output: () => output,
+    exited,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function startQuietServer(env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000)));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}) before serving:\n${output}`);
+    if ((await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) break;
+    if (Date.now() > deadline) throw new Error(`server did not start in ${timeoutMs} ms:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     child,
     url,
