@@ -49,6 +49,8 @@ function retryAfter(header: string | null): number | null {
 
 export class GatewayClient {
   private token: { value: string; renewAt: number } | null = null;
+  /** The token request under way: concurrent calls (the poll, the event sender) share it. */
+  private fetching: Promise<string> | null = null;
 
   constructor(
     readonly baseUrl: string,
@@ -64,13 +66,20 @@ export class GatewayClient {
     this.token = null;
   }
 
-  private async accessToken(signal?: AbortSignal): Promise<string> {
-    if (this.token && Date.now() < this.token.renewAt) return this.token.value;
+  private accessToken(): Promise<string> {
+    if (this.token && Date.now() < this.token.renewAt) return Promise.resolve(this.token.value);
+    this.fetching ??= this.fetchToken().finally(() => {
+      this.fetching = null;
+    });
+    return this.fetching;
+  }
+
+  private async fetchToken(): Promise<string> {
     const response = await fetch(`${this.baseUrl}/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.credential.clientId, client_secret: this.credential.clientSecret }),
-      signal,
+      signal: AbortSignal.timeout(30_000),
     });
     const text = await response.text();
     if (!response.ok) throw new HttpError(response.status, text, retryAfter(response.headers.get('retry-after')));
@@ -80,7 +89,7 @@ export class GatewayClient {
   }
 
   private async call<T>(path: string, init: RequestInit): Promise<T> {
-    const token = await this.accessToken(init.signal ?? undefined);
+    const token = await this.accessToken();
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
     const text = await response.text();
     if (response.status === 401) this.dropToken();
