@@ -1,4 +1,6 @@
 // Start-up and graceful shutdown of the HTTP server: config → database → migrations → jobs → http.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type pino from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -15,8 +17,16 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
   const services = await startServices(config, logger, { role: 'owner', command: 'serve', runJobs: true });
   let app: App;
+  // Connections that have not carried a request yet: fastify's close ends idle keep-alive
+  // connections, but one that was opened and never used would hold shutdown until its timeout.
+  const unused = new Set<Socket>();
   try {
     app = await buildApp(services);
+    app.server.on('connection', (socket: Socket) => {
+      unused.add(socket);
+      socket.once('close', () => unused.delete(socket));
+    });
+    app.server.on('request', (request: IncomingMessage) => unused.delete(request.socket));
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await services.close();
@@ -31,7 +41,9 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
     services,
     close() {
       closing ??= (async () => {
-        await app.close();
+        const closed = app.close();
+        for (const socket of unused) socket.destroy();
+        await closed;
         await services.close();
       })();
       return closing;

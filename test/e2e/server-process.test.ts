@@ -2,6 +2,7 @@
 // (What a SIGKILL may lose — nothing acknowledged — is tested in admin-cli.test.ts, on both databases.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
@@ -27,6 +28,19 @@ describe('the server process', () => {
     const again = await startServerProcess(database.env);
     assert.equal((await fetch(again.url + '/availability')).status, 200);
     assert.equal(await again.kill('SIGINT'), 0);
+  });
+
+  it('stops promptly on SIGTERM even with a connection that never sent a request', async () => {
+    const server = await startServerProcess(database.env);
+    const { port } = new URL(server.url);
+    const idle = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => idle.once('connect', resolve));
+    idle.on('error', () => {});
+    const started = Date.now();
+    assert.equal(await server.kill('SIGTERM'), 0);
+    // Without closing unused connections this waited for the 35 s shutdown limit and exited 1.
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+    idle.destroy();
   });
 
   it('refuses an unwritable data directory within seconds, in one line', async () => {

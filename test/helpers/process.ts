@@ -38,14 +38,19 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The output is kept (the last 1 MB) for assertions; it is scanned only until the server serves.
   let output = '';
+  let serving = false;
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
+      const text = chunk.toString('utf8');
+      output = output.length > 1_000_000 ? output.slice(-500_000) + text : output + text;
+      if (serving) return;
       const match = /"port":(\d+),"database"[^\n]*"gatehouse is serving"/.exec(output);
       if (match) {
+        serving = true;
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${match[1]}`);
       }
