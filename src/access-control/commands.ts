@@ -76,39 +76,20 @@ export interface CommandView {
   acknowledgedAt: string | null;
 }
 
-/** A facility's commands for its PMS, in sequence order, gate codes left out. */
-export async function listCommands(db: Db, facilityId: string, options: { after: number; limit: number; status?: CommandStatus }): Promise<CommandView[]> {
-  let query = db
-    .selectFrom('commands')
-    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'expires_at', 'delivered_at', 'acknowledged_at', statusSql.as('status')])
-    .where('facility_id', '=', facilityId)
-    .where('sequence', '>', options.after)
-    .orderBy('sequence')
-    .limit(options.limit);
-  if (options.status) query = query.where(statusSql, '=', options.status);
-  const rows = await query.execute();
-  return rows.map((r) => ({
-    id: r.id,
-    sequence: r.sequence,
-    type: r.type,
-    payload: withoutCodes(r.payload),
-    createdAt: r.created_at.toISOString(),
-    expiresAt: r.expires_at.toISOString(),
-    status: r.status,
-    deliveredAt: r.delivered_at?.toISOString() ?? null,
-    acknowledgedAt: r.acknowledged_at?.toISOString() ?? null,
-  }));
+interface CommandRow {
+  id: string;
+  sequence: number;
+  type: CommandType;
+  payload: unknown;
+  created_at: Date;
+  expires_at: Date;
+  status: CommandStatus;
+  delivered_at: Date | null;
+  acknowledged_at: Date | null;
 }
 
-export async function getCommand(db: Db, facilityId: string, commandId: string): Promise<CommandView | null> {
-  const rows = await db
-    .selectFrom('commands')
-    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'expires_at', 'delivered_at', 'acknowledged_at', statusSql.as('status')])
-    .where('facility_id', '=', facilityId)
-    .where('id', '=', commandId)
-    .execute();
-  const r = rows[0];
-  if (!r) return null;
+/** A command as the PMS sees it: gate codes left out. */
+function toCommandView(r: CommandRow): CommandView {
   return {
     id: r.id,
     sequence: r.sequence,
@@ -120,6 +101,30 @@ export async function getCommand(db: Db, facilityId: string, commandId: string):
     deliveredAt: r.delivered_at?.toISOString() ?? null,
     acknowledgedAt: r.acknowledged_at?.toISOString() ?? null,
   };
+}
+
+/** A facility's commands for its PMS, in sequence order, gate codes left out. */
+export async function listCommands(db: Db, facilityId: string, options: { after: number; limit: number; status?: CommandStatus }): Promise<CommandView[]> {
+  let query = db
+    .selectFrom('commands')
+    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'expires_at', 'delivered_at', 'acknowledged_at', statusSql.as('status')])
+    .where('facility_id', '=', facilityId)
+    .where('sequence', '>', options.after)
+    .orderBy('sequence')
+    .limit(options.limit);
+  if (options.status) query = query.where(statusSql, '=', options.status);
+  const rows = await query.execute();
+  return rows.map(toCommandView);
+}
+
+export async function getCommand(db: Db, facilityId: string, commandId: string): Promise<CommandView | null> {
+  const rows = await db
+    .selectFrom('commands')
+    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'expires_at', 'delivered_at', 'acknowledged_at', statusSql.as('status')])
+    .where('facility_id', '=', facilityId)
+    .where('id', '=', commandId)
+    .execute();
+  return rows[0] ? toCommandView(rows[0]) : null;
 }
 
 export interface DeliveredCommand {

@@ -62,16 +62,7 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
       reject(new Error(`server exited (${code}) before serving:\n${output}`));
     });
   });
-  return {
-    child,
-    url,
-    output: () => output,
-    exited,
-    async kill(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  return serverProcess(child, url, () => output, exited);
 }
 
 async function startQuietServer(env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
@@ -91,10 +82,14 @@ async function startQuietServer(env: Record<string, string>, timeoutMs: number):
     if (Date.now() > deadline) throw new Error(`server did not start in ${timeoutMs} ms:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  return serverProcess(child, url, () => output, exited);
+}
+
+function serverProcess(child: ChildProcess, url: string, output: () => string, exited: Promise<number | string>): ServerProcess {
   return {
     child,
     url,
-    output: () => output,
+    output,
     exited,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
