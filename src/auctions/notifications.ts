@@ -25,14 +25,9 @@ export interface NewNotification {
 
 export type DeliveryStatus = 'disabled' | 'pending' | 'delivered' | 'failed';
 
-export interface NotificationView {
+/** A stored notification: what was raised, and what became of it. */
+export interface NotificationView extends NewNotification {
   id: string;
-  kind: NotificationKind;
-  reason: string | null;
-  message: string;
-  facilityId: string | null;
-  auctionId: string | null;
-  detail: Record<string, unknown>;
   createdAt: string;
   resolvedAt: string | null;
   resolvedBy: string | null;
