@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   events: () => import('./events.ts'),
   auctions: () => import('./auctions.ts'),
   commands: () => import('./commands.ts'),
+  'stuck-database': () => import('./stuck-database.ts'),
 };
 
 const name = process.argv[2];

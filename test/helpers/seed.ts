@@ -1,0 +1,23 @@
+// Provisioning for tests and benchmarks that run the real server process: the account is made
+// in this process, on the same database and data directory (so the server verifies its token
+// with the same signing key), before the server starts (the embedded database has one owner).
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startServices } from '../../src/services.ts';
+import { LogCapture, type TestApp } from './harness.ts';
+import { provisionAccount, type ProvisionedAccount } from './tenants.ts';
+
+export async function seedAccount(env: Record<string, string>, options: Parameters<typeof provisionAccount>[1] = {}): Promise<ProvisionedAccount> {
+  const logs = new LogCapture();
+  const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
+  const services = await startServices(config, createLogger(config, logs), { role: 'owner', command: 'seed', runJobs: false });
+  const app = await buildApp(services);
+  try {
+    await app.ready();
+    return await provisionAccount({ app, services, config, logs, close: async () => {} } satisfies TestApp, options);
+  } finally {
+    await app.close();
+    await services.close();
+  }
+}
