@@ -34,14 +34,19 @@ function nextMessage(worker: Worker): Promise<WorkerMessage> {
   });
 }
 
-export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServer> {
+export interface EmbeddedServerOptions {
+  /** A connection idle this long in a transaction while others wait is ended (0: never). */
+  idleInTransactionTimeoutMs?: number;
+}
+
+export async function startEmbeddedServer(dataDir: string, options: EmbeddedServerOptions = {}): Promise<EmbeddedServer> {
   const { pgData, socketPath } = dataDirLayout(dataDir);
   fs.mkdirSync(pgData, { recursive: true });
   // A socket file left by a process that was killed would make listen() fail; the caller holds
   // the data directory lock, so no live server owns it.
   fs.rmSync(socketPath, { force: true });
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { pgDataDir: pgData, socketPath },
+    workerData: { pgDataDir: pgData, socketPath, idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 0 },
   });
   const first = await nextMessage(worker);
   if (first.type !== 'ready') {
