@@ -16,6 +16,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.ts';
 import { requireAccessDeclarations } from './http/access.ts';
 import { API_VERSIONS, registerApiDocument, registerDocumentRoutes, registerSwaggerUi, type ApiVersion } from './http/docs.ts';
+import { registerRequestDeadline } from './http/deadline.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
 import { registerProblemHandling } from './http/problem.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
@@ -43,6 +44,8 @@ export async function buildApp(services: Services): Promise<App> {
   registerProblemHandling(app);
   registerRequestMetrics(app, services.metrics);
   await app.register(formbody);
+  // Before the guard: its credential and facility reads wait on the database too.
+  registerRequestDeadline(app, config.requestTimeoutMs);
   registerGuard(app, services.tokens, services.database.db);
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the address.
   await app.register(rateLimit, {

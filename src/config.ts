@@ -9,7 +9,13 @@ export interface Config {
   dataDir: string;
   /** A PostgreSQL server instead of the embedded database. */
   databaseUrl: string | null;
+  /** Limits on every connection of the pool (0: none). A PostgreSQL server enforces all three; see docs/CONFIGURATION.md for the embedded database. */
+  databaseStatementTimeoutMs: number;
+  databaseLockTimeoutMs: number;
+  databaseIdleInTransactionTimeoutMs: number;
   redisUrl: string | null;
+  /** A request not answered this long after it arrived (its body's upload excluded) is answered 503. */
+  requestTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Default request body limit; routes that take batches raise their own. */
   bodyLimitBytes: number;
@@ -121,7 +127,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    // A statement limit, not an export limit: an export reads in short keyset chunks, one statement each.
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    databaseLockTimeoutMs: integer(env, 'DATABASE_LOCK_TIMEOUT_MS', 5_000, 0, 3_600_000),
+    databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),

@@ -69,7 +69,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
         withTimeout(database.pool.query('select 1').then(() => true), 2000),
         withTimeout(migrationsApplied(database.pool), 2000),
       ]);
-      return { database: databaseOk, migrations: migrationsOk, jobs: services.jobs.isRunning };
+      // The queue's work lives in the database: it runs only when the database answers.
+      return { database: databaseOk, migrations: migrationsOk, jobs: services.jobs.isRunning && databaseOk };
     },
     async close() {
       await services.jobs.stop();

@@ -71,7 +71,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof OAuthError) return sendOAuthError(reply, error.status, error.error, error.message);
     const normalized = handleError(error, request);
-    if (normalized.status >= 500) return reply.code(normalized.status).send({ error: 'server_error', error_description: normalized.detail });
+    if (normalized.status >= 500) return reply.code(normalized.status).headers(normalized.headers).send({ error: 'server_error', error_description: normalized.detail });
     if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
     const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
     return sendOAuthError(reply, normalized.status === 415 || normalized.status === 413 ? normalized.status : 400, 'invalid_request', fields ? `${normalized.detail} ${fields}` : normalized.detail);

@@ -42,7 +42,17 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   prepareDataDir(config.dataDir);
   if (config.databaseUrl) {
     const location = describeDatabaseUrl(config.databaseUrl);
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max, connectionTimeoutMillis: 5000 });
+    const pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max,
+      // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+      // Sent as startup parameters: each of the pool's sessions carries them from its first statement.
+      statement_timeout: config.databaseStatementTimeoutMs,
+      lock_timeout: config.databaseLockTimeoutMs,
+      idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
+    });
     await probe(pool, `PostgreSQL at ${location} (DATABASE_URL)`);
     return wrap(pool, 'postgres', location, async () => {});
   }
@@ -57,7 +67,10 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   const lock = lockDataDir(config.dataDir, options.command);
   let server: EmbeddedServer;
   try {
-    server = await startEmbeddedServer(config.dataDir);
+    // PGlite enforces no statement or lock timeout (one WASM thread, no timer interrupts, and its
+    // connections are one session, so they never wait on each other's locks); what blocks there
+    // is a connection that holds the socket's queue idle in a transaction, which the worker ends.
+    server = await startEmbeddedServer(config.dataDir, { idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs });
   } catch (error) {
     lock.release();
     throw error;

@@ -51,6 +51,10 @@ export function migrate(pool: pg.Pool, migrations: Migration[] = readMigrations(
 
 async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<MigrationResult> {
   const client = await pool.connect();
+  // Waiting for another instance's migrations, or a migration that takes long, is not a stuck
+  // database: this session runs without the pool's statement and lock timeouts until released.
+  await client.query('set statement_timeout = 0; set lock_timeout = 0');
+  let broken: Error | undefined;
   try {
     await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
     try {
@@ -88,7 +92,9 @@ async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<Mi
       await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]);
     }
   } finally {
-    client.release();
+    await client.query('reset statement_timeout; reset lock_timeout').catch((error: Error) => (broken = error));
+    // A session whose limits could not be restored is not given back to the pool.
+    client.release(broken);
   }
 }
 

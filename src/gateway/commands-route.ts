@@ -38,7 +38,8 @@ export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Service
   app.get(
     '/gateway/v1/commands',
     {
-      config: { access: { scopes: ['gateway'] } },
+      // The request deadline starts counting after the longest wait.
+      config: { access: { scopes: ['gateway'] }, waitsUpToMs: MAX_WAIT_SECONDS * 1000 },
       schema: {
         tags: ['gateway'],
         security: [{ bearerAuth: [] }],

@@ -1,6 +1,7 @@
 // Typed errors with a code, thrown by domain code and routes, and the one function that turns any
 // error into the normalized shape each face renders (problem+json, the /api/3 envelope, OAuth).
 import type { FastifyError } from 'fastify';
+import { databaseUnavailable } from '../db/errors.ts';
 
 export interface FieldError {
   path: string;
@@ -68,6 +69,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: str
 };
 
 export function normalizeError(error: unknown): NormalizedError {
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) error = new AppError(503, 'DATABASE_UNAVAILABLE', unavailable.detail, [], { 'retry-after': String(unavailable.retryAfterSeconds) });
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, errors: error.errors, headers: error.headers };
   }
