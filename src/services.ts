@@ -65,9 +65,11 @@ export async function startServices(config: Config, logger: pino.Logger, options
     redis,
     jobs: undefined as unknown as JobQueue,
     async readiness() {
+      // Well inside the request deadline, so that /availability always gives its own answer.
+      const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
       const [databaseOk, migrationsOk] = await Promise.all([
-        withTimeout(database.pool.query('select 1').then(() => true), 2000),
-        withTimeout(migrationsApplied(database.pool), 2000),
+        withTimeout(database.pool.query('select 1').then(() => true), checkMs),
+        withTimeout(migrationsApplied(database.pool), checkMs),
       ]);
       // The queue's work lives in the database: it runs only when the database answers.
       return { database: databaseOk, migrations: migrationsOk, jobs: services.jobs.isRunning && databaseOk };

@@ -49,6 +49,13 @@ export function registerRequestDeadline(app: App, requestTimeoutMs: number): voi
       if (reply.sent || reply.raw.headersSent) return;
       // Through the route's error handler: the face renders it (problem+json, envelope, OAuth).
       reply.send(deadlineExceeded(deadline.budgetMs));
+      // The handler goes on until its database work ends (bounded by the statement timeout).
+      // Its answer is dropped with a line that says so, instead of fastify's "Reply was already
+      // sent, did you forget to return reply" warning; a late failure is logged by fastify.
+      reply.send = () => {
+        request.log.info({ afterMs: Date.now() - deadline.startedAt }, 'the handler finished after the request deadline had answered; its answer was dropped');
+        return reply;
+      };
     }, deadline.remainingMs);
   };
   const pause = (deadline: Deadline) => {

@@ -2,6 +2,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.ts';
 
+const AVAILABILITY_RETRY_AFTER_SECONDS = 5;
+
 const Health = Type.Object({ status: Type.Literal('ok') });
 const Availability = Type.Object({
   status: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
@@ -29,12 +31,15 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       schema: {
         tags: ['operations'],
         summary: 'The service can serve: database reachable, migrations applied, job runner running.',
+        description:
+          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. 503 (with Retry-After) when any is false.',
         response: { 200: Availability, 503: Availability },
       },
     },
     async (_request, reply) => {
       const checks = await services.readiness();
       const ok = checks.database && checks.migrations && checks.jobs;
+      if (!ok) reply.header('retry-after', String(AVAILABILITY_RETRY_AFTER_SECONDS));
       return reply.code(ok ? 200 : 503).send({ status: ok ? 'available' : 'unavailable', checks });
     },
   );

@@ -8,16 +8,21 @@ import { startServices } from '../../src/services.ts';
 import { LogCapture, type TestApp } from './harness.ts';
 import { provisionAccount, type ProvisionedAccount } from './tenants.ts';
 
-export async function seedAccount(env: Record<string, string>, options: Parameters<typeof provisionAccount>[1] = {}): Promise<ProvisionedAccount> {
+/** Runs `work` against the app in this process on that database, then closes it. */
+export async function seed<T>(env: Record<string, string>, work: (t: TestApp) => Promise<T>): Promise<T> {
   const logs = new LogCapture();
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
   const services = await startServices(config, createLogger(config, logs), { role: 'owner', command: 'seed', runJobs: false });
   const app = await buildApp(services);
   try {
     await app.ready();
-    return await provisionAccount({ app, services, config, logs, close: async () => {} } satisfies TestApp, options);
+    return await work({ app, services, config, logs, close: async () => {} });
   } finally {
     await app.close();
     await services.close();
   }
+}
+
+export function seedAccount(env: Record<string, string>, options: Parameters<typeof provisionAccount>[1] = {}): Promise<ProvisionedAccount> {
+  return seed(env, (t) => provisionAccount(t, options));
 }

@@ -77,6 +77,9 @@ describe('the request deadline', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     const requestLines = t.logs.lines.filter((line) => line.includes('"msg":"request"') && line.includes('/test/slow'));
     assert.ok(requestLines.every((line) => line.includes('"statusCode":503')), requestLines.join('\n'));
+    // The late answers are dropped with a line that says so (not fastify's "did you forget to return reply").
+    assert.ok(t.logs.lines.filter((line) => line.includes('finished after the request deadline')).length >= 2, t.logs.text);
+    assert.ok(!t.logs.text.includes('Reply was already sent'), t.logs.text);
   });
 
   it("gives a long-poll its wait on top of the deadline", async () => {
