@@ -18,7 +18,7 @@ const BUSY: DatabaseUnavailable = {
   retryAfterSeconds: 2,
 };
 const OUT_OF_CONNECTIONS: DatabaseUnavailable = {
-  detail: 'The database has no connection free at the moment. Retry after the time in Retry-After.',
+  detail: 'No connection to the database is free at the moment. Retry after the time in Retry-After.',
   retryAfterSeconds: 2,
 };
 
@@ -37,12 +37,12 @@ const BY_SQLSTATE: Record<string, DatabaseUnavailable> = {
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
 
 // What `pg` and `pg-pool` throw, without a code, when there is no connection to run on.
-const DRIVER_MESSAGES = [
-  /^timeout exceeded when trying to connect$/, // pg-pool: no connection made or freed within connectionTimeoutMillis
-  /^Connection terminated/, // "… unexpectedly", "… due to connection timeout"
-  /^Client has encountered a connection error and is not queryable$/,
-  /^Client was closed and is not queryable$/,
-  /^Cannot use a pool after calling end on the pool$/, // shutting down
+const DRIVER_MESSAGES: [RegExp, DatabaseUnavailable][] = [
+  [/^timeout exceeded when trying to connect$/, OUT_OF_CONNECTIONS], // pg-pool: every connection busy until connectionTimeoutMillis
+  [/^Connection terminated/, UNREACHABLE], // "… unexpectedly", "… due to connection timeout" (a new connection not answered)
+  [/^Client has encountered a connection error and is not queryable$/, UNREACHABLE],
+  [/^Client was closed and is not queryable$/, UNREACHABLE],
+  [/^Cannot use a pool after calling end on the pool$/, UNREACHABLE], // shutting down
 ];
 
 interface ErrorShape {
@@ -68,6 +68,6 @@ export function databaseUnavailable(error: unknown): DatabaseUnavailable | null 
     // own and fetch wraps its cause, so only the S3 client's need telling apart.
     if (NETWORK_CODES.has(code) && typeof syscall === 'string' && $metadata === undefined) return UNREACHABLE;
   }
-  if (typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message))) return UNREACHABLE;
+  if (typeof message === 'string') return DRIVER_MESSAGES.find(([pattern]) => pattern.test(message))?.[1] ?? null;
   return null;
 }
