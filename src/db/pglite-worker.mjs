@@ -88,6 +88,8 @@ function keepStatementsTogether(server, db, { idleInTransactionTimeoutMs }) {
           break;
         }
         const [item] = this.queue.splice(index, 1);
+        // Not idle: a message is being served (the watch is set again at the next wait).
+        clearTimeout(idleTimer);
         const type = item.message[0];
         holder = type === SYNC || type === QUERY || type === TERMINATE || type === 0 ? null : item.handlerId;
         let bytes = 0;
