@@ -51,11 +51,11 @@ export function migrate(pool: pg.Pool, migrations: Migration[] = readMigrations(
 
 async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<MigrationResult> {
   const client = await pool.connect();
-  // Waiting for another instance's migrations, or a migration that takes long, is not a stuck
-  // database: this session runs without the pool's statement and lock timeouts until released.
-  await client.query('set statement_timeout = 0; set lock_timeout = 0');
   let broken: Error | undefined;
   try {
+    // Waiting for another instance's migrations, or a migration that takes long, is not a stuck
+    // database: this session runs without the pool's statement and lock timeouts until released.
+    await client.query('set statement_timeout = 0; set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
     try {
       await client.query(`create table if not exists gatehouse_migrations (
