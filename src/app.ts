@@ -17,7 +17,8 @@ import type { App } from './http/app-type.ts';
 import { requireAccessDeclarations } from './http/access.ts';
 import { API_VERSIONS, registerApiDocument, registerDocumentRoutes, registerSwaggerUi, type ApiVersion } from './http/docs.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
-import { registerProblemHandling } from './http/problem.ts';
+import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
+import { registerProblemHandling, renderError, type FaceErrorRenderer } from './http/problem.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
@@ -26,6 +27,7 @@ import type { Services } from './services.ts';
 
 export async function buildApp(services: Services): Promise<App> {
   const { config } = services;
+  const errorRenderers: FaceErrorRenderer[] = [];
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below (no headers, no bodies).
@@ -34,20 +36,27 @@ export async function buildApp(services: Services): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Errors of the router itself (a bad percent-encoding, an over-long path parameter), in the face's shape.
+    frameworkErrors: (error, request, reply) => renderError(errorRenderers, error, request, reply),
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // The request id first, so that every answer carries it, refusals by later hooks included.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(CORRELATION_HEADER, request.id);
+  });
   requireAccessDeclarations(app);
   registerValidation(app);
-  registerProblemHandling(app);
+  registerProblemHandling(app, errorRenderers);
   registerRequestMetrics(app, services.metrics);
   await app.register(formbody);
   registerGuard(app, services.tokens, services.database.db);
-  // RateLimit-* headers on every routed response; the caller is the token's credential, else the address.
+  // RateLimit-* headers on every routed response; the caller is the token's credential, else the
+  // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {
     global: true,
-    hook: 'preHandler',
+    hook: 'onRequest',
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     enableDraftSpec: true,
@@ -55,9 +64,6 @@ export async function buildApp(services: Services): Promise<App> {
     keyGenerator: (request) => (request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip),
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header(CORRELATION_HEADER, request.id);
-  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {

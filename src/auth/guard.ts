@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     facility: VisibleFacility | null;
+    /** Why the bearer token was refused, kept from authentication until authorization throws it. */
+    authFailure: unknown;
   }
 }
 
@@ -75,27 +77,33 @@ export async function loadVisibleFacility(db: Kysely<Tables>, principal: Princip
   };
 }
 
+/**
+ * Two steps around the rate limiter: `onRequest` authenticates (a failure is kept, not thrown, so
+ * that the limiter — a route-level onRequest hook, after this one — counts the caller and stamps
+ * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
+ * before the body is read.
+ */
 export function registerGuard(app: App, tokens: TokenService, db: Kysely<Tables>): void {
   const status = new CredentialStatus(db);
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
+  app.decorateRequest('authFailure', null);
+
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (access === undefined || access === 'public') return;
-
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(header) : null;
-    if (!match) throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
-    let principal: Principal;
     try {
-      principal = await tokens.verify(match[1]!);
+      request.principal = await authenticate(request.headers.authorization, tokens, status);
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw unauthorized(error.message);
-      throw error;
+      request.authFailure = error;
     }
-    if (!(await status.isActive(principal))) throw unauthorized('The credential of this token has been revoked.');
-    request.principal = principal;
+  });
 
+  app.addHook('preParsing', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+    if (request.authFailure !== null) throw request.authFailure;
+    const principal = principalOf(request);
     if (!access.scopes.some((scope) => principal.scopes.includes(scope))) {
       throw new AppError(403, 'INSUFFICIENT_SCOPE', `This operation needs the scope ${access.scopes.join(' or ')}.`, [], {
         'www-authenticate': `Bearer realm="gatehouse", error="insufficient_scope", scope="${access.scopes.join(' ')}"`,
@@ -113,4 +121,18 @@ export function registerGuard(app: App, tokens: TokenService, db: Kysely<Tables>
       request.facility = facility;
     }
   });
+}
+
+async function authenticate(header: string | undefined, tokens: TokenService, status: CredentialStatus): Promise<Principal> {
+  const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(header) : null;
+  if (!match) throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
+  let principal: Principal;
+  try {
+    principal = await tokens.verify(match[1]!);
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw unauthorized(error.message);
+    throw error;
+  }
+  if (!(await status.isActive(principal))) throw unauthorized('The credential of this token has been revoked.');
+  return principal;
 }

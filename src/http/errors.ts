@@ -47,6 +47,7 @@ const TITLES: Record<number, string> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
@@ -56,6 +57,9 @@ const TITLES: Record<number, string> = {
 
 export const titleFor = (status: number) => TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Client Error');
 
+/** The router refuses longer path parameters (fastify's maxParamLength). */
+export const MAX_PATH_PARAMETER_LENGTH = 200;
+
 // Fastify's own request errors: their messages are about the request, never about internals.
 const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is larger than this route accepts.' },
@@ -64,7 +68,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: str
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'The body is empty but the Content-Type says JSON.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'The request body is not valid JSON.' },
   FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'INVALID_CONTENT_TYPE', detail: 'The Content-Type header is not valid.' },
-  FST_ERR_BAD_URL: { status: 400, code: 'BAD_URL', detail: 'The request URL is not valid.' },
+  FST_ERR_BAD_URL: { status: 400, code: 'BAD_URL', detail: 'The request URL is not valid (a malformed percent-encoding).' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'PATH_PARAMETER_TOO_LONG', detail: `A path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters.` },
 };
 
 export function normalizeError(error: unknown): NormalizedError {
