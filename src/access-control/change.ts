@@ -2,9 +2,10 @@
 // (unless suppressed), then, once committed, wakes the controller's waiting poll. Constraint
 // violations become 409s that name the rule, never the value (a duplicate gate code must not echo).
 import type { Kysely, Transaction } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db, Tables } from '../db/tables.ts';
 import { AppError, conflict } from '../http/errors.ts';
-import { addCommand, type CommandType } from './commands.ts';
+import { addCommand } from './commands.ts';
+import type { CommandType } from './rules.ts';
 import type { AccessControl } from './context.ts';
 
 export interface Change {
@@ -55,7 +56,6 @@ export function translateDatabaseError(error: unknown): unknown {
   return error;
 }
 
-export type Db = Kysely<Tables>;
 
 /** What a refresh answers: its command, and how many units or visitors it carries. */
 export interface RefreshResult {

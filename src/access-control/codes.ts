@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -87,7 +87,7 @@ function keyFromDataDir(dataDir: string): Buffer {
  * The vault for this instance, checked against the key the database's codes were sealed with
  * (the first instance records its fingerprint).
  */
-export async function openAccessCodeVault(config: Pick<Config, 'dataDir' | 'accessCodeKey'>, db: Kysely<Tables>): Promise<AccessCodeVault> {
+export async function openAccessCodeVault(config: Pick<Config, 'dataDir' | 'accessCodeKey'>, db: Db): Promise<AccessCodeVault> {
   const vault = new AccessCodeVault(config.accessCodeKey ?? keyFromDataDir(config.dataDir));
   await db.insertInto('access_code_keys').values({ fingerprint: vault.fingerprint }).onConflict((oc) => oc.doNothing()).execute();
   const recorded = await db.selectFrom('access_code_keys').select('fingerprint').orderBy('created_at').orderBy('fingerprint').executeTakeFirstOrThrow();

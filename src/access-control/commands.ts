@@ -3,11 +3,11 @@
 // acknowledged by its type-3 events. Status is computed, never stored: acknowledged ·
 // expired (7 days after creation) · delivered · pending.
 import { sql, type Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
+import type { CommandType } from './rules.ts';
 import type { AccessCodeVault } from './codes.ts';
 import { COMMAND_CHANNEL } from './signals.ts';
 
-type Db = Kysely<Tables>;
 
 export const COMMAND_LIFETIME_DAYS = 7;
 /** Commands are deleted this long after they were created (they expired long before). */
@@ -15,8 +15,6 @@ export const COMMAND_RETENTION_DAYS = 30;
 export const COMMAND_STATUSES = ['pending', 'delivered', 'acknowledged', 'expired'] as const;
 export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 
-export const COMMAND_TYPES = ['unit.upsert', 'unit.vacate', 'unit.delete', 'visitor.upsert', 'visitor.remove', 'units.refresh', 'visitors.refresh'] as const;
-export type CommandType = (typeof COMMAND_TYPES)[number];
 
 /** The field of a visitor's state in a stored payload that holds its sealed code. */
 const SEALED = 'sealedAccessCode';

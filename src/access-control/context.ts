@@ -1,13 +1,13 @@
 // What the access-control face and the gateway's command poll share in one running service: the
 // database, the gate-code vault and the command wake-ups. Opened once per Services, on first use.
 import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import type { Services } from '../services.ts';
 import { openAccessCodeVault, type AccessCodeVault } from './codes.ts';
 import { CommandSignals } from './signals.ts';
 
 export interface AccessControl {
-  db: Kysely<Tables>;
+  db: Db;
   /** On PostgreSQL a command also runs pg_notify, for polls waiting on other instances. */
   notifyAcrossInstances: boolean;
   vault: AccessCodeVault;

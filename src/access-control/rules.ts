@@ -129,3 +129,7 @@ export function isWithinTimeWindows(windows: TimeWindow[], timeZone: string, at:
     return (w.days.includes(day) && minute >= start) || (w.days.includes(yesterday) && minute < end);
   });
 }
+
+/** What a command tells the controller to do. */
+export const COMMAND_TYPES = ['unit.upsert', 'unit.vacate', 'unit.delete', 'visitor.upsert', 'visitor.remove', 'units.refresh', 'visitors.refresh'] as const;
+export type CommandType = (typeof COMMAND_TYPES)[number];

@@ -1,8 +1,8 @@
 // TypeBox schemas of the access-control face: they validate requests, shape responses (a field
 // not listed here is never serialized — a gate code cannot leak through a read) and feed OpenAPI.
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ACCESS_CODE_MAX, ACCESS_CODE_PATTERN, UNIT_STATUSES } from './rules.ts';
-import { COMMAND_STATUSES, COMMAND_TYPES } from './commands.ts';
+import { ACCESS_CODE_MAX, ACCESS_CODE_PATTERN, COMMAND_TYPES, UNIT_STATUSES } from './rules.ts';
+import { COMMAND_STATUSES } from './commands.ts';
 import { EXTENDED_DATA_MAX_BYTES } from './units.ts';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -3,10 +3,12 @@
 import { sql } from 'kysely';
 import type { VisibleFacility } from '../auth/guard.ts';
 import { AppError, conflict, notFound, validationFailed } from '../http/errors.ts';
-import { inChange, type Db, type RefreshResult } from './change.ts';
+import { inChange, type RefreshResult } from './change.ts';
+import type { Db } from '../db/tables.ts';
 import { lockCommandSequence } from './commands.ts';
 import type { AccessControl } from './context.ts';
 import { decideUnitAction, type UnitAction, type UnitStatus } from './rules.ts';
+import { isEntityId } from '../ids.ts';
 
 export interface UnitView {
   id: string;
@@ -34,8 +36,6 @@ interface UnitRow {
 export const unitView = (r: UnitRow): UnitView => ({ id: r.id, unitNumber: r.unit_number, status: r.status, facilityId: r.facility_id, extendedData: r.extended_data });
 export const unitState = (r: Pick<UnitRow, 'id' | 'unit_number' | 'status'>): UnitState => ({ id: r.id, unitNumber: r.unit_number, status: r.status });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 
 export const unitNotFound = (path?: string) =>
   new AppError(404, 'UNIT_NOT_FOUND', 'The unit was not found at this facility.', path ? [{ path, message: 'is not a unit of this facility' }] : []);
@@ -44,7 +44,7 @@ const UNIT_COLUMNS = ['id', 'facility_id', 'unit_number', 'status', 'extended_da
 
 /** A live unit of the facility, locked for the rest of the transaction; 404 otherwise. */
 export async function lockUnit(trx: Db, facilityId: string, unitId: string, path?: string): Promise<UnitRow> {
-  if (!isUuid(unitId)) throw unitNotFound(path);
+  if (!isEntityId(unitId)) throw unitNotFound(path);
   const row = await trx
     .selectFrom('units')
     .select(UNIT_COLUMNS)
@@ -81,7 +81,7 @@ export async function listUnits(db: Db, facilityId: string, page: { limit?: numb
 }
 
 export async function getUnit(db: Db, facilityId: string, unitId: string): Promise<UnitView> {
-  if (!isUuid(unitId)) throw unitNotFound();
+  if (!isEntityId(unitId)) throw unitNotFound();
   const row = await db.selectFrom('units').select(UNIT_COLUMNS).where('id', '=', unitId).where('facility_id', '=', facilityId).where('deleted_at', 'is', null).executeTakeFirst();
   if (!row) throw unitNotFound();
   return unitView(row);

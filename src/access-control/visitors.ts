@@ -5,12 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { VisibleFacility } from '../auth/guard.ts';
 import { AppError, conflict, notFound } from '../http/errors.ts';
-import { accessCodeInUse, inChange, type Db, type RefreshResult } from './change.ts';
+import { accessCodeInUse, inChange, type RefreshResult } from './change.ts';
+import type { Db } from '../db/tables.ts';
 import type { AccessCodeVault } from './codes.ts';
 import { lockCommandSequence, sealedField } from './commands.ts';
 import type { AccessControl } from './context.ts';
 import { normalizeAccessCode, placeVisitor, switchVisitor, visitorName, type TimeWindow } from './rules.ts';
-import { extendedDataText, isUuid, lockUnit, unitState, unitView, type UnitView } from './units.ts';
+import { extendedDataText, lockUnit, unitState, unitView, type UnitView } from './units.ts';
+import { isEntityId } from '../ids.ts';
 
 export interface VisitorView {
   id: string;
@@ -116,7 +118,7 @@ export const visitorState = (r: VisitorRow, timeZone: string) => ({
 });
 
 async function loadVisitor(db: Db, facilityId: string, visitorId: string): Promise<VisitorRow> {
-  if (!isUuid(visitorId)) throw visitorNotFound();
+  if (!isEntityId(visitorId)) throw visitorNotFound();
   const row = await visitorQuery(db).where('v.id', '=', visitorId).where('v.facility_id', '=', facilityId).executeTakeFirst();
   if (!row) throw visitorNotFound();
   return row;
@@ -280,7 +282,7 @@ export async function updateVisitor(ac: AccessControl, facility: VisibleFacility
 
 /** Removes the visitor: their code stops opening the gate. */
 export async function removeVisitor(ac: AccessControl, facility: VisibleFacility, visitorId: string, suppressCommands: boolean): Promise<void> {
-  if (!isUuid(visitorId)) throw visitorNotFound();
+  if (!isEntityId(visitorId)) throw visitorNotFound();
   await inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
     const row = await trx
       .updateTable('visitors')
@@ -300,7 +302,7 @@ export async function removeVisitor(ac: AccessControl, facility: VisibleFacility
  * free among the facility's enabled visitors (it may have been given to someone meanwhile).
  */
 export async function switchVisitorAccess(ac: AccessControl, facility: VisibleFacility, visitorId: string, action: 'disable' | 'enable', suppressCommands: boolean): Promise<VisitorView> {
-  if (!isUuid(visitorId)) throw visitorNotFound();
+  if (!isEntityId(visitorId)) throw visitorNotFound();
   return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
     const current = await trx.selectFrom('visitors').select(['id', 'is_enabled']).where('id', '=', visitorId).where('facility_id', '=', facility.id).where('removed_at', 'is', null).forUpdate().executeTakeFirst();
     if (!current) throw visitorNotFound();

@@ -11,7 +11,7 @@ import type { AuctionFace } from './face.ts';
 import { AUCTION_TYPES, LIMITS, type AuctionStatus } from './model.ts';
 import type { NotificationKind } from './notifications.ts';
 import { Auction, AuctionPage, AuctionStatus as StatusSchema, Notification } from './schemas.ts';
-import { isUuid } from './service.ts';
+import { isOpaqueId } from '../ids.ts';
 import { cursor } from './views.ts';
 
 const ADMIN = { access: { scopes: ['admin'] as Scope[] } };
@@ -220,7 +220,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
     },
     async (request) => {
       const id = request.params.notificationId;
-      const resolved = isUuid(id) ? await notifier.resolve(id, actorOf(request), request.body?.resolution ?? 'RESOLVED') : null;
+      const resolved = isOpaqueId(id) ? await notifier.resolve(id, actorOf(request), request.body?.resolution ?? 'RESOLVED') : null;
       if (!resolved) throw notFound('The notification');
       return resolved;
     },

@@ -1,12 +1,12 @@
 // The auction face's parts, built once per Services and shared by its routes and its jobs.
 import { Counter } from 'prom-client';
-import { createBlobStore, type BlobStore } from '../blobs/store.ts';
+import { createBlobStore, type BlobStore } from '../blobs/index.ts';
 import { SafeFetcher } from '../net/safe-fetch.ts';
 import type { Services } from '../services.ts';
 import { ImagePipeline } from './images.ts';
 import { LIMITS } from './model.ts';
 import { SupportNotifier } from './notifications.ts';
-import type { Db } from './repository.ts';
+import type { Db } from '../db/tables.ts';
 import { AuctionService } from './service.ts';
 
 export interface AuctionFace {

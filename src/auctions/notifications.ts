@@ -9,7 +9,8 @@ import { request } from 'undici';
 import type { JobQueue } from '../jobs/queue.ts';
 import { JOBS } from './job-names.ts';
 import { LIMITS } from './model.ts';
-import { sqlRunner, type Db } from './repository.ts';
+import { sqlRunner } from './repository.ts';
+import type { Db } from '../db/tables.ts';
 import { retryDelayMs, WEBHOOK_RETRY_SECONDS } from './retry.ts';
 
 export type NotificationKind = 'AUCTION_PENDING' | 'IMAGE_FETCH_FAILED' | 'JOB_FAILED';

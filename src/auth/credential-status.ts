@@ -2,7 +2,7 @@
 // (the token endpoint checks the database) and existing tokens within CACHE_MS: the guard asks
 // the database at most once per credential per CACHE_MS.
 import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import type { Principal } from './principal.ts';
 
 const CACHE_MS = 5_000;
@@ -10,7 +10,7 @@ const CACHE_MS = 5_000;
 export class CredentialStatus {
   private readonly cache = new Map<string, { active: boolean; checkedAt: number }>();
 
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(private readonly db: Db) {}
 
   async isActive(principal: Principal): Promise<boolean> {
     const key = `${principal.kind}:${principal.credentialId}`;

@@ -3,12 +3,13 @@
 // as a real not-found) for an account or facility the token may not see.
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 import { CredentialStatus } from './credential-status.ts';
+import { isEntityId } from '../ids.ts';
 
 export interface VisibleFacility {
   id: string;
@@ -28,8 +29,6 @@ declare module 'fastify' {
     authFailure: unknown;
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function unauthorized(description: string): AppError {
   return new AppError(401, 'INVALID_TOKEN', description, [], {
@@ -62,8 +61,8 @@ export function canSeeFacility(principal: Principal, facility: { id: string; acc
   }
 }
 
-export async function loadVisibleFacility(db: Kysely<Tables>, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
-  if (!UUID.test(facilityId)) return null;
+export async function loadVisibleFacility(db: Db, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
+  if (!isEntityId(facilityId)) return null;
   const row = await db.selectFrom('facilities').selectAll().where('id', '=', facilityId).executeTakeFirst();
   if (!row || !canSeeFacility(principal, row)) return null;
   return {
@@ -83,7 +82,7 @@ export async function loadVisibleFacility(db: Kysely<Tables>, principal: Princip
  * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
  * before the body is read.
  */
-export function registerGuard(app: App, tokens: TokenService, db: Kysely<Tables>): void {
+export function registerGuard(app: App, tokens: TokenService, db: Db): void {
   const status = new CredentialStatus(db);
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);

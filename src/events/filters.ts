@@ -6,6 +6,7 @@ import { isEventType } from './catalogue.ts';
 import { MAX_FILTER_VALUES } from './limits.ts';
 import type { EventFilter, EventScope, SortOrder } from './query.ts';
 import { parseDateParam } from './time.ts';
+import { isEntityId } from '../ids.ts';
 
 export interface FilterParams {
   eventTypes?: string[];
@@ -15,7 +16,6 @@ export interface FilterParams {
   sort?: SortOrder;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** "1,3" and ["1", "3"] (repeated) alike; empty items are ignored. */
 export function splitList(values: readonly string[] | undefined): string[] | null {
@@ -49,7 +49,7 @@ export function parseEventTypes(values: readonly string[] | undefined, faults: F
 export function parseFacilityIds(values: readonly string[] | undefined, faults: FieldError[]): string[] | null {
   const items = splitList(values);
   if (items === null || items.length === 0 || listFault(faults, 'facilityIds', items)) return null;
-  const bad = items.find((item) => !UUID.test(item));
+  const bad = items.find((item) => !isEntityId(item));
   if (bad !== undefined) {
     faults.push({ path: 'facilityIds', message: `${JSON.stringify(bad.slice(0, 40))} is not a facility id` });
     return null;

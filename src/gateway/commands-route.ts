@@ -6,7 +6,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/guard.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { COMMAND_TYPES, deliverCommands } from '../access-control/commands.ts';
+import { deliverCommands } from '../access-control/commands.ts';
+import { COMMAND_TYPES } from '../access-control/rules.ts';
 import { accessControlOf } from '../access-control/context.ts';
 import { StringEnum } from '../access-control/schemas.ts';
 import type { Services } from '../services.ts';

@@ -4,12 +4,11 @@
 import type { Kysely } from 'kysely';
 import { hashSecret, randomToken } from '../auth/secrets.ts';
 import { DEFAULT_ACCOUNT_SCOPES, isScope } from '../auth/principal.ts';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
+import { isEntityId } from '../ids.ts';
 
-type Db = Kysely<Tables>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Printable, no spaces or control characters: identifiers travel in JSON bodies, URLs and logs.
 const GUID = /^[\x21-\x7e]{1,20}$/;
 
@@ -80,7 +79,7 @@ function facilityView(r: { id: string; account_id: string; name: string; propert
 
 export async function createFacility(db: Db, input: FacilityInput) {
   const faults: FieldError[] = [];
-  if (typeof input.accountId !== 'string' || !UUID.test(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
+  if (!isEntityId(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
   requireText(faults, 'name', input.name, 200);
   if (typeof input.timeZone !== 'string' || !isTimeZone(input.timeZone)) faults.push({ path: 'timeZone', message: 'must be an IANA time zone such as America/Denver' });
   if (input.propertyNumber != null) requireText(faults, 'propertyNumber', input.propertyNumber, 50);
@@ -111,7 +110,7 @@ export async function createFacility(db: Db, input: FacilityInput) {
 export async function listFacilities(db: Db, accountId?: string) {
   let query = db.selectFrom('facilities').selectAll().orderBy('created_at');
   if (accountId) {
-    if (!UUID.test(accountId)) return [];
+    if (!isEntityId(accountId)) return [];
     query = query.where('account_id', '=', accountId);
   }
   return (await query.execute()).map(facilityView);
@@ -179,7 +178,7 @@ export async function revokeApplication(db: Db, clientId: string) {
 
 export async function createAccountKey(db: Db, input: { accountId: string; clientId: string; scopes?: string[] }) {
   const faults: FieldError[] = [];
-  if (typeof input.accountId !== 'string' || !UUID.test(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
+  if (!isEntityId(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
   if (typeof input.clientId !== 'string' || input.clientId.length === 0) faults.push({ path: 'clientId', message: 'is required' });
   const scopes = input.scopes ?? DEFAULT_ACCOUNT_SCOPES;
   const allowed = new Set<string>(DEFAULT_ACCOUNT_SCOPES);
@@ -211,7 +210,7 @@ export async function listAccountKeys(db: Db, accountId?: string) {
     .select(['c.id', 'c.api_key', 'c.account_id', 'a.client_id', 'c.scopes', 'c.created_at', 'c.revoked_at'])
     .orderBy('c.created_at');
   if (accountId) {
-    if (!UUID.test(accountId)) return [];
+    if (!isEntityId(accountId)) return [];
     query = query.where('c.account_id', '=', accountId);
   }
   return (await query.execute()).map((r) => ({
@@ -235,7 +234,7 @@ export async function revokeAccountKey(db: Db, apiKey: string) {
 // ---- gateway credentials ----
 
 export async function createGatewayCredential(db: Db, input: { facilityId: string }) {
-  if (typeof input.facilityId !== 'string' || !UUID.test(input.facilityId)) throw validationFailed([{ path: 'facilityId', message: 'must be a facility id' }]);
+  if (!isEntityId(input.facilityId)) throw validationFailed([{ path: 'facilityId', message: 'must be a facility id' }]);
   await existing(db.selectFrom('facilities').select('id').where('id', '=', input.facilityId).executeTakeFirst(), 'The facility');
   const clientId = randomToken('gwc', 12);
   const clientSecret = randomToken('gh_gs');
@@ -250,7 +249,7 @@ export async function createGatewayCredential(db: Db, input: { facilityId: strin
 export async function listGatewayCredentials(db: Db, facilityId?: string) {
   let query = db.selectFrom('gateway_credentials').select(['id', 'client_id', 'facility_id', 'created_at', 'revoked_at']).orderBy('created_at');
   if (facilityId) {
-    if (!UUID.test(facilityId)) return [];
+    if (!isEntityId(facilityId)) return [];
     query = query.where('facility_id', '=', facilityId);
   }
   return (await query.execute()).map((r) => ({
