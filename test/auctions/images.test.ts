@@ -19,7 +19,7 @@ let p: Partner;
 
 before(async () => {
   host = await startImageHost();
-  t = await startTestApp({ runJobs: false, env: { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort, IMAGE_FETCH_TIMEOUT_MS: '1500' } });
+  t = await startTestApp({ env: { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort, IMAGE_FETCH_TIMEOUT_MS: '1500' } });
   p = await setupPartner(t);
 });
 after(async () => {

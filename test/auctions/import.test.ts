@@ -10,7 +10,7 @@ import { adminToken, byUnit, cancelUnit, createList, envelopeOf, readAuction, re
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ runJobs: false, env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
+  t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
 });
 after(() => t.close());
 

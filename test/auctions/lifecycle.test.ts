@@ -16,7 +16,7 @@ let admin: string;
 
 before(async () => {
   hook = await startWebhookReceiver();
-  t = await startTestApp({ runJobs: false, env: { SUPPORT_WEBHOOK_URL: hook.url, AUCTION_RECREATE_WAIT_MINUTES: '15' } });
+  t = await startTestApp({ env: { SUPPORT_WEBHOOK_URL: hook.url, AUCTION_RECREATE_WAIT_MINUTES: '15' } });
   admin = await adminToken(t);
 });
 after(async () => {

@@ -19,7 +19,7 @@ const CANCELS = 16;
 let t: TestApp;
 let accountId: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false, env: { AUCTION_RECREATE_WAIT_MINUTES: '15', LOG_LEVEL: 'warn' } });
+  t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15', LOG_LEVEL: 'warn' } });
   accountId = (await admin.createAccount(t.services.database.db, { name: 'Race Storage' })).id;
 });
 after(() => t.close());

@@ -21,7 +21,6 @@ let b: ProvisionedAccount;
 
 before(async () => {
   t = await startTestApp({
-    runJobs: false,
     extend(app) {
       app.get('/test/accounts/:accountId', { config: { access: { scopes: ['accessevent:read'], accountParam: 'accountId' } }, schema: { params: Type.Object({ accountId: Type.String() }) } }, async (request) => ({
         kind: principalOf(request).kind,

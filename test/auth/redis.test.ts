@@ -14,8 +14,8 @@ if (redisUrl) {
     let two: TestApp;
     before(async () => {
       const env = { REDIS_URL: redisUrl, TOKEN_FAILURE_LIMIT: '3', TOKEN_FAILURE_WINDOW_SECONDS: '30', RATE_LIMIT_PER_MINUTE: '50' };
-      one = await startTestApp({ runJobs: false, env });
-      two = await startTestApp({ runJobs: false, env });
+      one = await startTestApp({ env });
+      two = await startTestApp({ env });
     });
     after(async () => {
       await one.close();

@@ -9,7 +9,7 @@ import { provisionAccount, requestToken, type ProvisionedAccount } from '../help
 let t: TestApp;
 let acct: ProvisionedAccount;
 before(async () => {
-  t = await startTestApp({ runJobs: false, env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  t = await startTestApp({ env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' } });
   acct = await provisionAccount(t, { facilities: 1 });
 });
 after(() => t.close());

@@ -20,7 +20,7 @@ let profile: string;
 let base: string;
 
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -15,7 +15,7 @@ let account: ProvisionedAccount;
 let gatewayA: string;
 let gatewayB: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
   gatewayA = (await gatewayToken(t, account.facilities[0]!.id)).token;
   gatewayB = (await gatewayToken(t, account.facilities[1]!.id)).token;
@@ -129,7 +129,7 @@ describe('instances', () => {
   });
 
   it('shutdown answers waiting polls at once with {"commands": []}', async () => {
-    const other = await startTestApp({ runJobs: false });
+    const other = await startTestApp();
     const acc = await provisionAccount(other);
     const gw = await gatewayToken(other, acc.facilities[0]!.id);
     const waiting = other.app.inject({ method: 'GET', url: '/gateway/v1/commands?after=0&wait=30', headers: bearer(gw.token) });

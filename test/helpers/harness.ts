@@ -90,6 +90,7 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Register extra routes (test fixtures) before the app is ready. */
   extend?: (app: App) => Promise<void> | void;
+  /** Start the job workers and schedules (off by default: a test that needs them says so). */
   runJobs?: boolean;
 }
 
@@ -99,7 +100,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({ LOG_LEVEL: process.env.GATEHOUSE_TEST_LOG_LEVEL ?? 'info', ...database.env, ...options.env });
   const logs = new LogCapture();
   const logger = createLogger(config, logs);
-  const services = await startServices(config, logger, { role: 'owner', command: 'test', runJobs: options.runJobs ?? true });
+  const services = await startServices(config, logger, { role: 'owner', command: 'test', runJobs: options.runJobs ?? false });
   const app = await buildApp(services);
   if (options.extend) await options.extend(app);
   await app.ready();
