@@ -7,30 +7,10 @@ import { DatabaseUnavailableError } from './db/database.ts';
 import { AppError } from './http/errors.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
-import { startServices, type Services } from './services.ts';
+import { CliError, printJson, withServices } from './cli/support.ts';
 import { demoCommand } from './demo/command.ts';
 import { simulatorCommand } from './simulator/command.ts';
 import { adminCommand } from './tenancy/cli.ts';
-
-export class CliError extends Error {
-  override name = 'CliError';
-}
-
-/** Opens the service's parts for a one-shot command, runs it, closes them. */
-export async function withServices<T>(command: string, run: (services: Services) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr as never);
-  const services = await startServices(config, logger, { role: 'client', command, runJobs: false });
-  try {
-    return await run(services);
-  } finally {
-    await services.close();
-  }
-}
-
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
-}
 
 function serveCommand(): Command {
   return new Command('serve').description('Run the HTTP service (the default of `npm start`).').action(async () => {

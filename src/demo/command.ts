@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { CliError } from '../main.ts';
+import { CliError } from '../cli/support.ts';
 import { startServer } from '../server.ts';
 import { runSimulator } from '../simulator/command.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';

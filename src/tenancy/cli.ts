@@ -2,7 +2,7 @@
 // failures print one line on stderr and exit non-zero (see src/main.ts).
 import { Command, Option } from 'commander';
 import { rotateSigningKey } from '../auth/keys.ts';
-import { printJson, withServices } from '../main.ts';
+import { printJson, withServices } from '../cli/support.ts';
 import * as admin from './admin.ts';
 
 const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
