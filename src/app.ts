@@ -46,7 +46,7 @@ export async function buildApp(services: Services): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, request.id);
   });
-  requireAccessDeclarations(app);
+  requireAccessDeclarations(app, errorRenderers);
   registerValidation(app);
   registerProblemHandling(app, errorRenderers);
   registerRequestMetrics(app, services.metrics);

@@ -31,7 +31,6 @@ import {
 const access = (scope: Scope) => ({ access: { scopes: [scope], facilityParam: 'facilityId' } });
 const READ = access('accesscontrol:read');
 const WRITE = access('accesscontrol:write');
-const security = [{ bearerAuth: [] }];
 const facilityTags = ['access control'];
 const commandTags = ['access control: commands'];
 
@@ -69,7 +68,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
     '/facilities',
     {
       config: { access: { scopes: ['accesscontrol:read'] } },
-      schema: { tags: facilityTags, security, summary: "The token's account's facilities.", response: { 200: Type.Array(S.Facility) } },
+      schema: { tags: facilityTags, summary: "The token's account's facilities.", response: { 200: Type.Array(S.Facility) } },
     },
     async (request) => {
       const principal = principalOf(request);
@@ -81,7 +80,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   app.get(
     '/facilities/:facilityId',
-    { config: READ, schema: { tags: facilityTags, security, summary: 'One facility.', params: S.FacilityParams, response: { 200: S.Facility } } },
+    { config: READ, schema: { tags: facilityTags, summary: 'One facility.', params: S.FacilityParams, response: { 200: S.Facility } } },
     async (request) => {
       const f = facilityOf(request);
       return { id: f.id, accountId: f.accountId, name: f.name, propertyNumber: f.propertyNumber, timeZone: f.timeZone };
@@ -94,7 +93,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
     '/facilities/:facilityId/units',
     {
       config: READ,
-      schema: { tags: facilityTags, security, summary: "The facility's units, by unit number.", params: S.FacilityParams, querystring: Type.Object(S.PageQuery), response: { 200: Type.Array(S.Unit) } },
+      schema: { tags: facilityTags, summary: "The facility's units, by unit number.", params: S.FacilityParams, querystring: Type.Object(S.PageQuery), response: { 200: Type.Array(S.Unit) } },
     },
     async (request) => listUnits(db, facilityOf(request).id, request.query),
   );
@@ -105,7 +104,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         summary: 'Create a unit (status Vacant).',
         description: `${COMMAND_NOTE} 409 UNIT_NUMBER_TAKEN when the facility has a unit with that number.`,
         params: S.FacilityParams,
@@ -119,7 +117,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   app.get(
     '/facilities/:facilityId/units/:unitId',
-    { config: READ, schema: { tags: facilityTags, security, summary: 'One unit.', params: S.UnitParams, response: { 200: S.Unit } } },
+    { config: READ, schema: { tags: facilityTags, summary: 'One unit.', params: S.UnitParams, response: { 200: S.Unit } } },
     async (request) => getUnit(db, facilityOf(request).id, request.params.unitId),
   );
 
@@ -133,7 +131,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       `/facilities/:facilityId/units/:unitId/${path}`,
       {
         config: WRITE,
-        schema: { tags: facilityTags, security, summary, description: `${COMMAND_NOTE} ${REPEAT_NOTE} No body needed.`, params: S.UnitParams, querystring: S.ChangeQuery, body: S.ActionBody, response: { 200: S.Unit } },
+        schema: { tags: facilityTags, summary, description: `${COMMAND_NOTE} ${REPEAT_NOTE} No body needed.`, params: S.UnitParams, querystring: S.ChangeQuery, body: S.ActionBody, response: { 200: S.Unit } },
       },
       async (request) => (await actOnUnit(ac, facilityOf(request), request.params.unitId, action, suppressed(request)))!,
     );
@@ -145,7 +143,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         summary: 'Delete a Vacant unit.',
         description: `${COMMAND_NOTE} 409 UNIT_OCCUPIED for a Rented or Delinquent unit (vacate it first). Answers 204. No body needed.`,
         params: S.UnitParams,
@@ -162,7 +159,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   app.get(
     '/facilities/:facilityId/units/:unitId/visitors',
-    { config: READ, schema: { tags: facilityTags, security, summary: "A unit's visitors.", params: S.UnitParams, response: { 200: Type.Array(S.Visitor) } } },
+    { config: READ, schema: { tags: facilityTags, summary: "A unit's visitors.", params: S.UnitParams, response: { 200: Type.Array(S.Visitor) } } },
     async (request) => {
       const unit = await getUnit(db, facilityOf(request).id, request.params.unitId);
       return listVisitors(db, unit.facilityId, { unitId: unit.id });
@@ -175,7 +172,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         deprecated: true,
         summary: 'Send the controller every unit of the facility, as one command (deprecated).',
         description: 'Slated for revision: plain changes already reach the controller one command each; use this only after changes made with suppressCommands. Answers 202 with the command. No body needed.',
@@ -195,7 +191,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: READ,
       schema: {
         tags: facilityTags,
-        security,
         summary: "The facility's visitors (never their codes).",
         params: S.FacilityParams,
         querystring: Type.Object(S.PageQuery),
@@ -211,7 +206,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         summary: 'Create a visitor with a gate code; a tenant makes a Vacant unit Rented.',
         description: `${COMMAND_NOTE} Answers 201 {visitor, unit}. 404 UNIT_NOT_FOUND for a unit that is not this facility's; 409 ACCESS_CODE_IN_USE when an enabled visitor of the facility has the code; 409 UNIT_VACANT for a visitor who is not a tenant on a Vacant unit.`,
         params: S.FacilityParams,
@@ -225,7 +219,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   app.get(
     '/facilities/:facilityId/visitors/:visitorId',
-    { config: READ, schema: { tags: facilityTags, security, summary: 'One visitor (never the code).', params: S.VisitorParams, response: { 200: S.Visitor } } },
+    { config: READ, schema: { tags: facilityTags, summary: 'One visitor (never the code).', params: S.VisitorParams, response: { 200: S.Visitor } } },
     async (request) => getVisitor(db, facilityOf(request).id, request.params.visitorId),
   );
 
@@ -235,7 +229,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         summary: "Change a visitor's fields (those given; extendedData is replaced whole).",
         description: `${COMMAND_NOTE} An update always sends the visitor's state to the controller. 409 ACCESS_CODE_IN_USE, UNIT_VACANT as for create.`,
         params: S.VisitorParams,
@@ -253,7 +246,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         summary: 'Remove a visitor: their code stops opening the gate.',
         description: `${COMMAND_NOTE} Answers 204. No body needed.`,
         params: S.VisitorParams,
@@ -275,7 +267,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
         config: WRITE,
         schema: {
           tags: facilityTags,
-          security,
           summary: action === 'disable' ? 'Lock a visitor out (isEnabled false).' : 'Restore a visitor (isEnabled true).',
           description: `${COMMAND_NOTE} ${REPEAT_NOTE} No body needed.${action === 'enable' ? ' 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code.' : ''}`,
           params: S.VisitorParams,
@@ -294,7 +285,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: WRITE,
       schema: {
         tags: facilityTags,
-        security,
         deprecated: true,
         summary: 'Send the controller every visitor of the facility, with codes, as one command (deprecated).',
         description: 'Slated for revision: plain changes already reach the controller one command each; use this only after changes made with suppressCommands. Answers 202 with the command. No body needed.',
@@ -312,7 +302,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
     '/facilities/:facilityId/timegroups',
     {
       config: READ,
-      schema: { tags: facilityTags, security, summary: 'Time groups: when a visitor may enter ("24 Hours" is the default).', params: S.FacilityParams, response: { 200: Type.Array(S.TimeGroup) } },
+      schema: { tags: facilityTags, summary: 'Time groups: when a visitor may enter ("24 Hours" is the default).', params: S.FacilityParams, response: { 200: Type.Array(S.TimeGroup) } },
     },
     async (request) => listTimeGroups(db, facilityOf(request).id),
   );
@@ -323,7 +313,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: READ,
       schema: {
         tags: facilityTags,
-        security,
         summary: 'Access profiles: which access areas a visitor may enter ("All Access" is the default).',
         params: S.FacilityParams,
         response: { 200: Type.Array(S.AccessProfile) },
@@ -340,7 +329,6 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
       config: READ,
       schema: {
         tags: commandTags,
-        security,
         summary: "The facility's commands for its controller, by sequence, with their status.",
         description:
           'pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); expired when not acknowledged within 7 days. Gate codes are left out. Page with after = the last sequence seen; commands are kept 30 days.',
@@ -354,7 +342,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   app.get(
     '/facilities/:facilityId/commands/:commandId',
-    { config: READ, schema: { tags: commandTags, security, summary: 'One command and its status.', params: S.CommandParams, response: { 200: S.Command } } },
+    { config: READ, schema: { tags: commandTags, summary: 'One command and its status.', params: S.CommandParams, response: { 200: S.Command } } },
     async (request) => {
       const { commandId } = request.params;
       const command = /^[0-9a-f-]{36}$/i.test(commandId) ? await getCommand(db, facilityOf(request).id, commandId) : null;

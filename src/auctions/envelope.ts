@@ -67,6 +67,7 @@ export const API3_PREFIX = '/api/3';
 export function registerEnvelopeHandling(scope: App): void {
   registerErrorRenderer(scope, {
     owns: (path) => path === API3_PREFIX || path.startsWith(`${API3_PREFIX}/`),
+    body: EnvelopeOf(Type.Unknown(), 'The envelope of a refusal: meta.ack false, meta.errors says why.'),
     render(error, request, reply) {
       const { status, body, headers } = errorEnvelope(error, request);
       return sendEnvelope(reply, status, body, headers);

@@ -73,6 +73,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   // error; the face's other routes (whoami, JWKS) answer problem+json like the rest of the service.
   registerErrorRenderer(app, {
     owns: (path) => path === TOKEN_PATH,
+    body: OAuthErrorBody,
     render(error, request, reply) {
       if (error instanceof OAuthError) return sendOAuthError(reply, error.status, error.error, error.message);
       const normalized = handleError(error, request);

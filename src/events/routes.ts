@@ -35,7 +35,6 @@ import { EventStore, loadCursorKey } from './store.ts';
 
 type Options = { services: Services };
 
-const security = [{ bearerAuth: [] }];
 const READ_SCOPES: Scope[] = ['accessevent:read'];
 const ACCOUNT_ACCESS = { access: { scopes: READ_SCOPES, accountParam: 'accountId' } };
 const FACILITY_ACCESS = { access: { scopes: READ_SCOPES, facilityParam: 'facilityId' } };
@@ -183,7 +182,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
       config: TYPES_ACCESS,
       schema: {
         tags,
-        security,
         summary: 'The event types.',
         description: `Every event type a gateway controller reports: ${EVENT_TYPE_LIST}. ${V3_NOTE}`,
         querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
@@ -199,7 +197,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
       config: ACCOUNT_ACCESS,
       schema: {
         tags,
-        security,
         summary: "The account's events, filtered and paged.",
         description: pageDescription(
           "Events of every facility of the token's own account (any other account: 404); facilityIds narrows them (a facility of another account matches nothing).",
@@ -222,7 +219,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
       config: FACILITY_ACCESS,
       schema: {
         tags,
-        security,
         summary: "A facility's events, filtered and paged.",
         description: pageDescription("Events of one facility of the token's account (any other: 404)."),
         params: FacilityParams,
@@ -246,7 +242,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
     '/gatewayevents/accounts/:accountId/export',
     {
       config: ACCOUNT_ACCESS,
-      schema: { tags, security, summary: "The account's events as CSV.", description: exportDescription("The account's events"), params: AccountParams, querystring: AccountEventsQuery, response: csvResponse },
+      schema: { tags, summary: "The account's events as CSV.", description: exportDescription("The account's events"), params: AccountParams, querystring: AccountEventsQuery, response: csvResponse },
     },
     async (request, reply) => {
       const accountId = request.params.accountId.toLowerCase();
@@ -259,7 +255,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { ser
     '/gatewayevents/facilities/:facilityId/export',
     {
       config: FACILITY_ACCESS,
-      schema: { tags, security, summary: "A facility's events as CSV.", description: exportDescription("The facility's events"), params: FacilityParams, querystring: FacilityEventsQuery, response: csvResponse },
+      schema: { tags, summary: "A facility's events as CSV.", description: exportDescription("The facility's events"), params: FacilityParams, querystring: FacilityEventsQuery, response: csvResponse },
     },
     async (request, reply) => {
       const facility = facilityOf(request);
@@ -283,7 +279,7 @@ export const eventRoutesV2: FastifyPluginAsyncTypebox<Options> = async (app, { s
     '/events/types',
     {
       config: TYPES_ACCESS,
-      schema: { tags, security, deprecated: true, summary: 'The event types.', description: `${EVENT_TYPE_LIST}. ${LEGACY_NOTE('2.0')}`, querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }), response: { 200: EventTypeList } },
+      schema: { tags, deprecated: true, summary: 'The event types.', description: `${EVENT_TYPE_LIST}. ${LEGACY_NOTE('2.0')}`, querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }), response: { 200: EventTypeList } },
     },
     async () => [...EVENT_TYPES],
   );
@@ -294,7 +290,6 @@ export const eventRoutesV2: FastifyPluginAsyncTypebox<Options> = async (app, { s
       config: FACILITY_ACCESS,
       schema: {
         tags,
-        security,
         deprecated: true,
         summary: "A facility's events, by limit and offset.",
         description: `Newest first. minDate (inclusive) and maxDate (exclusive) are Unix seconds; limit 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}), offset ≥ 0. 204 when the page is empty. ${RETENTION_NOTE(services)} ${LEGACY_NOTE('2.0')}`,
@@ -342,7 +337,7 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
     {
       constraints,
       config: TYPES_ACCESS,
-      schema: { tags, security, deprecated: true, summary: 'The event types.', description: `${EVENT_TYPE_LIST}. ${LEGACY_NOTE('1.0')}`, querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }), response: { 200: EventTypeList } },
+      schema: { tags, deprecated: true, summary: 'The event types.', description: `${EVENT_TYPE_LIST}. ${LEGACY_NOTE('1.0')}`, querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }), response: { 200: EventTypeList } },
     },
     async () => [...EVENT_TYPES],
   );
@@ -354,7 +349,6 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
       config: ACCOUNT_ACCESS,
       schema: {
         tags,
-        security,
         deprecated: true,
         summary: "The account's events (plain array).",
         description: description("Events of the token's own account; facilityIds narrows them."),
@@ -373,7 +367,6 @@ export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { s
       config: FACILITY_ACCESS,
       schema: {
         tags,
-        security,
         deprecated: true,
         summary: "A facility's events (plain array).",
         description: description('Events of one facility of the account.'),

@@ -42,7 +42,6 @@ export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Service
       config: { access: { scopes: ['gateway'] } },
       schema: {
         tags: ['gateway'],
-        security: [{ bearerAuth: [] }],
         summary: "The facility's unacknowledged commands after a sequence, in order (long poll with wait).",
         description:
           "For the token's facility: unacknowledged, unexpired commands with sequence > after, in sequence order, at most limit. They are marked delivered. With wait, an empty answer waits up to wait seconds for a new command and returns it at once; `{\"commands\": []}` when none came. A controller that restarts polls from after=0 and receives every unacknowledged command again. Acknowledge each with an event of type 3 (Command Received) whose data.commandId is the command's id (POST /gateway/v1/events).",

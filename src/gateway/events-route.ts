@@ -78,7 +78,6 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       config: { access: { scopes: ['gateway'] as Scope[] }, bodyTextCheckedByHandler: true },
       schema: {
         tags: ['gateway'],
-        security: [{ bearerAuth: [] }],
         summary: "Report the facility's events.",
         description: DESCRIPTION,
         body: IngestBody,

@@ -3,6 +3,7 @@
 // Every error — thrown by a handler, the guard, validation, the router (no route, a bad URL, a
 // path parameter over the length limit) — goes through `renderError`, which picks the face's
 // renderer by the request's path and stamps the request id on the answer.
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App as FastifyInstance } from './app-type.ts';
 import { normalizeError, notFound, type NormalizedError } from './errors.ts';
@@ -19,6 +20,20 @@ export interface ProblemBody {
   errors?: { path: string; message: string }[];
   traceId: string;
 }
+
+/** The problem+json body, as OpenAPI documents it on every route's error answers. */
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: 'urn:gatehouse:problem:<code in kebab case>' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    code: Type.String({ description: 'UPPER_SNAKE code, stable for programs to branch on.' }),
+    detail: Type.String({ description: 'A sentence for people; never a stack trace, SQL or a secret.' }),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'Every invalid field (400).' })),
+    traceId: Type.String({ description: 'The request id, also in X-Correlation-ID.' }),
+  },
+  { description: 'application/problem+json (RFC 9457).' },
+);
 
 export function problemBody(error: NormalizedError, traceId: string): ProblemBody {
   return {
@@ -55,6 +70,8 @@ export interface FaceErrorRenderer {
   /** Whether a request path (no query) belongs to the face. */
   owns(path: string): boolean;
   render: ErrorRenderer;
+  /** The body of its error answers, documented on each of the face's routes. */
+  body: TSchema;
 }
 
 const renderProblem: ErrorRenderer = (error, request, reply) => sendProblem(reply, handleError(error, request));
@@ -78,12 +95,16 @@ const pathOf = (url: string) => {
 /** The path as the router matches it: trailing slashes do not matter (ignoreTrailingSlash). */
 const routedPath = (url: string) => pathOf(url).replace(/(.)\/+$/, '$1');
 
+/** The face's renderer for a path: the first that owns it, else problem+json. */
+export function rendererFor(renderers: readonly FaceErrorRenderer[], url: string): Pick<FaceErrorRenderer, 'render' | 'body'> {
+  const path = routedPath(url);
+  return renderers.find((face) => face.owns(path)) ?? { render: renderProblem, body: Problem };
+}
+
 export function renderError(renderers: readonly FaceErrorRenderer[], error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   // Hooks may not have run (a router error, a refusal by the guard): the id is set here too.
   reply.header(CORRELATION_HEADER, request.id);
-  const path = routedPath(request.url);
-  const renderer = renderers.find((face) => face.owns(path))?.render ?? renderProblem;
-  return renderer(error, request, reply);
+  return rendererFor(renderers, request.url).render(error, request, reply);
 }
 
 export const routeNotFound = (request: FastifyRequest) =>

@@ -7,7 +7,6 @@ import * as admin from './admin.ts';
 
 const ADMIN = { access: { scopes: ['admin'] as Scope[] } };
 const tags = ['admin'];
-const security = [{ bearerAuth: [] }];
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const Account = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String() });
@@ -48,10 +47,10 @@ const REVOKE_NOTE =
 export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const db = services.database.db;
 
-  app.post('/admin/accounts', { config: ADMIN, schema: { tags, security, summary: 'Create an account.', body: Type.Object({ name: Type.String() }), response: { 201: Account } } }, async (request, reply) =>
+  app.post('/admin/accounts', { config: ADMIN, schema: { tags, summary: 'Create an account.', body: Type.Object({ name: Type.String() }), response: { 201: Account } } }, async (request, reply) =>
     reply.code(201).send(await admin.createAccount(db, request.body)),
   );
-  app.get('/admin/accounts', { config: ADMIN, schema: { tags, security, summary: 'List accounts.', response: { 200: Type.Array(Account) } } }, async () => admin.listAccounts(db));
+  app.get('/admin/accounts', { config: ADMIN, schema: { tags, summary: 'List accounts.', response: { 200: Type.Array(Account) } } }, async () => admin.listAccounts(db));
 
   app.post(
     '/admin/facilities',
@@ -59,7 +58,6 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Create a facility of an account.',
         body: Type.Object({
           accountId: Type.String(),
@@ -76,7 +74,7 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   );
   app.get(
     '/admin/facilities',
-    { config: ADMIN, schema: { tags, security, summary: 'List facilities.', querystring: Type.Object({ accountId: Type.Optional(Type.String()) }), response: { 200: Type.Array(Facility) } } },
+    { config: ADMIN, schema: { tags, summary: 'List facilities.', querystring: Type.Object({ accountId: Type.Optional(Type.String()) }), response: { 200: Type.Array(Facility) } } },
     async (request) => admin.listFacilities(db, request.query.accountId),
   );
 
@@ -86,7 +84,6 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Create an application (OAuth client).',
         description: 'A PMS application (neither clientType nor operator), an auction partner (clientType and the facility guids it may auction), or an operator (admin scope).',
         body: Type.Object({
@@ -100,12 +97,12 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     },
     async (request, reply) => reply.code(201).send(await admin.createApplication(db, request.body)),
   );
-  app.get('/admin/applications', { config: ADMIN, schema: { tags, security, summary: 'List applications.', response: { 200: Type.Array(Application) } } }, async () =>
+  app.get('/admin/applications', { config: ADMIN, schema: { tags, summary: 'List applications.', response: { 200: Type.Array(Application) } } }, async () =>
     admin.listApplications(db),
   );
   app.post(
     '/admin/applications/:clientId/revoke',
-    { config: ADMIN, schema: { tags, security, summary: 'Revoke an application.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } } },
+    { config: ADMIN, schema: { tags, summary: 'Revoke an application.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } } },
     async (request) => admin.revokeApplication(db, request.params.clientId),
   );
 
@@ -115,7 +112,6 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: "Create an account API key for an application (the password grant's username and password).",
         body: Type.Object({ accountId: Type.String(), clientId: Type.String(), scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 10 })) }),
         response: { 201: Type.Object({ id: Type.String(), apiKey: Type.String(), apiSecret: Type.String({ description: 'Shown once; stored only as a hash.' }) }) },
@@ -125,12 +121,12 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   );
   app.get(
     '/admin/account-keys',
-    { config: ADMIN, schema: { tags, security, summary: 'List account API keys (never their secrets).', querystring: Type.Object({ accountId: Type.Optional(Type.String()) }), response: { 200: Type.Array(AccountKey) } } },
+    { config: ADMIN, schema: { tags, summary: 'List account API keys (never their secrets).', querystring: Type.Object({ accountId: Type.Optional(Type.String()) }), response: { 200: Type.Array(AccountKey) } } },
     async (request) => admin.listAccountKeys(db, request.query.accountId),
   );
   app.post(
     '/admin/account-keys/:apiKey/revoke',
-    { config: ADMIN, schema: { tags, security, summary: 'Revoke an account API key.', description: REVOKE_NOTE, params: Type.Object({ apiKey: Type.String() }), response: { 200: Revoked } } },
+    { config: ADMIN, schema: { tags, summary: 'Revoke an account API key.', description: REVOKE_NOTE, params: Type.Object({ apiKey: Type.String() }), response: { 200: Revoked } } },
     async (request) => admin.revokeAccountKey(db, request.params.apiKey),
   );
 
@@ -138,18 +134,18 @@ export const tenancyAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     '/admin/gateways',
     {
       config: ADMIN,
-      schema: { tags, security, summary: "Create a facility gateway controller's credentials.", body: Type.Object({ facilityId: Type.String() }), response: { 201: ClientSecret } },
+      schema: { tags, summary: "Create a facility gateway controller's credentials.", body: Type.Object({ facilityId: Type.String() }), response: { 201: ClientSecret } },
     },
     async (request, reply) => reply.code(201).send(await admin.createGatewayCredential(db, request.body)),
   );
   app.get(
     '/admin/gateways',
-    { config: ADMIN, schema: { tags, security, summary: 'List gateway credentials.', querystring: Type.Object({ facilityId: Type.Optional(Type.String()) }), response: { 200: Type.Array(Gateway) } } },
+    { config: ADMIN, schema: { tags, summary: 'List gateway credentials.', querystring: Type.Object({ facilityId: Type.Optional(Type.String()) }), response: { 200: Type.Array(Gateway) } } },
     async (request) => admin.listGatewayCredentials(db, request.query.facilityId),
   );
   app.post(
     '/admin/gateways/:clientId/revoke',
-    { config: ADMIN, schema: { tags, security, summary: 'Revoke gateway credentials.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } } },
+    { config: ADMIN, schema: { tags, summary: 'Revoke gateway credentials.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } } },
     async (request) => admin.revokeGatewayCredential(db, request.params.clientId),
   );
 };

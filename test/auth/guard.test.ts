@@ -174,25 +174,41 @@ describe('revocation and key rotation', () => {
 describe('every route states its needs', () => {
   it('a route without config.access cannot be added', async () => {
     const app = Fastify();
-    requireAccessDeclarations(app as never);
+    requireAccessDeclarations(app as never, []);
     assert.throws(() => app.get('/sneaky', async () => 'open'), /route GET \/sneaky does not declare config.access/);
     app.get('/declared', { config: { access: 'public' } }, async () => 'open');
     await app.ready();
   });
 
-  it('the OpenAPI document shows the security scheme on every protected route', async () => {
+  it('the OpenAPI document shows, on every route, its security (with the scopes) and the error answers of the shared mechanisms', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/swagger/v3.0.json' })).json();
-    const publicRoutes = new Set(['/health', '/availability', '/metrics', '/auth/token', '/.well-known/jwks.json']);
     let protectedCount = 0;
-    for (const [path, operations] of Object.entries<Record<string, { security?: unknown[] }>>(doc.paths)) {
+    let publicCount = 0;
+    type Operation = { security?: Record<string, string[]>[]; responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }> };
+    for (const [path, operations] of Object.entries<Record<string, Operation>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        if (publicRoutes.has(path) || path.startsWith('/media/') || path.startsWith('/console')) continue;
-        assert.ok(operation.security && operation.security.length > 0, `${method.toUpperCase()} ${path} has no security`);
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.ok(Array.isArray(operation.security), `${where} declares no security`);
+        assert.ok(operation.responses['429'] && operation.responses['503'], `${where} does not document 429 and 503`);
+        if (operation.security.length === 0) {
+          publicCount++;
+          continue;
+        }
         protectedCount++;
+        const scopes = operation.security[0]!.bearerAuth!;
+        assert.ok(scopes.length > 0, `${where} names no scope`);
+        for (const status of ['401', '403']) assert.ok(operation.responses[status], `${where} does not document ${status}`);
+        // The body of the face's renderer: the envelope under /api/3, problem+json elsewhere.
+        const body = Object.values(operation.responses['401']!.content ?? {})[0]?.schema.properties ?? {};
+        assert.ok(path.startsWith('/api/3/') ? 'meta' in body : 'traceId' in body, `${where}: 401 body is not the face's error body`);
       }
     }
     assert.ok(protectedCount >= 10, `${protectedCount} protected operations`);
+    assert.ok(publicCount >= 4, `${publicCount} public operations`);
     assert.ok(doc.components.securitySchemes.bearerAuth);
+    const token = doc.paths['/auth/token'].post;
+    assert.deepEqual(token.security, []);
+    assert.ok('error' in Object.values<{ schema: { properties: object } }>(token.responses['400'].content)[0]!.schema.properties, 'the token endpoint documents RFC 6749 errors');
   });
 
   it('every response of a routed request carries the RateLimit headers', async () => {
