@@ -19,6 +19,9 @@ const SECRET_KEYS = [
 
 export const REDACT_PATHS = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), ...SECRET_KEYS.map((k) => `*.*.${k}`)];
 
+/** The service's logger (pino), handed to every part that logs. */
+export type Logger = pino.Logger;
+
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): pino.Logger {
   return pino(
     {

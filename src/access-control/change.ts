@@ -6,7 +6,7 @@ import type { Db, Tables } from '../db/tables.ts';
 import { AppError, conflict } from '../http/errors.ts';
 import { addCommand } from './commands.ts';
 import type { CommandType } from './rules.ts';
-import type { AccessControl } from './context.ts';
+import type { AccessControl } from './index.ts';
 
 export interface Change {
   trx: Transaction<Tables>;

@@ -11,7 +11,6 @@ import { notFound } from '../http/errors.ts';
 import { handleError, sendProblem } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { getCommand, listCommands } from './commands.ts';
-import { accessControlOf } from './context.ts';
 import type { UnitAction } from './rules.ts';
 import * as S from './schemas.ts';
 import { actOnUnit, createUnit, getUnit, listUnits, refreshUnits } from './units.ts';
@@ -43,9 +42,8 @@ const suppressed = (request: { query: { suppressCommands?: boolean }; body: unkn
   request.query.suppressCommands === true || (request.body as { suppressCommands?: unknown } | null | undefined)?.suppressCommands === true;
 
 export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const ac = await accessControlOf(services);
+  const ac = services.accessControl;
   const db = services.database.db;
-  app.addHook('onClose', async () => ac.signals.close());
 
   // Bodies: JSON, also as application/json-patch+json; an empty body is no body (action routes).
   const json = app.getDefaultJsonParser('error', 'error');

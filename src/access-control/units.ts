@@ -6,7 +6,7 @@ import { AppError, conflict, notFound, validationFailed } from '../http/errors.t
 import { inChange, type RefreshResult } from './change.ts';
 import type { Db } from '../db/tables.ts';
 import { lockCommandSequence } from './commands.ts';
-import type { AccessControl } from './context.ts';
+import type { AccessControl } from './index.ts';
 import { decideUnitAction, type UnitAction, type UnitStatus } from './rules.ts';
 import { isEntityId } from '../ids.ts';
 

@@ -9,7 +9,7 @@ import { accessCodeInUse, inChange, type RefreshResult } from './change.ts';
 import type { Db } from '../db/tables.ts';
 import type { AccessCodeVault } from './codes.ts';
 import { lockCommandSequence, sealedField } from './commands.ts';
-import type { AccessControl } from './context.ts';
+import type { AccessControl } from './index.ts';
 import { normalizeAccessCode, placeVisitor, switchVisitor, visitorName, type TimeWindow } from './rules.ts';
 import { extendedDataText, lockUnit, unitState, unitView, type UnitView } from './units.ts';
 import { isEntityId } from '../ids.ts';

@@ -7,7 +7,7 @@ import { principalOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
 import { notFound, validationFailed } from '../http/errors.ts';
 import { bodyJudgedByService } from './body-compiler.ts';
-import type { AuctionFace } from './face.ts';
+import type { Auctions } from './index.ts';
 import { AUCTION_TYPES, LIMITS, type AuctionStatus } from './model.ts';
 import type { NotificationKind } from './notifications.ts';
 import { Auction, AuctionPage, AuctionStatus as StatusSchema, Notification } from './schemas.ts';
@@ -40,7 +40,7 @@ const RecordPatch = Type.Object(
   { description: 'Any fields of the record (same rules as in POST /api/3/auctioninfo); unitId cannot change.' },
 );
 
-export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }> = async (app, { face }) => {
+export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   const { service, notifier } = face;
 
   app.get(

@@ -82,7 +82,7 @@ export interface ImagePipelineDeps {
   blobs: BlobStore;
   fetcher: SafeFetcher;
   notifier: SupportNotifier;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   logger: pino.Logger;
   concurrency?: number;
 }
@@ -128,11 +128,11 @@ export class ImagePipeline {
       };
       await Promise.all(Array.from({ length: Math.min(this.concurrency, claims.length) }, worker));
       if (Date.now() - started > budgetMs) {
-        await this.deps.jobs().send(JOBS.fetchImages, {});
+        await this.deps.jobs.send(JOBS.fetchImages, {});
         break;
       }
     }
-    if (nextRetry) await this.deps.jobs().send(JOBS.fetchImages, {}, { startAfter: nextRetry });
+    if (nextRetry) await this.deps.jobs.send(JOBS.fetchImages, {}, { startAfter: nextRetry });
     return result;
   }
 

@@ -74,7 +74,7 @@ export function notificationView(r: Row): NotificationView {
 export interface NotifierDeps {
   db: Db;
   logger: pino.Logger;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   webhookUrl: string | null;
   /** Per delivery attempt. */
   webhookTimeoutMs?: number;
@@ -98,7 +98,7 @@ export class SupportNotifier {
         ${items.map((i) => i.facilityId)}::uuid[], ${items.map((i) => i.auctionId)}::uuid[], ${items.map((i) => JSON.stringify(i.detail))}::text[]
       ) as u(kind, reason, message, facility_id, auction_id, detail)
       returning *`.execute(trx);
-    if (delivery === 'pending') await this.deps.jobs().send(JOBS.deliverNotifications, {}, {}, sqlRunner(trx));
+    if (delivery === 'pending') await this.deps.jobs.send(JOBS.deliverNotifications, {}, {}, sqlRunner(trx));
     return rows.map(notificationView);
   }
 
@@ -197,7 +197,7 @@ export class SupportNotifier {
         }),
       );
     }
-    if (nextRetry) await this.deps.jobs().send(JOBS.deliverNotifications, {}, { startAfter: nextRetry });
+    if (nextRetry) await this.deps.jobs.send(JOBS.deliverNotifications, {}, { startAfter: nextRetry });
     return counts;
   }
 

@@ -8,7 +8,7 @@ import type { PartnerPrincipal } from '../auth/principal.ts';
 import type { Scope } from '../http/access.ts';
 import { bodyJudgedByService } from './body-compiler.ts';
 import { EnvelopeError, EnvelopeOf, ErrorEnvelope, envelope, registerEnvelopeHandling, sendEnvelope, sendEnvelopeText } from './envelope.ts';
-import type { AuctionFace } from './face.ts';
+import type { Auctions } from './index.ts';
 import { LIMITS, type AuctionStatus } from './model.ts';
 import { Auction, AuctionPage, CancelBody, CancelData, CreateBody, CreateData, ListQuery } from './schemas.ts';
 import { ONE_UNIT_MESSAGE } from './validation.ts';
@@ -44,7 +44,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
   return value;
 }
 
-export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recreateWaitMinutes: number }> = async (app, { face, recreateWaitMinutes }) => {
+export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: Auctions; recreateWaitMinutes: number }> = async (app, { face, recreateWaitMinutes }) => {
   registerEnvelopeHandling(app);
   const { service } = face;
 

@@ -41,7 +41,7 @@ export interface UnitResult {
 export interface ServiceDeps {
   db: Db;
   config: Pick<Config, 'auctionRecreateWaitMinutes' | 'imageFetchAllowHosts'>;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   notifier: SupportNotifier;
   logger: pino.Logger;
 }
@@ -191,10 +191,10 @@ export class AuctionService {
   /** Wake-up jobs, enqueued in the transaction: images to fetch, and the earliest end to close. */
   private async wakeUps(trx: Db, hasImages: boolean, created: { status: string; endsAt: Date | null }[]): Promise<void> {
     const runner = sqlRunner(trx);
-    if (hasImages) await this.deps.jobs().send(JOBS.fetchImages, {}, {}, runner);
+    if (hasImages) await this.deps.jobs.send(JOBS.fetchImages, {}, {}, runner);
     let earliest: Date | null = null;
     for (const a of created) if (a.status === 'Active' && a.endsAt && (earliest === null || a.endsAt < earliest)) earliest = a.endsAt;
-    if (earliest) await this.deps.jobs().send(JOBS.closeEnded, {}, { startAfter: earliest }, runner);
+    if (earliest) await this.deps.jobs.send(JOBS.closeEnded, {}, { startAfter: earliest }, runner);
   }
 
   // ---- PUT /api/3/cancelauctions ----

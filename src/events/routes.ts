@@ -31,7 +31,7 @@ import {
   V2FacilityQuery,
   V2Page,
 } from './schemas.ts';
-import { EventStore, loadCursorKey } from './store.ts';
+import type { EventStore } from './store.ts';
 
 type Options = { services: Services };
 
@@ -51,17 +51,6 @@ const ROUTE_VERSIONS: Record<string, readonly EventApiVersion[]> = {
   '/events/facilities/:facilityId': ['2.0'],
 };
 const versionsOfRoute = (url: string) => ROUTE_VERSIONS[url] ?? ['3.0'];
-
-// One store per service set: the cursor key is read (or made) once.
-const stores = new WeakMap<Services, Promise<EventStore>>();
-function storeFor(services: Services): Promise<EventStore> {
-  let store = stores.get(services);
-  if (!store) {
-    store = loadCursorKey(services.database.pool).then((key) => new EventStore(services.database.pool, key, services.config.eventRetentionDays));
-    stores.set(services, store);
-  }
-  return store;
-}
 
 const RETENTION_NOTE = (services: Services) => `Events older than the retention window (${services.config.eventRetentionDays} days) are deleted and never returned.`;
 
@@ -170,7 +159,7 @@ const V3_NOTE =
 export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
   ensureApiVersionConstraint(app);
   serveApiVersion(app, '3.0', { isDefault: true, versionsOfRoute });
-  const store = await storeFor(services);
+  const { store } = services.events;
   const tags = ['access events'];
   const pageDescription = (what: string) =>
     `${what} Filters: eventTypes, startDate (inclusive), endDate (exclusive), sort; paging: pageSize (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) with pageNumber, or cursor. ` +
@@ -272,7 +261,7 @@ const LEGACY_NOTE = (version: string) =>
 export const eventRoutesV2: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
   ensureApiVersionConstraint(app);
   serveApiVersion(app, '2.0', { isDefault: true, versionsOfRoute });
-  const store = await storeFor(services);
+  const { store } = services.events;
   const tags = ['access events (2.0)'];
 
   app.get(
@@ -321,7 +310,7 @@ export const eventRoutesV2: FastifyPluginAsyncTypebox<Options> = async (app, { s
 export const eventRoutesV1: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
   ensureApiVersionConstraint(app);
   serveApiVersion(app, '1.0', { isDefault: false, versionsOfRoute });
-  const store = await storeFor(services);
+  const { store } = services.events;
   const tags = ['access events (1.0)'];
   const constraints = { apiVersion: '1.0' };
   const description = (what: string) =>

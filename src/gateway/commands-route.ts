@@ -8,7 +8,6 @@ import { principalOf } from '../auth/guard.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import { deliverCommands } from '../access-control/commands.ts';
 import { COMMAND_TYPES } from '../access-control/rules.ts';
-import { accessControlOf } from '../access-control/context.ts';
 import { StringEnum } from '../access-control/schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -31,10 +30,9 @@ const DeliveredCommand = Type.Object({
 });
 
 export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const ac = await accessControlOf(services);
+  const ac = services.accessControl;
   // Before the server stops accepting: answer every waiting poll now.
-  app.addHook('preClose', async () => ac.signals.beginClosing());
-  app.addHook('onClose', async () => ac.signals.close());
+  app.addHook('preClose', async () => ac.beginClosing());
 
   app.get(
     '/gateway/v1/commands',

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { auctionFace } from '../../src/auctions/face.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { startImageHost, type ImageHost } from '../net/image-host.ts';
@@ -37,7 +36,7 @@ async function auctionWithImages(urls: string[]): Promise<string> {
   assert.equal(response.statusCode, 200, response.body);
   return envelopeOf(response).data.results.find((r: any) => r.unitId === unitId).auctionId;
 }
-const runDue = (now?: Date) => auctionFace(t.services).images.runDue(now);
+const runDue = (now?: Date) => t.services.auctions.images.runDue(now);
 const imagesOf = async (auctionId: string) => (await readAuction(t, p, auctionId)).images as any[];
 
 describe('image retrieval', () => {

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
-import { auctionFace } from '../../src/auctions/face.ts';
 import { adminToken, byUnit, cancelUnit, createList, envelopeOf, readAuction, record, setupPartner, units, type Partner } from './helpers.ts';
 
 let t: TestApp;
@@ -48,7 +47,7 @@ describe('the /api/3 envelope on every answer', () => {
 
   it('wraps an unexpected failure as a 500 that says nothing of its cause', async () => {
     const p = await setupPartner(t);
-    const { service } = auctionFace(t.services);
+    const { service } = t.services.auctions;
     const original = service.cancel;
     service.cancel = async () => {
       throw new Error('relation "secret_table" does not exist at /srv/app.ts:12');

@@ -1,15 +1,28 @@
-// The auction face's parts, built once per Services and shared by its routes and its jobs.
+// The auction face: built once by the composition root (src/services.ts), shared by its routes and its jobs.
 import { Counter } from 'prom-client';
 import { createBlobStore, type BlobStore } from '../blobs/index.ts';
 import { SafeFetcher } from '../net/safe-fetch.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { auctionJobs } from './jobs.ts';
 import { ImagePipeline } from './images.ts';
 import { LIMITS } from './model.ts';
 import { SupportNotifier } from './notifications.ts';
 import type { Db } from '../db/tables.ts';
 import { AuctionService } from './service.ts';
 
-export interface AuctionFace {
+export interface AuctionsDeps {
+  database: Database;
+  config: Config;
+  logger: Logger;
+  jobs: JobQueue;
+  metrics: Metrics;
+}
+
+export interface Auctions {
   db: Db;
   service: AuctionService;
   images: ImagePipeline;
@@ -17,17 +30,12 @@ export interface AuctionFace {
   blobs: BlobStore;
   fetcher: SafeFetcher;
   metrics: { imports: Counter<'outcome'>; images: Counter<'result'> };
+  /** The face's background jobs, worked by the server's queue. */
+  jobs: JobDefinition<any>[];
 }
 
-const faces = new WeakMap<Services, AuctionFace>();
-
-export function auctionFace(services: Services): AuctionFace {
-  const existing = faces.get(services);
-  if (existing) return existing;
-  const { config, logger } = services;
-  const db = services.database.db;
-  // services.jobs is assigned after the job definitions are built: read it when needed.
-  const jobs = () => services.jobs;
+export function createAuctions({ database, config, logger, jobs, metrics: serviceMetrics }: AuctionsDeps): Auctions {
+  const db = database.db;
   const notifier = new SupportNotifier({ db, logger, jobs, webhookUrl: config.supportWebhookUrl });
   const blobs = createBlobStore(config);
   const fetcher = new SafeFetcher({
@@ -38,14 +46,12 @@ export function auctionFace(services: Services): AuctionFace {
     accept: 'image/jpeg, image/png, image/webp, image/gif;q=0.9, */*;q=0.1',
     userAgent: 'Gatehouse-ImageFetcher/1.0',
   });
-  const registry = services.metrics.registry;
+  const registers = [serviceMetrics.registry];
   const metrics = {
-    imports: (registry.getSingleMetric('gatehouse_auction_import_units_total') as Counter<'outcome'> | undefined) ??
-      new Counter({ name: 'gatehouse_auction_import_units_total', help: 'Units of applied full lists, by outcome.', labelNames: ['outcome'] as const, registers: [registry] }),
-    images: (registry.getSingleMetric('gatehouse_auction_images_total') as Counter<'result'> | undefined) ??
-      new Counter({ name: 'gatehouse_auction_images_total', help: 'Image retrieval attempts, by result.', labelNames: ['result'] as const, registers: [registry] }),
+    imports: new Counter({ name: 'gatehouse_auction_import_units_total', help: 'Units of applied full lists, by outcome.', labelNames: ['outcome'] as const, registers }),
+    images: new Counter({ name: 'gatehouse_auction_images_total', help: 'Image retrieval attempts, by result.', labelNames: ['result'] as const, registers }),
   };
-  const face: AuctionFace = {
+  const parts = {
     db,
     service: new AuctionService({ db, config, jobs, notifier, logger }),
     images: new ImagePipeline({ db, blobs, fetcher, notifier, jobs, logger }),
@@ -54,6 +60,5 @@ export function auctionFace(services: Services): AuctionFace {
     fetcher,
     metrics,
   };
-  faces.set(services, face);
-  return face;
+  return { ...parts, jobs: auctionJobs({ ...parts, logger, queue: jobs }) };
 }
