@@ -4,7 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirError } from './db/data-dir.ts';
 import { DatabaseUnavailableError } from './db/database.ts';
-import { AppError } from './http/errors.ts';
+import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
 import { CliError, printJson, withServices } from './cli/support.ts';

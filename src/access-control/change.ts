@@ -3,7 +3,7 @@
 // violations become 409s that name the rule, never the value (a duplicate gate code must not echo).
 import type { Kysely, Transaction } from 'kysely';
 import type { Db, Tables } from '../db/tables.ts';
-import { AppError, conflict } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { addCommand } from './commands.ts';
 import type { CommandType } from './rules.ts';
 import type { AccessControl } from './index.ts';
@@ -47,12 +47,10 @@ export async function inChange<T>(ac: AccessControl, facilityId: string, suppres
   return result;
 }
 
+/** The face's own unique constraints, named as rules; every other database error is translated for all faces (src/errors.ts). */
 export function translateDatabaseError(error: unknown): unknown {
   const pgError = error as { code?: string; constraint?: string };
   if (pgError?.code === '23505' && pgError.constraint && CONSTRAINTS[pgError.constraint]) return CONSTRAINTS[pgError.constraint]!();
-  if (pgError?.code === '40P01' || pgError?.code === '40001') {
-    return conflict('CONCURRENT_CHANGE', 'Another change of the same data happened at the same moment; retry the request.');
-  }
   return error;
 }
 

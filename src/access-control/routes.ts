@@ -7,7 +7,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply } from 'fastify';
 import { facilityOf, principalOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { handleError, sendProblem } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { getCommand, listCommands } from './commands.ts';

@@ -2,7 +2,7 @@
 // the full-state refresh. Each change writes its command in the same transaction.
 import { sql } from 'kysely';
 import type { VisibleFacility } from '../auth/guard.ts';
-import { AppError, conflict, notFound, validationFailed } from '../http/errors.ts';
+import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
 import { inChange, type RefreshResult } from './change.ts';
 import type { Db } from '../db/tables.ts';
 import { lockCommandSequence } from './commands.ts';

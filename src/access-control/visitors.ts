@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { VisibleFacility } from '../auth/guard.ts';
-import { AppError, conflict, notFound } from '../http/errors.ts';
+import { AppError, conflict, notFound } from '../errors.ts';
 import { accessCodeInUse, inChange, type RefreshResult } from './change.ts';
 import type { Db } from '../db/tables.ts';
 import type { AccessCodeVault } from './codes.ts';

@@ -5,7 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
-import { notFound, validationFailed } from '../http/errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { bodyJudgedByService } from './body-compiler.ts';
 import type { Auctions } from './index.ts';
 import { AUCTION_TYPES, LIMITS, type AuctionStatus } from './model.ts';

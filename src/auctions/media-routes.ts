@@ -3,7 +3,7 @@
 // changes: immutable caching, a strong ETag, and headers that stop a browser from treating the
 // bytes as anything but the image type they were verified to be.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import type { Auctions } from './index.ts';
 
 const MEDIA_NAME = /^([0-9a-f]{64})\.(jpg|png|webp|gif)$/;

@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import type { PartnerPrincipal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { EnvelopeError, envelope, type EnvelopeMessage } from './envelope.ts';
 import { JOBS } from './job-names.ts';

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 import { CredentialStatus } from './credential-status.ts';

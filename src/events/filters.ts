@@ -1,7 +1,7 @@
 // Query parameters → an EventFilter, pure. Every fault is collected and raised together (400 with
 // each bad parameter named); nothing from the query string reaches SQL except as a bound value of
 // a checked type.
-import { validationFailed, type FieldError } from '../http/errors.ts';
+import { validationFailed, type FieldError } from '../errors.ts';
 import { isEventType } from './catalogue.ts';
 import { MAX_FILTER_VALUES } from './limits.ts';
 import type { EventFilter, EventScope, SortOrder } from './query.ts';

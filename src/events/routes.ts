@@ -6,7 +6,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { facilityOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
-import { AppError, validationFailed, type FieldError } from '../http/errors.ts';
+import { AppError, validationFailed, type FieldError } from '../errors.ts';
 import { ensureApiVersionConstraint, serveApiVersion, type EventApiVersion } from '../http/versioning.ts';
 import type { Services } from '../services.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from './catalogue.ts';

@@ -5,7 +5,7 @@
 // shuts down — then `{"commands": []}` at once, so that SIGTERM is not held by waiting polls.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/guard.ts';
-import { forbidden, notFound } from '../http/errors.ts';
+import { forbidden, notFound } from '../errors.ts';
 import { deliverCommands } from '../access-control/commands.ts';
 import { COMMAND_TYPES } from '../access-control/rules.ts';
 import { StringEnum } from '../access-control/schemas.ts';

@@ -9,7 +9,7 @@ import { ingestEvents } from '../events/ingest.ts';
 import { judgeBatch } from '../events/judge.ts';
 import { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES } from '../events/limits.ts';
 import { eventMetrics } from '../events/metrics.ts';
-import { AppError, forbidden } from '../http/errors.ts';
+import { AppError, forbidden } from '../errors.ts';
 import type { Scope } from '../http/access.ts';
 import type { Services } from '../services.ts';
 

@@ -1,30 +1,7 @@
-// Typed errors with a code, thrown by domain code and routes, and the one function that turns any
-// error into the normalized shape each face renders (problem+json, the /api/3 envelope, OAuth).
+// The one function that turns any error — the service's own, fastify's, the database's — into the
+// normalized shape each face renders (problem+json, the /api/3 envelope, OAuth).
 import type { FastifyError } from 'fastify';
-
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly errors: FieldError[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'AppError';
-  }
-}
-
-export const notFound = (what = 'The resource') => new AppError(404, 'NOT_FOUND', `${what} was not found.`);
-export const validationFailed = (errors: FieldError[], message = 'The request has invalid fields.') =>
-  new AppError(400, 'VALIDATION_FAILED', message, errors);
-export const conflict = (code: string, message: string) => new AppError(409, code, message);
-export const forbidden = (message = 'The token does not allow this operation.') => new AppError(403, 'FORBIDDEN', message);
+import { AppError, fromDatabaseError, type FieldError } from '../errors.ts';
 
 /** What every renderer works from. `detail` is always safe to show a client. */
 export interface NormalizedError {
@@ -72,7 +49,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: str
   FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'PATH_PARAMETER_TOO_LONG', detail: `A path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters.` },
 };
 
-export function normalizeError(error: unknown): NormalizedError {
+export function normalizeError(thrown: unknown): NormalizedError {
+  const error = fromDatabaseError(thrown) ?? thrown;
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, errors: error.errors, headers: error.headers };
   }

@@ -6,7 +6,8 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App as FastifyInstance } from './app-type.ts';
-import { normalizeError, notFound, type NormalizedError } from './errors.ts';
+import { notFound } from '../errors.ts';
+import { normalizeError, type NormalizedError } from './errors.ts';
 import { CORRELATION_HEADER } from './request-id.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';

@@ -5,7 +5,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { App as FastifyInstance } from './app-type.ts';
-import { validationFailed, type FieldError } from './errors.ts';
+import { validationFailed, type FieldError } from '../errors.ts';
 
 const common = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false } as const;
 // Query strings, path and header values arrive as text: coerce them ("10" → 10, "a" → ["a"]).

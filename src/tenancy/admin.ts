@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { hashSecret, randomToken } from '../auth/secrets.ts';
 import { DEFAULT_ACCOUNT_SCOPES, isScope } from '../auth/principal.ts';
 import type { Db } from '../db/tables.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../errors.ts';
 import { isEntityId } from '../ids.ts';
 
 

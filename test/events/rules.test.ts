@@ -14,7 +14,7 @@ import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partiti
 import { eventsJson, pageJson } from '../../src/events/render.ts';
 import { countQuery, filterIdentity, pageQuery, toGatewayEvent, type EventFilter, type EventRow } from '../../src/events/query.ts';
 import { formatLocal, offsetMinutes, parseDateParam, parseInstant } from '../../src/events/time.ts';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { requestedApiVersion } from '../../src/http/versioning.ts';
 
 describe('catalogue', () => {
