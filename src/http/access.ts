@@ -88,3 +88,20 @@ function errorAnswers(access: RouteAccess, schema: Record<string, unknown>): [nu
   answers.push([503, 'A dependency (the database) is unavailable or too slow: retry after the Retry-After seconds.']);
   return answers;
 }
+
+// ---- Presets: a route's `config`, by who may call it ----
+
+/** Anyone: health, docs, JWKS, the token endpoint, public media. */
+export const PUBLIC = { access: 'public' } as const satisfies { access: RouteAccess };
+
+/** A token with one of the scopes. */
+export const scoped = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes } });
+
+/** A token with one of the scopes, on a facility it may see (`:facilityId`, else 404). */
+export const onFacility = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes, facilityParam: 'facilityId' } });
+
+/** A token with one of the scopes, on its own account (`:accountId`, else 404). */
+export const onAccount = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes, accountParam: 'accountId' } });
+
+/** The operator (scope admin). */
+export const OPERATOR = scoped('admin');
