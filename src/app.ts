@@ -5,7 +5,7 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
-import { tenancyAdminRoutes } from './tenancy/routes.ts';
+import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes.ts';
 import { auctionRoutes } from './auctions/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -87,7 +87,7 @@ export async function buildApp(services: Services): Promise<App> {
         await registerSwaggerUi(scope);
         await scope.register(opsRoutes, { services });
         await scope.register(authRoutes, { services });
-        await scope.register(tenancyAdminRoutes, { services });
+        await scope.register(tenancyRoutes, { services });
         await scope.register(auctionRoutes, { services });
         await scope.register(accessControlRoutes, { services });
         await scope.register(gatewayRoutes, { services });

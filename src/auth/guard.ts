@@ -2,7 +2,6 @@
 // body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
 // as a real not-found) for an account or facility the token may not see.
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -10,16 +9,11 @@ import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 import { CredentialStatus } from './credential-status.ts';
 import { isEntityId } from '../ids.ts';
+import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
+import { facilityById } from '../tenancy/repository.ts';
 
-export interface VisibleFacility {
-  id: string;
-  accountId: string;
-  name: string;
-  propertyNumber: string | null;
-  timeZone: string;
-  guid: string | null;
-  charityEnrolled: boolean;
-}
+/** A facility the token may see, as every face shows it. */
+export type VisibleFacility = FacilityView;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,17 +57,8 @@ export function canSeeFacility(principal: Principal, facility: { id: string; acc
 
 export async function loadVisibleFacility(db: Db, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
   if (!isEntityId(facilityId)) return null;
-  const row = await db.selectFrom('facilities').selectAll().where('id', '=', facilityId).executeTakeFirst();
-  if (!row || !canSeeFacility(principal, row)) return null;
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    propertyNumber: row.property_number,
-    timeZone: row.time_zone,
-    guid: row.guid,
-    charityEnrolled: row.charity_enrolled,
-  };
+  const row = await facilityById(db, facilityId);
+  return row && canSeeFacility(principal, row) ? facilityView(row) : null;
 }
 
 /**

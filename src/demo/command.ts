@@ -15,7 +15,7 @@ import { CliError } from '../cli/support.ts';
 import { startServer } from '../server.ts';
 import { runSimulator } from '../simulator/command.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
-import * as admin from '../tenancy/admin.ts';
+import * as admin from '../tenancy/index.ts';
 
 interface DemoOptions {
   port?: string;

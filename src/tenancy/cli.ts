@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { rotateSigningKey } from '../auth/keys.ts';
 import { printJson, withServices } from '../cli/support.ts';
-import * as admin from './admin.ts';
+import * as admin from './index.ts';
 
 const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
 

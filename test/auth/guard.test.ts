@@ -11,7 +11,7 @@ import { loadSigningKeys, rotateSigningKey } from '../../src/auth/keys.ts';
 import { TokenService } from '../../src/auth/tokens.ts';
 import { requireAccessDeclarations } from '../../src/http/access.ts';
 import { facilityOf, principalOf } from '../../src/auth/guard.ts';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, partnerToken, provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
 

@@ -3,7 +3,7 @@
 // machine without Redis there is nothing to share and this file has no test to run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const redisUrl = process.env.REDIS_URL;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
 

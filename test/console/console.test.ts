@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, readAuction, record, setupPartner } from '../auctions/helpers.ts';
