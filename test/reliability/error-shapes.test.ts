@@ -4,20 +4,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { operatorToken, request, type Answer } from '../helpers/http.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 let database: TestDatabase;
 let server: ServerProcess;
-let operatorToken: string;
+let operator: string;
 before(async () => {
   database = await createTestDatabase();
   server = await startServerProcess(database.env);
-  const operator = JSON.parse((await runCli(['admin', 'app', 'create', '--name', 'Shapes operator', '--operator'], database.env)).stdout);
-  const response = await fetch(`${server.url}/auth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret }),
-  });
-  operatorToken = ((await response.json()) as { access_token: string }).access_token;
+  operator = await operatorToken(server.url, database.env);
 });
 after(async () => {
   await server?.kill('SIGKILL');
@@ -26,52 +22,49 @@ after(async () => {
 
 const PROBLEM = /^application\/problem\+json/;
 
-async function call(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
-  const response = await fetch(server.url + path, { ...init, headers: { 'x-correlation-id': 'shape-check-1', ...init.headers } });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : null };
-}
+const call = (path: string, options: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) =>
+  request(server.url, options.method ?? 'GET', path, { body: options.body, headers: { 'x-correlation-id': 'shape-check-1', ...options.headers } });
 
-function assertProblem(answer: Awaited<ReturnType<typeof call>>, status: number, code: string) {
+function assertProblem(answer: Answer, status: number, code: string) {
   assert.equal(answer.status, status, answer.text);
-  assert.match(answer.headers.get('content-type') ?? '', PROBLEM);
+  assert.match(String(answer.headers['content-type'] ?? ''), PROBLEM);
   assert.equal(answer.body.status, status);
   assert.equal(answer.body.code, code);
   assert.equal(answer.body.traceId, 'shape-check-1');
-  assert.equal(answer.headers.get('x-correlation-id'), 'shape-check-1');
+  assert.equal(answer.headers['x-correlation-id'], 'shape-check-1');
 }
 
-function assertEnvelope(answer: Awaited<ReturnType<typeof call>>, status: number, code: string) {
+function assertEnvelope(answer: Answer, status: number, code: string) {
   assert.equal(answer.status, status, answer.text);
-  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+  assert.match(String(answer.headers['content-type'] ?? ''), /^application\/json/);
   assert.equal(answer.body.meta.ack, false);
   assert.equal(answer.body.meta.errors[0].code, code);
   assert.equal(answer.body.data, null);
-  assert.equal(answer.headers.get('x-correlation-id'), 'shape-check-1');
+  assert.equal(answer.headers['x-correlation-id'], 'shape-check-1');
 }
 
 describe('errors at the edges', () => {
   it('/auth/whoami without a token answers 401 problem+json with the bearer challenge (was 400 in the OAuth shape)', async () => {
     const answer = await call('/auth/whoami');
     assertProblem(answer, 401, 'INVALID_TOKEN');
-    assert.match(answer.headers.get('www-authenticate') ?? '', /^Bearer .*error="invalid_token"/);
+    assert.match(String(answer.headers['www-authenticate'] ?? ''), /^Bearer .*error="invalid_token"/);
   });
 
   it('a refusal by the guard carries X-Correlation-ID and RateLimit-* (401, 403 and 404)', async () => {
     const unauthenticated = await call('/facilities', { headers: { authorization: 'Bearer not.a.token' } });
     assertProblem(unauthenticated, 401, 'INVALID_TOKEN');
-    const forbidden = await call('/facilities', { headers: { authorization: `Bearer ${operatorToken}` } });
+    const forbidden = await call('/facilities', { headers: { authorization: `Bearer ${operator}` } });
     assertProblem(forbidden, 403, 'INSUFFICIENT_SCOPE');
-    const hidden = await call('/gatewayevents/facilities/00000000-0000-4000-8000-000000000000', { headers: { authorization: `Bearer ${operatorToken}` } });
+    const hidden = await call('/gatewayevents/facilities/00000000-0000-4000-8000-000000000000', { headers: { authorization: `Bearer ${operator}` } });
     assert.ok([403, 404].includes(hidden.status), hidden.text);
     for (const answer of [unauthenticated, forbidden, hidden]) {
-      assert.match(answer.headers.get('ratelimit-limit') ?? '', /^\d+$/, 'RateLimit-Limit');
-      assert.match(answer.headers.get('ratelimit-remaining') ?? '', /^\d+$/, 'RateLimit-Remaining');
+      assert.match(String(answer.headers['ratelimit-limit'] ?? ''), /^\d+$/, 'RateLimit-Limit');
+      assert.match(String(answer.headers['ratelimit-remaining'] ?? ''), /^\d+$/, 'RateLimit-Remaining');
     }
     // The refusals count: each one took from the same caller's allowance (the address here).
-    const first = Number(unauthenticated.headers.get('ratelimit-remaining'));
+    const first = Number(unauthenticated.headers['ratelimit-remaining']);
     const again = await call('/facilities', { headers: { authorization: 'Bearer not.a.token' } });
-    assert.ok(Number(again.headers.get('ratelimit-remaining')) < first);
+    assert.ok(Number(again.headers['ratelimit-remaining']) < first);
   });
 
   it('router errors are problem+json outside /api/3: a bad percent-encoding and an over-long path parameter', async () => {
@@ -92,11 +85,11 @@ describe('errors at the edges', () => {
     const malformed = await call('/auth/token', { method: 'POST', body: '{"grant_type":', headers: { 'content-type': 'application/json' } });
     assert.equal(malformed.status, 400, malformed.text);
     assert.equal(malformed.body.error, 'invalid_request');
-    assert.equal(malformed.headers.get('x-correlation-id'), 'shape-check-1');
+    assert.equal(malformed.headers['x-correlation-id'], 'shape-check-1');
     const unsupported = await call('/auth/token', { method: 'POST', body: 'x', headers: { 'content-type': 'text/csv' } });
     assert.equal(unsupported.status, 415, unsupported.text);
     assert.equal(unsupported.body.error, 'invalid_request');
-    assert.equal(unsupported.headers.get('x-correlation-id'), 'shape-check-1');
+    assert.equal(unsupported.headers['x-correlation-id'], 'shape-check-1');
   });
 
   it('the service still serves after all of it', async () => {
