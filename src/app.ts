@@ -51,7 +51,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerProblemHandling(app, errorRenderers);
   registerRequestMetrics(app, services.metrics);
   await app.register(formbody);
-  registerGuard(app, services.tokens, services.database.db);
+  registerGuard(app, services.tokens, services.database.db, services.clock);
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {

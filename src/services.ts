@@ -8,6 +8,7 @@ import { Grants } from './auth/grants.ts';
 import { loadSigningKeys } from './auth/keys.ts';
 import { MemoryFailureCounter, RedisFailureCounter, type FailureCounter } from './auth/throttle.ts';
 import { TokenService } from './auth/tokens.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate, migrationsApplied } from './db/migrate.ts';
@@ -23,6 +24,7 @@ export interface Services {
   database: Database;
   jobs: JobQueue;
   metrics: Metrics;
+  clock: Clock;
   tokens: TokenService;
   grants: Grants;
   /** Failed token requests, per client id and per source address (10× the per-client limit). */
@@ -41,6 +43,8 @@ export interface StartOptions {
   command: string;
   /** Start the job workers and schedules (the server does; one-shot commands need not). */
   runJobs: boolean;
+  /** The time as the parts read it (tests move it instead of waiting); the system's by default. */
+  clock?: Clock;
 }
 
 export async function startServices(config: Config, logger: pino.Logger, options: StartOptions): Promise<Services> {
@@ -76,6 +80,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       logger,
       database,
       metrics,
+      clock: options.clock ?? systemClock,
       tokens,
       grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
       tokenThrottle: {

@@ -2,6 +2,7 @@
 // body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
 // as a real not-found) for an account or facility the token may not see.
 import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -67,8 +68,8 @@ export async function loadVisibleFacility(db: Db, principal: Principal, facility
  * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
  * before the body is read.
  */
-export function registerGuard(app: App, tokens: TokenService, db: Db): void {
-  const status = new CredentialStatus(db);
+export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clock): void {
+  const status = new CredentialStatus(db, clock);
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
   app.decorateRequest('authFailure', null);
