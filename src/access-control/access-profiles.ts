@@ -17,7 +17,11 @@ export async function listAccessProfiles(db: Db, facilityId: string): Promise<Ac
 }
 
 /** The id of the facility's access profile `id`; 0, null or absent mean its default. 404 when it has none such. */
-export async function resolveAccessProfile(trx: Db, facilityId: string, id: number | null | undefined): Promise<number> {
+export async function resolveAccessProfile(
+  trx: Db,
+  facilityId: string,
+  id: number | null | undefined,
+): Promise<number> {
   const found = await repo.findAccessProfileId(trx, facilityId, id ? id : 'default');
   if (found === undefined) {
     throw new AppError(404, 'ACCESS_PROFILE_NOT_FOUND', 'The access profile was not found at this facility.', [

@@ -66,7 +66,10 @@ export function violates(error: unknown, constraint: keyof typeof CONSTRAINTS): 
   return pgError?.code === '23505' && pgError.constraint === constraint;
 }
 
-/** The face's own unique constraints, named as rules; every other database error is translated for all faces (src/errors.ts). */
+/**
+ * The face's own unique indexes, named as rules; every other database error is translated for all
+ * faces (src/errors.ts).
+ */
 export function translateDatabaseError(error: unknown): unknown {
   for (const [constraint, rule] of Object.entries(CONSTRAINTS)) {
     if (violates(error, constraint as keyof typeof CONSTRAINTS)) return rule();

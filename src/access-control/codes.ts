@@ -89,7 +89,10 @@ function keyFromDataDir(dataDir: string): Buffer {
  * The vault for this instance, checked against the key the database's codes were sealed with
  * (the first instance records its fingerprint).
  */
-export async function openAccessCodeVault(config: Pick<Config, 'dataDir' | 'accessCodeKey'>, db: Db): Promise<AccessCodeVault> {
+export async function openAccessCodeVault(
+  config: Pick<Config, 'dataDir' | 'accessCodeKey'>,
+  db: Db,
+): Promise<AccessCodeVault> {
   const vault = new AccessCodeVault(config.accessCodeKey ?? keyFromDataDir(config.dataDir));
   await recordCodeKey(db, vault.fingerprint);
   if ((await firstCodeKey(db)) !== vault.fingerprint) {

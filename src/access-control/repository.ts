@@ -78,7 +78,12 @@ export function selectUnitStates(trx: Db, facilityId: string) {
     .execute();
 }
 
-export function insertUnit(trx: Db, facilityId: string, unitNumber: string, extendedData: string | null): Promise<UnitRow> {
+export function insertUnit(
+  trx: Db,
+  facilityId: string,
+  unitNumber: string,
+  extendedData: string | null,
+): Promise<UnitRow> {
   return trx
     .insertInto('units')
     .values({ facility_id: facilityId, unit_number: unitNumber, extended_data: extendedData })
@@ -97,7 +102,11 @@ export function setUnitStatus(trx: Db, unitId: string, status: UnitStatus): Prom
 
 /** Deletes the unit (it is kept, marked deleted). */
 export async function deleteUnit(trx: Db, unitId: string): Promise<void> {
-  await trx.updateTable('units').set({ deleted_at: sql`now()`, updated_at: sql`now()` }).where('id', '=', unitId).execute();
+  await trx
+    .updateTable('units')
+    .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', unitId)
+    .execute();
 }
 
 // ---- visitors ----
@@ -225,14 +234,22 @@ export async function removeUnitVisitors(trx: Db, unitId: string): Promise<strin
 // ---- time groups and access profiles ----
 
 /** The id of the facility's time group `which`, or of its default one. */
-export async function findTimeGroupId(trx: Db, facilityId: string, which: number | 'default'): Promise<number | undefined> {
+export async function findTimeGroupId(
+  trx: Db,
+  facilityId: string,
+  which: number | 'default',
+): Promise<number | undefined> {
   let query = trx.selectFrom('time_groups').select('id').where('facility_id', '=', facilityId);
   query = which === 'default' ? query.where('is_default', '=', true) : query.where('id', '=', which);
   return (await query.executeTakeFirst())?.id;
 }
 
 /** The id of the facility's access profile `which`, or of its default one. */
-export async function findAccessProfileId(trx: Db, facilityId: string, which: number | 'default'): Promise<number | undefined> {
+export async function findAccessProfileId(
+  trx: Db,
+  facilityId: string,
+  which: number | 'default',
+): Promise<number | undefined> {
   let query = trx.selectFrom('access_profiles').select('id').where('facility_id', '=', facilityId);
   query = which === 'default' ? query.where('is_default', '=', true) : query.where('id', '=', which);
   return (await query.executeTakeFirst())?.id;
@@ -274,7 +291,9 @@ export async function nextCommandSequence(trx: Db, facilityId: string): Promise<
   const row = await trx
     .insertInto('command_sequences')
     .values({ facility_id: facilityId, last_sequence: 1 })
-    .onConflict((oc) => oc.column('facility_id').doUpdateSet({ last_sequence: sql`command_sequences.last_sequence + 1` }))
+    .onConflict((oc) =>
+      oc.column('facility_id').doUpdateSet({ last_sequence: sql`command_sequences.last_sequence + 1` }),
+    )
     .returning('last_sequence')
     .executeTakeFirstOrThrow();
   return row.last_sequence;
@@ -334,7 +353,10 @@ export function selectCommands(
   facilityId: string,
   options: { after: number; limit: number; status?: CommandStatus },
 ): Promise<CommandRow[]> {
-  let query = commandWithStatus(db, facilityId).where('sequence', '>', options.after).orderBy('sequence').limit(options.limit);
+  let query = commandWithStatus(db, facilityId)
+    .where('sequence', '>', options.after)
+    .orderBy('sequence')
+    .limit(options.limit);
   if (options.status) query = query.where(commandStatus, '=', options.status);
   return query.execute();
 }
@@ -359,10 +381,15 @@ export function selectCommandsToDeliver(db: Db, facilityId: string, after: numbe
 
 /** Marks the commands delivered, those not delivered before. */
 export async function markCommandsDelivered(db: Db, commandIds: string[]): Promise<void> {
-  await db.updateTable('commands').set({ delivered_at: sql`now()` }).where('id', 'in', commandIds).where('delivered_at', 'is', null).execute();
+  await db
+    .updateTable('commands')
+    .set({ delivered_at: sql`now()` })
+    .where('id', 'in', commandIds)
+    .where('delivered_at', 'is', null)
+    .execute();
 }
 
-/** Marks the facility's listed commands acknowledged (and delivered), those not acknowledged before; returns how many. */
+/** Marks the facility's listed commands acknowledged (and delivered) unless they were; returns how many. */
 export async function markCommandsAcknowledged(trx: Db, facilityId: string, commandIds: string[]): Promise<number> {
   const result = await trx
     .updateTable('commands')

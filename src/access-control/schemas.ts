@@ -55,7 +55,11 @@ export const ExtendedData = Nullable(
 
 export const PageQuery = {
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 10_000, description: 'At most this many items (1–10,000). Without it, every item.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      description: 'At most this many items (1–10,000). Without it, every item.',
+    }),
   ),
   offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Skip this many items first.' })),
 };
@@ -77,7 +81,11 @@ export const Unit = Type.Object({
 });
 
 export const CreateUnitBody = Type.Object({
-  unitNumber: Type.String({ minLength: 1, maxLength: 50, description: '1–50 characters, unique among the facility’s units.' }),
+  unitNumber: Type.String({
+    minLength: 1,
+    maxLength: 50,
+    description: '1–50 characters, unique among the facility’s units.',
+  }),
   extendedData: Type.Optional(ExtendedData),
   suppressCommands: SuppressField,
 });
@@ -117,7 +125,9 @@ const AccessCode = Type.Unsafe<string | number>({
 });
 
 const DefaultableId = (what: string) =>
-  Type.Optional(Nullable(Type.Integer({ minimum: 0, description: `The ${what} id; 0 or null mean the facility's default.` })));
+  Type.Optional(
+    Nullable(Type.Integer({ minimum: 0, description: `The ${what} id; 0 or null mean the facility's default.` })),
+  );
 
 const visitorFields = {
   accessCode: AccessCode,
@@ -126,7 +136,8 @@ const visitorFields = {
   email: Type.Optional(Nullable(Type.String({ maxLength: 254, description: 'Empty means none.' }))),
   mobilePhoneNumber: Type.Optional(Nullable(Type.String({ maxLength: 32, description: 'Empty means none.' }))),
   isTenant: Type.Boolean({
-    description: 'A tenant makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit.',
+    description:
+      'A tenant makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit.',
   }),
   isPortalVisitor: Type.Optional(Type.Boolean()),
   timeGroupId: DefaultableId('time group'),

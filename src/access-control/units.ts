@@ -56,7 +56,10 @@ export async function lockUnit(trx: Db, facilityId: string, unitId: string, path
 }
 
 /** extendedData as stored: any JSON object (null values kept), at most 16 KiB as JSON. */
-export function extendedDataText(value: Record<string, unknown> | null | undefined, path = 'extendedData'): string | null {
+export function extendedDataText(
+  value: Record<string, unknown> | null | undefined,
+  path = 'extendedData',
+): string | null {
   if (value === undefined || value === null) return null;
   const text = JSON.stringify(value);
   if (Buffer.byteLength(text) > EXTENDED_DATA_MAX_BYTES) {
@@ -65,7 +68,11 @@ export function extendedDataText(value: Record<string, unknown> | null | undefin
   return text;
 }
 
-export async function listUnits(db: Db, facilityId: string, page: { limit?: number; offset?: number }): Promise<UnitView[]> {
+export async function listUnits(
+  db: Db,
+  facilityId: string,
+  page: { limit?: number; offset?: number },
+): Promise<UnitView[]> {
   return (await repo.selectUnits(db, facilityId, page)).map(unitView);
 }
 

@@ -161,7 +161,8 @@ export async function createVisitor(
     });
     const unitRow = placement.value.changed ? await repo.setUnitStatus(trx, unit.id, placement.value.status!) : unit;
     const row = await loadVisitor(trx, facility.id, id);
-    await command('visitor.upsert', { action: 'create', visitor: visitorState(row, facility.timeZone), unit: unitState(unitRow) });
+    const visitor = visitorState(row, facility.timeZone);
+    await command('visitor.upsert', { action: 'create', visitor, unit: unitState(unitRow) });
     return { visitor: visitorView(row), unit: unitView(unitRow) };
   });
 }
@@ -192,7 +193,10 @@ export async function updateVisitor(
     const still = await repo.lockVisitorPlacement(trx, current.id);
     if (!still) throw visitorNotFound();
     if (still.unit_id !== current.unit_id) {
-      throw conflict('CONCURRENT_CHANGE', 'The visitor was changed by another request at the same moment; retry the request.');
+      throw conflict(
+        'CONCURRENT_CHANGE',
+        'The visitor was changed by another request at the same moment; retry the request.',
+      );
     }
 
     const target = locked.get(targetUnitId)!;
@@ -208,7 +212,9 @@ export async function updateVisitor(
       ...(input.firstName !== undefined ? { first_name: input.firstName.trim() } : {}),
       ...(input.lastName !== undefined ? { last_name: input.lastName.trim() } : {}),
       ...(input.email !== undefined ? { email: blankToNull(input.email) ?? null } : {}),
-      ...(input.mobilePhoneNumber !== undefined ? { mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null } : {}),
+      ...(input.mobilePhoneNumber !== undefined
+        ? { mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null }
+        : {}),
       is_tenant: isTenant,
       ...(input.isPortalVisitor !== undefined ? { is_portal_visitor: input.isPortalVisitor } : {}),
       ...(input.timeGroupId !== undefined
@@ -222,7 +228,8 @@ export async function updateVisitor(
     };
     await repo.updateVisitorRow(trx, current.id, changes);
     const row = await loadVisitor(trx, facility.id, current.id);
-    await command('visitor.upsert', { action: 'update', visitor: visitorState(row, facility.timeZone), unit: unitState(unitRow) });
+    const visitor = visitorState(row, facility.timeZone);
+    await command('visitor.upsert', { action: 'update', visitor, unit: unitState(unitRow) });
     return visitorView(row);
   });
 }
@@ -247,7 +254,8 @@ const codeTakenMeanwhile = () =>
   new AppError(
     409,
     'ACCESS_CODE_IN_USE',
-    "Another enabled visitor of this facility now has this visitor's access code; give this visitor a new code (update) before enabling it.",
+    "Another enabled visitor of this facility now has this visitor's access code; " +
+      'give this visitor a new code (update) before enabling it.',
   );
 
 /**

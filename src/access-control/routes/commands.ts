@@ -18,9 +18,9 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         tags: S.COMMAND_TAGS,
         summary: "The facility's commands for its controller, by sequence, with their status.",
         description:
-          'pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); expired when not ' +
-          'acknowledged within 7 days. Gate codes are left out. Page with after = the last sequence seen; commands are ' +
-          'kept 30 days.',
+          'pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); ' +
+          'expired when not acknowledged within 7 days. Gate codes are left out. ' +
+          'Page with after = the last sequence seen; commands are kept 30 days.',
         params: S.FacilityParams,
         querystring: S.CommandsQuery,
         response: { 200: Type.Array(S.Command) },
@@ -33,7 +33,12 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     '/facilities/:facilityId/commands/:commandId',
     {
       config: onFacility('accesscontrol:read'),
-      schema: { tags: S.COMMAND_TAGS, summary: 'One command and its status.', params: S.CommandParams, response: { 200: S.Command } },
+      schema: {
+        tags: S.COMMAND_TAGS,
+        summary: 'One command and its status.',
+        params: S.CommandParams,
+        response: { 200: S.Command },
+      },
     },
     async (request) => getCommand(db, facilityOf(request).id, request.params.commandId),
   );

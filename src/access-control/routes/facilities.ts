@@ -13,7 +13,11 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/facilities',
     {
       config: scoped('accesscontrol:read'),
-      schema: { tags: S.FACILITY_TAGS, summary: "The token's account's facilities.", response: { 200: Type.Array(S.Facility) } },
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: "The token's account's facilities.",
+        response: { 200: Type.Array(S.Facility) },
+      },
     },
     async (request) => listFacilities(db, principalOf(request)),
   );
@@ -22,7 +26,12 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/facilities/:facilityId',
     {
       config: onFacility('accesscontrol:read'),
-      schema: { tags: S.FACILITY_TAGS, summary: 'One facility.', params: S.FacilityParams, response: { 200: S.Facility } },
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: 'One facility.',
+        params: S.FacilityParams,
+        response: { 200: S.Facility },
+      },
     },
     // The facility the guard loaded; the response schema keeps the view's fields.
     async (request) => facilityOf(request),

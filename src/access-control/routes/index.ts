@@ -31,9 +31,11 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
   // The code's rule in words, instead of the schema's pattern.
   app.setErrorHandler((error, request, reply: FastifyReply) => {
     const normalized = handleError(error, request);
-    normalized.errors = normalized.errors.map((e) =>
-      e.path === 'accessCode' && normalized.code === 'VALIDATION_FAILED' ? { path: e.path, message: ACCESS_CODE_RULE } : e,
-    );
+    if (normalized.code === 'VALIDATION_FAILED') {
+      normalized.errors = normalized.errors.map((e) =>
+        e.path === 'accessCode' ? { path: e.path, message: ACCESS_CODE_RULE } : e,
+      );
+    }
     return sendProblem(reply, normalized);
   });
 

@@ -13,7 +13,8 @@ import { listUnitVisitors } from '../visitors.ts';
 const unitActions: { action: Exclude<UnitAction, 'delete'>; summary: string }[] = [
   {
     action: 'disable',
-    summary: 'Disable a unit: Rented → Delinquent; its visitors are refused at the gate (event 17). 409 for a Vacant unit.',
+    summary:
+      'Disable a unit: Rented → Delinquent; its visitors are refused at the gate (event 17). 409 for a Vacant unit.',
   },
   { action: 'enable', summary: 'Enable a unit: Delinquent → Rented. 409 for a Vacant unit.' },
   { action: 'vacate', summary: 'Vacate a unit: → Vacant; every visitor of the unit is removed.' },
@@ -80,8 +81,10 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
           response: { 200: S.Unit },
         },
       },
-      // Only delete answers no unit.
-      async (request) => (await actOnUnit(ac, facilityOf(request), request.params.unitId, action, S.suppressed(request)))!,
+      async (request) => {
+        const unit = await actOnUnit(ac, facilityOf(request), request.params.unitId, action, S.suppressed(request));
+        return unit!; // only delete answers no unit
+      },
     );
   }
 
@@ -92,7 +95,9 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       schema: {
         tags: S.FACILITY_TAGS,
         summary: 'Delete a Vacant unit.',
-        description: `${S.COMMAND_NOTE} 409 UNIT_OCCUPIED for a Rented or Delinquent unit (vacate it first). Answers 204. No body needed.`,
+        description:
+          `${S.COMMAND_NOTE} 409 UNIT_OCCUPIED for a Rented or Delinquent unit (vacate it first). ` +
+          'Answers 204. No body needed.',
         params: S.UnitParams,
         querystring: S.ChangeQuery,
         body: S.ActionBody,
@@ -109,14 +114,22 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/facilities/:facilityId/units/:unitId/visitors',
     {
       config: onFacility('accesscontrol:read'),
-      schema: { tags: S.FACILITY_TAGS, summary: "A unit's visitors.", params: S.UnitParams, response: { 200: Type.Array(S.Visitor) } },
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: "A unit's visitors.",
+        params: S.UnitParams,
+        response: { 200: Type.Array(S.Visitor) },
+      },
     },
     async (request) => listUnitVisitors(db, facilityOf(request).id, request.params.unitId),
   );
 
   app.post(
     '/facilities/:facilityId/units/refresh',
-    { config: onFacility('accesscontrol:write'), schema: S.refreshSchema('Send the controller every unit of the facility, as one command (deprecated).') },
+    {
+      config: onFacility('accesscontrol:write'),
+      schema: S.refreshSchema('Send the controller every unit of the facility, as one command (deprecated).'),
+    },
     async (request, reply) => reply.code(202).send(await refresh(ac, facilityOf(request), 'units')),
   );
 };

@@ -6,7 +6,14 @@ import { onFacility } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
 import { refresh } from '../refresh.ts';
 import * as S from '../schemas.ts';
-import { createVisitor, getVisitor, listVisitors, removeVisitor, switchVisitorAccess, updateVisitor } from '../visitors.ts';
+import {
+  createVisitor,
+  getVisitor,
+  listVisitors,
+  removeVisitor,
+  switchVisitorAccess,
+  updateVisitor,
+} from '../visitors.ts';
 
 export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const ac = services.accessControl;
@@ -133,7 +140,9 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     '/facilities/:facilityId/visitors/refresh',
     {
       config: onFacility('accesscontrol:write'),
-      schema: S.refreshSchema('Send the controller every visitor of the facility, with codes, as one command (deprecated).'),
+      schema: S.refreshSchema(
+        'Send the controller every visitor of the facility, with codes, as one command (deprecated).',
+      ),
     },
     async (request, reply) => reply.code(202).send(await refresh(ac, facilityOf(request), 'visitors')),
   );

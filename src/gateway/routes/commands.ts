@@ -34,26 +34,32 @@ const Query = Type.Object({
       minimum: 0,
       maximum: MAX_WAIT_SECONDS,
       default: 0,
-      description: `Seconds to hold the request open until a command exists (0–${MAX_WAIT_SECONDS}; default 0: answer at once).`,
+      description:
+        `Seconds to hold the request open until a command exists (0–${MAX_WAIT_SECONDS}; ` +
+        'default 0: answer at once).',
     }),
   ),
-  facilityId: Type.Optional(Type.String({ description: "Optional; when given it must be the token's own facility (else 404)." })),
+  facilityId: Type.Optional(
+    Type.String({ description: "Optional; when given it must be the token's own facility (else 404)." }),
+  ),
 });
 
 const DeliveredCommand = Type.Object({
   id: Type.String({ description: 'Acknowledge with an event of type 3 whose data.commandId is this id.' }),
   sequence: Type.Integer(),
   type: StringEnum(COMMAND_TYPES),
-  payload: Type.Unknown({ description: 'What to apply; visitors carry their accessCode in clear, on this channel only.' }),
+  payload: Type.Unknown({
+    description: 'What to apply; visitors carry their accessCode in clear, on this channel only.',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
 const DESCRIPTION = [
-  "For the token's facility: unacknowledged, unexpired commands with sequence > after, in sequence order, at most limit.",
-  'They are marked delivered. With wait, an empty answer waits up to wait seconds for a new command and returns it at once;',
-  '`{"commands": []}` when none came. A controller that restarts polls from after=0 and receives every unacknowledged',
-  'command again. Acknowledge each with an event of type 3 (Command Received) whose data.commandId is the command\'s id',
-  '(POST /gateway/v1/events).',
+  "For the token's facility: unacknowledged, unexpired commands with sequence > after, in sequence order,",
+  'at most limit. They are marked delivered. With wait, an empty answer waits up to wait seconds for a new',
+  'command and returns it at once; `{"commands": []}` when none came. A controller that restarts polls from',
+  'after=0 and receives every unacknowledged command again. Acknowledge each with an event of type 3',
+  "(Command Received) whose data.commandId is the command's id (POST /gateway/v1/events).",
 ].join(' ');
 
 export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -80,7 +86,8 @@ export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Service
       if (facilityId !== undefined && facilityId !== principal.facilityId) throw notFound('The facility');
       reply.header('cache-control', 'no-store');
       const poll = { after, limit, waitMs: wait * 1000 };
-      return { commands: await untilClientGone(reply, (gone) => waitForCommands(ac, principal.facilityId, poll, gone)) };
+      const commands = await untilClientGone(reply, (gone) => waitForCommands(ac, principal.facilityId, poll, gone));
+      return { commands };
     },
   );
 };

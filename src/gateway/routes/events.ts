@@ -9,7 +9,12 @@ import { principalOf } from '../../auth/guard.ts';
 import { EVENT_TYPE_LIST } from '../../events/catalogue.ts';
 import { ingestEvents } from '../../events/ingest.ts';
 import { judgeBatch } from '../../events/judge.ts';
-import { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES } from '../../events/limits.ts';
+import {
+  CLOCK_AHEAD_TOLERANCE_MS,
+  FIELD_LIMITS,
+  MAX_BATCH_EVENTS,
+  MAX_INGEST_BODY_BYTES,
+} from '../../events/limits.ts';
 import { eventMetrics } from '../../events/metrics.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
@@ -18,7 +23,9 @@ import type { Services } from '../../services.ts';
 const IngestBody = Type.Object({
   events: Type.Array(Type.Unknown(), {
     maxItems: MAX_BATCH_EVENTS,
-    description: `1–${MAX_BATCH_EVENTS} events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}.`,
+    description:
+      `1–${MAX_BATCH_EVENTS} events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
+      'visitorId?, codeEntered?, details?, data?}.',
   }),
 });
 
@@ -37,19 +44,33 @@ const Warning = Type.Object({
 });
 const IngestAnswer = Type.Object({
   accepted: Type.Integer({ description: 'Events stored by this request (committed before this answer).' }),
-  duplicates: Type.Integer({ description: 'Events whose eventId the facility had already reported (stored once), or repeated within the batch.' }),
+  duplicates: Type.Integer({
+    description: 'Events whose eventId the facility had already reported (stored once), or repeated within the batch.',
+  }),
   rejected: Type.Array(Rejected, { description: 'Events that were not stored; drop them, do not resend them.' }),
   warnings: Type.Array(Warning),
 });
 
 const DESCRIPTION = [
-  `Reports up to ${MAX_BATCH_EVENTS} events of the token's facility (gateway token, scope gateway). Body at most ${MAX_INGEST_BODY_BYTES / 1024 / 1024} MiB of UTF-8 JSON.`,
-  'Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can be retried safely. The answer comes only after the accepted events are durably stored.',
-  'Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601 date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is listed in rejected with its index, field and reason, and the others are stored.',
-  `An occurredAt more than ${CLOCK_AHEAD_TOLERANCE_MS / 60_000} minutes ahead of the service's clock is stored as the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning.`,
-  `Limits: eventId ${FIELD_LIMITS.eventId} characters, deviceId ${FIELD_LIMITS.deviceId}, deviceName ${FIELD_LIMITS.deviceName}, unitId ${FIELD_LIMITS.unitId}, visitorId ${FIELD_LIMITS.visitorId}, codeEntered ${FIELD_LIMITS.codeEntered}, details ${FIELD_LIMITS.details}; data an object of at most ${FIELD_LIMITS.dataBytes} bytes as JSON. Text must be valid Unicode without control characters (details may hold tabs and line breaks). Unknown fields are ignored.`,
-  'codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are resolved to the unit number and the visitor name when they name a unit or visitor of the facility. An event of type 3 (Command Received) with data.commandId acknowledges that command.',
-  `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than ${MAX_BATCH_EVENTS} events (400), or a body over the limit (413).`,
+  `Reports up to ${MAX_BATCH_EVENTS} events of the token's facility (gateway token, scope gateway). Body at most`,
+  `${MAX_INGEST_BODY_BYTES / 1024 / 1024} MiB of UTF-8 JSON.`,
+  'Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can',
+  'be retried safely. The answer comes only after the accepted events are durably stored.',
+  'Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601',
+  'date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is',
+  'listed in rejected with its index, field and reason, and the others are stored.',
+  `An occurredAt more than ${CLOCK_AHEAD_TOLERANCE_MS / 60_000} minutes ahead of the service's clock is stored as`,
+  `the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning.`,
+  `Limits: eventId ${FIELD_LIMITS.eventId} characters, deviceId ${FIELD_LIMITS.deviceId}, deviceName`,
+  `${FIELD_LIMITS.deviceName}, unitId ${FIELD_LIMITS.unitId}, visitorId ${FIELD_LIMITS.visitorId}, codeEntered`,
+  `${FIELD_LIMITS.codeEntered}, details ${FIELD_LIMITS.details}; data an object of at most`,
+  `${FIELD_LIMITS.dataBytes} bytes as JSON. Text must be valid Unicode without control characters (details may`,
+  `hold tabs and line breaks). Unknown fields are ignored.`,
+  'codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are',
+  'resolved to the unit number and the visitor name when they name a unit or visitor of the facility. An event of',
+  'type 3 (Command Received) with data.commandId acknowledges that command.',
+  `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than`,
+  `${MAX_BATCH_EVENTS} events (400), or a body over the limit (413).`,
   `Event types: ${EVENT_TYPE_LIST}.`,
 ].join(' ');
 
@@ -60,18 +81,22 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   // JSON bodies of this route are read as bytes: bytes that are not UTF-8 make the request "not
   // JSON" (RFC 8259) and are refused, rather than silently replaced with U+FFFD.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_INGEST_BODY_BYTES }, (_request, body, done) => {
-    const bytes = body as Buffer;
-    if (!isUtf8(bytes)) {
-      done(new AppError(400, 'MALFORMED_JSON', 'The request body is not valid UTF-8.'), undefined);
-      return;
-    }
-    try {
-      done(null, JSON.parse(bytes.toString('utf8')));
-    } catch {
-      done(new AppError(400, 'MALFORMED_JSON', 'The request body is not valid JSON.'), undefined);
-    }
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: MAX_INGEST_BODY_BYTES },
+    (_request, body, done) => {
+      const bytes = body as Buffer;
+      if (!isUtf8(bytes)) {
+        done(new AppError(400, 'MALFORMED_JSON', 'The request body is not valid UTF-8.'), undefined);
+        return;
+      }
+      try {
+        done(null, JSON.parse(bytes.toString('utf8')));
+      } catch {
+        done(new AppError(400, 'MALFORMED_JSON', 'The request body is not valid JSON.'), undefined);
+      }
+    },
+  );
 
   app.post(
     '/gateway/v1/events',
@@ -91,7 +116,8 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       if (principal.kind !== 'gateway') throw forbidden('Only a gateway controller token reports events.');
       const now = Date.now();
       const judgement = judgeBatch(request.body.events, now, now - config.eventRetentionDays * 86_400_000);
-      const stored = await ingestEvents(database.db, database.pool, { accountId: principal.accountId, facilityId: principal.facilityId }, judgement.accepted, now);
+      const gateway = { accountId: principal.accountId, facilityId: principal.facilityId };
+      const stored = await ingestEvents(database.db, database.pool, gateway, judgement.accepted, now);
       const duplicates = stored.duplicates + judgement.duplicatesInBatch;
       metrics.ingested.inc({ outcome: 'accepted' }, stored.inserted);
       metrics.ingested.inc({ outcome: 'duplicate' }, duplicates);
