@@ -5,7 +5,7 @@
 // acknowledge its own facility's commands, and a bad id must not fail the ingest transaction.
 import type { Db } from '../db/tables.ts';
 import { isOpaqueId } from '../ids.ts';
-import { markCommandsAcknowledged } from './repository.ts';
+import { markCommandsAcknowledged } from './command-repository.ts';
 
 /** Marks the facility's listed commands acknowledged (once); returns how many it acknowledged now. */
 export async function acknowledgeCommands(trx: Db, facilityId: string, commandIds: string[]): Promise<number> {

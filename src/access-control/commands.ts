@@ -7,8 +7,8 @@ import type { Db } from '../db/tables.ts';
 import { notFound } from '../errors.ts';
 import { isOpaqueId } from '../ids.ts';
 import type { AccessCodeVault } from './codes.ts';
-import * as repo from './repository.ts';
-import type { CommandRow } from './repository.ts';
+import * as repo from './command-repository.ts';
+import type { CommandRow } from './command-repository.ts';
 import type { CommandStatus, CommandType } from './rules.ts';
 
 /** Commands are deleted this long after they were created (they expired long before). */

@@ -4,6 +4,7 @@
 import type { VisibleFacility } from '../auth/guard.ts';
 import { inChange } from './change.ts';
 import type { AccessControl } from './index.ts';
+import { lockCommandSequence } from './command-repository.ts';
 import * as repo from './repository.ts';
 import { unitState } from './units.ts';
 import { visitorState } from './visitors.ts';
@@ -23,7 +24,7 @@ export type Refreshed = 'units' | 'visitors';
  */
 export async function refresh(ac: AccessControl, facility: VisibleFacility, what: Refreshed): Promise<RefreshResult> {
   return inChange(ac, facility.id, false, async ({ trx, command }) => {
-    await repo.lockCommandSequence(trx, facility.id);
+    await lockCommandSequence(trx, facility.id);
     const items =
       what === 'units'
         ? (await repo.selectUnitStates(trx, facility.id)).map(unitState)
