@@ -7,7 +7,7 @@ import { DatabaseUnavailableError } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
-import { CliError, printJson, withServices } from './cli/support.ts';
+import { CliError, printJson, withDatabase } from './cli/support.ts';
 import { demoCommand } from './demo/command.ts';
 import { simulatorCommand } from './simulator/command.ts';
 import { adminCommand } from './tenancy/cli.ts';
@@ -25,9 +25,9 @@ function migrateCommand(): Command {
   return new Command('migrate')
     .description('Apply database migrations (also done by `serve` at start-up) and print what was applied.')
     .action(async () => {
-      await withServices('migrate', async (services) => {
+      await withDatabase('migrate', async (database) => {
         const { migrationsApplied } = await import('./db/migrate.ts');
-        printJson({ database: services.database.kind, location: services.database.location, upToDate: await migrationsApplied(services.database.pool) });
+        printJson({ database: database.kind, location: database.location, upToDate: await migrationsApplied(database.pool) });
       });
     });
 }

@@ -12,7 +12,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate, migrationsApplied } from './db/migrate.ts';
-import { JobQueue } from './jobs/queue.ts';
+import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
 import { createAccessControl, type AccessControl } from './access-control/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
@@ -56,9 +56,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
   try {
     const database = await openDatabase(config, { role: options.role, command: options.command });
     opened.push(() => database.close());
-    const result = await migrate(database.pool);
-    if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
-    if (result.changed.length > 0) logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
+    await migrate(database.pool).then((result) => logMigrations(result, logger));
 
     const metrics = new Metrics();
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
@@ -106,6 +104,17 @@ export async function startServices(config: Config, logger: pino.Logger, options
     await closeOpened();
     throw error;
   }
+}
+
+/** The service's migrations and the job queue's schema: what `gatehouse migrate` and every command apply. */
+export async function applyMigrations(database: Database, logger: pino.Logger): Promise<void> {
+  logMigrations(await migrate(database.pool), logger);
+  await installJobSchema(database.pool);
+}
+
+function logMigrations(result: Awaited<ReturnType<typeof migrate>>, logger: pino.Logger): void {
+  if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
+  if (result.changed.length > 0) logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
 }
 
 function failureCounter(redis: Redis | null, name: string, limit: number, windowSeconds: number): FailureCounter {

@@ -1,22 +1,28 @@
 // What every command of the `gatehouse` command line shares: the expected-failure type, opening
-// the service's parts for a one-shot command, and printing its one JSON answer.
+// the database for a one-shot command, and printing its one JSON answer.
 import { loadConfig } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { applyMigrations } from '../services.ts';
 import { createLogger } from '../logger.ts';
-import { startServices, type Services } from '../services.ts';
 
 export class CliError extends Error {
   override name = 'CliError';
 }
 
-/** Opens the service's parts for a one-shot command, runs it, closes them. */
-export async function withServices<T>(command: string, run: (services: Services) => Promise<T>): Promise<T> {
+/**
+ * Opens the migrated database for a one-shot command (the running server's, through its socket,
+ * when it serves the embedded database), runs the command, closes it. A command builds none of
+ * the faces: it must not, say, make the gate-code key of a data directory it only passes through.
+ */
+export async function withDatabase<T>(command: string, run: (database: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr as never);
-  const services = await startServices(config, logger, { role: 'client', command, runJobs: false });
+  const database = await openDatabase(config, { role: 'client', command });
   try {
-    return await run(services);
+    await applyMigrations(database, logger);
+    return await run(database);
   } finally {
-    await services.close();
+    await database.close();
   }
 }
 
