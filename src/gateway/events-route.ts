@@ -10,6 +10,7 @@ import { judgeBatch } from '../events/judge.ts';
 import { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES } from '../events/limits.ts';
 import { eventMetrics } from '../events/metrics.ts';
 import { AppError, forbidden } from '../http/errors.ts';
+import { MAX_BODY_DEPTH } from '../http/validation.ts';
 import type { Scope } from '../http/access.ts';
 import type { Services } from '../services.ts';
 
@@ -47,7 +48,7 @@ const DESCRIPTION = [
   `An occurredAt more than ${CLOCK_AHEAD_TOLERANCE_MS / 60_000} minutes ahead of the service's clock is stored as the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning.`,
   `Limits: eventId ${FIELD_LIMITS.eventId} characters, deviceId ${FIELD_LIMITS.deviceId}, deviceName ${FIELD_LIMITS.deviceName}, unitId ${FIELD_LIMITS.unitId}, visitorId ${FIELD_LIMITS.visitorId}, codeEntered ${FIELD_LIMITS.codeEntered}, details ${FIELD_LIMITS.details}; data an object of at most ${FIELD_LIMITS.dataBytes} bytes as JSON. Text must be valid Unicode without control characters (details may hold tabs and line breaks). Unknown fields are ignored.`,
   'codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are resolved to the unit number and the visitor name when they name a unit or visitor of the facility. An event of type 3 (Command Received) with data.commandId acknowledges that command.',
-  `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than ${MAX_BATCH_EVENTS} events (400), or a body over the limit (413).`,
+  `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than ${MAX_BATCH_EVENTS} events, objects and arrays nested deeper than ${MAX_BODY_DEPTH} levels in the body (400, BODY_TOO_DEEP), or a body over the limit (413).`,
   `Event types: ${EVENT_TYPE_LIST}.`,
 ].join(' ');
 
