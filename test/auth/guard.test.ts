@@ -183,7 +183,7 @@ describe('every route states its needs', () => {
 
   it('the OpenAPI document shows the security scheme on every protected route', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/swagger/v3.0.json' })).json();
-    const publicRoutes = new Set(['/health', '/availability', '/metrics', '/auth/token', '/.well-known/jwks.json']);
+    const publicRoutes = new Set(['/health', '/availability', '/auth/token', '/.well-known/jwks.json']);
     let protectedCount = 0;
     for (const [path, operations] of Object.entries<Record<string, { security?: unknown[] }>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
