@@ -13,6 +13,7 @@ const BEYOND_64_BITS = '99999999999999999999'; // 1e20 > 2^64
 let database: TestDatabase;
 let server: ServerProcess;
 let operator: string;
+let operatorApp: { clientId: string; clientSecret: string };
 let pms: string;
 let partner: string;
 let gateway: string;
@@ -60,7 +61,7 @@ async function stillServes(): Promise<void> {
 before(async () => {
   database = await createTestDatabase();
   server = await startServerProcess({ ...database.env, RATE_LIMIT_PER_MINUTE: '100000' });
-  const operatorApp = JSON.parse((await runCli(['admin', 'app', 'create', '--name', 'Hostile operator', '--operator'], database.env)).stdout);
+  operatorApp = JSON.parse((await runCli(['admin', 'app', 'create', '--name', 'Hostile operator', '--operator'], database.env)).stdout);
   operator = await tokenFor({ grant_type: 'client_credentials', client_id: operatorApp.clientId, client_secret: operatorApp.clientSecret });
   accountId = (await http('POST', '/admin/accounts', operator, { name: 'Hostile Storage' })).body.id;
   const facility = (await http('POST', '/admin/facilities', operator, { accountId, name: 'Hostile North', timeZone: 'America/Denver', guid: 'HOSTILE-1' })).body;
@@ -166,7 +167,16 @@ describe('/metrics', () => {
     assert.equal(anonymous.status, 401);
     assert.match(anonymous.type, /^application\/problem\+json/);
     assert.equal((await http('GET', '/metrics', pms)).status, 403);
-    const scraped = await http('GET', '/metrics', operator);
+    // The token as Prometheus's `oauth2` configuration asks for it: client_credentials, the
+    // client authenticated with HTTP Basic (its default), the scope named.
+    const basic = Buffer.from(`${encodeURIComponent(operatorApp.clientId)}:${encodeURIComponent(operatorApp.clientSecret)}`).toString('base64');
+    const issued = await fetch(`${server.url}/auth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=admin',
+    });
+    assert.equal(issued.status, 200);
+    const scraped = await http('GET', '/metrics', ((await issued.json()) as { access_token: string }).access_token);
     assert.equal(scraped.status, 200);
     assert.match(scraped.type, /^text\/plain/);
     assert.match(scraped.body, /gatehouse_http_request_duration_seconds_bucket/);
