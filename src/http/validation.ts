@@ -87,7 +87,15 @@ export function withSafeIntegers(schema: unknown): unknown {
   return copy;
 }
 
-const compile = (ajv: Ajv, schema: object): ValidateFunction => ajv.compile(withSafeIntegers(schema) as object);
+// One bounded copy per schema object: routes share schemas (FacilityParams…), and Ajv's cache of
+// compiled validators is keyed by the object it is given.
+const boundedCopies = new WeakMap<object, object>();
+
+function compile(ajv: Ajv, schema: object): ValidateFunction {
+  let bounded = boundedCopies.get(schema);
+  if (!bounded) boundedCopies.set(schema, (bounded = withSafeIntegers(schema) as object));
+  return ajv.compile(bounded);
+}
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const validate = compile(httpPart === 'body' ? bodyAjv : textAjv, schema);
