@@ -123,20 +123,23 @@ interface BodyPlace {
 }
 
 /** Only what a body parser makes is entered: arrays and plain objects (not a Buffer, not a stream). */
-const isPlainContainer = (value: unknown): value is object =>
-  Array.isArray(value) || (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value)));
+function isPlainContainer(value: unknown): value is object {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
 
 /**
  * Visits every value of a parsed body, depth first, with a stack of its own rather than
  * recursion: a body nested however deep cannot exhaust the call stack here. `visit` returns
- * false to stop the walk, or 'skip' to leave the value's contents unvisited.
+ * false to stop the walk.
  */
-function walkBody(body: unknown, visit: (place: BodyPlace) => boolean | 'skip'): void {
+function walkBody(body: unknown, visit: (place: BodyPlace) => boolean): void {
   const pending: BodyPlace[] = [{ value: body, depth: 0, parent: null, key: '' }];
   for (let place = pending.pop(); place !== undefined; place = pending.pop()) {
-    const verdict = visit(place);
-    if (verdict === false) return;
-    if (verdict === 'skip' || !isPlainContainer(place.value)) continue;
+    if (!visit(place)) return;
+    if (!isPlainContainer(place.value)) continue;
     const depth = place.depth + 1;
     // Pushed in reverse, so that the walk meets items in document order.
     if (Array.isArray(place.value)) {
