@@ -4,6 +4,7 @@ import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { ACCESS_CODE_MAX, ACCESS_CODE_PATTERN, UNIT_STATUSES } from './rules.ts';
 import { COMMAND_STATUSES, COMMAND_TYPES } from './commands.ts';
 import { EXTENDED_DATA_MAX_BYTES } from './units.ts';
+import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A string from a fixed list (one `enum` in OpenAPI). */
@@ -27,7 +28,7 @@ const SuppressField = Type.Optional(Type.Boolean({ description: SUPPRESS_NOTE, d
 export const ExtendedData = Nullable(
   Type.Record(Type.String(), Type.Unknown(), {
     maxProperties: 100,
-    description: `Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ${EXTENDED_DATA_MAX_BYTES} bytes; stored and returned as sent.`,
+    description: `Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ${EXTENDED_DATA_MAX_BYTES} bytes, nesting at most ${MAX_BODY_DEPTH - 1} levels counting itself (a request body nests at most ${MAX_BODY_DEPTH}); stored and returned as sent.`,
   }),
 );
 
