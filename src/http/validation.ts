@@ -162,9 +162,9 @@ function pathOf(place: BodyPlace): string {
  * How many objects and arrays a request body may nest, the body itself counted. The deepest
  * body of the contract is a gateway batch whose event data nests the 16 levels ingest allows
  * (src/events/judge.ts): body, events, event, then data's 16 = 19; the free-form objects of the
- * PMS (a unit’s or visitor’s extendedData) get the rest. An auction list nests 4 (imageUrls). Past this, recursive code over a
- * body (ajv's deep equality, JSON.stringify, a domain walk) would come near the end of the stack:
- * a body nested 5,000 levels overflowed it, and answered 500.
+ * PMS (a unit's or visitor's extendedData) get the rest; an auction list nests 4 (imageUrls).
+ * Past this, recursive code over a body (ajv's deep equality, JSON.stringify, a domain walk)
+ * would come near the end of the stack: a body nested 5,000 levels overflowed it (a 500).
  */
 export const MAX_BODY_DEPTH = 32;
 
