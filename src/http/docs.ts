@@ -13,7 +13,7 @@ export type ApiVersion = (typeof API_VERSIONS)[number];
 export const documentUrl = (version: ApiVersion) => `/swagger/v${version}.json`;
 
 // Limits of every route, enforced once in validation.ts.
-const INPUT_LIMITS = `On every route, a JSON body may nest objects and arrays at most ${MAX_BODY_DEPTH} levels deep (else 400 BODY_TOO_DEEP, naming where), and an integer without a stated range must lie within ±${SAFE_INTEGER_RANGE.maximum} (else 400 naming it).`;
+const INPUT_LIMITS = `On every route, a JSON body may nest objects and arrays at most ${MAX_BODY_DEPTH} levels deep (else 400 BODY_TOO_DEEP, naming where), and an integer lies within ±${SAFE_INTEGER_RANGE.maximum} unless a narrower range is stated (else 400 naming it).`;
 
 const DESCRIPTIONS: Record<ApiVersion, string> = {
   '3.0': `Gatehouse: authorization, auction import (/api/3), access control (/facilities), access events (/gatewayevents, v3.0) and the gateway controller face (/gateway/v1). Errors outside /api/3 and /auth are application/problem+json (RFC 9457). ${INPUT_LIMITS}`,
