@@ -11,6 +11,7 @@ import {
   EXTENDED_DATA_MAX_BYTES,
   UNIT_STATUSES,
 } from './rules.ts';
+import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
 // ---- what the routes' documentation shares ----
 
@@ -49,7 +50,8 @@ export const ExtendedData = Nullable(
     maxProperties: 100,
     description:
       'Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ' +
-      `${EXTENDED_DATA_MAX_BYTES} bytes; stored and returned as sent.`,
+      `${EXTENDED_DATA_MAX_BYTES} bytes, nesting at most ${MAX_BODY_DEPTH - 1} levels counting itself ` +
+      `(a request body nests at most ${MAX_BODY_DEPTH}); stored and returned as sent.`,
   }),
 );
 

@@ -134,7 +134,7 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     // An empty list withdraws everything still open.
     const empty = envelopeOf(await createList(t, p, []));
     assert.deepEqual(empty.data.summary, { created: 0, pending: 0, unchanged: 0, deferred: 0, removed: 4 });
-    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(await adminToken(t)) })).body;
     assert.match(metrics, /gatehouse_auction_import_units_total\{outcome="created"\} \d+/);
     assert.match(metrics, /gatehouse_auction_import_units_total\{outcome="removed"\} \d+/);
   });

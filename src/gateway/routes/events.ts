@@ -18,6 +18,7 @@ import {
 import { eventMetrics } from '../../events/metrics.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
+import { MAX_BODY_DEPTH } from '../../http/validation.ts';
 import type { Services } from '../../services.ts';
 
 const IngestBody = Type.Object({
@@ -70,7 +71,8 @@ const DESCRIPTION = [
   'resolved to the unit number and the visitor name when they name a unit or visitor of the facility. An event of',
   'type 3 (Command Received) with data.commandId acknowledges that command.',
   `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than`,
-  `${MAX_BATCH_EVENTS} events (400), or a body over the limit (413).`,
+  `${MAX_BATCH_EVENTS} events, objects and arrays nested deeper than ${MAX_BODY_DEPTH} levels in the body`,
+  `(400, BODY_TOO_DEEP), or a body over the limit (413).`,
   `Event types: ${EVENT_TYPE_LIST}.`,
 ].join(' ');
 
