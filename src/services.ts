@@ -65,7 +65,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const tokens = new TokenService(await loadSigningKeys(config), config);
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
-    const events = await createEvents({ database, config, logger });
+    const events = await createEvents({ database, config, logger, metrics });
     const accessControl = await createAccessControl({ database, config, logger });
     opened.push(() => accessControl.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });

@@ -81,3 +81,17 @@ export function parseFilter(scope: EventScope, params: FilterParams): EventFilte
   if (faults.length > 0) throw validationFailed(faults);
   return { scope, facilityIds, eventTypes, start, end, sort: params.sort ?? 'desc' };
 }
+
+/** The legacy 2.0 filter: Unix-second minDate (inclusive) and maxDate (exclusive), newest first. */
+export function parseLegacyFilter(
+  scope: EventScope,
+  params: { eventTypes?: string[]; minDate?: number; maxDate?: number },
+): EventFilter {
+  const faults: FieldError[] = [];
+  const eventTypes = parseEventTypes(params.eventTypes, faults);
+  const start = params.minDate !== undefined ? params.minDate * 1000 : null;
+  const end = params.maxDate !== undefined ? params.maxDate * 1000 : null;
+  if (start !== null && end !== null && end <= start) faults.push({ path: 'maxDate', message: 'must be after minDate' });
+  if (faults.length > 0) throw validationFailed(faults);
+  return { scope, facilityIds: null, eventTypes, start, end, sort: 'desc' };
+}

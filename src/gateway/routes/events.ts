@@ -15,7 +15,6 @@ import {
   MAX_BATCH_EVENTS,
   MAX_INGEST_BODY_BYTES,
 } from '../../events/limits.ts';
-import { eventMetrics } from '../../events/metrics.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
 import { MAX_BODY_DEPTH } from '../../http/validation.ts';
@@ -78,7 +77,7 @@ const DESCRIPTION = [
 
 export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { database, config } = services;
-  const metrics = eventMetrics(services.metrics.registry);
+  const { metrics } = services.events;
 
   // JSON bodies of this route are read as bytes: bytes that are not UTF-8 make the request "not
   // JSON" (RFC 8259) and are refused, rather than silently replaced with U+FFFD.
