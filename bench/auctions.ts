@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { dataDirLayout } from '../src/db/data-dir.ts';
 import { createLogger } from '../src/logger.ts';
 import { startServices } from '../src/services.ts';
-import * as admin from '../src/tenancy/admin.ts';
+import * as admin from '../src/tenancy/index.ts';
 import { runCli, startServerProcess } from '../test/helpers/process.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

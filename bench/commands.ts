@@ -19,7 +19,7 @@ import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import * as admin from '../src/tenancy/admin.ts';
+import * as admin from '../src/tenancy/index.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { BIN } from '../test/helpers/process.ts';

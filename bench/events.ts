@@ -24,7 +24,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { decodeCursor, queryFingerprint } from '../src/events/cursor.ts';
 import { countQuery, filterIdentity, pageQuery, watermarkQuery, type EventFilter } from '../src/events/query.ts';
 import { maskCode } from '../src/events/judge.ts';
-import * as admin from '../src/tenancy/admin.ts';
+import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -5,12 +5,12 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
-import { tenancyAdminRoutes } from './tenancy/routes.ts';
-import { accessControlRoutes } from './access-control/routes.ts';
+import { tenancyRoutes } from './tenancy/routes/index.ts';
+import { accessControlRoutes } from './access-control/routes/index.ts';
 import { auctionRoutes } from './auctions/routes.ts';
-import { consoleRoutes } from './console/routes.ts';
-import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes.ts';
-import { gatewayRoutes } from './gateway/routes.ts';
+import { consoleRoutes } from './console/routes/index.ts';
+import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
+import { gatewayRoutes } from './gateway/routes/index.ts';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.ts';
@@ -18,7 +18,8 @@ import { requireAccessDeclarations } from './http/access.ts';
 import { API_VERSIONS, registerApiDocument, registerDocumentRoutes, registerSwaggerUi, type ApiVersion } from './http/docs.ts';
 import { registerRequestDeadline } from './http/deadline.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
-import { registerProblemHandling } from './http/problem.ts';
+import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
+import { registerProblemHandling, renderError, type FaceErrorRenderer } from './http/problem.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
@@ -27,6 +28,7 @@ import type { Services } from './services.ts';
 
 export async function buildApp(services: Services): Promise<App> {
   const { config } = services;
+  const errorRenderers: FaceErrorRenderer[] = [];
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook below (no headers, no bodies).
@@ -35,22 +37,29 @@ export async function buildApp(services: Services): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Errors of the router itself (a bad percent-encoding, an over-long path parameter), in the face's shape.
+    frameworkErrors: (error, request, reply) => renderError(errorRenderers, error, request, reply),
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  requireAccessDeclarations(app);
+  // The request id first, so that every answer carries it, refusals by later hooks included.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(CORRELATION_HEADER, request.id);
+  });
+  requireAccessDeclarations(app, errorRenderers);
   registerValidation(app);
-  registerProblemHandling(app);
+  registerProblemHandling(app, errorRenderers);
   registerRequestMetrics(app, services.metrics);
   await app.register(formbody);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.tokens, services.database.db);
-  // RateLimit-* headers on every routed response; the caller is the token's credential, else the address.
+  registerGuard(app, services.tokens, services.database.db, services.clock);
+  // RateLimit-* headers on every routed response; the caller is the token's credential, else the
+  // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {
     global: true,
-    hook: 'preHandler',
+    hook: 'onRequest',
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     enableDraftSpec: true,
@@ -58,9 +67,6 @@ export async function buildApp(services: Services): Promise<App> {
     keyGenerator: (request) => (request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip),
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header(CORRELATION_HEADER, request.id);
-  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -84,7 +90,7 @@ export async function buildApp(services: Services): Promise<App> {
         await registerSwaggerUi(scope);
         await scope.register(opsRoutes, { services });
         await scope.register(authRoutes, { services });
-        await scope.register(tenancyAdminRoutes, { services });
+        await scope.register(tenancyRoutes, { services });
         await scope.register(auctionRoutes, { services });
         await scope.register(accessControlRoutes, { services });
         await scope.register(gatewayRoutes, { services });

@@ -3,21 +3,42 @@
 import pino from 'pino';
 import type { Config } from './config.ts';
 
-const SECRET_KEYS = [
+/**
+ * Names whose values are secrets, as log fields and as query parameters alike: pino redacts them
+ * in a log record's first three levels, and loggableUrl blanks them in a query string, where
+ * they are matched without regard to case, `_` or `-` (apiSecret, api_secret, API-SECRET).
+ */
+export const SECRET_NAMES = [
   'authorization',
   'password',
+  'secret',
   'client_secret',
   'clientSecret',
+  'client_assertion',
   'apiSecret',
-  'secret',
+  'api_secret',
+  'apiKey',
+  'api_key',
   'accessCode',
+  'access_code',
   'codeEntered',
   'access_token',
+  'accessToken',
   'refresh_token',
+  'refreshToken',
   'token',
-];
+] as const;
 
-export const REDACT_PATHS = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), ...SECRET_KEYS.map((k) => `*.*.${k}`)];
+/**
+ * Secrets only in a query string: there `code` is an OAuth authorization code or a gate code;
+ * in a log record it is an error's code (ECONNREFUSED, INVALID_TOKEN), which the log needs.
+ */
+const QUERY_ONLY_SECRET_NAMES = ['code'] as const;
+
+export const REDACT_PATHS = [...SECRET_NAMES, ...SECRET_NAMES.map((k) => `*.${k}`), ...SECRET_NAMES.map((k) => `*.*.${k}`)];
+
+/** The service's logger (pino), handed to every part that logs. */
+export type Logger = pino.Logger;
 
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): pino.Logger {
   return pino(
@@ -44,7 +65,34 @@ function serializeError(error: unknown) {
   return serialized;
 }
 
-const SECRET_QUERY = /([?&](?:access_token|refresh_token|client_secret|password|accessCode|token)=)[^&]*/gi;
+/** apiSecret, api_secret and Api-Secret alike. */
+const normalizedName = (name: string) => name.toLowerCase().replace(/[-_]/g, '');
+const SECRET_QUERY_NAMES = new Set([...SECRET_NAMES, ...QUERY_ONLY_SECRET_NAMES].map(normalizedName));
 
-/** A URL fit for a log line: secret-looking query values blanked. */
-export const loggableUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]');
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * A URL fit for a log line: the value of every query parameter with a secret's name blanked.
+ * Names are compared as the query parser reads them (percent-decoded: `api%5Fkey` is api_key);
+ * `;` separates parameters as well as `&`, as some parsers have it.
+ */
+export function loggableUrl(url: string): string {
+  const question = url.indexOf('?');
+  if (question < 0) return url;
+  const query = url
+    .slice(question + 1)
+    .split(/([&;])/)
+    .map((part) => {
+      const equals = part.indexOf('=');
+      if (equals < 0 || !SECRET_QUERY_NAMES.has(normalizedName(decodedName(part.slice(0, equals))))) return part;
+      return `${part.slice(0, equals)}=[redacted]`;
+    })
+    .join('');
+  return `${url.slice(0, question)}?${query}`;
+}

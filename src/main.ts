@@ -4,33 +4,13 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirError } from './db/data-dir.ts';
 import { DatabaseUnavailableError } from './db/database.ts';
-import { AppError } from './http/errors.ts';
+import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
-import { startServices, type Services } from './services.ts';
+import { CliError, printJson, withDatabase } from './cli/support.ts';
 import { demoCommand } from './demo/command.ts';
 import { simulatorCommand } from './simulator/command.ts';
 import { adminCommand } from './tenancy/cli.ts';
-
-export class CliError extends Error {
-  override name = 'CliError';
-}
-
-/** Opens the service's parts for a one-shot command, runs it, closes them. */
-export async function withServices<T>(command: string, run: (services: Services) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr as never);
-  const services = await startServices(config, logger, { role: 'client', command, runJobs: false });
-  try {
-    return await run(services);
-  } finally {
-    await services.close();
-  }
-}
-
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
-}
 
 function serveCommand(): Command {
   return new Command('serve').description('Run the HTTP service (the default of `npm start`).').action(async () => {
@@ -45,9 +25,9 @@ function migrateCommand(): Command {
   return new Command('migrate')
     .description('Apply database migrations (also done by `serve` at start-up) and print what was applied.')
     .action(async () => {
-      await withServices('migrate', async (services) => {
+      await withDatabase('migrate', async (database) => {
         const { migrationsApplied } = await import('./db/migrate.ts');
-        printJson({ database: services.database.kind, location: services.database.location, upToDate: await migrationsApplied(services.database.pool) });
+        printJson({ database: database.kind, location: database.location, upToDate: await migrationsApplied(database.pool) });
       });
     });
 }

@@ -1,17 +1,22 @@
-// The service's parts, opened in order and closed in reverse: configuration → database →
-// migrations → job queue. The HTTP app (app.ts) is built on top of them.
+// The composition root: every long-lived part of the service is built here, once, in order —
+// database → migrations → job queue (it can send at once) → each face's create<Face>() → the
+// queue's workers with the faces' job definitions — and closed in reverse. The HTTP app (app.ts)
+// is built on top of them.
 import { Redis } from 'ioredis';
 import type pino from 'pino';
 import { Grants } from './auth/grants.ts';
 import { loadSigningKeys } from './auth/keys.ts';
 import { MemoryFailureCounter, RedisFailureCounter, type FailureCounter } from './auth/throttle.ts';
 import { TokenService } from './auth/tokens.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate, migrationsApplied } from './db/migrate.ts';
-import { JobQueue } from './jobs/queue.ts';
-import { jobDefinitions } from './jobs/registry.ts';
+import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
+import { createAccessControl, type AccessControl } from './access-control/index.ts';
+import { createAuctions, type Auctions } from './auctions/index.ts';
+import { createEvents, type Events } from './events/index.ts';
 
 export interface Services {
   config: Config;
@@ -19,12 +24,16 @@ export interface Services {
   database: Database;
   jobs: JobQueue;
   metrics: Metrics;
+  clock: Clock;
   tokens: TokenService;
   grants: Grants;
   /** Failed token requests, per client id and per source address (10× the per-client limit). */
   tokenThrottle: { client: FailureCounter; address: FailureCounter };
   /** Shared state for several instances (rate limits), when REDIS_URL is set. */
   redis: Redis | null;
+  events: Events;
+  accessControl: AccessControl;
+  auctions: Auctions;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean }>;
   close(): Promise<void>;
 }
@@ -34,60 +43,81 @@ export interface StartOptions {
   command: string;
   /** Start the job workers and schedules (the server does; one-shot commands need not). */
   runJobs: boolean;
+  /** The time as the parts read it (tests move it instead of waiting); the system's by default. */
+  clock?: Clock;
 }
 
 export async function startServices(config: Config, logger: pino.Logger, options: StartOptions): Promise<Services> {
-  const database = await openDatabase(config, { role: options.role, command: options.command });
-  try {
-    const result = await migrate(database.pool);
-    if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
-    if (result.changed.length > 0) logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-
-  const metrics = new Metrics();
-  const tokens = new TokenService(await loadSigningKeys(config), config);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
-  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const services: Services = {
-    config,
-    logger,
-    database,
-    metrics,
-    tokens,
-    grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
-    tokenThrottle: {
-      client: failureCounter(redis, 'client', config.tokenFailureLimit, config.tokenFailureWindowSeconds),
-      address: failureCounter(redis, 'address', config.tokenFailureLimit * 10, config.tokenFailureWindowSeconds),
-    },
-    redis,
-    jobs: undefined as unknown as JobQueue,
-    async readiness() {
-      // Well inside the request deadline, so that /availability always gives its own answer.
-      const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
-      const [databaseOk, migrationsOk] = await Promise.all([
-        withTimeout(database.pool.query('select 1').then(() => true), checkMs),
-        withTimeout(migrationsApplied(database.pool), checkMs),
-      ]);
-      // The queue's work lives in the database: it runs only when the database answers.
-      return { database: databaseOk, migrations: migrationsOk, jobs: services.jobs.isRunning && databaseOk };
-    },
-    async close() {
-      await services.jobs.stop();
-      await database.close();
-      redis?.disconnect();
-    },
+  // What is open so far, closed in reverse by close() or by a failure part-way.
+  const opened: (() => Promise<void> | void)[] = [];
+  const closeOpened = async () => {
+    for (const close of opened.splice(0).reverse()) await close();
   };
-  services.jobs = new JobQueue(database.pool, logger, options.runJobs ? jobDefinitions(services) : [], options.runJobs);
   try {
-    await services.jobs.start();
+    const database = await openDatabase(config, { role: options.role, command: options.command });
+    opened.push(() => database.close());
+    await migrate(database.pool).then((result) => logMigrations(result, logger));
+
+    const metrics = new Metrics();
+    const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+    redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+    if (redis) opened.push(() => redis.disconnect());
+    const tokens = new TokenService(await loadSigningKeys(config), config);
+    const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
+
+    const events = await createEvents({ database, config, logger, metrics });
+    const accessControl = await createAccessControl({ database, config, logger });
+    opened.push(() => accessControl.close());
+    const auctions = createAuctions({ database, config, logger, jobs, metrics });
+
+    await jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs]);
+    opened.push(() => jobs.stop());
+
+    const services: Services = {
+      config,
+      logger,
+      database,
+      metrics,
+      clock: options.clock ?? systemClock,
+      tokens,
+      grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
+      tokenThrottle: {
+        client: failureCounter(redis, 'client', config.tokenFailureLimit, config.tokenFailureWindowSeconds),
+        address: failureCounter(redis, 'address', config.tokenFailureLimit * 10, config.tokenFailureWindowSeconds),
+      },
+      redis,
+      jobs,
+      events,
+      accessControl,
+      auctions,
+      async readiness() {
+        // Well inside the request deadline, so that /availability always gives its own answer.
+        const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
+        const [databaseOk, migrationsOk] = await Promise.all([
+          withTimeout(database.pool.query('select 1').then(() => true), checkMs),
+          withTimeout(migrationsApplied(database.pool), checkMs),
+        ]);
+        // The queue's work lives in the database: it runs only when the database answers.
+        return { database: databaseOk, migrations: migrationsOk, jobs: jobs.isRunning && databaseOk };
+      },
+      close: closeOpened,
+    };
+    return services;
   } catch (error) {
-    await database.close();
+    await closeOpened();
     throw error;
   }
-  return services;
+}
+
+/** The service's migrations and the job queue's schema: what `gatehouse migrate` and every command apply. */
+export async function applyMigrations(database: Database, logger: pino.Logger): Promise<void> {
+  logMigrations(await migrate(database.pool), logger);
+  await installJobSchema(database.pool);
+}
+
+function logMigrations(result: Awaited<ReturnType<typeof migrate>>, logger: pino.Logger): void {
+  if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
+  if (result.changed.length > 0) logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
 }
 
 function failureCounter(redis: Redis | null, name: string, limit: number, windowSeconds: number): FailureCounter {

@@ -3,21 +3,13 @@
 // ingest inside its transaction. Ids that are not commands of this facility — another
 // facility's, unknown, not even a UUID — are ignored without a trace: a controller can only
 // acknowledge its own facility's commands, and a bad id must not fail the ingest transaction.
-import { sql, type Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import type { Db } from '../db/tables.ts';
+import { isOpaqueId } from '../ids.ts';
+import { markCommandsAcknowledged } from './command-repository.ts';
 
 /** Marks the facility's listed commands acknowledged (once); returns how many it acknowledged now. */
-export async function acknowledgeCommands(trx: Kysely<Tables>, facilityId: string, commandIds: string[]): Promise<number> {
-  const ids = [...new Set(commandIds.filter((id) => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase()))];
+export async function acknowledgeCommands(trx: Db, facilityId: string, commandIds: string[]): Promise<number> {
+  const ids = [...new Set(commandIds.filter((id) => isOpaqueId(id)).map((id) => id.toLowerCase()))];
   if (ids.length === 0) return 0;
-  const result = await trx
-    .updateTable('commands')
-    .set({ acknowledged_at: sql`now()`, delivered_at: sql`coalesce(delivered_at, now())` })
-    .where('facility_id', '=', facilityId)
-    .where('id', 'in', ids)
-    .where('acknowledged_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return markCommandsAcknowledged(trx, facilityId, ids);
 }

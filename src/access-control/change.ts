@@ -1,11 +1,12 @@
 // One change of a facility's access data: a transaction that does the work and writes its command
 // (unless suppressed), then, once committed, wakes the controller's waiting poll. Constraint
 // violations become 409s that name the rule, never the value (a duplicate gate code must not echo).
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Tables } from '../db/tables.ts';
-import { AppError, conflict } from '../http/errors.ts';
-import { addCommand, type CommandType } from './commands.ts';
-import type { AccessControl } from './context.ts';
+import { AppError } from '../errors.ts';
+import { addCommand } from './commands.ts';
+import type { AccessControl } from './index.ts';
+import type { CommandType } from './rules.ts';
 
 export interface Change {
   trx: Transaction<Tables>;
@@ -14,17 +15,30 @@ export interface Change {
 }
 
 export const accessCodeInUse = () =>
-  new AppError(409, 'ACCESS_CODE_IN_USE', 'Another enabled visitor of this facility already has this access code; choose another code.', [
-    { path: 'accessCode', message: 'is already used by an enabled visitor of this facility' },
+  new AppError(
+    409,
+    'ACCESS_CODE_IN_USE',
+    'Another enabled visitor of this facility already has this access code; choose another code.',
+    [{ path: 'accessCode', message: 'is already used by an enabled visitor of this facility' }],
+  );
+
+const unitNumberTaken = () =>
+  new AppError(409, 'UNIT_NUMBER_TAKEN', 'The facility already has a unit with this unit number.', [
+    { path: 'unitNumber', message: 'is already used by another unit of this facility' },
   ]);
 
-const CONSTRAINTS: Record<string, () => AppError> = {
+/** The face's unique indexes (src/db/migrations/0005_access_control.sql), as the rules they keep. */
+export const CONSTRAINTS = {
   visitors_enabled_access_code: accessCodeInUse,
-  units_facility_number: () =>
-    new AppError(409, 'UNIT_NUMBER_TAKEN', 'The facility already has a unit with this unit number.', [{ path: 'unitNumber', message: 'is already used by another unit of this facility' }]),
-};
+  units_facility_number: unitNumberTaken,
+} as const satisfies Record<string, () => AppError>;
 
-export async function inChange<T>(ac: AccessControl, facilityId: string, suppressCommands: boolean, work: (change: Change) => Promise<T>): Promise<T> {
+export async function inChange<T>(
+  ac: AccessControl,
+  facilityId: string,
+  suppressCommands: boolean,
+  work: (change: Change) => Promise<T>,
+): Promise<T> {
   let wrote = false;
   let result: T;
   try {
@@ -46,19 +60,19 @@ export async function inChange<T>(ac: AccessControl, facilityId: string, suppres
   return result;
 }
 
-export function translateDatabaseError(error: unknown): unknown {
-  const pgError = error as { code?: string; constraint?: string };
-  if (pgError?.code === '23505' && pgError.constraint && CONSTRAINTS[pgError.constraint]) return CONSTRAINTS[pgError.constraint]!();
-  if (pgError?.code === '40P01' || pgError?.code === '40001') {
-    return conflict('CONCURRENT_CHANGE', 'Another change of the same data happened at the same moment; retry the request.');
-  }
-  return error;
+/** Whether the error is a unique violation of the constraint. */
+export function violates(error: unknown, constraint: keyof typeof CONSTRAINTS): boolean {
+  const pgError = error as { code?: string; constraint?: string } | null;
+  return pgError?.code === '23505' && pgError.constraint === constraint;
 }
 
-export type Db = Kysely<Tables>;
-
-/** What a refresh answers: its command, and how many units or visitors it carries. */
-export interface RefreshResult {
-  command: { id: string; sequence: number; type: string; status: 'pending' };
-  count: number;
+/**
+ * The face's own unique indexes, named as rules; every other database error is translated for all
+ * faces (src/errors.ts).
+ */
+export function translateDatabaseError(error: unknown): unknown {
+  for (const [constraint, rule] of Object.entries(CONSTRAINTS)) {
+    if (violates(error, constraint as keyof typeof CONSTRAINTS)) return rule();
+  }
+  return error;
 }

@@ -9,10 +9,10 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
+import { firstCodeKey, forgetCodeKey, recordCodeKey } from './repository.ts';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -34,7 +34,8 @@ export class AccessCodeVault {
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', codeKey, Buffer.alloc(0), info, 32));
     this.digestKey = derive('gatehouse access-code digest v1');
     this.sealKey = derive('gatehouse access-code seal v1');
-    this.fingerprint = createHmac('sha256', derive('gatehouse access-code fingerprint v1')).update('fingerprint').digest('hex').slice(0, 32);
+    const fingerprintKey = derive('gatehouse access-code fingerprint v1');
+    this.fingerprint = createHmac('sha256', fingerprintKey).update('fingerprint').digest('hex').slice(0, 32);
   }
 
   digest(facilityId: string, code: string): Buffer {
@@ -56,7 +57,8 @@ export class AccessCodeVault {
     const decipher = createDecipheriv('aes-256-gcm', this.sealKey, iv);
     decipher.setAAD(Buffer.from(visitorId));
     decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(sealed.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    const body = sealed.subarray(1 + IV_BYTES + TAG_BYTES);
+    return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
   }
 }
 
@@ -87,14 +89,17 @@ function keyFromDataDir(dataDir: string): Buffer {
  * The vault for this instance, checked against the key the database's codes were sealed with
  * (the first instance records its fingerprint).
  */
-export async function openAccessCodeVault(config: Pick<Config, 'dataDir' | 'accessCodeKey'>, db: Kysely<Tables>): Promise<AccessCodeVault> {
+export async function openAccessCodeVault(
+  config: Pick<Config, 'dataDir' | 'accessCodeKey'>,
+  db: Db,
+): Promise<AccessCodeVault> {
   const vault = new AccessCodeVault(config.accessCodeKey ?? keyFromDataDir(config.dataDir));
-  await db.insertInto('access_code_keys').values({ fingerprint: vault.fingerprint }).onConflict((oc) => oc.doNothing()).execute();
-  const recorded = await db.selectFrom('access_code_keys').select('fingerprint').orderBy('created_at').orderBy('fingerprint').executeTakeFirstOrThrow();
-  if (recorded.fingerprint !== vault.fingerprint) {
-    await db.deleteFrom('access_code_keys').where('fingerprint', '=', vault.fingerprint).execute();
+  await recordCodeKey(db, vault.fingerprint);
+  if ((await firstCodeKey(db)) !== vault.fingerprint) {
+    await forgetCodeKey(db, vault.fingerprint);
     throw new CodeKeyMismatchError(
-      'the gate codes in this database were sealed with another access code key: give every instance the same ACCESS_CODE_KEY (or the same DATA_DIR/keys/access-codes.key)',
+      'the gate codes in this database were sealed with another access code key: give every instance the same ' +
+        'ACCESS_CODE_KEY (or the same DATA_DIR/keys/access-codes.key)',
     );
   }
   return vault;

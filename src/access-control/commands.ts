@@ -1,68 +1,35 @@
 // Commands for a facility's gateway controller: written in the transaction of the change they
-// carry, numbered by a per-facility sequence, fetched by the controller (long poll), and
-// acknowledged by its type-3 events. Status is computed, never stored: acknowledged ·
-// expired (7 days after creation) · delivered · pending.
-import { sql, type Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+// carry (change.ts), numbered by a per-facility sequence, fetched by the controller (poll.ts) and
+// acknowledged by its type-3 events (acknowledge.ts). Status is computed, never stored (rules.ts).
+// A stored payload carries each visitor's sealed gate code; the controller receives it in clear,
+// the PMS never sees it in any form.
+import type { Db } from '../db/tables.ts';
+import { notFound } from '../errors.ts';
+import { isOpaqueId } from '../ids.ts';
 import type { AccessCodeVault } from './codes.ts';
-import { COMMAND_CHANNEL } from './signals.ts';
+import * as repo from './command-repository.ts';
+import type { CommandRow } from './command-repository.ts';
+import type { CommandStatus, CommandType } from './rules.ts';
 
-type Db = Kysely<Tables>;
-
-export const COMMAND_LIFETIME_DAYS = 7;
 /** Commands are deleted this long after they were created (they expired long before). */
 export const COMMAND_RETENTION_DAYS = 30;
-export const COMMAND_STATUSES = ['pending', 'delivered', 'acknowledged', 'expired'] as const;
-export type CommandStatus = (typeof COMMAND_STATUSES)[number];
-
-export const COMMAND_TYPES = ['unit.upsert', 'unit.vacate', 'unit.delete', 'visitor.upsert', 'visitor.remove', 'units.refresh', 'visitors.refresh'] as const;
-export type CommandType = (typeof COMMAND_TYPES)[number];
-
-/** The field of a visitor's state in a stored payload that holds its sealed code. */
-const SEALED = 'sealedAccessCode';
 
 /**
- * Takes the facility's command sequence lock now (it is held until commit). A refresh does this
- * before it reads the state: any change that commits a command before the refresh's is then in
- * the refresh's snapshot, so the full state never overwrites a newer change on the controller.
+ * Records one command for the facility's controller, inside the caller's transaction. The
+ * facility's sequence row stays locked until commit, so commands commit in sequence order.
  */
-export async function lockCommandSequence(trx: Db, facilityId: string): Promise<void> {
-  await trx
-    .insertInto('command_sequences')
-    .values({ facility_id: facilityId, last_sequence: 0 })
-    .onConflict((oc) => oc.column('facility_id').doUpdateSet({ last_sequence: sql`command_sequences.last_sequence` }))
-    .execute();
+export async function addCommand(
+  trx: Db,
+  facilityId: string,
+  type: CommandType,
+  payload: object,
+  notifyAcrossInstances: boolean,
+): Promise<{ id: string; sequence: number }> {
+  const sequence = await repo.nextCommandSequence(trx, facilityId);
+  const id = await repo.insertCommand(trx, { facilityId, sequence, type, payload });
+  if (notifyAcrossInstances) await repo.notifyCommandWritten(trx, facilityId);
+  return { id, sequence };
 }
-
-/** Records one command for the facility's controller, inside the caller's transaction. */
-export async function addCommand(trx: Db, facilityId: string, type: CommandType, payload: object, notifyAcrossInstances: boolean): Promise<{ id: string; sequence: number }> {
-  // Takes the facility's sequence row lock until commit: commands commit in sequence order.
-  const { last_sequence: sequence } = await trx
-    .insertInto('command_sequences')
-    .values({ facility_id: facilityId, last_sequence: 1 })
-    .onConflict((oc) => oc.column('facility_id').doUpdateSet({ last_sequence: sql`command_sequences.last_sequence + 1` }))
-    .returning('last_sequence')
-    .executeTakeFirstOrThrow();
-  const row = await trx
-    .insertInto('commands')
-    .values({
-      facility_id: facilityId,
-      sequence,
-      type,
-      payload: JSON.stringify(payload),
-      expires_at: sql<Date>`now() + make_interval(days => ${COMMAND_LIFETIME_DAYS})`,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (notifyAcrossInstances) await sql`select pg_notify(${COMMAND_CHANNEL}, ${facilityId})`.execute(trx);
-  return { id: row.id, sequence };
-}
-
-const statusSql = sql<CommandStatus>`case
-  when acknowledged_at is not null then 'acknowledged'
-  when expires_at <= now() then 'expired'
-  when delivered_at is not null then 'delivered'
-  else 'pending' end`;
 
 export interface CommandView {
   id: string;
@@ -76,20 +43,8 @@ export interface CommandView {
   acknowledgedAt: string | null;
 }
 
-interface CommandRow {
-  id: string;
-  sequence: number;
-  type: CommandType;
-  payload: unknown;
-  created_at: Date;
-  expires_at: Date;
-  status: CommandStatus;
-  delivered_at: Date | null;
-  acknowledged_at: Date | null;
-}
-
 /** A command as the PMS sees it: gate codes left out. */
-function toCommandView(r: CommandRow): CommandView {
+function commandView(r: CommandRow): CommandView {
   return {
     id: r.id,
     sequence: r.sequence,
@@ -104,27 +59,24 @@ function toCommandView(r: CommandRow): CommandView {
 }
 
 /** A facility's commands for its PMS, in sequence order, gate codes left out. */
-export async function listCommands(db: Db, facilityId: string, options: { after: number; limit: number; status?: CommandStatus }): Promise<CommandView[]> {
-  let query = db
-    .selectFrom('commands')
-    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'expires_at', 'delivered_at', 'acknowledged_at', statusSql.as('status')])
-    .where('facility_id', '=', facilityId)
-    .where('sequence', '>', options.after)
-    .orderBy('sequence')
-    .limit(options.limit);
-  if (options.status) query = query.where(statusSql, '=', options.status);
-  const rows = await query.execute();
-  return rows.map(toCommandView);
+export async function listCommands(
+  db: Db,
+  facilityId: string,
+  options: { after?: number; limit?: number; status?: CommandStatus },
+): Promise<CommandView[]> {
+  const rows = await repo.selectCommands(db, facilityId, {
+    after: options.after ?? 0,
+    limit: options.limit ?? 100,
+    status: options.status,
+  });
+  return rows.map(commandView);
 }
 
-export async function getCommand(db: Db, facilityId: string, commandId: string): Promise<CommandView | null> {
-  const rows = await db
-    .selectFrom('commands')
-    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'expires_at', 'delivered_at', 'acknowledged_at', statusSql.as('status')])
-    .where('facility_id', '=', facilityId)
-    .where('id', '=', commandId)
-    .execute();
-  return rows[0] ? toCommandView(rows[0]) : null;
+/** One command of the facility, gate codes left out; 404 otherwise. */
+export async function getCommand(db: Db, facilityId: string, commandId: string): Promise<CommandView> {
+  const row = isOpaqueId(commandId) ? await repo.findCommand(db, facilityId, commandId) : undefined;
+  if (!row) throw notFound('The command');
+  return commandView(row);
 }
 
 export interface DeliveredCommand {
@@ -139,42 +91,43 @@ export interface DeliveredCommand {
  * The facility's unacknowledged, unexpired commands after `after`, in order, for its controller:
  * marked delivered, gate codes unsealed.
  */
-export async function deliverCommands(db: Db, vault: AccessCodeVault, facilityId: string, after: number, limit: number): Promise<DeliveredCommand[]> {
-  const rows = await db
-    .selectFrom('commands')
-    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'delivered_at'])
-    .where('facility_id', '=', facilityId)
-    .where('sequence', '>', after)
-    .where('acknowledged_at', 'is', null)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .orderBy('sequence')
-    .limit(limit)
-    .execute();
+export async function deliverCommands(
+  db: Db,
+  vault: AccessCodeVault,
+  facilityId: string,
+  after: number,
+  limit: number,
+): Promise<DeliveredCommand[]> {
+  const rows = await repo.selectCommandsToDeliver(db, facilityId, after, limit);
   const first = rows.filter((r) => r.delivered_at === null).map((r) => r.id);
-  if (first.length > 0) {
-    await db.updateTable('commands').set({ delivered_at: sql`now()` }).where('id', 'in', first).where('delivered_at', 'is', null).execute();
-  }
-  return rows.map((r) => ({ id: r.id, sequence: r.sequence, type: r.type, payload: revealCodes(r.payload, vault), createdAt: r.created_at.toISOString() }));
+  if (first.length > 0) await repo.markCommandsDelivered(db, first);
+  return rows.map((r) => ({
+    id: r.id,
+    sequence: r.sequence,
+    type: r.type,
+    payload: revealCodes(r.payload, vault),
+    createdAt: r.created_at.toISOString(),
+  }));
 }
 
 /** Deletes commands created more than COMMAND_RETENTION_DAYS ago, in slices. Returns how many. */
 export async function purgeOldCommands(db: Db, now: Date = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - COMMAND_RETENTION_DAYS * 86_400_000);
+  const slice = 5000;
   let total = 0;
   for (;;) {
-    const result = await db
-      .deleteFrom('commands')
-      .where('id', 'in', (qb) => qb.selectFrom('commands').select('id').where('created_at', '<', cutoff).limit(5000))
-      .executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
+    const deleted = await repo.deleteCommandsCreatedBefore(db, cutoff, slice);
     total += deleted;
-    if (deleted < 5000) return total;
+    if (deleted < slice) return total;
   }
 }
 
 // ---- gate codes inside payloads ----
 // A stored payload carries each visitor's sealed code (base64, bound to the visitor id) under
 // `sealedAccessCode`. The controller receives `accessCode` in clear; the PMS sees neither.
+
+/** The field of a visitor's state in a stored payload that holds its sealed code. */
+const SEALED = 'sealedAccessCode';
 
 export const sealedField = (sealed: Buffer) => ({ [SEALED]: sealed.toString('base64') });
 

@@ -64,6 +64,8 @@ export function switchVisitor(isEnabled: boolean, action: 'disable' | 'enable'):
 }
 
 export const ACCESS_CODE_PATTERN = '^\\d{1,10}$';
+/** The gate-code rule in words, for a 400 (instead of the schema's pattern). */
+export const ACCESS_CODE_RULE = 'must be 1 to 10 digits, as a string of digits or a whole number';
 export const ACCESS_CODE_MAX = 9_999_999_999;
 const ACCESS_CODE = /^\d{1,10}$/;
 
@@ -76,6 +78,9 @@ export function normalizeAccessCode(value: unknown): string | null {
   if (typeof value === 'string') return ACCESS_CODE.test(value) ? value : null;
   return null;
 }
+
+/** extendedData (of a unit or a visitor) is any JSON object of at most this many bytes as JSON. */
+export const EXTENDED_DATA_MAX_BYTES = 16 * 1024;
 
 /** "First Last", or the first name alone. */
 export const visitorName = (firstName: string, lastName: string) => (lastName ? `${firstName} ${lastName}` : firstName);
@@ -129,3 +134,25 @@ export function isWithinTimeWindows(windows: TimeWindow[], timeZone: string, at:
     return (w.days.includes(day) && minute >= start) || (w.days.includes(yesterday) && minute < end);
   });
 }
+
+// ---- commands ----
+
+/** What a command tells the controller to do. */
+export const COMMAND_TYPES = [
+  'unit.upsert',
+  'unit.vacate',
+  'unit.delete',
+  'visitor.upsert',
+  'visitor.remove',
+  'units.refresh',
+  'visitors.refresh',
+] as const;
+export type CommandType = (typeof COMMAND_TYPES)[number];
+
+/**
+ * A command's status is computed, never stored: acknowledged (its event 3 came back) · expired
+ * (not acknowledged within COMMAND_LIFETIME_DAYS of its creation) · delivered (fetched) · pending.
+ */
+export const COMMAND_STATUSES = ['pending', 'delivered', 'acknowledged', 'expired'] as const;
+export type CommandStatus = (typeof COMMAND_STATUSES)[number];
+export const COMMAND_LIFETIME_DAYS = 7;

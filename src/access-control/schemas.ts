@@ -1,22 +1,38 @@
 // TypeBox schemas of the access-control face: they validate requests, shape responses (a field
-// not listed here is never serialized — a gate code cannot leak through a read) and feed OpenAPI.
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ACCESS_CODE_MAX, ACCESS_CODE_PATTERN, UNIT_STATUSES } from './rules.ts';
-import { COMMAND_STATUSES, COMMAND_TYPES } from './commands.ts';
-import { EXTENDED_DATA_MAX_BYTES } from './units.ts';
+// not listed here is never serialized — a gate code cannot leak through a read) and feed OpenAPI;
+// with the notes and tags its routes share.
+import { Type } from '@fastify/type-provider-typebox';
+import { Nullable, StringEnum } from '../http/schemas.ts';
+import {
+  ACCESS_CODE_MAX,
+  ACCESS_CODE_PATTERN,
+  COMMAND_STATUSES,
+  COMMAND_TYPES,
+  EXTENDED_DATA_MAX_BYTES,
+  UNIT_STATUSES,
+} from './rules.ts';
+import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-/** A string from a fixed list (one `enum` in OpenAPI). */
-export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
-const Uuid = Type.String({ format: 'uuid' });
+// ---- what the routes' documentation shares ----
 
-export const FacilityParams = Type.Object({ facilityId: Type.String({ description: 'The facility id (UUID).' }) });
-export const UnitParams = Type.Object({ facilityId: Type.String(), unitId: Type.String({ description: 'The unit id (UUID).' }) });
-export const VisitorParams = Type.Object({ facilityId: Type.String(), visitorId: Type.String({ description: 'The visitor id (UUID).' }) });
-export const CommandParams = Type.Object({ facilityId: Type.String(), commandId: Type.String({ description: 'The command id (UUID).' }) });
+export const FACILITY_TAGS = ['access control'];
+export const COMMAND_TAGS = ['access control: commands'];
+
+export const COMMAND_NOTE =
+  'The change writes one command for the facility’s gateway controller in the same transaction ' +
+  '(none with the deprecated suppressCommands).';
+export const REPEAT_NOTE =
+  'Repeating an action whose result already holds answers 200 with the resource unchanged and sends no command.';
+
+const idOf = (what: string) => Type.String({ description: `The ${what} id (UUID).` });
+export const FacilityParams = Type.Object({ facilityId: idOf('facility') });
+export const UnitParams = Type.Object({ facilityId: Type.String(), unitId: idOf('unit') });
+export const VisitorParams = Type.Object({ facilityId: Type.String(), visitorId: idOf('visitor') });
+export const CommandParams = Type.Object({ facilityId: Type.String(), commandId: idOf('command') });
 
 export const SUPPRESS_NOTE =
-  'Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.';
+  'Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a ' +
+  'refresh. Prefer plain changes: each becomes one small command.';
 
 export const ChangeQuery = Type.Object({
   suppressCommands: Type.Optional(Type.Boolean({ description: SUPPRESS_NOTE, deprecated: true })),
@@ -24,15 +40,29 @@ export const ChangeQuery = Type.Object({
 
 const SuppressField = Type.Optional(Type.Boolean({ description: SUPPRESS_NOTE, deprecated: true }));
 
+/** suppressCommands=true as a query flag or a body field. */
+export const suppressed = (request: { query: { suppressCommands?: boolean }; body: unknown }) =>
+  request.query.suppressCommands === true ||
+  (request.body as { suppressCommands?: unknown } | null | undefined)?.suppressCommands === true;
+
 export const ExtendedData = Nullable(
   Type.Record(Type.String(), Type.Unknown(), {
     maxProperties: 100,
-    description: `Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ${EXTENDED_DATA_MAX_BYTES} bytes; stored and returned as sent.`,
+    description:
+      'Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ' +
+      `${EXTENDED_DATA_MAX_BYTES} bytes, nesting at most ${MAX_BODY_DEPTH - 1} levels counting itself ` +
+      `(a request body nests at most ${MAX_BODY_DEPTH}); stored and returned as sent.`,
   }),
 );
 
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'At most this many items (1–10,000). Without it, every item.' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      description: 'At most this many items (1–10,000). Without it, every item.',
+    }),
+  ),
   offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Skip this many items first.' })),
 };
 
@@ -53,7 +83,11 @@ export const Unit = Type.Object({
 });
 
 export const CreateUnitBody = Type.Object({
-  unitNumber: Type.String({ minLength: 1, maxLength: 50, description: '1–50 characters, unique among the facility’s units.' }),
+  unitNumber: Type.String({
+    minLength: 1,
+    maxLength: 50,
+    description: '1–50 characters, unique among the facility’s units.',
+  }),
   extendedData: Type.Optional(ExtendedData),
   suppressCommands: SuppressField,
 });
@@ -87,12 +121,15 @@ const AccessCode = Type.Unsafe<string | number>({
   minimum: 0,
   maximum: ACCESS_CODE_MAX,
   description:
-    'Gate code: 1–10 digits, as a string ("0042") or a whole number (42; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned.',
+    'Gate code: 1–10 digits, as a string ("0042") or a whole number (42; a number cannot keep leading zeros). ' +
+    'Unique among the facility’s enabled visitors. Write-only: never returned.',
   writeOnly: true,
 });
 
 const DefaultableId = (what: string) =>
-  Type.Optional(Nullable(Type.Integer({ minimum: 0, description: `The ${what} id; 0 or null mean the facility's default.` })));
+  Type.Optional(
+    Nullable(Type.Integer({ minimum: 0, description: `The ${what} id; 0 or null mean the facility's default.` })),
+  );
 
 const visitorFields = {
   accessCode: AccessCode,
@@ -100,7 +137,10 @@ const visitorFields = {
   lastName: Type.String({ maxLength: 100 }),
   email: Type.Optional(Nullable(Type.String({ maxLength: 254, description: 'Empty means none.' }))),
   mobilePhoneNumber: Type.Optional(Nullable(Type.String({ maxLength: 32, description: 'Empty means none.' }))),
-  isTenant: Type.Boolean({ description: 'A tenant makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit.' }),
+  isTenant: Type.Boolean({
+    description:
+      'A tenant makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit.',
+  }),
   isPortalVisitor: Type.Optional(Type.Boolean()),
   timeGroupId: DefaultableId('time group'),
   accessProfileId: DefaultableId('access profile'),
@@ -108,7 +148,10 @@ const visitorFields = {
   suppressCommands: SuppressField,
 };
 
-export const CreateVisitorBody = Type.Object({ unitId: Type.String({ description: 'A unit of this facility.' }), ...visitorFields });
+export const CreateVisitorBody = Type.Object({
+  unitId: Type.String({ description: 'A unit of this facility.' }),
+  ...visitorFields,
+});
 
 export const UpdateVisitorBody = Type.Object({
   unitId: Type.Optional(Type.String({ description: 'Moves the visitor to this unit of the facility.' })),
@@ -144,7 +187,9 @@ export const AccessProfile = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   isDefault: Type.Boolean(),
-  accessAreas: Nullable(Type.Array(Type.String(), { description: 'Access areas whose keypads admit the visitor; null means every area.' })),
+  accessAreas: Nullable(
+    Type.Array(Type.String(), { description: 'Access areas whose keypads admit the visitor; null means every area.' }),
+  ),
 });
 
 export const Command = Type.Object({
@@ -160,7 +205,9 @@ export const Command = Type.Object({
 });
 
 export const CommandsQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Only commands with a greater sequence (0: from the first).' })),
+  after: Type.Optional(
+    Type.Integer({ minimum: 0, default: 0, description: 'Only commands with a greater sequence (0: from the first).' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: '1–1,000, default 100.' })),
   status: Type.Optional(StringEnum(COMMAND_STATUSES)),
 });
@@ -170,4 +217,15 @@ export const RefreshResult = Type.Object({
   count: Type.Integer({ description: 'Units or visitors in the command.' }),
 });
 
-export { Uuid };
+/** The schema of a deprecated full-state refresh (of the units, or of the visitors). */
+export const refreshSchema = (summary: string) => ({
+  tags: FACILITY_TAGS,
+  deprecated: true,
+  summary,
+  description:
+    'Slated for revision: plain changes already reach the controller one command each; use this only after changes ' +
+    'made with suppressCommands. Answers 202 with the command. No body needed.',
+  params: FacilityParams,
+  body: ActionBody,
+  response: { 202: RefreshResult },
+});

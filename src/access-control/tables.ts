@@ -1,11 +1,8 @@
 // Table types of the access-control face, composed into Tables in src/db/tables.ts.
 import type { ColumnType, Generated } from 'kysely';
-import type { CreatedAt, Timestamp } from '../db/tables.ts';
-import type { CommandType } from './commands.ts';
-import type { TimeWindow, UnitStatus } from './rules.ts';
+import type { CreatedAt, Json, Timestamp } from '../db/columns.ts';
+import type { CommandType, TimeWindow, UnitStatus } from './rules.ts';
 
-/** jsonb: written as JSON text or a value, read as the parsed value. */
-type Json<T> = ColumnType<T, string, string>;
 
 export interface TimeGroupsTable {
   id: Generated<number>;

@@ -5,18 +5,17 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/guard.ts';
 import type { Scope } from '../http/access.ts';
-import { notFound, validationFailed } from '../http/errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { bodyJudgedByService } from './body-compiler.ts';
-import type { AuctionFace } from './face.ts';
+import type { Auctions } from './index.ts';
 import { AUCTION_TYPES, LIMITS, type AuctionStatus } from './model.ts';
 import type { NotificationKind } from './notifications.ts';
 import { Auction, AuctionPage, AuctionStatus as StatusSchema, Notification } from './schemas.ts';
-import { isUuid } from './service.ts';
+import { isOpaqueId } from '../ids.ts';
 import { cursor } from './views.ts';
 
 const ADMIN = { access: { scopes: ['admin'] as Scope[] } };
 const tags = ['auction administration'];
-const security = [{ bearerAuth: [] }];
 const AuctionParams = Type.Object({ auctionId: Type.String({ maxLength: 100 }) });
 
 const actorOf = (request: FastifyRequest) => {
@@ -41,7 +40,7 @@ const RecordPatch = Type.Object(
   { description: 'Any fields of the record (same rules as in POST /api/3/auctioninfo); unitId cannot change.' },
 );
 
-export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }> = async (app, { face }) => {
+export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   const { service, notifier } = face;
 
   app.get(
@@ -50,7 +49,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'List auctions (support).',
         description: 'Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) and `cursor`.',
         querystring: Type.Object({
@@ -71,7 +69,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
 
   app.get(
     '/admin/auctions/:auctionId',
-    { config: ADMIN, schema: { tags, security, summary: 'Read one auction with its images and history.', params: AuctionParams, response: { 200: Auction } } },
+    { config: ADMIN, schema: { tags, summary: 'Read one auction with its images and history.', params: AuctionParams, response: { 200: Auction } } },
     async (request) => service.getById(request.params.auctionId),
   );
 
@@ -81,7 +79,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Report a sale (the marketplace): Active → ClosedSold.',
         description: 'Only an Active auction can be sold (else 409 AUCTION_NOT_ACTIVE). An auction whose endsAt passes with no sale reported is closed ClosedUnsold by the service.',
         params: AuctionParams,
@@ -103,7 +100,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       validatorCompiler: bodyJudgedByService,
       schema: {
         tags,
-        security,
         summary: "Change a Pending auction's type, or complete its record.",
         description:
           'Support resolves a Pending auction: change its auctionType (e.g. Charity → Lien) and/or supply what activation needs. It becomes Active when nothing holds it any more; otherwise it stays Pending with its remaining reasons. Only a Pending auction can change (else 409 AUCTION_NOT_PENDING): an Active auction\'s content is immutable.',
@@ -121,7 +117,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Cancel an open auction (support).',
         description: 'Pending or Active → Cancelled; otherwise 409 AUCTION_NOT_OPEN.',
         params: AuctionParams,
@@ -147,7 +142,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Enrol a facility in the charity programme.',
         description: 'Its Pending charity auctions become Active (those that are also incomplete stay Pending, for that reason only). Idempotent.',
         params: FacilityParams,
@@ -163,7 +157,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Withdraw a facility from the charity programme.',
         description: 'Later charity auctions of the facility are held as Pending; its Active ones are not touched.',
         params: FacilityParams,
@@ -179,7 +172,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'List support notifications.',
         description: 'Newest first. `state`: open (default), resolved or all. Kinds: AUCTION_PENDING, IMAGE_FETCH_FAILED, JOB_FAILED. Paged by `limit` (1–500, default 100) and `cursor`.',
         querystring: Type.Object({
@@ -210,7 +202,6 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
       config: ADMIN,
       schema: {
         tags,
-        security,
         summary: 'Mark a support notification resolved.',
         description: 'Notifications of Pending auctions resolve themselves when the auction becomes Active or is cancelled.',
         params: Type.Object({ notificationId: Type.String({ maxLength: 100 }) }),
@@ -220,7 +211,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }
     },
     async (request) => {
       const id = request.params.notificationId;
-      const resolved = isUuid(id) ? await notifier.resolve(id, actorOf(request), request.body?.resolution ?? 'RESOLVED') : null;
+      const resolved = isOpaqueId(id) ? await notifier.resolve(id, actorOf(request), request.body?.resolution ?? 'RESOLVED') : null;
       if (!resolved) throw notFound('The notification');
       return resolved;
     },

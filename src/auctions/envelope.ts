@@ -3,8 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { App } from '../http/app-type.ts';
-import { handleError } from '../http/problem.ts';
-import { notFound } from '../http/errors.ts';
+import { handleError, registerErrorRenderer } from '../http/problem.ts';
 
 export interface EnvelopeMessage {
   code: string;
@@ -62,15 +61,17 @@ export function errorEnvelope(error: unknown, request: FastifyRequest): { status
   return { status: normalized.status, body: envelope(normalized.status, null, errors), headers: normalized.headers };
 }
 
-/** Error and not-found handling of the /api/3 scope: the envelope instead of problem+json. */
+/** The face's path prefix: every error under it, routed or not, is answered in the envelope. */
+export const API3_PREFIX = '/api/3';
+
 export function registerEnvelopeHandling(scope: App): void {
-  scope.setErrorHandler((error, request, reply) => {
-    const { status, body, headers } = errorEnvelope(error, request);
-    return sendEnvelope(reply, status, body, headers);
-  });
-  scope.setNotFoundHandler((request, reply) => {
-    const { status, body, headers } = errorEnvelope(notFound(`No route matches ${request.method} ${request.url.split('?')[0]}; the resource`), request);
-    return sendEnvelope(reply, status, body, headers);
+  registerErrorRenderer(scope, {
+    owns: (path) => path === API3_PREFIX || path.startsWith(`${API3_PREFIX}/`),
+    body: EnvelopeOf(Type.Unknown(), 'The envelope of a refusal: meta.ack false, meta.errors says why.'),
+    render(error, request, reply) {
+      const { status, body, headers } = errorEnvelope(error, request);
+      return sendEnvelope(reply, status, body, headers);
+    },
   });
 }
 

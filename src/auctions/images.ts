@@ -9,13 +9,13 @@ import { fileTypeFromBuffer } from 'file-type';
 import { sql } from 'kysely';
 import type pino from 'pino';
 import sharp, { type Metadata } from 'sharp';
-import type { BlobStore } from '../blobs/store.ts';
+import type { BlobStore } from '../blobs/index.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { FetchError, type SafeFetcher } from '../net/safe-fetch.ts';
 import { JOBS } from './job-names.ts';
 import { LIMITS } from './model.ts';
 import type { SupportNotifier } from './notifications.ts';
-import type { Db } from './repository.ts';
+import type { Db } from '../db/tables.ts';
 import { IMAGE_RETRY_SECONDS, retryDelayMs } from './retry.ts';
 
 export const IMAGE_TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'image/gif': 'gif' };
@@ -82,7 +82,7 @@ export interface ImagePipelineDeps {
   blobs: BlobStore;
   fetcher: SafeFetcher;
   notifier: SupportNotifier;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   logger: pino.Logger;
   concurrency?: number;
 }
@@ -128,11 +128,11 @@ export class ImagePipeline {
       };
       await Promise.all(Array.from({ length: Math.min(this.concurrency, claims.length) }, worker));
       if (Date.now() - started > budgetMs) {
-        await this.deps.jobs().send(JOBS.fetchImages, {});
+        await this.deps.jobs.send(JOBS.fetchImages, {});
         break;
       }
     }
-    if (nextRetry) await this.deps.jobs().send(JOBS.fetchImages, {}, { startAfter: nextRetry });
+    if (nextRetry) await this.deps.jobs.send(JOBS.fetchImages, {}, { startAfter: nextRetry });
     return result;
   }
 

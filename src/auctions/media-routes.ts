@@ -3,12 +3,12 @@
 // changes: immutable caching, a strong ETag, and headers that stop a browser from treating the
 // bytes as anything but the image type they were verified to be.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { notFound } from '../http/errors.ts';
-import type { AuctionFace } from './face.ts';
+import { notFound } from '../errors.ts';
+import type { Auctions } from './index.ts';
 
 const MEDIA_NAME = /^([0-9a-f]{64})\.(jpg|png|webp|gif)$/;
 
-export const mediaRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace }> = async (app, { face }) => {
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   const { db } = face;
   app.get(
     '/media/:name',

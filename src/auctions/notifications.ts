@@ -9,7 +9,8 @@ import { request } from 'undici';
 import type { JobQueue } from '../jobs/queue.ts';
 import { JOBS } from './job-names.ts';
 import { LIMITS } from './model.ts';
-import { sqlRunner, type Db } from './repository.ts';
+import { sqlRunner } from './repository.ts';
+import type { Db } from '../db/tables.ts';
 import { retryDelayMs, WEBHOOK_RETRY_SECONDS } from './retry.ts';
 
 export type NotificationKind = 'AUCTION_PENDING' | 'IMAGE_FETCH_FAILED' | 'JOB_FAILED';
@@ -73,7 +74,7 @@ export function notificationView(r: Row): NotificationView {
 export interface NotifierDeps {
   db: Db;
   logger: pino.Logger;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   webhookUrl: string | null;
   /** Per delivery attempt. */
   webhookTimeoutMs?: number;
@@ -97,7 +98,7 @@ export class SupportNotifier {
         ${items.map((i) => i.facilityId)}::uuid[], ${items.map((i) => i.auctionId)}::uuid[], ${items.map((i) => JSON.stringify(i.detail))}::text[]
       ) as u(kind, reason, message, facility_id, auction_id, detail)
       returning *`.execute(trx);
-    if (delivery === 'pending') await this.deps.jobs().send(JOBS.deliverNotifications, {}, {}, sqlRunner(trx));
+    if (delivery === 'pending') await this.deps.jobs.send(JOBS.deliverNotifications, {}, {}, sqlRunner(trx));
     return rows.map(notificationView);
   }
 
@@ -196,7 +197,7 @@ export class SupportNotifier {
         }),
       );
     }
-    if (nextRetry) await this.deps.jobs().send(JOBS.deliverNotifications, {}, { startAfter: nextRetry });
+    if (nextRetry) await this.deps.jobs.send(JOBS.deliverNotifications, {}, { startAfter: nextRetry });
     return counts;
   }
 

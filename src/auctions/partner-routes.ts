@@ -8,7 +8,7 @@ import type { PartnerPrincipal } from '../auth/principal.ts';
 import type { Scope } from '../http/access.ts';
 import { bodyJudgedByService } from './body-compiler.ts';
 import { EnvelopeError, EnvelopeOf, ErrorEnvelope, envelope, registerEnvelopeHandling, sendEnvelope, sendEnvelopeText } from './envelope.ts';
-import type { AuctionFace } from './face.ts';
+import type { Auctions } from './index.ts';
 import { LIMITS, type AuctionStatus } from './model.ts';
 import { Auction, AuctionPage, CancelBody, CancelData, CreateBody, CreateData, ListQuery } from './schemas.ts';
 import { ONE_UNIT_MESSAGE } from './validation.ts';
@@ -16,7 +16,6 @@ import { ONE_UNIT_MESSAGE } from './validation.ts';
 const WRITE = { access: { scopes: ['auctions:write'] as Scope[] } };
 const READ = { access: { scopes: ['auctions:read'] as Scope[] } };
 const tags = ['auction import'];
-const security = [{ bearerAuth: [] }];
 
 const COMMON_ERRORS = {
   401: ErrorEnvelope('No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN).'),
@@ -45,7 +44,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
   return value;
 }
 
-export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recreateWaitMinutes: number }> = async (app, { face, recreateWaitMinutes }) => {
+export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: Auctions; recreateWaitMinutes: number }> = async (app, { face, recreateWaitMinutes }) => {
   registerEnvelopeHandling(app);
   const { service } = face;
 
@@ -57,7 +56,6 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
       validatorCompiler: bodyJudgedByService,
       schema: {
         tags,
-        security,
         summary: "Send a facility's full list of auctionable units.",
         description: [
           `The list is the facility's **full** list (0–${LIMITS.recordsPerCall} records, one per unit): a listed unit without an open auction gets one (\`created\`: Active, or \`pending\` with a reason); a unit with an open auction keeps it (\`unchanged\`, with the warning ACTIVE_AUCTION_IMMUTABLE when the record differs); a unit whose auction was cancelled less than ${recreateWaitMinutes} minutes ago (AUCTION_RECREATE_WAIT_MINUTES) is \`deferred\` with \`retryAfter\`; an open auction whose unit is absent is cancelled (\`removed\`, REMOVED_FROM_LIST).`,
@@ -94,7 +92,6 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
       validatorCompiler: bodyJudgedByService,
       schema: {
         tags,
-        security,
         summary: 'Cancel the auction of one unit.',
         description: [
           'Acknowledged (200) or refused as a whole: there is no partial success. The open (Pending or Active) auction of the unit becomes Cancelled at once, and the re-create wait starts then (`recreateAfter`).',
@@ -122,7 +119,6 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
       config: READ,
       schema: {
         tags,
-        security,
         summary: "List the partner's auctions.",
         description: 'Newest first, filtered by facility (guid), status and unitId; paged by `limit` (1–500, default 100) and the opaque `cursor` of the previous page (`nextCursor`). Items carry no images or history: read one auction for those.',
         querystring: ListQuery,
@@ -143,7 +139,6 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ face: AuctionFace; recre
       config: READ,
       schema: {
         tags,
-        security,
         summary: 'Read one auction: record, status, images and history.',
         description: 'Each image shows its retrieval: pending, stored (with its /media URL, type, size, dimensions and SHA-256) or failed (with the error). The history lists every change with time, actor and reason, oldest first.',
         params: Type.Object({ auctionId: Type.String({ maxLength: 100 }) }),

@@ -2,13 +2,12 @@
 // status changes go through `transitionAuctions`, which applies one trigger of the transition
 // table as a conditional UPDATE and writes the history rows in the same statement.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import type { SqlRunner } from '../jobs/queue.ts';
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
 import type { LatestAuction } from './plan.ts';
 import { statusesAllowing, targetOf, type Trigger } from './transitions.ts';
 
-export type Db = Kysely<Tables>;
 
 /** A pg-boss runner on the transaction's connection: jobs enqueued with it exist only if it commits. */
 export function sqlRunner(db: Db): SqlRunner {

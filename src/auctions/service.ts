@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import type { PartnerPrincipal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { EnvelopeError, envelope, type EnvelopeMessage } from './envelope.ts';
 import { JOBS } from './job-names.ts';
@@ -14,9 +14,11 @@ import type { AuctionStatus, AuctionType, PendingReason, UnitRecord, ValidRecord
 import type { NewNotification, NotificationView, SupportNotifier } from './notifications.ts';
 import { planSync, type PlannedUnit, type SyncPlan } from './plan.ts';
 import * as repo from './repository.ts';
-import { sqlRunner, type Db, type FacilityRow } from './repository.ts';
+import { sqlRunner, type FacilityRow } from './repository.ts';
+import type { Db } from '../db/tables.ts';
 import { missingForActivation, pendingReasons, validateAmendedRecord, validateCancelRequest, validateCreateRequest, type Fault } from './validation.ts';
 import { auctionDetail, auctionSummary, cursor, type AuctionView } from './views.ts';
+import { isEntityId, isOpaqueId } from '../ids.ts';
 
 export interface ImportResult {
   status: number;
@@ -39,7 +41,7 @@ export interface UnitResult {
 export interface ServiceDeps {
   db: Db;
   config: Pick<Config, 'auctionRecreateWaitMinutes' | 'imageFetchAllowHosts'>;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   notifier: SupportNotifier;
   logger: pino.Logger;
 }
@@ -189,10 +191,10 @@ export class AuctionService {
   /** Wake-up jobs, enqueued in the transaction: images to fetch, and the earliest end to close. */
   private async wakeUps(trx: Db, hasImages: boolean, created: { status: string; endsAt: Date | null }[]): Promise<void> {
     const runner = sqlRunner(trx);
-    if (hasImages) await this.deps.jobs().send(JOBS.fetchImages, {}, {}, runner);
+    if (hasImages) await this.deps.jobs.send(JOBS.fetchImages, {}, {}, runner);
     let earliest: Date | null = null;
     for (const a of created) if (a.status === 'Active' && a.endsAt && (earliest === null || a.endsAt < earliest)) earliest = a.endsAt;
-    if (earliest) await this.deps.jobs().send(JOBS.closeEnded, {}, { startAfter: earliest }, runner);
+    if (earliest) await this.deps.jobs.send(JOBS.closeEnded, {}, { startAfter: earliest }, runner);
   }
 
   // ---- PUT /api/3/cancelauctions ----
@@ -230,7 +232,7 @@ export class AuctionService {
   // ---- reads ----
 
   async getForPartner(partner: PartnerPrincipal, auctionId: string): Promise<AuctionView> {
-    const row = isUuid(auctionId) ? await repo.auctionRow(this.db, auctionId) : undefined;
+    const row = isOpaqueId(auctionId) ? await repo.auctionRow(this.db, auctionId) : undefined;
     if (!row || row.guid === null || !partner.facilityGuids.includes(row.guid)) {
       throw new EnvelopeError(404, [{ code: 'AUCTION_NOT_FOUND', message: 'No such auction is visible to this partner.', path: 'auctionId' }]);
     }
@@ -264,7 +266,7 @@ export class AuctionService {
   }
 
   async getById(auctionId: string): Promise<AuctionView> {
-    const row = isUuid(auctionId) ? await repo.auctionRow(this.db, auctionId) : undefined;
+    const row = isOpaqueId(auctionId) ? await repo.auctionRow(this.db, auctionId) : undefined;
     if (!row) throw notFound('The auction');
     return auctionDetail(this.db, row, this.waitMs);
   }
@@ -273,7 +275,7 @@ export class AuctionService {
 
   /** Runs `change` on an auction under its facility's lock; the auction is read again under the lock. */
   private async underLock<T>(auctionId: string, change: (trx: Db, row: repo.AuctionRow, now: Date, charityEnrolled: boolean) => Promise<T>): Promise<T> {
-    const first = isUuid(auctionId) ? await repo.auctionRow(this.db, auctionId) : undefined;
+    const first = isOpaqueId(auctionId) ? await repo.auctionRow(this.db, auctionId) : undefined;
     if (!first) throw notFound('The auction');
     return this.db.transaction().execute(async (trx) => {
       const { now, charityEnrolled } = (await repo.lockFacility(trx, first.facility_id))!;
@@ -350,7 +352,7 @@ export class AuctionService {
    * charity auctions that nothing else holds; those still incomplete stay Pending for that alone.
    */
   async setCharityEnrolment(actor: string, facilityId: string, enrolled: boolean) {
-    if (!isUuid(facilityId)) throw notFound('The facility');
+    if (!isEntityId(facilityId)) throw notFound('The facility');
     return this.db.transaction().execute(async (trx) => {
       const lock = await repo.lockFacility(trx, facilityId);
       if (!lock) throw notFound('The facility');
@@ -451,5 +453,3 @@ function pendingNotification(facility: FacilityRow, auctionId: string, record: U
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);

@@ -1,8 +1,6 @@
 // Table types of the auctions face (migration 0004_auctions.sql), composed into Tables in src/db/tables.ts.
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+import type { Generated, JSONColumnType } from 'kysely';
+import type { CreatedAt, Timestamp } from '../db/columns.ts';
 
 export interface AuctionsTable {
   id: Generated<string>;

@@ -1,7 +1,8 @@
 // How an auction reads back (GET /api/3/auctions…, the admin routes, the console).
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
 import { mediaPath } from './images.ts';
-import type { AuctionRow, Db } from './repository.ts';
+import type { Db } from '../db/tables.ts';
+import type { AuctionRow } from './repository.ts';
 import { historyOf, imagesOf } from './repository.ts';
 
 export interface ImageView {

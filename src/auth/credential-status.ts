@@ -1,24 +1,27 @@
 // Whether the credential behind a token is still in force. Revocation stops new tokens at once
-// (the token endpoint checks the database) and existing tokens within CACHE_MS: the guard asks
-// the database at most once per credential per CACHE_MS.
-import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+// (the token endpoint checks the database) and existing tokens within RECHECK_MS: the guard asks
+// the database at most once per credential per RECHECK_MS.
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/tables.ts';
 import type { Principal } from './principal.ts';
 
-const CACHE_MS = 5_000;
+export const RECHECK_MS = 5_000;
 
 export class CredentialStatus {
   private readonly cache = new Map<string, { active: boolean; checkedAt: number }>();
 
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
 
   async isActive(principal: Principal): Promise<boolean> {
     const key = `${principal.kind}:${principal.credentialId}`;
     const cached = this.cache.get(key);
-    if (cached && Date.now() - cached.checkedAt < CACHE_MS) return cached.active;
+    if (cached && this.clock.now() - cached.checkedAt < RECHECK_MS) return cached.active;
     const active = await this.query(principal);
     if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(key, { active, checkedAt: Date.now() });
+    this.cache.set(key, { active, checkedAt: this.clock.now() });
     return active;
   }
 

@@ -3,7 +3,7 @@
 // itself) and refresh_token (rotating; a reused token revokes its family).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import type { Scope } from '../http/access.ts';
 import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from './principal.ts';
 import { randomToken, sha256, verifySecret } from './secrets.ts';
@@ -49,7 +49,7 @@ const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant
 
 export class Grants {
   constructor(
-    private readonly db: Kysely<Tables>,
+    private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly refreshTtlSeconds: number,
   ) {}
@@ -151,7 +151,7 @@ export class Grants {
     return outcome.response;
   }
 
-  private async respond(principal: PrincipalWithoutToken, refresh: { kind: 'account'; id: string; familyId: string } | null, db: Kysely<Tables> = this.db): Promise<TokenResponse> {
+  private async respond(principal: PrincipalWithoutToken, refresh: { kind: 'account'; id: string; familyId: string } | null, db: Db = this.db): Promise<TokenResponse> {
     const { accessToken, expiresIn } = await this.tokens.issue(principal);
     const response: TokenResponse = { token_type: 'Bearer', access_token: accessToken, expires_in: expiresIn, scope: principal.scopes.join(' ') };
     if (refresh) {

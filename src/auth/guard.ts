@@ -2,32 +2,28 @@
 // body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
 // as a real not-found) for an account or facility the token may not see.
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 import { CredentialStatus } from './credential-status.ts';
+import { isEntityId } from '../ids.ts';
+import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
+import { facilityById } from '../tenancy/repository.ts';
 
-export interface VisibleFacility {
-  id: string;
-  accountId: string;
-  name: string;
-  propertyNumber: string | null;
-  timeZone: string;
-  guid: string | null;
-  charityEnrolled: boolean;
-}
+/** A facility the token may see, as every face shows it. */
+export type VisibleFacility = FacilityView;
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     facility: VisibleFacility | null;
+    /** Why the bearer token was refused, kept from authentication until authorization throws it. */
+    authFailure: unknown;
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function unauthorized(description: string): AppError {
   return new AppError(401, 'INVALID_TOKEN', description, [], {
@@ -60,42 +56,39 @@ export function canSeeFacility(principal: Principal, facility: { id: string; acc
   }
 }
 
-export async function loadVisibleFacility(db: Kysely<Tables>, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
-  if (!UUID.test(facilityId)) return null;
-  const row = await db.selectFrom('facilities').selectAll().where('id', '=', facilityId).executeTakeFirst();
-  if (!row || !canSeeFacility(principal, row)) return null;
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    propertyNumber: row.property_number,
-    timeZone: row.time_zone,
-    guid: row.guid,
-    charityEnrolled: row.charity_enrolled,
-  };
+export async function loadVisibleFacility(db: Db, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
+  if (!isEntityId(facilityId)) return null;
+  const row = await facilityById(db, facilityId);
+  return row && canSeeFacility(principal, row) ? facilityView(row) : null;
 }
 
-export function registerGuard(app: App, tokens: TokenService, db: Kysely<Tables>): void {
-  const status = new CredentialStatus(db);
+/**
+ * Two steps around the rate limiter: `onRequest` authenticates (a failure is kept, not thrown, so
+ * that the limiter — a route-level onRequest hook, after this one — counts the caller and stamps
+ * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
+ * before the body is read.
+ */
+export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clock): void {
+  const status = new CredentialStatus(db, clock);
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
+  app.decorateRequest('authFailure', null);
+
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (access === undefined || access === 'public') return;
-
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(header) : null;
-    if (!match) throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
-    let principal: Principal;
     try {
-      principal = await tokens.verify(match[1]!);
+      request.principal = await authenticate(request.headers.authorization, tokens, status);
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw unauthorized(error.message);
-      throw error;
+      request.authFailure = error;
     }
-    if (!(await status.isActive(principal))) throw unauthorized('The credential of this token has been revoked.');
-    request.principal = principal;
+  });
 
+  app.addHook('preParsing', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+    if (request.authFailure !== null) throw request.authFailure;
+    const principal = principalOf(request);
     if (!access.scopes.some((scope) => principal.scopes.includes(scope))) {
       throw new AppError(403, 'INSUFFICIENT_SCOPE', `This operation needs the scope ${access.scopes.join(' or ')}.`, [], {
         'www-authenticate': `Bearer realm="gatehouse", error="insufficient_scope", scope="${access.scopes.join(' ')}"`,
@@ -113,4 +106,18 @@ export function registerGuard(app: App, tokens: TokenService, db: Kysely<Tables>
       request.facility = facility;
     }
   });
+}
+
+async function authenticate(header: string | undefined, tokens: TokenService, status: CredentialStatus): Promise<Principal> {
+  const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(header) : null;
+  if (!match) throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
+  let principal: Principal;
+  try {
+    principal = await tokens.verify(match[1]!);
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw unauthorized(error.message);
+    throw error;
+  }
+  if (!(await status.isActive(principal))) throw unauthorized('The credential of this token has been revoked.');
+  return principal;
 }

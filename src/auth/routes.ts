@@ -2,11 +2,13 @@
 // ({error, error_description}), not problem+json.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { handleError } from '../http/problem.ts';
+import { handleError, registerErrorRenderer } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { OAuthError, type OAuthErrorCode } from './grants.ts';
 import { principalOf } from './guard.ts';
 import { ALL_SCOPES } from './principal.ts';
+
+const TOKEN_PATH = '/auth/token';
 
 const TokenBody = Type.Object(
   {
@@ -67,18 +69,27 @@ function safeDecode(value: string): string {
 export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { grants, tokenThrottle } = services;
 
-  // Every failure of this face, even a malformed body, is an RFC 6749 error.
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof OAuthError) return sendOAuthError(reply, error.status, error.error, error.message);
-    const normalized = handleError(error, request);
-    if (normalized.status >= 500) return reply.code(normalized.status).headers(normalized.headers).send({ error: 'server_error', error_description: normalized.detail });
-    if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
-    const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
-    return sendOAuthError(reply, normalized.status === 415 || normalized.status === 413 ? normalized.status : 400, 'invalid_request', fields ? `${normalized.detail} ${fields}` : normalized.detail);
+  // Every failure of the token endpoint, even a malformed body or a router error, is an RFC 6749
+  // error; the face's other routes (whoami, JWKS) answer problem+json like the rest of the service.
+  registerErrorRenderer(app, {
+    owns: (path) => path === TOKEN_PATH,
+    body: OAuthErrorBody,
+    render(error, request, reply) {
+      if (error instanceof OAuthError) return sendOAuthError(reply, error.status, error.error, error.message);
+      const normalized = handleError(error, request);
+      if (normalized.status >= 500) {
+        const error = normalized.status === 503 ? 'temporarily_unavailable' : 'server_error';
+        return reply.code(normalized.status).headers({ 'cache-control': 'no-store', ...normalized.headers }).send({ error, error_description: normalized.detail });
+      }
+      if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
+      const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+      const status = [413, 414, 415].includes(normalized.status) ? normalized.status : 400;
+      return sendOAuthError(reply, status, 'invalid_request', fields ? `${normalized.detail} ${fields}` : normalized.detail, normalized.headers);
+    },
   });
 
   app.post(
-    '/auth/token',
+    TOKEN_PATH,
     {
       config: { access: 'public' },
       schema: {

@@ -2,8 +2,9 @@
 // unreachable, restarting, out of connections, or did not answer in time (a statement or lock
 // timeout). Such a failure is the client's cue to retry later (503 with Retry-After), not a
 // fault of the service (500). Pure: it looks at the error's shape only.
+import { AppError } from '../errors.ts';
 
-export interface DatabaseUnavailable {
+interface DatabaseUnavailable {
   /** Why, for the client and the log: never SQL, row values or the server's message. */
   detail: string;
   retryAfterSeconds: number;
@@ -55,8 +56,14 @@ interface ErrorShape {
   $metadata?: unknown;
 }
 
-/** The database's unavailability behind an error, or null when the error means something else. */
-export function databaseUnavailable(error: unknown): DatabaseUnavailable | null {
+/** 503 DATABASE_UNAVAILABLE with Retry-After for an error that means the database cannot serve now; else null. */
+export function databaseUnavailable(error: unknown): AppError | null {
+  const unavailable = classify(error);
+  if (!unavailable) return null;
+  return new AppError(503, 'DATABASE_UNAVAILABLE', unavailable.detail, [], { 'retry-after': String(unavailable.retryAfterSeconds) });
+}
+
+function classify(error: unknown): DatabaseUnavailable | null {
   if (typeof error !== 'object' || error === null) return null;
   const { code, message, severity, syscall, $metadata } = error as ErrorShape;
   if (typeof code === 'string') {

@@ -11,11 +11,11 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { CliError } from '../main.ts';
+import { CliError } from '../cli/support.ts';
 import { startServer } from '../server.ts';
 import { runSimulator } from '../simulator/command.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
-import * as admin from '../tenancy/admin.ts';
+import * as admin from '../tenancy/index.ts';
 
 interface DemoOptions {
   port?: string;

@@ -65,6 +65,16 @@ export function encodeCursor(state: CursorState, key: Buffer): string {
   return Buffer.concat([body, mac(key, body)]).toString('base64url');
 }
 
+/**
+ * A 64-bit field of a cursor as a number, when JavaScript holds it exactly. The signature makes a
+ * cursor trustworthy only as long as the key stays secret; these values reach SQL as bigint
+ * parameters, so a value outside the safe range is refused rather than rounded or passed on.
+ */
+function exact(value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new InvalidCursorError('out of range');
+  return Number(value);
+}
+
 /** Decodes a cursor issued for the query with this fingerprint; throws InvalidCursorError otherwise. */
 export function decodeCursor(token: string, key: Buffer, fingerprint: Buffer): CursorState {
   if (!/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw new InvalidCursorError('malformed');
@@ -75,12 +85,12 @@ export function decodeCursor(token: string, key: Buffer, fingerprint: Buffer): C
   if (body.readUInt8(0) !== VERSION) throw new InvalidCursorError('unknown version');
   if (!body.subarray(1, 1 + FINGERPRINT_BYTES).equals(fingerprint.subarray(0, FINGERPRINT_BYTES))) throw new InvalidCursorError('another query');
   let at = 1 + FINGERPRINT_BYTES;
-  const lo = Number(body.readBigUInt64BE(at));
-  const hi = Number(body.readBigUInt64BE((at += 8)));
+  const lo = exact(body.readBigUInt64BE(at));
+  const hi = exact(body.readBigUInt64BE((at += 8)));
   const hasAfter = body.readUInt8((at += 8)) === 1;
-  const occurredAt = Number(body.readBigInt64BE((at += 1)));
-  const seq = Number(body.readBigUInt64BE((at += 8)));
+  const occurredAt = exact(body.readBigInt64BE((at += 1)));
+  const seq = exact(body.readBigUInt64BE((at += 8)));
   const pageNumber = body.readUInt32BE((at += 8));
-  const total = Number(body.readBigUInt64BE((at += 4)));
+  const total = exact(body.readBigUInt64BE((at += 4)));
   return { fingerprint: Buffer.from(fingerprint.subarray(0, FINGERPRINT_BYTES)), lo, hi, after: hasAfter ? { occurredAt, seq } : null, pageNumber, total };
 }

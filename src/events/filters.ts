@@ -1,11 +1,12 @@
 // Query parameters → an EventFilter, pure. Every fault is collected and raised together (400 with
 // each bad parameter named); nothing from the query string reaches SQL except as a bound value of
 // a checked type.
-import { validationFailed, type FieldError } from '../http/errors.ts';
+import { validationFailed, type FieldError } from '../errors.ts';
 import { isEventType } from './catalogue.ts';
 import { MAX_FILTER_VALUES } from './limits.ts';
 import type { EventFilter, EventScope, SortOrder } from './query.ts';
 import { parseDateParam } from './time.ts';
+import { isEntityId } from '../ids.ts';
 
 export interface FilterParams {
   eventTypes?: string[];
@@ -15,7 +16,6 @@ export interface FilterParams {
   sort?: SortOrder;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** "1,3" and ["1", "3"] (repeated) alike; empty items are ignored. */
 export function splitList(values: readonly string[] | undefined): string[] | null {
@@ -49,7 +49,7 @@ export function parseEventTypes(values: readonly string[] | undefined, faults: F
 export function parseFacilityIds(values: readonly string[] | undefined, faults: FieldError[]): string[] | null {
   const items = splitList(values);
   if (items === null || items.length === 0 || listFault(faults, 'facilityIds', items)) return null;
-  const bad = items.find((item) => !UUID.test(item));
+  const bad = items.find((item) => !isEntityId(item));
   if (bad !== undefined) {
     faults.push({ path: 'facilityIds', message: `${JSON.stringify(bad.slice(0, 40))} is not a facility id` });
     return null;
@@ -80,4 +80,18 @@ export function parseFilter(scope: EventScope, params: FilterParams): EventFilte
   const { start, end } = parseDates(params.startDate, params.endDate, faults);
   if (faults.length > 0) throw validationFailed(faults);
   return { scope, facilityIds, eventTypes, start, end, sort: params.sort ?? 'desc' };
+}
+
+/** The legacy 2.0 filter: Unix-second minDate (inclusive) and maxDate (exclusive), newest first. */
+export function parseLegacyFilter(
+  scope: EventScope,
+  params: { eventTypes?: string[]; minDate?: number; maxDate?: number },
+): EventFilter {
+  const faults: FieldError[] = [];
+  const eventTypes = parseEventTypes(params.eventTypes, faults);
+  const start = params.minDate !== undefined ? params.minDate * 1000 : null;
+  const end = params.maxDate !== undefined ? params.maxDate * 1000 : null;
+  if (start !== null && end !== null && end <= start) faults.push({ path: 'maxDate', message: 'must be after minDate' });
+  if (faults.length > 0) throw validationFailed(faults);
+  return { scope, facilityIds: null, eventTypes, start, end, sort: 'desc' };
 }

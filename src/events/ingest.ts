@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { acknowledgeCommands } from '../access-control/acknowledge.ts';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
 import { resolveNames } from './names.ts';
@@ -34,7 +34,7 @@ export interface IngestResult {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function insertBatch(db: Kysely<Tables>, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
+async function insertBatch(db: Db, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
   return db.transaction().execute(async (trx) => {
     const names = await resolveNames(
       trx,
@@ -103,7 +103,7 @@ async function insertBatch(db: Kysely<Tables>, gateway: GatewayIdentity, events:
 const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
 
 /** Stores the accepted events of a batch; resolves after commit. */
-export async function ingestEvents(db: Kysely<Tables>, pool: pg.Pool, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
+export async function ingestEvents(db: Db, pool: pg.Pool, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
   if (events.length === 0) return { inserted: 0, duplicates: 0 };
   const months = events.map((e) => monthOf(e.occurredAt));
   await ensurePartitions(pool, months);

@@ -1,11 +1,13 @@
 // Background jobs of the events face: partition upkeep and retention, every hour.
 import type { JobDefinition } from '../jobs/queue.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
 import { maintainPartitions } from './partitions.ts';
 
-export const EVENT_MAINTENANCE_JOB = 'gateway-events-maintenance';
+export const EVENT_MAINTENANCE_JOB = 'events.maintain-partitions';
 
-export function eventJobs(services: Services): JobDefinition<object>[] {
+export function eventJobs({ database, config, logger }: { database: Database; config: Pick<Config, 'eventRetentionDays'>; logger: Logger }): JobDefinition<object>[] {
   return [
     {
       name: EVENT_MAINTENANCE_JOB,
@@ -14,9 +16,9 @@ export function eventJobs(services: Services): JobDefinition<object>[] {
       batchSize: 1,
       queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
       async handle() {
-        const result = await maintainPartitions(services.database.pool, Date.now(), services.config.eventRetentionDays);
+        const result = await maintainPartitions(database.pool, Date.now(), config.eventRetentionDays);
         if (result.created.length > 0 || result.dropped.length > 0 || result.idsDeleted > 0) {
-          services.logger.info({ ...result, retentionDays: services.config.eventRetentionDays }, 'gateway event partitions maintained');
+          logger.info({ ...result, retentionDays: config.eventRetentionDays }, 'gateway event partitions maintained');
         }
       },
     },

@@ -7,14 +7,14 @@
 //   visitors: id uuid, facility_id uuid, first_name text, last_name text
 // An id that is not a uuid, or names nothing at the event's facility, resolves to null.
 import { sql, type Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db } from '../db/tables.ts';
+import { isEntityId } from '../ids.ts';
 
 export interface ResolvedNames {
   unitNumbers: Map<string, string>;
   visitorNames: Map<string, string>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Availability {
   units: boolean;
@@ -24,7 +24,7 @@ interface Availability {
 // Once the tables are there they stay: a positive answer is kept for the life of the process.
 let available: Availability | null = null;
 
-async function availability(trx: Kysely<Tables>): Promise<Availability> {
+async function availability(trx: Db): Promise<Availability> {
   if (available?.units && available.visitors) return available;
   const { rows } = await sql<{ relation: string; columns: string[] }>`
     select c.relname as relation, array_agg(a.attname::text) as columns
@@ -41,10 +41,10 @@ async function availability(trx: Kysely<Tables>): Promise<Availability> {
   return found;
 }
 
-export async function resolveNames(trx: Kysely<Tables>, facilityId: string, unitIds: readonly string[], visitorIds: readonly string[]): Promise<ResolvedNames> {
+export async function resolveNames(trx: Db, facilityId: string, unitIds: readonly string[], visitorIds: readonly string[]): Promise<ResolvedNames> {
   const result: ResolvedNames = { unitNumbers: new Map(), visitorNames: new Map() };
-  const units = [...new Set(unitIds.filter((id) => UUID.test(id)))];
-  const visitors = [...new Set(visitorIds.filter((id) => UUID.test(id)))];
+  const units = [...new Set(unitIds.filter((id) => isEntityId(id)))];
+  const visitors = [...new Set(visitorIds.filter((id) => isEntityId(id)))];
   if (units.length === 0 && visitors.length === 0) return result;
   const tables = await availability(trx);
   if (tables.units && units.length > 0) {

@@ -2,8 +2,9 @@
 // The routes read and write these tables with hand-written SQL (src/events/query.ts, ingest.ts);
 // the types document them and serve Kysely users.
 import type { ColumnType, Generated } from 'kysely';
+import type { WrittenOnce } from '../db/columns.ts';
 
-type Timestamp = ColumnType<Date, Date | string, never>;
+type Timestamp = WrittenOnce<Date>;
 
 /** Append-only, partitioned by month on occurred_at: rows are inserted, never updated. */
 export interface GatewayEventsTable {

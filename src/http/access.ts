@@ -2,6 +2,7 @@
 // at start-up, so that nothing is ever exposed by omission. The bearer-token rules are enforced
 // by the guard in src/auth/guard.ts.
 import type { App as FastifyInstance } from './app-type.ts';
+import { rendererFor, type FaceErrorRenderer } from './problem.ts';
 
 export type Scope =
   | 'auctions:write'
@@ -36,21 +37,71 @@ declare module 'fastify' {
 // Routes added by third-party plugins that are public by nature.
 const PUBLIC_PREFIXES = ['/swagger'];
 
-export function requireAccessDeclarations(app: FastifyInstance): void {
+/**
+ * Refuses a route without an access declaration, and documents from it what every route shares:
+ * its `security` (the bearer scheme with the route's scopes; `[]` when public) and the error
+ * answers the shared mechanisms give — in the body of the face's renderer — so that no route
+ * file writes them by hand. A route that documents a status itself keeps its own.
+ */
+export function requireAccessDeclarations(app: FastifyInstance, renderers: readonly FaceErrorRenderer[]): void {
   app.addHook('onRoute', (route) => {
-    const access = route.config?.access;
-    if (access && access !== 'public') {
-      // The OpenAPI document shows the security scheme and the scopes of every protected route.
-      const schema = (route.schema ??= {}) as Record<string, unknown>;
-      schema.security ??= [{ bearerAuth: access.scopes }];
+    let access = route.config?.access;
+    if (!access) {
+      if (!PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix))) {
+        throw new Error(`route ${route.method} ${route.url} does not declare config.access`);
+      }
+      access = 'public';
+      route.config = { ...route.config, access };
+    }
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    if (schema.hide) return;
+    if (access === 'public') {
+      schema.security = [];
+    } else {
+      schema.security = [{ bearerAuth: access.scopes }];
       const needs = `Requires a bearer token with scope ${access.scopes.map((s) => `\`${s}\``).join(' or ')}.`;
       schema.description = schema.description ? `${schema.description}\n\n${needs}` : needs;
     }
-    if (access) return;
-    if (PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix))) {
-      route.config = { ...route.config, access: 'public' };
-      return;
+    const response = (schema.response ??= {}) as Record<string, unknown>;
+    const body = rendererFor(renderers, route.url).body;
+    for (const [status, description] of errorAnswers(access, schema)) {
+      response[status] ??= { ...body, description };
     }
-    throw new Error(`route ${route.method} ${route.url} does not declare config.access`);
   });
 }
+
+/** The error answers a route can give from the shared mechanisms, by what it declares. */
+function errorAnswers(access: RouteAccess, schema: Record<string, unknown>): [number, string][] {
+  const answers: [number, string][] = [];
+  const takesInput = Boolean(schema.body || schema.querystring || schema.params);
+  if (takesInput) answers.push([400, 'The request is invalid; every bad field is named.']);
+  if (access !== 'public') {
+    answers.push([401, 'No bearer token, or one that is malformed, expired, badly signed or revoked.']);
+    answers.push([403, 'The token lacks the scope of this operation.']);
+    if (access.accountParam || access.facilityParam) answers.push([404, 'No such resource, or one the token may not see (the two are indistinguishable).']);
+  }
+  if (schema.body) {
+    answers.push([413, 'The body is larger than this route accepts.']);
+    answers.push([415, 'The Content-Type is not one this route accepts.']);
+  }
+  answers.push([429, 'Too many requests: retry after the Retry-After seconds.']);
+  answers.push([503, 'The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds.']);
+  return answers;
+}
+
+// ---- Presets: a route's `config`, by who may call it ----
+
+/** Anyone: health, docs, JWKS, the token endpoint, public media. */
+export const PUBLIC = { access: 'public' } as const satisfies { access: RouteAccess };
+
+/** A token with one of the scopes. */
+export const scoped = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes } });
+
+/** A token with one of the scopes, on a facility it may see (`:facilityId`, else 404). */
+export const onFacility = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes, facilityParam: 'facilityId' } });
+
+/** A token with one of the scopes, on its own account (`:accountId`, else 404). */
+export const onAccount = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes, accountParam: 'accountId' } });
+
+/** The operator (scope admin). */
+export const OPERATOR = scoped('admin');

@@ -7,7 +7,7 @@
 // each of the export's reads.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './app-type.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

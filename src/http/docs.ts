@@ -5,17 +5,20 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App as FastifyInstance } from './app-type.ts';
+import { MAX_BODY_DEPTH, SAFE_INTEGER_RANGE } from './validation.ts';
 
 export const API_VERSIONS = ['3.0', '2.0', '1.0'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
 export const documentUrl = (version: ApiVersion) => `/swagger/v${version}.json`;
 
+// Limits of every route, enforced once in validation.ts.
+const INPUT_LIMITS = `On every route, a JSON body may nest objects and arrays at most ${MAX_BODY_DEPTH} levels deep (else 400 BODY_TOO_DEEP, naming where), and an integer lies within ±${SAFE_INTEGER_RANGE.maximum} unless a narrower range is stated (else 400 naming it).`;
+
 const DESCRIPTIONS: Record<ApiVersion, string> = {
-  '3.0':
-    'Gatehouse: authorization, auction import (/api/3), access control (/facilities), access events (/gatewayevents, v3.0) and the gateway controller face (/gateway/v1). Errors outside /api/3 and /auth are application/problem+json (RFC 9457).',
-  '2.0': 'Access events, legacy version 2.0 (deprecated): Unix-second date filters, limit/offset paging.',
-  '1.0': 'Access events, legacy version 1.0 (deprecated): plain JSON arrays paged by limit/offset.',
+  '3.0': `Gatehouse: authorization, auction import (/api/3), access control (/facilities), access events (/gatewayevents, v3.0) and the gateway controller face (/gateway/v1). Errors outside /api/3 and /auth are application/problem+json (RFC 9457). ${INPUT_LIMITS}`,
+  '2.0': `Access events, legacy version 2.0 (deprecated): Unix-second date filters, limit/offset paging. ${INPUT_LIMITS}`,
+  '1.0': `Access events, legacy version 1.0 (deprecated): plain JSON arrays paged by limit/offset. ${INPUT_LIMITS}`,
 };
 
 /** Registers this scope's OpenAPI generator; every route registered in the scope joins its document. */

@@ -1,31 +1,8 @@
-// Typed errors with a code, thrown by domain code and routes, and the one function that turns any
-// error into the normalized shape each face renders (problem+json, the /api/3 envelope, OAuth).
+// The one function that turns any error — the service's own, fastify's, the database's — into the
+// normalized shape each face renders (problem+json, the /api/3 envelope, OAuth).
 import type { FastifyError } from 'fastify';
 import { databaseUnavailable } from '../db/errors.ts';
-
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly errors: FieldError[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'AppError';
-  }
-}
-
-export const notFound = (what = 'The resource') => new AppError(404, 'NOT_FOUND', `${what} was not found.`);
-export const validationFailed = (errors: FieldError[], message = 'The request has invalid fields.') =>
-  new AppError(400, 'VALIDATION_FAILED', message, errors);
-export const conflict = (code: string, message: string) => new AppError(409, code, message);
-export const forbidden = (message = 'The token does not allow this operation.') => new AppError(403, 'FORBIDDEN', message);
+import { AppError, fromDatabaseError, type FieldError } from '../errors.ts';
 
 /** What every renderer works from. `detail` is always safe to show a client. */
 export interface NormalizedError {
@@ -48,6 +25,7 @@ const TITLES: Record<number, string> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
@@ -57,6 +35,9 @@ const TITLES: Record<number, string> = {
 
 export const titleFor = (status: number) => TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Client Error');
 
+/** The router refuses longer path parameters (fastify's maxParamLength). */
+export const MAX_PATH_PARAMETER_LENGTH = 200;
+
 // Fastify's own request errors: their messages are about the request, never about internals.
 const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is larger than this route accepts.' },
@@ -65,12 +46,12 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: str
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'The body is empty but the Content-Type says JSON.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'The request body is not valid JSON.' },
   FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'INVALID_CONTENT_TYPE', detail: 'The Content-Type header is not valid.' },
-  FST_ERR_BAD_URL: { status: 400, code: 'BAD_URL', detail: 'The request URL is not valid.' },
+  FST_ERR_BAD_URL: { status: 400, code: 'BAD_URL', detail: 'The request URL is not valid (a malformed percent-encoding).' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'PATH_PARAMETER_TOO_LONG', detail: `A path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters.` },
 };
 
-export function normalizeError(error: unknown): NormalizedError {
-  const unavailable = databaseUnavailable(error);
-  if (unavailable) error = new AppError(503, 'DATABASE_UNAVAILABLE', unavailable.detail, [], { 'retry-after': String(unavailable.retryAfterSeconds) });
+export function normalizeError(thrown: unknown): NormalizedError {
+  const error = fromDatabaseError(thrown) ?? databaseUnavailable(thrown) ?? thrown;
   if (error instanceof AppError) {
     return { status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, errors: error.errors, headers: error.headers };
   }

@@ -1,7 +1,14 @@
-// application/problem+json (RFC 9457): the error shape of every face but /api/3 and /auth/token.
+// How errors reach the client. Each face has one renderer: application/problem+json (RFC 9457)
+// by default, the /api/3 envelope for auction import, the RFC 6749 body for the token endpoint.
+// Every error — thrown by a handler, the guard, validation, the router (no route, a bad URL, a
+// path parameter over the length limit) — goes through `renderError`, which picks the face's
+// renderer by the request's path and stamps the request id on the answer.
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App as FastifyInstance } from './app-type.ts';
-import { normalizeError, notFound, type NormalizedError } from './errors.ts';
+import { notFound } from '../errors.ts';
+import { normalizeError, type NormalizedError } from './errors.ts';
+import { CORRELATION_HEADER } from './request-id.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -14,6 +21,20 @@ export interface ProblemBody {
   errors?: { path: string; message: string }[];
   traceId: string;
 }
+
+/** The problem+json body, as OpenAPI documents it on every route's error answers. */
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: 'urn:gatehouse:problem:<code in kebab case>' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    code: Type.String({ description: 'UPPER_SNAKE code, stable for programs to branch on.' }),
+    detail: Type.String({ description: 'A sentence for people; never a stack trace, SQL or a secret.' }),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'Every invalid field (400).' })),
+    traceId: Type.String({ description: 'The request id, also in X-Correlation-ID.' }),
+  },
+  { description: 'application/problem+json (RFC 9457).' },
+);
 
 export function problemBody(error: NormalizedError, traceId: string): ProblemBody {
   return {
@@ -43,9 +64,60 @@ export function sendProblem(reply: FastifyReply, normalized: NormalizedError): F
     .send(problemBody(normalized, reply.request.id));
 }
 
-export function registerProblemHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => sendProblem(reply, handleError(error, request)));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, normalizeError(notFound(`No route matches ${request.method} ${request.url.split('?')[0]}; the resource`))),
-  );
+/** Renders any error in a face's own shape. */
+export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+export interface FaceErrorRenderer {
+  /** Whether a request path (no query) belongs to the face. */
+  owns(path: string): boolean;
+  render: ErrorRenderer;
+  /** The body of its error answers, documented on each of the face's routes. */
+  body: TSchema;
+}
+
+const renderProblem: ErrorRenderer = (error, request, reply) => sendProblem(reply, handleError(error, request));
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The faces' error renderers, shared by every scope of the app (problem+json when none owns the path). */
+    errorRenderers: FaceErrorRenderer[];
+  }
+}
+
+/** A face claims its paths: every error on them, routed or not, is rendered its way. */
+export function registerErrorRenderer(app: FastifyInstance, renderer: FaceErrorRenderer): void {
+  app.errorRenderers.push(renderer);
+}
+
+const pathOf = (url: string) => {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
+/** The path as the router matches it: trailing slashes do not matter (ignoreTrailingSlash). */
+const routedPath = (url: string) => pathOf(url).replace(/(.)\/+$/, '$1');
+
+/** The face's renderer for a path: the first that owns it, else problem+json. */
+export function rendererFor(renderers: readonly FaceErrorRenderer[], url: string): Pick<FaceErrorRenderer, 'render' | 'body'> {
+  const path = routedPath(url);
+  return renderers.find((face) => face.owns(path)) ?? { render: renderProblem, body: Problem };
+}
+
+export function renderError(renderers: readonly FaceErrorRenderer[], error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Hooks may not have run (a router error, a refusal by the guard): the id is set here too.
+  reply.header(CORRELATION_HEADER, request.id);
+  return rendererFor(renderers, request.url).render(error, request, reply);
+}
+
+export const routeNotFound = (request: FastifyRequest) =>
+  notFound(`No route matches ${request.method} ${pathOf(request.url)}; the resource`);
+
+/**
+ * The app-wide error and not-found handling over the faces' renderers. Router errors (a bad URL,
+ * a path parameter over the length limit) reach fastify's `frameworkErrors` option, given to the
+ * constructor: app.ts passes `renderError` over the same list there.
+ */
+export function registerProblemHandling(app: FastifyInstance, renderers: FaceErrorRenderer[]): void {
+  app.decorate('errorRenderers', renderers);
+  app.setErrorHandler((error, request, reply) => renderError(app.errorRenderers, error, request, reply));
+  app.setNotFoundHandler((request, reply) => renderError(app.errorRenderers, routeNotFound(request), request, reply));
 }

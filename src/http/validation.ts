@@ -1,11 +1,14 @@
 // Request validation that names every bad field. Fastify validates params, body, query and
 // headers in turn and stops at the first part that fails; here each part's validator records its
 // faults instead, and one preHandler hook raises them all together.
+// Hostile input is bounded here once, for every route: a body may nest MAX_BODY_DEPTH levels
+// (checked without recursion right after parsing), and an integer without bounds of its own is
+// held to the range JavaScript holds exactly.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { App as FastifyInstance } from './app-type.ts';
-import { validationFailed, type FieldError } from './errors.ts';
+import { AppError, validationFailed, type FieldError } from '../errors.ts';
 
 const common = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false } as const;
 // Query strings, path and header values arrive as text: coerce them ("10" → 10, "a" → ["a"]).
@@ -45,7 +48,54 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
   return [...byPath.values()];
 }
 
-const compile = (ajv: Ajv, schema: object): ValidateFunction => ajv.compile(schema);
+/**
+ * The range an integer without bounds of its own gets: the integers JavaScript holds exactly.
+ * Query strings are coerced ("99999999999999999999" → 1e20, which is a JS "integer"), and such a
+ * value would reach SQL, where a bigint refuses it with an error (a 500) or it has already lost
+ * its precision. Every integer column a request reaches is a bigint (the int2 event type is
+ * checked against the catalogue first), so the safe range fits them all.
+ */
+export const SAFE_INTEGER_RANGE = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+// Keywords whose value is a schema, or a list or map of schemas: where integers can hide.
+const SUBSCHEMA = new Set(['items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+const isSchemaObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A copy of a request schema in which every integer without a bound of its own is held to
+ * SAFE_INTEGER_RANGE, so that the 400 names the field. The route's own schema (which also feeds
+ * the OpenAPI document) is left as written.
+ */
+export function withSafeIntegers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withSafeIntegers);
+  if (!isSchemaObject(schema)) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (SUBSCHEMA.has(keyword)) copy[keyword] = withSafeIntegers(value);
+    else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) copy[keyword] = value.map(withSafeIntegers);
+    else if (SUBSCHEMA_MAPS.has(keyword) && isSchemaObject(value)) copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withSafeIntegers(sub)]));
+    else copy[keyword] = value;
+  }
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('integer')) {
+    if (copy.minimum === undefined && copy.exclusiveMinimum === undefined) copy.minimum = SAFE_INTEGER_RANGE.minimum;
+    if (copy.maximum === undefined && copy.exclusiveMaximum === undefined) copy.maximum = SAFE_INTEGER_RANGE.maximum;
+  }
+  return copy;
+}
+
+// One bounded copy per schema object: routes share schemas (FacilityParams…), and Ajv's cache of
+// compiled validators is keyed by the object it is given.
+const boundedCopies = new WeakMap<object, object>();
+
+function compile(ajv: Ajv, schema: object): ValidateFunction {
+  let bounded = boundedCopies.get(schema);
+  if (!bounded) boundedCopies.set(schema, (bounded = withSafeIntegers(schema) as object));
+  return ajv.compile(bounded);
+}
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const validate = compile(httpPart === 'body' ? bodyAjv : textAjv, schema);
@@ -61,16 +111,86 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   };
 };
 
-/** Paths of strings holding a NUL character, which PostgreSQL cannot store in text. */
-export function nulCharacterPaths(value: unknown, path = '', found: string[] = []): string[] {
-  if (found.length >= 20) return found;
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push(path || 'body');
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulCharacterPaths(item, `${path}[${i}]`, found));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) nulCharacterPaths(item, path ? `${path}.${key}` : key, found);
+// ---- walking a parsed body ----
+
+/** A value inside a parsed body, with the way back to the root (its path is built only when needed). */
+interface BodyPlace {
+  value: unknown;
+  /** Containers (objects and arrays) around the value: 0 for the body itself. */
+  depth: number;
+  parent: BodyPlace | null;
+  key: string | number;
+}
+
+/** Only what a body parser makes is entered: arrays and plain objects (not a Buffer, not a stream). */
+function isPlainContainer(value: unknown): value is object {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Visits every value of a parsed body, depth first, with a stack of its own rather than
+ * recursion: a body nested however deep cannot exhaust the call stack here. `visit` returns
+ * false to stop the walk.
+ */
+function walkBody(body: unknown, visit: (place: BodyPlace) => boolean): void {
+  const pending: BodyPlace[] = [{ value: body, depth: 0, parent: null, key: '' }];
+  for (let place = pending.pop(); place !== undefined; place = pending.pop()) {
+    if (!visit(place)) return;
+    if (!isPlainContainer(place.value)) continue;
+    const depth = place.depth + 1;
+    // Pushed in reverse, so that the walk meets items in document order.
+    if (Array.isArray(place.value)) {
+      for (let i = place.value.length - 1; i >= 0; i--) pending.push({ value: place.value[i], depth, parent: place, key: i });
+    } else {
+      const entries = Object.entries(place.value);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], depth, parent: place, key: entries[i]![0] });
+    }
   }
+}
+
+/** `items[3].data.a`, as faultsFromAjv names fields; '' for the body itself. */
+function pathOf(place: BodyPlace): string {
+  const keys: (string | number)[] = [];
+  for (let at: BodyPlace | null = place; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key), '');
+}
+
+/**
+ * How many objects and arrays a request body may nest, the body itself counted. The deepest
+ * body of the contract is a gateway batch whose event data nests the 16 levels ingest allows
+ * (src/events/judge.ts): body, events, event, then data's 16 = 19; the free-form objects of the
+ * PMS (a unit's or visitor's extendedData) get the rest; an auction list nests 4 (imageUrls).
+ * Past this, recursive code over a body (ajv's deep equality, JSON.stringify, a domain walk)
+ * would come near the end of the stack: a body nested 5,000 levels overflowed it (a 500).
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/** The path of the first object or array nested deeper than `limit`, or null when none is. */
+export function pathBeyondDepth(body: unknown, limit = MAX_BODY_DEPTH): string | null {
+  let found: string | null = null;
+  walkBody(body, (place) => {
+    if (place.depth < limit || !isPlainContainer(place.value)) return true;
+    found = pathOf(place);
+    return false;
+  });
+  return found;
+}
+
+export const bodyTooDeep = (path: string, limit = MAX_BODY_DEPTH) =>
+  new AppError(400, 'BODY_TOO_DEEP', `The request body nests objects and arrays deeper than ${limit} levels.`, [
+    { path: path || 'body', message: `must not nest deeper than ${limit} levels` },
+  ]);
+
+/** Paths of strings holding a NUL character, which PostgreSQL cannot store in text (at most `max`). */
+export function nulCharacterPaths(value: unknown, max = 20): string[] {
+  const found: string[] = [];
+  walkBody(value, (place) => {
+    if (typeof place.value === 'string' && place.value.includes('\u0000')) found.push(pathOf(place) || 'body');
+    return found.length < max;
+  });
   return found;
 }
 
@@ -84,9 +204,17 @@ declare module 'fastify' {
   }
 }
 
-/** Raises, in one 400, the faults that the validators of every request part recorded. */
+/**
+ * Refuses a body nested deeper than MAX_BODY_DEPTH right after it is parsed, whichever parser
+ * made it, before any validator or handler walks it; then raises, in one 400, the faults that the
+ * validators of every request part recorded.
+ */
 export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(validatorCompiler);
+  app.addHook('preValidation', async (request) => {
+    const tooDeep = pathBeyondDepth(request.body);
+    if (tooDeep !== null) throw bodyTooDeep(tooDeep);
+  });
   app.addHook('preHandler', async (request) => {
     const faults: FieldError[] = [];
     const skipBodyText = request.routeOptions.config.bodyTextCheckedByHandler === true;

@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './app-type.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 export const EVENT_API_VERSIONS = ['1.0', '2.0', '3.0'] as const;
 export type EventApiVersion = (typeof EVENT_API_VERSIONS)[number];

@@ -24,28 +24,33 @@ export interface SqlRunner {
 export class JobQueue {
   private readonly boss: PgBoss;
   private running = false;
+  private readonly supervise: boolean;
 
+  /**
+   * A queue that can send at once; `start` begins working the faces' job definitions. A server
+   * supervises the queue (maintenance, schedules); one-shot commands only send.
+   */
   constructor(
     pool: pg.Pool,
     private readonly logger: FastifyBaseLogger,
-    private readonly definitions: JobDefinition<any>[] = [],
-    /** The server supervises the queue (maintenance, schedules); one-shot commands only enqueue. */
-    supervise = true,
+    options: { supervise: boolean },
   ) {
+    this.supervise = options.supervise;
     this.boss = new PgBoss({
       db: { executeSql: (text, values) => pool.query(text, values) },
       schema: 'pgboss',
-      supervise,
-      schedule: supervise && definitions.some((d) => d.schedule),
+      supervise: options.supervise,
+      schedule: options.supervise,
       migrate: true,
       maintenanceIntervalSeconds: 120,
     });
     this.boss.on('error', (error) => this.logger.error({ err: error }, 'job queue error'));
   }
 
-  async start(): Promise<void> {
+  /** Starts the queue; a supervising queue also works the given definitions and their schedules. */
+  async start(definitions: readonly JobDefinition<any>[]): Promise<void> {
     await this.boss.start();
-    for (const definition of this.definitions) {
+    for (const definition of this.supervise ? definitions : []) {
       await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
       await this.boss.work<object>(
         definition.name,

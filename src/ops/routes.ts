@@ -1,4 +1,4 @@
-// Operations: liveness, readiness and metrics.
+// Operations: liveness and readiness (public, for probes), and metrics (an operator's token).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.ts';
 
@@ -44,11 +44,19 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
     },
   );
 
+  // Not public (SPEC.md §2 exempts only health, docs, JWKS and media): the metrics name routes,
+  // volumes and failure rates. Prometheus gets a token as an operator's application, with its
+  // `oauth2` client_credentials configuration (docs/OPERATIONS.md).
   app.get(
     '/metrics',
     {
-      config: { access: 'public' },
-      schema: { tags: ['operations'], summary: 'Prometheus metrics (text exposition format).', produces: ['text/plain'] },
+      config: { access: { scopes: ['admin'] } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format).',
+        description: "Scrape with an operator application's token (client_credentials grant at /auth/token); Prometheus does it with its `oauth2` configuration.",
+        produces: ['text/plain'],
+      },
     },
     async (_request, reply) => {
       reply.type(services.metrics.registry.contentType);

@@ -1,7 +1,7 @@
 // `gatehouse simulate --url <service> …`: simulated gateway controllers against a running service.
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
-import { CliError, printJson } from '../main.ts';
+import { CliError, printJson } from '../cli/support.ts';
 import type { Credential } from './client.ts';
 import { DEFAULT_OPTIONS, Simulator, type SimulatorOptions } from './simulator.ts';
 

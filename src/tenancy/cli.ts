@@ -2,13 +2,13 @@
 // failures print one line on stderr and exit non-zero (see src/main.ts).
 import { Command, Option } from 'commander';
 import { rotateSigningKey } from '../auth/keys.ts';
-import { printJson, withServices } from '../main.ts';
-import * as admin from './admin.ts';
+import { printJson, withDatabase } from '../cli/support.ts';
+import * as admin from './index.ts';
 
 const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
 
 function run(command: string, action: (db: Parameters<typeof admin.createAccount>[0]) => Promise<unknown>) {
-  return async () => printJson(await withServices(`admin ${command}`, (services) => action(services.database.db)));
+  return async () => printJson(await withDatabase(`admin ${command}`, (database) => action(database.db)));
 }
 
 const items = async (rows: Promise<unknown[]>) => ({ items: await rows });

@@ -37,7 +37,7 @@ describe('the access code vault', () => {
 describe('the code key of a database', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp({ runJobs: false });
+    t = await startTestApp();
   });
   after(() => t.close());
 

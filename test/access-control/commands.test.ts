@@ -13,7 +13,7 @@ let account: ProvisionedAccount;
 let api: ReturnType<typeof pms>;
 let facilityId: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
   facilityId = account.facilities[0]!.id;
   api = pms(t, account.token, facilityId);

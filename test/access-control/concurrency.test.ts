@@ -9,7 +9,7 @@ import { pms } from './helpers.ts';
 let t: TestApp;
 let account: ProvisionedAccount;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 3 });
 });
 after(() => t.close());

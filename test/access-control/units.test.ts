@@ -11,7 +11,7 @@ let account: ProvisionedAccount;
 let other: ProvisionedAccount;
 let facilityId: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
   other = await provisionAccount(t, { facilities: 1, name: 'Other Storage Co' });
   facilityId = account.facilities[0]!.id;

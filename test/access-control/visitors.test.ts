@@ -10,7 +10,7 @@ let t: TestApp;
 let account: ProvisionedAccount;
 let api: ReturnType<typeof pms>;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
   api = pms(t, account.token, account.facilities[0]!.id);
 });

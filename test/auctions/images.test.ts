@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { auctionFace } from '../../src/auctions/face.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { startImageHost, type ImageHost } from '../net/image-host.ts';
@@ -19,7 +18,7 @@ let p: Partner;
 
 before(async () => {
   host = await startImageHost();
-  t = await startTestApp({ runJobs: false, env: { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort, IMAGE_FETCH_TIMEOUT_MS: '1500' } });
+  t = await startTestApp({ env: { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort, IMAGE_FETCH_TIMEOUT_MS: '1500' } });
   p = await setupPartner(t);
 });
 after(async () => {
@@ -37,7 +36,7 @@ async function auctionWithImages(urls: string[]): Promise<string> {
   assert.equal(response.statusCode, 200, response.body);
   return envelopeOf(response).data.results.find((r: any) => r.unitId === unitId).auctionId;
 }
-const runDue = (now?: Date) => auctionFace(t.services).images.runDue(now);
+const runDue = (now?: Date) => t.services.auctions.images.runDue(now);
 const imagesOf = async (auctionId: string) => (await readAuction(t, p, auctionId)).images as any[];
 
 describe('image retrieval', () => {

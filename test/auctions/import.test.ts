@@ -5,12 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
-import { auctionFace } from '../../src/auctions/face.ts';
 import { adminToken, byUnit, cancelUnit, createList, envelopeOf, readAuction, record, setupPartner, units, type Partner } from './helpers.ts';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ runJobs: false, env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
+  t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
 });
 after(() => t.close());
 
@@ -48,7 +47,7 @@ describe('the /api/3 envelope on every answer', () => {
 
   it('wraps an unexpected failure as a 500 that says nothing of its cause', async () => {
     const p = await setupPartner(t);
-    const { service } = auctionFace(t.services);
+    const { service } = t.services.auctions;
     const original = service.cancel;
     service.cancel = async () => {
       throw new Error('relation "secret_table" does not exist at /srv/app.ts:12');
@@ -135,7 +134,7 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     // An empty list withdraws everything still open.
     const empty = envelopeOf(await createList(t, p, []));
     assert.deepEqual(empty.data.summary, { created: 0, pending: 0, unchanged: 0, deferred: 0, removed: 4 });
-    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(await adminToken(t)) })).body;
     assert.match(metrics, /gatehouse_auction_import_units_total\{outcome="created"\} \d+/);
     assert.match(metrics, /gatehouse_auction_import_units_total\{outcome="removed"\} \d+/);
   });

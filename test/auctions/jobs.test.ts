@@ -9,7 +9,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import S3rver from 's3rver';
-import { auctionFace } from '../../src/auctions/face.ts';
 import { sqlRunner } from '../../src/auctions/repository.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
@@ -75,8 +74,8 @@ describe('background jobs', () => {
     const id = await create({ imageUrls: [`${host.url}/photo.jpg`, `${host.url}/photo.png`] });
     const auction = await eventually(() => readAuction(t, p, id), (a) => a.images.every((i: any) => i.status === 'stored'), 'stored images');
     const [jpeg] = auction.images;
-    assert.equal(auctionFace(t.services).blobs.kind, 's3');
-    assert.equal(await auctionFace(t.services).blobs.has(`${jpeg.sha256}.jpg`), true);
+    assert.equal(t.services.auctions.blobs.kind, 's3');
+    assert.equal(await t.services.auctions.blobs.has(`${jpeg.sha256}.jpg`), true);
     const served = await t.app.inject({ method: 'GET', url: jpeg.url });
     assert.equal(served.statusCode, 200);
     assert.ok(served.rawPayload.equals(await makeJpeg()), 'the served bytes differ from the source');

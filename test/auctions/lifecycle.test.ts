@@ -2,8 +2,6 @@
 // enrolment, support notifications stored, listed, logged and POSTed to a webhook with retries.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { auctionFace } from '../../src/auctions/face.ts';
-import { auctionJobs } from '../../src/auctions/jobs.ts';
 import { isValidHistory } from '../../src/auctions/transitions.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
@@ -16,7 +14,7 @@ let admin: string;
 
 before(async () => {
   hook = await startWebhookReceiver();
-  t = await startTestApp({ runJobs: false, env: { SUPPORT_WEBHOOK_URL: hook.url, AUCTION_RECREATE_WAIT_MINUTES: '15' } });
+  t = await startTestApp({ env: { SUPPORT_WEBHOOK_URL: hook.url, AUCTION_RECREATE_WAIT_MINUTES: '15' } });
   admin = await adminToken(t);
 });
 after(async () => {
@@ -57,7 +55,7 @@ describe('support notifications', () => {
     assert.deepEqual(incomplete.detail.missing, ['description', 'imageUrls']);
     assert.ok(t.logs.lines.some((line) => line.includes(charity.id) && line.includes('"level":40') && line.includes('support notification')), 'not logged');
 
-    const delivered = await auctionFace(t.services).notifier.deliverDue();
+    const delivered = await t.services.auctions.notifier.deliverDue();
     assert.ok(delivered.delivered >= 2);
     const sent = hook.received.find((h) => h.body.id === charity.id)!;
     assert.equal(sent.headers['content-type'], 'application/json');
@@ -69,7 +67,7 @@ describe('support notifications', () => {
   });
 
   it('retries a failed webhook delivery with back-off, then gives up and says so', async () => {
-    const { notifier } = auctionFace(t.services);
+    const { notifier } = t.services.auctions;
     await notifier.deliverDue(); // nothing left over from other tests
     const p = await setupPartner(t);
     const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0].auctionId;
@@ -100,7 +98,7 @@ describe('support notifications', () => {
   });
 
   it('a job that exhausted its retries becomes a JOB_FAILED notification', async () => {
-    const deadLetter = auctionJobs(t.services).find((job) => job.name === 'auctions.dead-letter')!;
+    const deadLetter = t.services.auctions.jobs.find((job) => job.name === 'auctions.dead-letter')!;
     await deadLetter.handle([{ id: 'job-1', name: 'auctions.fetch-images', data: {} } as never]);
     const response = await inject('GET', '/admin/notifications?kind=JOB_FAILED');
     const [n] = response.json().notifications;
@@ -226,7 +224,7 @@ describe('sales and closing', () => {
     const r = byUnit(
       envelopeOf(await createList(t, p, [record('U-1', { startsAt: now, endsAt: soon }), record('U-2', { endsAt: soon, startsAt: now, auctionType: 'Charity' }), record('U-3')])).data.results,
     );
-    const { service } = auctionFace(t.services);
+    const { service } = t.services.auctions;
     assert.equal(await service.closeEnded(new Date()), 0, 'closed before its end');
     const closed = await service.closeEnded(new Date(Date.now() + 120_000));
     assert.ok(closed >= 1);

@@ -7,7 +7,7 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import type { AuctionStatus } from '../../src/auctions/model.ts';
 import { isValidHistory, type Trigger } from '../../src/auctions/transitions.ts';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { partnerToken, uniqueGuid } from '../helpers/tenants.ts';
 import { byUnit, cancelUnit, createList, envelopeOf, record, type Partner } from './helpers.ts';
@@ -19,7 +19,7 @@ const CANCELS = 16;
 let t: TestApp;
 let accountId: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false, env: { AUCTION_RECREATE_WAIT_MINUTES: '15', LOG_LEVEL: 'warn' } });
+  t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15', LOG_LEVEL: 'warn' } });
   accountId = (await admin.createAccount(t.services.database.db, { name: 'Race Storage' })).id;
 });
 after(() => t.close());

@@ -13,7 +13,7 @@ import { cancelUnit, createList, record, setupPartner } from './helpers.ts';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
 });
 after(() => t.close());
 

@@ -3,7 +3,7 @@
 // machine without Redis there is nothing to share and this file has no test to run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const redisUrl = process.env.REDIS_URL;
@@ -14,8 +14,8 @@ if (redisUrl) {
     let two: TestApp;
     before(async () => {
       const env = { REDIS_URL: redisUrl, TOKEN_FAILURE_LIMIT: '3', TOKEN_FAILURE_WINDOW_SECONDS: '30', RATE_LIMIT_PER_MINUTE: '50' };
-      one = await startTestApp({ runJobs: false, env });
-      two = await startTestApp({ runJobs: false, env });
+      one = await startTestApp({ env });
+      two = await startTestApp({ env });
     });
     after(async () => {
       await one.close();

@@ -2,14 +2,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
 
 let t: TestApp;
 let acct: ProvisionedAccount;
 before(async () => {
-  t = await startTestApp({ runJobs: false, env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  t = await startTestApp({ env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' } });
   acct = await provisionAccount(t, { facilities: 1 });
 });
 after(() => t.close());

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import S3rver from 's3rver';
-import { createBlobStore, type BlobStore } from '../../src/blobs/store.ts';
+import { createBlobStore, type BlobStore } from '../../src/blobs/index.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const keyOf = (bytes: Buffer, ext = 'jpg') => `${createHash('sha256').update(bytes).digest('hex')}.${ext}`;

@@ -30,7 +30,9 @@ describe('databaseUnavailable', () => {
     for (const code of ['57P01', '57P02', '57P03', '53300', '25P03', '08000', '08003', '08006', '08001', '08P01']) {
       const found = databaseUnavailable(serverError(code, 'terminating connection due to administrator command'));
       assert.ok(found, code);
-      assert.ok(found.retryAfterSeconds > 0, code);
+      assert.equal(found.status, 503, code);
+      assert.equal(found.code, 'DATABASE_UNAVAILABLE', code);
+      assert.match(found.headers['retry-after'] ?? '', /^[1-9]\d*$/, code);
     }
   });
 
@@ -38,8 +40,9 @@ describe('databaseUnavailable', () => {
     const statement = databaseUnavailable(serverError('57014', 'canceling statement due to statement timeout'));
     const lock = databaseUnavailable(serverError('55P03', 'canceling statement due to lock timeout'));
     assert.ok(statement && lock);
-    assert.match(lock.detail, /did not answer in time/);
-    assert.equal(lock.retryAfterSeconds, 2);
+    assert.match(lock.message, /did not answer in time/);
+    assert.equal(lock.headers['retry-after'], '2');
+    assert.match(databaseUnavailable(new Error('Connection terminated unexpectedly'))!.message, /cannot be reached/);
   });
 
   it('leaves every other server error alone: constraint violations, syntax, deadlocks (translated by the faces)', () => {

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
 });
 after(() => t.close());
 

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { tokenFrom } from '../helpers/http.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 let database: TestDatabase;
@@ -25,12 +26,7 @@ async function cli(args: string[]) {
   return JSON.parse(lines[0]!);
 }
 
-async function token(url: string, form: Record<string, string>): Promise<string> {
-  const response = await fetch(`${url}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
-  const body = (await response.json()) as { access_token: string };
-  assert.equal(response.status, 200, JSON.stringify(body));
-  return body.access_token;
-}
+const token = tokenFrom;
 
 describe('gatehouse admin', () => {
   let operator: { clientId: string; clientSecret: string };

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { tokenFrom } from '../helpers/http.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 let database: TestDatabase;
@@ -24,12 +25,7 @@ async function admin(...args: string[]): Promise<Record<string, string>> {
   return JSON.parse(result.stdout);
 }
 
-async function token(form: Record<string, string>): Promise<string> {
-  const response = await fetch(`${server.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-  const body = (await response.json()) as { access_token: string };
-  assert.equal(response.status, 200, JSON.stringify(body));
-  return body.access_token;
-}
+const token = (form: Record<string, string>) => tokenFrom(server.url, form);
 
 it('a controller reports events and a PMS pages and exports them', async () => {
   // Provisioning, through the running server's database.

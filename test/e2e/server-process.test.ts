@@ -15,12 +15,14 @@ before(async () => {
 after(() => database.drop());
 
 describe('the server process', () => {
-  it('serves /health, /availability, /swagger and /metrics, and stops cleanly on SIGTERM', async () => {
+  it('serves /health, /availability and /swagger, keeps /metrics for a token, and stops cleanly on SIGTERM', async () => {
     const server = await startServerProcess(database.env);
-    for (const route of ['/health', '/availability', '/swagger/', '/metrics']) {
+    for (const route of ['/health', '/availability', '/swagger/']) {
       const response = await fetch(server.url + route);
       assert.equal(response.status, 200, route);
     }
+    // Scraping with an operator's token is tested in test/reliability/hostile-input.test.ts.
+    assert.equal((await fetch(`${server.url}/metrics`)).status, 401);
     assert.equal(await server.kill('SIGTERM'), 0);
     assert.match(server.output(), /"msg":"stopped"/);
     if (!onPostgres) assert.equal(fs.existsSync(path.join(database.env.DATA_DIR!, 'gatehouse.lock')), false);

@@ -14,7 +14,7 @@ let acme: ProvisionedAccount;
 let gateway: string;
 
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   acme = await provisionAccount(t, { facilities: 2, timeZone: 'Europe/Zurich' });
   gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
 });

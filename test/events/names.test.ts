@@ -7,7 +7,7 @@ import { bearer, provisionAccount } from '../helpers/tenants.ts';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
 });
 after(() => t.close());
 

@@ -16,7 +16,7 @@ const DAY = 86_400_000;
 const seeded: { eventId: string; facility: number; eventType: number; occurredAt: string }[] = [];
 
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   acme = await provisionAccount(t, { facilities: 3, timeZone: 'America/New_York', name: 'Acme Storage' });
   rival = await provisionAccount(t, { facilities: 1, name: 'Rival Storage' });
   for (const facility of acme.facilities) gateways.push((await gatewayToken(t, facility.id)).token);

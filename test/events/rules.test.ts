@@ -14,7 +14,7 @@ import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partiti
 import { eventsJson, pageJson } from '../../src/events/render.ts';
 import { countQuery, filterIdentity, pageQuery, toGatewayEvent, type EventFilter, type EventRow } from '../../src/events/query.ts';
 import { formatLocal, offsetMinutes, parseDateParam, parseInstant } from '../../src/events/time.ts';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { requestedApiVersion } from '../../src/http/versioning.ts';
 
 describe('catalogue', () => {
@@ -140,6 +140,15 @@ describe('the cursor', () => {
     assert.throws(() => decodeCursor(token, randomBytes(32), fingerprint), InvalidCursorError);
     assert.throws(() => decodeCursor(token, key, queryFingerprint({ scope: 'a:2', sort: 'desc' })), InvalidCursorError);
     for (const garbage of ['', 'abc', "' or 1=1", 'x'.repeat(600), token + 'A']) assert.throws(() => decodeCursor(garbage, key, fingerprint), InvalidCursorError);
+  });
+
+  it('refuses a well-signed cursor whose numbers JavaScript cannot hold exactly (they reach SQL)', () => {
+    const beyond = 2 ** 63; // a bigint column's end, far past Number.MAX_SAFE_INTEGER
+    for (const unsafe of [{ hi: beyond }, { lo: beyond, hi: beyond }, { total: beyond }, { after: { occurredAt: -beyond, seq: 1 } }, { after: { occurredAt: 0, seq: beyond } }]) {
+      assert.throws(() => decodeCursor(encodeCursor({ ...state, ...unsafe }, key), key, fingerprint), InvalidCursorError, JSON.stringify(unsafe));
+    }
+    const largest = { ...state, hi: Number.MAX_SAFE_INTEGER, total: Number.MAX_SAFE_INTEGER };
+    assert.deepEqual(decodeCursor(encodeCursor(largest, key), key, fingerprint), largest);
   });
 });
 

@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 const times: number[] = [];
 
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   acme = await provisionAccount(t, { facilities: 2 });
   const gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
   const batch = Array.from({ length: 5 }, (_, i) => {

@@ -15,7 +15,7 @@ let account: ProvisionedAccount;
 let gatewayA: string;
 let gatewayB: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
   gatewayA = (await gatewayToken(t, account.facilities[0]!.id)).token;
   gatewayB = (await gatewayToken(t, account.facilities[1]!.id)).token;
@@ -114,8 +114,7 @@ describe('instances', () => {
     const second = onPostgres ? await startSecondInstance() : null;
     try {
       const pollApp = second?.app ?? t.app;
-      const { accessControlOf } = await import('../../src/access-control/context.ts');
-      const signals = (await accessControlOf(second?.services ?? t.services)).signals;
+      const { signals } = (second?.services ?? t.services).accessControl;
       const last = (await poll(t, gatewayA, '?after=0&limit=1000')).body.commands.at(-1)?.sequence ?? 0;
       const waiting = pollApp.inject({ method: 'GET', url: `/gateway/v1/commands?after=${last}&wait=30`, headers: bearer(gatewayA) });
       await waitFor(async () => signals.waiting === 1);
@@ -129,12 +128,11 @@ describe('instances', () => {
   });
 
   it('shutdown answers waiting polls at once with {"commands": []}', async () => {
-    const other = await startTestApp({ runJobs: false });
+    const other = await startTestApp();
     const acc = await provisionAccount(other);
     const gw = await gatewayToken(other, acc.facilities[0]!.id);
     const waiting = other.app.inject({ method: 'GET', url: '/gateway/v1/commands?after=0&wait=30', headers: bearer(gw.token) });
-    const { accessControlOf } = await import('../../src/access-control/context.ts');
-    const signals = (await accessControlOf(other.services)).signals;
+    const { signals } = other.services.accessControl;
     await waitFor(async () => signals.waiting === 1);
     const closing = other.close();
     const first = await Promise.race([waiting.then(() => 'poll answered'), closing.then(() => 'closed')]);
@@ -161,8 +159,7 @@ async function startSecondInstance() {
 }
 
 async function pollWaiters(): Promise<number> {
-  const { accessControlOf } = await import('../../src/access-control/context.ts');
-  return (await accessControlOf(t.services)).signals.waiting;
+  return t.services.accessControl.signals.waiting;
 }
 
 async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {

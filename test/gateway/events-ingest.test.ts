@@ -12,7 +12,7 @@ let gateway: string;
 let facilityId: string;
 
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2, timeZone: 'America/Denver' });
   facilityId = account.facilities[0]!.id;
   gateway = (await gatewayToken(t, facilityId)).token;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
+import type { Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { App } from '../../src/http/app-type.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -90,7 +91,10 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Register extra routes (test fixtures) before the app is ready. */
   extend?: (app: App) => Promise<void> | void;
+  /** Start the job workers and schedules (off by default: a test that needs them says so). */
   runJobs?: boolean;
+  /** The service's clock, for a test that moves time instead of waiting (see ManualClock). */
+  clock?: Clock;
 }
 
 /** The real app on a fresh database, for app.inject() tests. */
@@ -99,7 +103,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({ LOG_LEVEL: process.env.GATEHOUSE_TEST_LOG_LEVEL ?? 'info', ...database.env, ...options.env });
   const logs = new LogCapture();
   const logger = createLogger(config, logs);
-  const services = await startServices(config, logger, { role: 'owner', command: 'test', runJobs: options.runJobs ?? true });
+  const services = await startServices(config, logger, { role: 'owner', command: 'test', runJobs: options.runJobs ?? false, clock: options.clock });
   const app = await buildApp(services);
   if (options.extend) await options.extend(app);
   await app.ready();
@@ -114,4 +118,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await database.drop();
     },
   };
+}
+
+/** A clock that moves only when the test says so. */
+export class ManualClock implements Clock {
+  constructor(private at = Date.now()) {}
+  now(): number {
+    return this.at;
+  }
+  advance(ms: number): void {
+    this.at += ms;
+  }
 }

@@ -1,7 +1,7 @@
 // Provisioning for tests: accounts, facilities and credentials made with the admin operations,
 // and tokens obtained from the real token endpoint.
 import { randomBytes } from 'node:crypto';
-import * as admin from '../../src/tenancy/admin.ts';
+import * as admin from '../../src/tenancy/index.ts';
 import type { TestApp } from './harness.ts';
 
 export async function requestToken(t: TestApp, form: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {

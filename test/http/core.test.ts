@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@fastify/type-provider-typebox';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { bearer, operatorToken, provisionAccount } from '../helpers/tenants.ts';
 
 let t: TestApp;
 
@@ -116,6 +117,24 @@ describe('errors are problem+json and the service keeps serving', () => {
     assert.doesNotMatch(t.logs.text + response.body, /55501234/);
   });
 
+  it('refuses a body nested 5,000 levels deep with 400 naming where the limit was passed', async () => {
+    for (const payload of ['['.repeat(5_000) + ']'.repeat(5_000), `{"name":"x","count":1,"tags":${'['.repeat(5_000) + ']'.repeat(5_000)}}`]) {
+      const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
+      const body = assertProblem(response, 400, 'BODY_TOO_DEEP');
+      assert.equal(body.errors.length, 1);
+      assert.match(body.errors[0].path, /^(tags)?(\[0\]){31,32}$/);
+      assert.equal(body.errors[0].message, 'must not nest deeper than 32 levels');
+    }
+  });
+
+  it('refuses an integer beyond what JavaScript holds exactly, naming the field', async () => {
+    for (const count of ['1e20', '9007199254740993']) {
+      const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: `{"name":"x","count":${count}}` });
+      const body = assertProblem(response, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(body.errors.map((e: { path: string }) => e.path), ['count'], count);
+    }
+  });
+
   it('still serves after all of the above', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(response.statusCode, 200);
@@ -156,8 +175,15 @@ describe('operations routes', () => {
     assert.deepEqual(availability.json(), { status: 'available', checks: { database: true, migrations: true, jobs: true } });
   });
 
-  it('/metrics serves Prometheus text with the request histogram', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/metrics' });
+  it('/metrics serves Prometheus text with the request histogram to an operator token only', async () => {
+    const anonymous = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(anonymous.statusCode, 401);
+    assert.equal(anonymous.json().code, 'INVALID_TOKEN');
+    const account = await provisionAccount(t);
+    const pms = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(account.token) });
+    assert.equal(pms.statusCode, 403);
+    assert.equal(pms.json().code, 'INSUFFICIENT_SCOPE');
+    const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(await operatorToken(t)) });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/plain/);
     assert.match(response.body, /gatehouse_http_request_duration_seconds_bucket\{.*route="\/health"/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { faultsFromAjv, pointerToPath } from '../../src/http/validation.ts';
+import { Ajv } from 'ajv';
+import { faultsFromAjv, MAX_BODY_DEPTH, nulCharacterPaths, pathBeyondDepth, pointerToPath, SAFE_INTEGER_RANGE, withSafeIntegers } from '../../src/http/validation.ts';
 
 describe('validation fault paths', () => {
   it('turns JSON pointers into field paths', () => {
@@ -20,5 +21,79 @@ describe('validation fault paths', () => {
       { path: 'items[0].unitId', message: 'is required' },
       { path: 'code', message: 'does not match any allowed form' },
     ]);
+  });
+});
+
+/** `[[[…]]]` or `{"a":{"a":…}}`, `depth` containers deep, built without recursion. */
+function nested(depth: number, kind: 'array' | 'object', leaf: unknown = 1): unknown {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = kind === 'array' ? [value] : { a: value };
+  return value;
+}
+
+describe('body depth', () => {
+  it('names the first object or array past the limit, for bodies nested 5,000 levels deep, without recursion', () => {
+    assert.equal(pathBeyondDepth(nested(5_000, 'array')), '[0]'.repeat(MAX_BODY_DEPTH));
+    assert.equal(pathBeyondDepth(nested(5_000, 'object')), Array(MAX_BODY_DEPTH).fill('a').join('.'));
+    assert.equal(pathBeyondDepth({ events: [{ id: 1 }, { data: nested(5_000, 'object') }] }), `events[1].data${'.a'.repeat(MAX_BODY_DEPTH - 3)}`);
+    // Far deeper than any call stack: still an answer, not a RangeError.
+    assert.equal(pathBeyondDepth(nested(1_000_000, 'array'), 3), '[0][0][0]');
+  });
+
+  it('lets a body nest exactly the limit, and counts containers, not scalars', () => {
+    assert.equal(pathBeyondDepth(nested(MAX_BODY_DEPTH, 'array', 'leaf')), null);
+    assert.equal(pathBeyondDepth(nested(MAX_BODY_DEPTH + 1, 'array', 'leaf')), '[0]'.repeat(MAX_BODY_DEPTH));
+    for (const flat of [null, 'text', 42, {}, [], { a: 1, b: [1, 2] }]) assert.equal(pathBeyondDepth(flat), null);
+  });
+
+  it('does not walk into what is not a parsed body (a Buffer)', () => {
+    assert.equal(pathBeyondDepth(Buffer.alloc(1000), 0), null);
+  });
+});
+
+describe('NUL characters', () => {
+  it('are found with their paths, in document order, at most 20', () => {
+    assert.deepEqual(nulCharacterPaths({ a: 'ok', b: ['x\u0000', { c: '\u0000' }] }), ['b[0]', 'b[1].c']);
+    assert.deepEqual(nulCharacterPaths('\u0000'), ['body']);
+    assert.equal(nulCharacterPaths(Array(50).fill('\u0000')).length, 20);
+  });
+
+  it('are searched without recursion in a body nested 100,000 levels deep', () => {
+    assert.deepEqual(nulCharacterPaths(nested(100_000, 'array', '\u0000')), ['[0]'.repeat(100_000)]);
+  });
+});
+
+describe('integer ranges', () => {
+  const ajv = new Ajv({ coerceTypes: 'array', allErrors: true });
+  const query = {
+    type: 'object',
+    properties: {
+      offset: { type: 'integer', minimum: 0 },
+      after: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+      code: { type: ['string', 'integer'] },
+      ids: { type: 'array', items: { type: 'integer', exclusiveMaximum: 10 } },
+    },
+  };
+
+  it('holds every integer without a bound of its own to the safe range, leaving the route schema as written', () => {
+    const written = JSON.stringify(query);
+    const bounded = withSafeIntegers(query) as any;
+    assert.equal(JSON.stringify(query), written, 'the original is unchanged');
+    assert.deepEqual(bounded.properties.offset, { type: 'integer', minimum: 0, maximum: SAFE_INTEGER_RANGE.maximum });
+    assert.deepEqual(bounded.properties.after.anyOf[0], { type: 'integer', ...SAFE_INTEGER_RANGE });
+    assert.deepEqual(bounded.properties.limit, query.properties.limit);
+    assert.deepEqual(bounded.properties.code, { type: ['string', 'integer'], ...SAFE_INTEGER_RANGE });
+    assert.deepEqual(bounded.properties.ids.items, { type: 'integer', exclusiveMaximum: 10, minimum: SAFE_INTEGER_RANGE.minimum });
+  });
+
+  it('refuses, by field, query integers beyond 64 bits or past what JavaScript holds exactly', () => {
+    const validate = ajv.compile(withSafeIntegers(query) as object);
+    for (const offset of ['99999999999999999999', '9007199254740992', '1e300']) {
+      assert.equal(validate({ offset }), false, offset);
+      assert.deepEqual(faultsFromAjv(validate.errors ?? []).map((f) => f.path), ['offset']);
+    }
+    assert.equal(validate({ after: '-99999999999999999999' }), false);
+    assert.equal(validate({ offset: '9007199254740991', after: String(Number.MIN_SAFE_INTEGER) }), true);
   });
 });

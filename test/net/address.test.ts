@@ -44,6 +44,32 @@ describe('isPublicAddress', () => {
     for (const address of refused) assert.equal(isPublicAddress(address), false, address);
   });
 
+  it('refuses IPv4-compatible addresses (::/96) in every spelling, whatever IPv4 they embed', () => {
+    for (const address of ['::127.0.0.1', '[::127.0.0.1]', '::7f00:1', '0:0:0:0:0:0:127.0.0.1', '::10.0.0.1', '::a9fe:a9fe', '::192.168.1.1', '::0.0.0.2', '::8.8.8.8']) {
+      assert.equal(isPublicAddress(address), false, address);
+    }
+  });
+
+  it('refuses, whole, the ranges that carry an IPv4 address inside IPv6 (private ones first of all)', () => {
+    const refused = [
+      '64:ff9b::10.0.0.1', // NAT64 (RFC 6052) of a private address
+      '64:ff9b::a9fe:a9fe', // NAT64 of the metadata address
+      '64:ff9b::192.168.1.1',
+      '64:ff9b::8.8.8.8', // NAT64 of a public one: refused too, an image host has a native address
+      '64:ff9b:1::a00:1', // local-use NAT64 (RFC 8215)
+      '::ffff:0:7f00:1', // IPv4-translated (RFC 6145)
+      '::ffff:0:10.0.0.1',
+      '2002:a00:1::1', // 6to4 of 10.0.0.1
+      '2002:c0a8:101::1', // 6to4 of 192.168.1.1
+      '2002:a9fe:a9fe::1', // 6to4 of 169.254.169.254
+      '2002:808:808::1', // 6to4 of 8.8.8.8
+      '2001:0:a00:1::1', // Teredo through a private server
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo of client 127.0.0.1 (stored inverted)
+      '2001:0:4136:e378:8000:63bf:f5ff:fffe', // … of client 10.0.0.1
+    ];
+    for (const address of refused) assert.equal(isPublicAddress(address), false, address);
+  });
+
   it('refuses text that is not a canonical address (decimal, hex, octal, names, garbage)', () => {
     for (const text of ['2130706433', '0x7f000001', '0177.0.0.1', '127.1', 'localhost', 'example.com', '', '1.2.3.4.5', '::gg']) {
       assert.equal(isPublicAddress(text), false, text);
@@ -77,6 +103,10 @@ describe('checkUrl', () => {
       ['http://0x7f.1/', 'ADDRESS_NOT_ALLOWED'],
       ['http://0177.0.0.1/', 'ADDRESS_NOT_ALLOWED'],
       ['http://[::1]:8080/', 'ADDRESS_NOT_ALLOWED'],
+      ['http://[::127.0.0.1]/', 'ADDRESS_NOT_ALLOWED'], // the URL parser makes it [::7f00:1]
+      ['http://[::169.254.169.254]/latest/meta-data/', 'ADDRESS_NOT_ALLOWED'],
+      ['http://[64:ff9b::127.0.0.1]/', 'ADDRESS_NOT_ALLOWED'],
+      ['http://[2002:7f00:1::1]/', 'ADDRESS_NOT_ALLOWED'],
       ['http://10.1.2.3/a.jpg', 'ADDRESS_NOT_ALLOWED'],
     ];
     for (const [url, refusal] of cases) {

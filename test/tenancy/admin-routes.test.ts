@@ -7,7 +7,7 @@ import { bearer, operatorToken, provisionAccount, requestToken } from '../helper
 let t: TestApp;
 let operator: string;
 before(async () => {
-  t = await startTestApp({ runJobs: false });
+  t = await startTestApp();
   operator = await operatorToken(t);
 });
 after(() => t.close());

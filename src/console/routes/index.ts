@@ -8,9 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
-const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
+const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'page');
 
 const CSP = [
   "default-src 'none'",

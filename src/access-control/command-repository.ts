@@ -1,0 +1,142 @@
+// The SQL of the command queue: the commands of each facility's controller and their per-facility
+// sequence. The rest of the face's SQL is in repository.ts; what a command says and when it is
+// written is decided by commands.ts and change.ts.
+import { sql } from 'kysely';
+import type { Db } from '../db/tables.ts';
+import { COMMAND_LIFETIME_DAYS, type CommandStatus, type CommandType } from './rules.ts';
+import { COMMAND_CHANNEL } from './signals.ts';
+
+/**
+ * Takes the facility's command sequence row lock (held until commit) without moving the sequence.
+ */
+export async function lockCommandSequence(trx: Db, facilityId: string): Promise<void> {
+  await trx
+    .insertInto('command_sequences')
+    .values({ facility_id: facilityId, last_sequence: 0 })
+    .onConflict((oc) => oc.column('facility_id').doUpdateSet({ last_sequence: sql`command_sequences.last_sequence` }))
+    .execute();
+}
+
+/** The facility's next command sequence; its row lock is held until commit. */
+export async function nextCommandSequence(trx: Db, facilityId: string): Promise<number> {
+  const row = await trx
+    .insertInto('command_sequences')
+    .values({ facility_id: facilityId, last_sequence: 1 })
+    .onConflict((oc) =>
+      oc.column('facility_id').doUpdateSet({ last_sequence: sql`command_sequences.last_sequence + 1` }),
+    )
+    .returning('last_sequence')
+    .executeTakeFirstOrThrow();
+  return row.last_sequence;
+}
+
+/** Stores one command, expiring COMMAND_LIFETIME_DAYS from now; returns its id. */
+export async function insertCommand(
+  trx: Db,
+  command: { facilityId: string; sequence: number; type: CommandType; payload: object },
+): Promise<string> {
+  const row = await trx
+    .insertInto('commands')
+    .values({
+      facility_id: command.facilityId,
+      sequence: command.sequence,
+      type: command.type,
+      payload: JSON.stringify(command.payload),
+      expires_at: sql<Date>`now() + make_interval(days => ${COMMAND_LIFETIME_DAYS})`,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** pg_notify for the facility's waiting polls on every instance (sent when the transaction commits). */
+export async function notifyCommandWritten(trx: Db, facilityId: string): Promise<void> {
+  await sql`select pg_notify(${COMMAND_CHANNEL}, ${facilityId})`.execute(trx);
+}
+
+const commandStatus = sql<CommandStatus>`case
+  when acknowledged_at is not null then 'acknowledged'
+  when expires_at <= now() then 'expired'
+  when delivered_at is not null then 'delivered'
+  else 'pending' end`;
+
+const commandWithStatus = (db: Db, facilityId: string) =>
+  db
+    .selectFrom('commands')
+    .select([
+      'id',
+      'sequence',
+      'type',
+      'payload',
+      'created_at',
+      'expires_at',
+      'delivered_at',
+      'acknowledged_at',
+      commandStatus.as('status'),
+    ])
+    .where('facility_id', '=', facilityId);
+
+export type CommandRow = Awaited<ReturnType<ReturnType<typeof commandWithStatus>['executeTakeFirstOrThrow']>>;
+
+/** The facility's commands after a sequence, in order, with their status (of one status, when given). */
+export function selectCommands(
+  db: Db,
+  facilityId: string,
+  options: { after: number; limit: number; status?: CommandStatus },
+): Promise<CommandRow[]> {
+  let query = commandWithStatus(db, facilityId)
+    .where('sequence', '>', options.after)
+    .orderBy('sequence')
+    .limit(options.limit);
+  if (options.status) query = query.where(commandStatus, '=', options.status);
+  return query.execute();
+}
+
+export function findCommand(db: Db, facilityId: string, commandId: string): Promise<CommandRow | undefined> {
+  return commandWithStatus(db, facilityId).where('id', '=', commandId).executeTakeFirst();
+}
+
+/** The facility's unacknowledged, unexpired commands after a sequence, in order. */
+export function selectCommandsToDeliver(db: Db, facilityId: string, after: number, limit: number) {
+  return db
+    .selectFrom('commands')
+    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'delivered_at'])
+    .where('facility_id', '=', facilityId)
+    .where('sequence', '>', after)
+    .where('acknowledged_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .orderBy('sequence')
+    .limit(limit)
+    .execute();
+}
+
+/** Marks the commands delivered, those not delivered before. */
+export async function markCommandsDelivered(db: Db, commandIds: string[]): Promise<void> {
+  await db
+    .updateTable('commands')
+    .set({ delivered_at: sql`now()` })
+    .where('id', 'in', commandIds)
+    .where('delivered_at', 'is', null)
+    .execute();
+}
+
+/** Marks the facility's listed commands acknowledged (and delivered) unless they were; returns how many. */
+export async function markCommandsAcknowledged(trx: Db, facilityId: string, commandIds: string[]): Promise<number> {
+  const result = await trx
+    .updateTable('commands')
+    .set({ acknowledged_at: sql`now()`, delivered_at: sql`coalesce(delivered_at, now())` })
+    .where('facility_id', '=', facilityId)
+    .where('id', 'in', commandIds)
+    .where('acknowledged_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes up to `slice` commands created before the cutoff; returns how many. */
+export async function deleteCommandsCreatedBefore(db: Db, cutoff: Date, slice: number): Promise<number> {
+  const result = await db
+    .deleteFrom('commands')
+    .where('id', 'in', (qb) => qb.selectFrom('commands').select('id').where('created_at', '<', cutoff).limit(slice))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

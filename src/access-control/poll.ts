@@ -1,0 +1,43 @@
+// The controller's long poll for its facility's commands (GET /gateway/v1/commands). With a wait,
+// an empty answer is held until a command is written for the facility (a wake-up from this
+// process or, on PostgreSQL, from another instance through LISTEN/NOTIFY), the wait ends, the
+// client goes away, or the service shuts down — then no commands at once, so that SIGTERM is not
+// held by waiting polls. Waiting holds no database connection (signals.ts).
+import { deliverCommands, type DeliveredCommand } from './commands.ts';
+import type { AccessControl } from './index.ts';
+
+export interface PollRequest {
+  /** The last sequence the controller applied. */
+  after: number;
+  limit: number;
+  /** How long an empty answer may wait for a command; 0 answers at once. */
+  waitMs: number;
+}
+
+/** The facility's commands after `after` for its controller (delivered, codes unsealed); [] when none came in time. */
+export async function waitForCommands(
+  ac: AccessControl,
+  facilityId: string,
+  { after, limit, waitMs }: PollRequest,
+  clientGone?: AbortSignal,
+): Promise<DeliveredCommand[]> {
+  const deadline = Date.now() + waitMs;
+  // Ends the wait when the client goes away (no work for a closed socket), and the wait registered
+  // by the last round when commands were found.
+  const abort = new AbortController();
+  const onGone = () => abort.abort();
+  clientGone?.addEventListener('abort', onGone, { once: true });
+  try {
+    for (;;) {
+      // Register interest before looking, so that a command committed in between still wakes us.
+      const remaining = deadline - Date.now();
+      const woken = remaining > 0 ? ac.signals.wait(facilityId, remaining, abort.signal) : null;
+      const commands = await deliverCommands(ac.db, ac.vault, facilityId, after, limit);
+      if (commands.length > 0 || !woken) return commands;
+      if ((await woken) !== 'notified') return [];
+    }
+  } finally {
+    abort.abort();
+    clientGone?.removeEventListener('abort', onGone);
+  }
+}

@@ -1,0 +1,45 @@
+// /facilities/{facilityId}/commands: what the facility's controller was told, with the status of
+// each, for the PMS (gate codes left out).
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { facilityOf } from '../../auth/guard.ts';
+import { onFacility } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { getCommand, listCommands } from '../commands.ts';
+import * as S from '../schemas.ts';
+
+export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const db = services.database.db;
+
+  app.get(
+    '/facilities/:facilityId/commands',
+    {
+      config: onFacility('accesscontrol:read'),
+      schema: {
+        tags: S.COMMAND_TAGS,
+        summary: "The facility's commands for its controller, by sequence, with their status.",
+        description:
+          'pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); ' +
+          'expired when not acknowledged within 7 days. Gate codes are left out. ' +
+          'Page with after = the last sequence seen; commands are kept 30 days.',
+        params: S.FacilityParams,
+        querystring: S.CommandsQuery,
+        response: { 200: Type.Array(S.Command) },
+      },
+    },
+    async (request) => listCommands(db, facilityOf(request).id, request.query),
+  );
+
+  app.get(
+    '/facilities/:facilityId/commands/:commandId',
+    {
+      config: onFacility('accesscontrol:read'),
+      schema: {
+        tags: S.COMMAND_TAGS,
+        summary: 'One command and its status.',
+        params: S.CommandParams,
+        response: { 200: S.Command },
+      },
+    },
+    async (request) => getCommand(db, facilityOf(request).id, request.params.commandId),
+  );
+};

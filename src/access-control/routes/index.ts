@@ -1,0 +1,49 @@
+// The access-control face (/facilities): the one plugin app.ts registers. What its routes share is
+// set here, for all of them: bodies sent as application/json-patch+json are JSON, an empty body is
+// no body (action routes), and a bad accessCode is named by its rule in words. Lists are plain JSON
+// arrays, as PMS integrations of such APIs expect; an `api-version: 2.0` header is accepted on
+// every call (and not required). SPEC §4.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { handleError, sendProblem } from '../../http/problem.ts';
+import type { Services } from '../../services.ts';
+import { ACCESS_CODE_RULE } from '../rules.ts';
+import { accessProfileRoutes } from './access-profiles.ts';
+import { commandRoutes } from './commands.ts';
+import { facilityRoutes } from './facilities.ts';
+import { timeGroupRoutes } from './time-groups.ts';
+import { unitRoutes } from './units.ts';
+import { visitorRoutes } from './visitors.ts';
+
+export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, options) => {
+  // Bodies: JSON, also as application/json-patch+json; an empty body is no body (action routes).
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    ['application/json', 'application/json-patch+json'],
+    { parseAs: 'string' },
+    (request, body, done) => {
+      if (typeof body === 'string' && body.trim() === '') return done(null, null);
+      json(request, body as string, done);
+    },
+  );
+
+  // The code's rule in words, instead of the schema's pattern.
+  app.setErrorHandler((error, request, reply: FastifyReply) => {
+    const normalized = handleError(error, request);
+    if (normalized.code === 'VALIDATION_FAILED') {
+      normalized.errors = normalized.errors.map((e) =>
+        e.path === 'accessCode' ? { path: e.path, message: ACCESS_CODE_RULE } : e,
+      );
+    }
+    return sendProblem(reply, normalized);
+  });
+
+  // In the order of the API document.
+  await app.register(facilityRoutes, options);
+  await app.register(unitRoutes, options);
+  await app.register(visitorRoutes, options);
+  await app.register(timeGroupRoutes, options);
+  await app.register(accessProfileRoutes, options);
+  await app.register(commandRoutes, options);
+};

@@ -1,0 +1,23 @@
+// GET /facilities/{facilityId}/timegroups: when a visitor may enter.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { facilityOf } from '../../auth/guard.ts';
+import { onFacility } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import * as S from '../schemas.ts';
+import { listTimeGroups } from '../time-groups.ts';
+
+export const timeGroupRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/facilities/:facilityId/timegroups',
+    {
+      config: onFacility('accesscontrol:read'),
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: 'Time groups: when a visitor may enter ("24 Hours" is the default).',
+        params: S.FacilityParams,
+        response: { 200: Type.Array(S.TimeGroup) },
+      },
+    },
+    async (request) => listTimeGroups(services.database.db, facilityOf(request).id),
+  );
+};

@@ -1,0 +1,135 @@
+// /facilities/{facilityId}/units: a facility's units — reads, create, the state actions
+// (disable, enable, vacate, delete), a unit's visitors, and the deprecated full-state refresh.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { facilityOf } from '../../auth/guard.ts';
+import { onFacility } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { refresh } from '../refresh.ts';
+import type { UnitAction } from '../rules.ts';
+import * as S from '../schemas.ts';
+import { actOnUnit, createUnit, getUnit, listUnits } from '../units.ts';
+import { listUnitVisitors } from '../visitors.ts';
+
+const unitActions: { action: Exclude<UnitAction, 'delete'>; summary: string }[] = [
+  {
+    action: 'disable',
+    summary:
+      'Disable a unit: Rented → Delinquent; its visitors are refused at the gate (event 17). 409 for a Vacant unit.',
+  },
+  { action: 'enable', summary: 'Enable a unit: Delinquent → Rented. 409 for a Vacant unit.' },
+  { action: 'vacate', summary: 'Vacate a unit: → Vacant; every visitor of the unit is removed.' },
+];
+
+export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const ac = services.accessControl;
+  const db = services.database.db;
+
+  app.get(
+    '/facilities/:facilityId/units',
+    {
+      config: onFacility('accesscontrol:read'),
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: "The facility's units, by unit number.",
+        params: S.FacilityParams,
+        querystring: Type.Object(S.PageQuery),
+        response: { 200: Type.Array(S.Unit) },
+      },
+    },
+    async (request) => listUnits(db, facilityOf(request).id, request.query),
+  );
+
+  app.post(
+    '/facilities/:facilityId/units',
+    {
+      config: onFacility('accesscontrol:write'),
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: 'Create a unit (status Vacant).',
+        description: `${S.COMMAND_NOTE} 409 UNIT_NUMBER_TAKEN when the facility has a unit with that number.`,
+        params: S.FacilityParams,
+        querystring: S.ChangeQuery,
+        body: S.CreateUnitBody,
+        response: { 201: S.Unit },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createUnit(ac, facilityOf(request), request.body, S.suppressed(request))),
+  );
+
+  app.get(
+    '/facilities/:facilityId/units/:unitId',
+    {
+      config: onFacility('accesscontrol:read'),
+      schema: { tags: S.FACILITY_TAGS, summary: 'One unit.', params: S.UnitParams, response: { 200: S.Unit } },
+    },
+    async (request) => getUnit(db, facilityOf(request).id, request.params.unitId),
+  );
+
+  for (const { action, summary } of unitActions) {
+    app.post(
+      `/facilities/:facilityId/units/:unitId/${action}`,
+      {
+        config: onFacility('accesscontrol:write'),
+        schema: {
+          tags: S.FACILITY_TAGS,
+          summary,
+          description: `${S.COMMAND_NOTE} ${S.REPEAT_NOTE} No body needed.`,
+          params: S.UnitParams,
+          querystring: S.ChangeQuery,
+          body: S.ActionBody,
+          response: { 200: S.Unit },
+        },
+      },
+      async (request) => {
+        const unit = await actOnUnit(ac, facilityOf(request), request.params.unitId, action, S.suppressed(request));
+        return unit!; // only delete answers no unit
+      },
+    );
+  }
+
+  app.post(
+    '/facilities/:facilityId/units/:unitId/delete/vacant',
+    {
+      config: onFacility('accesscontrol:write'),
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: 'Delete a Vacant unit.',
+        description:
+          `${S.COMMAND_NOTE} 409 UNIT_OCCUPIED for a Rented or Delinquent unit (vacate it first). ` +
+          'Answers 204. No body needed.',
+        params: S.UnitParams,
+        querystring: S.ChangeQuery,
+        body: S.ActionBody,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await actOnUnit(ac, facilityOf(request), request.params.unitId, 'delete', S.suppressed(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/facilities/:facilityId/units/:unitId/visitors',
+    {
+      config: onFacility('accesscontrol:read'),
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: "A unit's visitors.",
+        params: S.UnitParams,
+        response: { 200: Type.Array(S.Visitor) },
+      },
+    },
+    async (request) => listUnitVisitors(db, facilityOf(request).id, request.params.unitId),
+  );
+
+  app.post(
+    '/facilities/:facilityId/units/refresh',
+    {
+      config: onFacility('accesscontrol:write'),
+      schema: S.refreshSchema('Send the controller every unit of the facility, as one command (deprecated).'),
+    },
+    async (request, reply) => reply.code(202).send(await refresh(ac, facilityOf(request), 'units')),
+  );
+};

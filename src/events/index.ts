@@ -1,0 +1,33 @@
+// The access-event face: built once by the composition root (src/services.ts). Its anatomy: the
+// routes by resource under routes/ (v3.0 pages, CSV export and types; the legacy 2.0 and 1.0
+// routes), the operations (ingest.ts, reads.ts, export.ts), the SQL (store.ts and ingest.ts — raw
+// pg, for speed), pure rules (judge.ts, filters.ts, query.ts, cursor.ts, csv.ts, time.ts,
+// catalogue.ts), tables.ts and jobs.ts.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { JobDefinition } from '../jobs/queue.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { eventJobs } from './jobs.ts';
+import { createEventMetrics, type EventMetrics } from './metrics.ts';
+import { EventStore, loadCursorKey } from './store.ts';
+
+export interface EventsDeps {
+  database: Database;
+  config: Pick<Config, 'eventRetentionDays'>;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export interface Events {
+  /** Reads: pages, slices and exports over the committed events. */
+  store: EventStore;
+  metrics: EventMetrics;
+  jobs: JobDefinition<any>[];
+}
+
+export async function createEvents(deps: EventsDeps): Promise<Events> {
+  // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
+  const store = new EventStore(deps.database.pool, await loadCursorKey(deps.database.pool), deps.config.eventRetentionDays);
+  return { store, metrics: createEventMetrics(deps.metrics.registry), jobs: eventJobs(deps) };
+}

@@ -1,0 +1,54 @@
+// What the access-event routes share: who may call them, the versions each path exists in, the
+// notes their descriptions repeat, and the small steps of rendering.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { facilityOf } from '../../auth/guard.ts';
+import { onAccount, onFacility, scoped } from '../../http/access.ts';
+import type { EventApiVersion } from '../../http/versioning.ts';
+import type { EventScope } from '../query.ts';
+import type { FilterParams } from '../filters.ts';
+
+export const ACCOUNT_ACCESS = onAccount('accessevent:read');
+export const FACILITY_ACCESS = onFacility('accessevent:read');
+export const TYPES_ACCESS = scoped('accessevent:read');
+
+// Which versions each route exists in: quoted by the 400 for a version it does not have.
+const ROUTE_VERSIONS: Record<string, readonly EventApiVersion[]> = {
+  '/gatewayevents/types': ['1.0', '3.0'],
+  '/gatewayevents/accounts/:accountId': ['1.0', '3.0'],
+  '/gatewayevents/facilities/:facilityId': ['1.0', '3.0'],
+  '/gatewayevents/accounts/:accountId/export': ['3.0'],
+  '/gatewayevents/facilities/:facilityId/export': ['3.0'],
+  '/events/types': ['2.0'],
+  '/events/facilities/:facilityId': ['2.0'],
+};
+export const versionsOfRoute = (url: string) => ROUTE_VERSIONS[url] ?? ['3.0'];
+
+export const retentionNote = (days: number) =>
+  `Events older than the retention window (${days} days) are deleted and never returned.`;
+
+export const V3_NOTE =
+  'Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. ' +
+  'Errors are application/problem+json; a 400 lists every invalid parameter.';
+
+export const legacyNote = (version: string) =>
+  `Deprecated (version ${version}): answers carry api-deprecated-versions and Deprecation headers; use version 3.0.`;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends JSON text written by render.ts (the route's response schema documents it). */
+export const sendJson = (reply: FastifyReply, json: string) => reply.type(JSON_TYPE).send(Buffer.from(json));
+
+/** The scope of a facility route (the guard has checked the facility is the token's). */
+export function facilityScope(request: FastifyRequest): EventScope {
+  const facility = facilityOf(request);
+  return { kind: 'facility', facilityId: facility.id, accountId: facility.accountId };
+}
+
+/** The scope of an account route (the guard has checked the account is the token's). */
+export const accountScope = (accountId: string): EventScope => ({ kind: 'account', accountId: accountId.toLowerCase() });
+
+/** The filter parameters of a query, without its paging. */
+export function filterParams(query: FilterParams & { facilityIds?: string[] }): FilterParams {
+  const { eventTypes, facilityIds, startDate, endDate, sort } = query;
+  return { eventTypes, facilityIds, startDate, endDate, sort };
+}

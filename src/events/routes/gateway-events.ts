@@ -1,0 +1,73 @@
+// GET /gatewayevents/accounts/{accountId} and /gatewayevents/facilities/{facilityId} (3.0): the
+// events, filtered and paged by number or by cursor.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services.ts';
+import { parseFilter } from '../filters.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
+import { readPage } from '../reads.ts';
+import { pageJson } from '../render.ts';
+import { AccountEventsQuery, AccountParams, EventPage, FacilityEventsQuery, FacilityParams } from '../schemas.ts';
+import {
+  ACCOUNT_ACCESS,
+  FACILITY_ACCESS,
+  V3_NOTE,
+  accountScope,
+  facilityScope,
+  filterParams,
+  retentionNote,
+  sendJson,
+} from './common.ts';
+
+export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { store } = services.events;
+  const tags = ['access events'];
+  const pageDescription = (what: string) =>
+    `${what} Filters: eventTypes, startDate (inclusive), endDate (exclusive), sort; paging: pageSize ` +
+    `(1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) with pageNumber, or cursor. metadata.nextCursor continues ` +
+    'after the last item; a cursor walk returns every event exactly once even while events arrive (see cursor). ' +
+    "Each item has occurredAt in UTC and occurredAtLocal in the facility's time zone. " +
+    `${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
+
+  app.get(
+    '/gatewayevents/accounts/:accountId',
+    {
+      config: ACCOUNT_ACCESS,
+      schema: {
+        tags,
+        summary: "The account's events, filtered and paged.",
+        description: pageDescription(
+          "Events of every facility of the token's own account (any other account: 404); facilityIds narrows them " +
+            '(a facility of another account matches nothing).',
+        ),
+        params: AccountParams,
+        querystring: AccountEventsQuery,
+        response: { 200: EventPage },
+      },
+    },
+    async (request, reply) => {
+      const filter = parseFilter(accountScope(request.params.accountId), filterParams(request.query));
+      const { page, metadata } = await readPage(store, filter, request.query);
+      return sendJson(reply, pageJson(metadata, page.rows));
+    },
+  );
+
+  app.get(
+    '/gatewayevents/facilities/:facilityId',
+    {
+      config: FACILITY_ACCESS,
+      schema: {
+        tags,
+        summary: "A facility's events, filtered and paged.",
+        description: pageDescription("Events of one facility of the token's account (any other: 404)."),
+        params: FacilityParams,
+        querystring: FacilityEventsQuery,
+        response: { 200: EventPage },
+      },
+    },
+    async (request, reply) => {
+      const filter = parseFilter(facilityScope(request), filterParams(request.query));
+      const { page, metadata } = await readPage(store, filter, request.query);
+      return sendJson(reply, pageJson(metadata, page.rows));
+    },
+  );
+};

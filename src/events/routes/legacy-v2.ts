@@ -1,0 +1,58 @@
+// Version 2.0 (deprecated): /events/types and /events/facilities/{facilityId} by limit and offset
+// with Unix-second dates (registered in the v2.0 document's scope).
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services.ts';
+import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
+import { parseLegacyFilter } from '../filters.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
+import { readSlice } from '../reads.ts';
+import { pageJson } from '../render.ts';
+import { EventTypeList, FacilityParams, V2FacilityQuery, V2Page } from '../schemas.ts';
+import { FACILITY_ACCESS, TYPES_ACCESS, facilityScope, legacyNote, retentionNote, sendJson } from './common.ts';
+
+export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { store } = services.events;
+  const tags = ['access events (2.0)'];
+
+  app.get(
+    '/events/types',
+    {
+      config: TYPES_ACCESS,
+      schema: {
+        tags,
+        deprecated: true,
+        summary: 'The event types.',
+        description: `${EVENT_TYPE_LIST}. ${legacyNote('2.0')}`,
+        querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
+        response: { 200: EventTypeList },
+      },
+    },
+    async () => [...EVENT_TYPES],
+  );
+
+  app.get(
+    '/events/facilities/:facilityId',
+    {
+      config: FACILITY_ACCESS,
+      schema: {
+        tags,
+        deprecated: true,
+        summary: "A facility's events, by limit and offset.",
+        description:
+          `Newest first. minDate (inclusive) and maxDate (exclusive) are Unix seconds; limit 1–${MAX_PAGE_SIZE} ` +
+          `(default ${DEFAULT_PAGE_SIZE}), offset ≥ 0. 204 when the page is empty. ` +
+          `${retentionNote(services.config.eventRetentionDays)} ${legacyNote('2.0')}`,
+        params: FacilityParams,
+        querystring: V2FacilityQuery,
+        response: { 200: V2Page, 204: Type.Null({ description: 'No events on this page.' }) },
+      },
+    },
+    async (request, reply) => {
+      const filter = parseLegacyFilter(facilityScope(request), request.query);
+      const { limit = DEFAULT_PAGE_SIZE, offset = 0 } = request.query;
+      const { rows, metadata } = await readSlice(store, filter, limit, offset, true);
+      if (rows.length === 0) return reply.code(204).send(null);
+      return sendJson(reply, pageJson(metadata, rows));
+    },
+  );
+};

@@ -1,0 +1,106 @@
+// GET /gateway/v1/commands — the controller's long poll for its commands (access-control/poll.ts).
+// The facility is the token's (a gateway credential names one facility).
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { waitForCommands } from '../../access-control/poll.ts';
+import { COMMAND_TYPES } from '../../access-control/rules.ts';
+import { principalOf } from '../../auth/guard.ts';
+import { forbidden, notFound } from '../../errors.ts';
+import { scoped } from '../../http/access.ts';
+import { StringEnum } from '../../http/schemas.ts';
+import type { Services } from '../../services.ts';
+
+export const MAX_WAIT_SECONDS = 30;
+export const MAX_COMMANDS_PER_POLL = 1000;
+
+const Query = Type.Object({
+  after: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'The last sequence the controller applied; 0 (default) from the first unacknowledged command.',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_COMMANDS_PER_POLL,
+      default: 100,
+      description: `1–${MAX_COMMANDS_PER_POLL}, default 100.`,
+    }),
+  ),
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_WAIT_SECONDS,
+      default: 0,
+      description:
+        `Seconds to hold the request open until a command exists (0–${MAX_WAIT_SECONDS}; ` +
+        'default 0: answer at once).',
+    }),
+  ),
+  facilityId: Type.Optional(
+    Type.String({ description: "Optional; when given it must be the token's own facility (else 404)." }),
+  ),
+});
+
+const DeliveredCommand = Type.Object({
+  id: Type.String({ description: 'Acknowledge with an event of type 3 whose data.commandId is this id.' }),
+  sequence: Type.Integer(),
+  type: StringEnum(COMMAND_TYPES),
+  payload: Type.Unknown({
+    description: 'What to apply; visitors carry their accessCode in clear, on this channel only.',
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const DESCRIPTION = [
+  "For the token's facility: unacknowledged, unexpired commands with sequence > after, in sequence order,",
+  'at most limit. They are marked delivered. With wait, an empty answer waits up to wait seconds for a new',
+  'command and returns it at once; `{"commands": []}` when none came. A controller that restarts polls from',
+  'after=0 and receives every unacknowledged command again. Acknowledge each with an event of type 3',
+  "(Command Received) whose data.commandId is the command's id (POST /gateway/v1/events).",
+].join(' ');
+
+export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const ac = services.accessControl;
+  // Before the server stops accepting: answer every waiting poll now.
+  app.addHook('preClose', async () => ac.beginClosing());
+
+  app.get(
+    '/gateway/v1/commands',
+    {
+      // The request deadline starts counting after the longest wait.
+      config: { ...scoped('gateway'), waitsUpToMs: MAX_WAIT_SECONDS * 1000 },
+      schema: {
+        tags: ['gateway'],
+        summary: "The facility's unacknowledged commands after a sequence, in order (long poll with wait).",
+        description: DESCRIPTION,
+        querystring: Query,
+        response: { 200: Type.Object({ commands: Type.Array(DeliveredCommand) }) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.kind !== 'gateway') throw forbidden('Only a gateway controller credential can fetch commands.');
+      const { after = 0, limit = 100, wait = 0, facilityId } = request.query;
+      if (facilityId !== undefined && facilityId !== principal.facilityId) throw notFound('The facility');
+      reply.header('cache-control', 'no-store');
+      const poll = { after, limit, waitMs: wait * 1000 };
+      const commands = await untilClientGone(reply, (gone) => waitForCommands(ac, principal.facilityId, poll, gone));
+      return { commands };
+    },
+  );
+};
+
+/** Runs the work with a signal that fires when the client goes away before the answer. */
+async function untilClientGone<T>(reply: FastifyReply, work: (gone: AbortSignal) => Promise<T>): Promise<T> {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  reply.raw.once('close', onClose);
+  try {
+    return await work(gone.signal);
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+}

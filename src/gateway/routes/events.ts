@@ -1,0 +1,130 @@
+// POST /gateway/v1/events — a gateway controller reports a batch of events. Each event is judged on
+// its own (src/events/judge.ts) so that one bad event never jams the controller's queue; the answer
+// comes only after the accepted events are committed (src/events/ingest.ts).
+// (The handler judges, ingests and counts: one operation of the events face could do the three —
+// left to that face's owner.)
+import { isUtf8 } from 'node:buffer';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../auth/guard.ts';
+import { EVENT_TYPE_LIST } from '../../events/catalogue.ts';
+import { ingestEvents } from '../../events/ingest.ts';
+import { judgeBatch } from '../../events/judge.ts';
+import {
+  CLOCK_AHEAD_TOLERANCE_MS,
+  FIELD_LIMITS,
+  MAX_BATCH_EVENTS,
+  MAX_INGEST_BODY_BYTES,
+} from '../../events/limits.ts';
+import { AppError, forbidden } from '../../errors.ts';
+import { scoped } from '../../http/access.ts';
+import { MAX_BODY_DEPTH } from '../../http/validation.ts';
+import type { Services } from '../../services.ts';
+
+const IngestBody = Type.Object({
+  events: Type.Array(Type.Unknown(), {
+    maxItems: MAX_BATCH_EVENTS,
+    description:
+      `1–${MAX_BATCH_EVENTS} events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
+      'visitorId?, codeEntered?, details?, data?}.',
+  }),
+});
+
+const Rejected = Type.Object({
+  index: Type.Integer({ description: 'Position of the event in the batch.' }),
+  eventId: Type.Union([Type.String(), Type.Null()]),
+  path: Type.String({ description: 'The field at fault, e.g. events[3].occurredAt.' }),
+  reason: Type.String(),
+});
+const Warning = Type.Object({
+  index: Type.Integer(),
+  eventId: Type.Union([Type.String(), Type.Null()]),
+  path: Type.String(),
+  code: Type.String({ description: 'CLOCK_AHEAD' }),
+  message: Type.String(),
+});
+const IngestAnswer = Type.Object({
+  accepted: Type.Integer({ description: 'Events stored by this request (committed before this answer).' }),
+  duplicates: Type.Integer({
+    description: 'Events whose eventId the facility had already reported (stored once), or repeated within the batch.',
+  }),
+  rejected: Type.Array(Rejected, { description: 'Events that were not stored; drop them, do not resend them.' }),
+  warnings: Type.Array(Warning),
+});
+
+const DESCRIPTION = [
+  `Reports up to ${MAX_BATCH_EVENTS} events of the token's facility (gateway token, scope gateway). Body at most`,
+  `${MAX_INGEST_BODY_BYTES / 1024 / 1024} MiB of UTF-8 JSON.`,
+  'Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can',
+  'be retried safely. The answer comes only after the accepted events are durably stored.',
+  'Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601',
+  'date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is',
+  'listed in rejected with its index, field and reason, and the others are stored.',
+  `An occurredAt more than ${CLOCK_AHEAD_TOLERANCE_MS / 60_000} minutes ahead of the service's clock is stored as`,
+  `the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning.`,
+  `Limits: eventId ${FIELD_LIMITS.eventId} characters, deviceId ${FIELD_LIMITS.deviceId}, deviceName`,
+  `${FIELD_LIMITS.deviceName}, unitId ${FIELD_LIMITS.unitId}, visitorId ${FIELD_LIMITS.visitorId}, codeEntered`,
+  `${FIELD_LIMITS.codeEntered}, details ${FIELD_LIMITS.details}; data an object of at most`,
+  `${FIELD_LIMITS.dataBytes} bytes as JSON. Text must be valid Unicode without control characters (details may`,
+  `hold tabs and line breaks). Unknown fields are ignored.`,
+  'codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are',
+  'resolved to the unit number and the visitor name when they name a unit or visitor of the facility. An event of',
+  'type 3 (Command Received) with data.commandId acknowledges that command.',
+  `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than`,
+  `${MAX_BATCH_EVENTS} events, objects and arrays nested deeper than ${MAX_BODY_DEPTH} levels in the body`,
+  `(400, BODY_TOO_DEEP), or a body over the limit (413).`,
+  `Event types: ${EVENT_TYPE_LIST}.`,
+].join(' ');
+
+export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { database, config } = services;
+  const { metrics } = services.events;
+
+  // JSON bodies of this route are read as bytes: bytes that are not UTF-8 make the request "not
+  // JSON" (RFC 8259) and are refused, rather than silently replaced with U+FFFD.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: MAX_INGEST_BODY_BYTES },
+    (_request, body, done) => {
+      const bytes = body as Buffer;
+      if (!isUtf8(bytes)) {
+        done(new AppError(400, 'MALFORMED_JSON', 'The request body is not valid UTF-8.'), undefined);
+        return;
+      }
+      try {
+        done(null, JSON.parse(bytes.toString('utf8')));
+      } catch {
+        done(new AppError(400, 'MALFORMED_JSON', 'The request body is not valid JSON.'), undefined);
+      }
+    },
+  );
+
+  app.post(
+    '/gateway/v1/events',
+    {
+      bodyLimit: MAX_INGEST_BODY_BYTES,
+      config: { ...scoped('gateway'), bodyTextCheckedByHandler: true },
+      schema: {
+        tags: ['gateway'],
+        summary: "Report the facility's events.",
+        description: DESCRIPTION,
+        body: IngestBody,
+        response: { 200: IngestAnswer },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      if (principal.kind !== 'gateway') throw forbidden('Only a gateway controller token reports events.');
+      const now = Date.now();
+      const judgement = judgeBatch(request.body.events, now, now - config.eventRetentionDays * 86_400_000);
+      const gateway = { accountId: principal.accountId, facilityId: principal.facilityId };
+      const stored = await ingestEvents(database.db, database.pool, gateway, judgement.accepted, now);
+      const duplicates = stored.duplicates + judgement.duplicatesInBatch;
+      metrics.ingested.inc({ outcome: 'accepted' }, stored.inserted);
+      metrics.ingested.inc({ outcome: 'duplicate' }, duplicates);
+      metrics.ingested.inc({ outcome: 'rejected' }, judgement.rejected.length);
+      metrics.ingested.inc({ outcome: 'clock_ahead' }, judgement.warnings.length);
+      return { accepted: stored.inserted, duplicates, rejected: judgement.rejected, warnings: judgement.warnings };
+    },
+  );
+};

@@ -1,0 +1,37 @@
+// Gateway credentials: the client credentials of one facility's gateway controller. The secret is
+// shown once, stored hashed.
+import { hashSecret, randomToken } from '../auth/secrets.ts';
+import type { Db } from '../db/tables.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import { isEntityId } from '../ids.ts';
+import * as repository from './repository.ts';
+
+export async function createGatewayCredential(db: Db, input: { facilityId: string }) {
+  if (!isEntityId(input.facilityId)) throw validationFailed([{ path: 'facilityId', message: 'must be a facility id' }]);
+  if (!(await repository.facilityExists(db, input.facilityId))) throw notFound('The facility');
+  const clientId = randomToken('gwc', 12);
+  const clientSecret = randomToken('gh_gs');
+  const row = await repository.insertGatewayCredential(db, {
+    client_id: clientId,
+    secret_hash: await hashSecret(clientSecret),
+    facility_id: input.facilityId,
+  });
+  return { id: row.id, clientId, clientSecret };
+}
+
+/** Every gateway credential, or a facility's (none for a value that cannot be a facility id). */
+export async function listGatewayCredentials(db: Db, facilityId?: string) {
+  if (facilityId && !isEntityId(facilityId)) return [];
+  return (await repository.gatewayCredentialsOf(db, facilityId || null)).map((r) => ({
+    id: r.id,
+    clientId: r.client_id,
+    facilityId: r.facility_id,
+    createdAt: r.created_at.toISOString(),
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+  }));
+}
+
+export async function revokeGatewayCredential(db: Db, clientId: string) {
+  if (!(await repository.revokeCredential(db, 'gateway', clientId))) throw notFound('An active gateway credential with that client id');
+  return { clientId, revoked: true as const };
+}

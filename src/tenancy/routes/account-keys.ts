@@ -1,0 +1,58 @@
+// /admin/account-keys (the operator): the keys with which an account authorises a PMS application.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { OPERATOR } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { createAccountKey, listAccountKeys, revokeAccountKey } from '../account-keys.ts';
+import { AccountKey, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
+
+const AccountKeyBody = Type.Object({
+  accountId: Type.String(),
+  clientId: Type.String(),
+  scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 10 })),
+});
+const CreatedKey = Type.Object({
+  id: Type.String(),
+  apiKey: Type.String(),
+  apiSecret: Type.String({ description: 'Shown once; stored only as a hash.' }),
+});
+
+export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { db } = services.database;
+
+  app.post(
+    '/admin/account-keys',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: "Create an account API key for an application (the password grant's username and password).",
+        body: AccountKeyBody,
+        response: { 201: CreatedKey },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createAccountKey(db, request.body)),
+  );
+
+  app.get(
+    '/admin/account-keys',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'List account API keys (never their secrets).',
+        querystring: Type.Object({ accountId: Type.Optional(Type.String()) }),
+        response: { 200: Type.Array(AccountKey) },
+      },
+    },
+    async (request) => listAccountKeys(db, request.query.accountId),
+  );
+
+  app.post(
+    '/admin/account-keys/:apiKey/revoke',
+    {
+      config: OPERATOR,
+      schema: { tags, summary: 'Revoke an account API key.', description: REVOKE_NOTE, params: Type.Object({ apiKey: Type.String() }), response: { 200: Revoked } },
+    },
+    async (request) => revokeAccountKey(db, request.params.apiKey),
+  );
+};

@@ -1,0 +1,49 @@
+// /admin/applications (the operator): OAuth clients.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { OPERATOR } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { createApplication, listApplications, revokeApplication } from '../applications.ts';
+import { Application, ClientSecret, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
+
+const ApplicationBody = Type.Object({
+  name: Type.String(),
+  clientType: Type.Optional(Type.String()),
+  facilityGuids: Type.Optional(Type.Array(Type.String(), { maxItems: 10000 })),
+  operator: Type.Optional(Type.Boolean()),
+});
+
+export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { db } = services.database;
+
+  app.post(
+    '/admin/applications',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'Create an application (OAuth client).',
+        description:
+          'A PMS application (neither clientType nor operator), an auction partner (clientType and the facility guids it may auction), ' +
+          'or an operator (admin scope).',
+        body: ApplicationBody,
+        response: { 201: ClientSecret },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createApplication(db, request.body)),
+  );
+
+  app.get(
+    '/admin/applications',
+    { config: OPERATOR, schema: { tags, summary: 'List applications.', response: { 200: Type.Array(Application) } } },
+    async () => listApplications(db),
+  );
+
+  app.post(
+    '/admin/applications/:clientId/revoke',
+    {
+      config: OPERATOR,
+      schema: { tags, summary: 'Revoke an application.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } },
+    },
+    async (request) => revokeApplication(db, request.params.clientId),
+  );
+};

@@ -1,0 +1,47 @@
+// /admin/gateways (the operator): the credentials of each facility's gateway controller.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { OPERATOR } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from '../gateways.ts';
+import { ClientSecret, Gateway, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
+
+export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { db } = services.database;
+
+  app.post(
+    '/admin/gateways',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: "Create a facility gateway controller's credentials.",
+        body: Type.Object({ facilityId: Type.String() }),
+        response: { 201: ClientSecret },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createGatewayCredential(db, request.body)),
+  );
+
+  app.get(
+    '/admin/gateways',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'List gateway credentials.',
+        querystring: Type.Object({ facilityId: Type.Optional(Type.String()) }),
+        response: { 200: Type.Array(Gateway) },
+      },
+    },
+    async (request) => listGatewayCredentials(db, request.query.facilityId),
+  );
+
+  app.post(
+    '/admin/gateways/:clientId/revoke',
+    {
+      config: OPERATOR,
+      schema: { tags, summary: 'Revoke gateway credentials.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } },
+    },
+    async (request) => revokeGatewayCredential(db, request.params.clientId),
+  );
+};

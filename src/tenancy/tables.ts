@@ -1,0 +1,60 @@
+// Table types of the tenancy face (migration 0002_tenancy.sql), composed into Tables in src/db/tables.ts.
+import type { Generated } from 'kysely';
+import type { CreatedAt, Timestamp } from '../db/columns.ts';
+
+export interface AccountsTable {
+  id: Generated<string>;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface FacilitiesTable {
+  id: Generated<string>;
+  account_id: string;
+  name: string;
+  property_number: string | null;
+  time_zone: string;
+  guid: string | null;
+  charity_enrolled: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export interface ApplicationsTable {
+  id: Generated<string>;
+  client_id: string;
+  secret_hash: string;
+  name: string;
+  client_type: string | null;
+  facility_guids: Generated<string[]>;
+  is_operator: Generated<boolean>;
+  created_at: CreatedAt;
+  revoked_at: Timestamp | null;
+}
+
+export interface AccountCredentialsTable {
+  id: Generated<string>;
+  api_key: string;
+  secret_hash: string;
+  account_id: string;
+  application_id: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  revoked_at: Timestamp | null;
+}
+
+export interface GatewayCredentialsTable {
+  id: Generated<string>;
+  client_id: string;
+  secret_hash: string;
+  facility_id: string;
+  created_at: CreatedAt;
+  revoked_at: Timestamp | null;
+}
+
+export interface TenancyTables {
+  accounts: AccountsTable;
+  facilities: FacilitiesTable;
+  applications: ApplicationsTable;
+  account_credentials: AccountCredentialsTable;
+  gateway_credentials: GatewayCredentialsTable;
+}
