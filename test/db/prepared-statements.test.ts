@@ -3,7 +3,7 @@
 // namespace, and drops a connection's statements when it closes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createTestDatabase, databaseLabel, onPostgres, type TestDatabase } from '../helpers/harness.ts';
@@ -83,14 +83,14 @@ describe(`named prepared statements (${databaseLabel})`, () => {
   });
 
   if (!onPostgres) {
-    it('keeps a connection in its own namespace for Describe and Close too', async () => {
+    it("does not let a connection run another connection's statement: its Bind fails as on a server", async () => {
       const a = await opened.pool.connect();
       const b = await opened.pool.connect();
       try {
         await a.query({ name: 'same_name_describe', text: 'select 1 as v' });
         // b has not prepared it: on a server its Bind would fail; here it must fail the same way.
-        const bind = (b as unknown as { connection: { parsedStatements: Record<string, string> } }).connection;
-        bind.parsedStatements['same_name_describe'] = 'select 1 as v'; // make pg skip the Parse
+        const connection = (b as unknown as { connection: { parsedStatements: Record<string, string> } }).connection;
+        connection.parsedStatements.same_name_describe = 'select 1 as v'; // make pg skip the Parse
         await assert.rejects(b.query({ name: 'same_name_describe', text: 'select 1 as v' }), /does not exist/);
       } finally {
         a.release();
