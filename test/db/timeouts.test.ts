@@ -13,7 +13,9 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/ha
 
 const LOCK_TIMEOUT_MS = 300;
 
-describe('the limits of the pool on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only: PGlite enforces no statement or lock timeout (see the reliability tests for the embedded database)' }, () => {
+// PostgreSQL only: PGlite enforces no statement or lock timeout; on the embedded database the
+// request deadline and the worker's idle limit bound a wait (test/reliability/database.test.ts).
+if (onPostgres) describe('the limits of the pool on PostgreSQL', () => {
   let database: TestDatabase;
   let opened: Database;
 
