@@ -7,7 +7,7 @@ import { registerGuard } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
 import { tenancyAdminRoutes } from './tenancy/routes.ts';
 import { accessControlRoutes } from './access-control/routes.ts';
-import { auctionRoutes } from './auctions/routes.ts';
+import { auctionRoutes } from './auctions/routes/index.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
