@@ -24,7 +24,9 @@ export async function amendPending(
       throw new AppError(
         409,
         'AUCTION_NOT_PENDING',
-        `The auction is ${row.status}; only a Pending auction can be changed (an Active auction's content is immutable: cancel it and create it again).`,
+        `The auction is ${row.status}; ` +
+        `only a Pending auction can be changed (an Active auction's content is immutable: ` +
+        `cancel it and create it again).`,
       );
     }
     const stored = row.record as unknown as UnitRecord;

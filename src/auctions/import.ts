@@ -78,7 +78,9 @@ export async function importFullList(deps: ImportDeps, partner: PartnerPrincipal
         400,
         plan.ended.slice(0, 1000).map(({ index, unitId }) => ({
           code: 'IN_THE_PAST',
-          message: `endsAt has passed: the unit ${unitId} has no auction with this record to keep, and a new auction cannot end in the past.`,
+          message:
+            `endsAt has passed: the unit ${unitId} has no auction with this record to keep, ` +
+            `and a new auction cannot end in the past.`,
           path: `auctionableUnitInfo[${index}].endsAt`,
         })),
       );
@@ -93,7 +95,10 @@ export async function importFullList(deps: ImportDeps, partner: PartnerPrincipal
       if (unit.outcome === 'unchanged' && unit.contentChanged) {
         warnings.push({
           code: 'ACTIVE_AUCTION_IMMUTABLE',
-          message: `The unit ${unit.unitId} has an open (${unit.status}) auction whose content cannot change; the new record was not applied. Cancel the auction, wait ${config.auctionRecreateWaitMinutes} minutes, and send the list again.`,
+          message:
+            `The unit ${unit.unitId} has an open (${unit.status}) auction whose content cannot change; ` +
+            `the new record was not applied. Cancel the auction, ` +
+            `wait ${config.auctionRecreateWaitMinutes} minutes, and send the list again.`,
           path: `auctionableUnitInfo[${indexOf.get(unit.unitId)}]`,
         });
       }

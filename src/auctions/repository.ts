@@ -121,10 +121,13 @@ export async function insertAuctions(db: Db, facilityId: string, now: Date, rows
     })),
   );
   await sql`
-    insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record, content_hash, starts_at, ends_at, created_at, updated_at)
-    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','), u.record, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
+    insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record,
+      content_hash, starts_at, ends_at, created_at, updated_at)
+    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','),
+      u.record, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
     from json_to_recordset(${document}::json) as u(
-      id uuid, unit_id text, unit_name text, auction_type text, status text, reasons text, record jsonb, content_hash text, starts_at timestamptz, ends_at timestamptz
+      id uuid, unit_id text, unit_name text, auction_type text, status text, reasons text, record jsonb,
+      content_hash text, starts_at timestamptz, ends_at timestamptz
     )`.execute(db);
 }
 

@@ -28,13 +28,17 @@ export const UnitRecord = Type.Object(
     imageUrls: Type.Optional(
       Type.Array(Type.String({ format: 'uri', maxLength: LIMITS.imageUrlLength }), {
         maxItems: LIMITS.imageUrlsPerRecord,
-        description: `Absolute http/https URLs, at most ${LIMITS.imageUrlsPerRecord}; no credentials; not an address literal that is loopback, private, link-local or reserved.`,
+        description:
+          `Absolute http/https URLs, at most ${LIMITS.imageUrlsPerRecord}; no credentials; ` +
+          `not an address literal that is loopback, private, link-local or reserved.`,
       }),
     ),
   },
   {
     description:
-      'One auctionable unit. Optional fields may also be null. Unknown fields are ignored. Activation needs description, startsAt, endsAt and at least one image URL; a record without them is held as Pending (INCOMPLETE).',
+      'One auctionable unit. Optional fields may also be null. Unknown fields are ignored. ' +
+      'Activation needs description, startsAt, endsAt and at least one image URL; ' +
+      'a record without them is held as Pending (INCOMPLETE).',
   },
 );
 

@@ -38,7 +38,9 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       schema: {
         tags,
         summary: 'List auctions (support).',
-        description: 'Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) and `cursor`.',
+        description:
+          'Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) ' +
+          'and `cursor`.',
         querystring: Type.Object({
           facilityId: Type.Optional(Type.String({ format: 'uuid' })),
           status: Type.Optional(AuctionStatus),
@@ -69,7 +71,8 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'Report a sale (the marketplace): Active → ClosedSold.',
         description:
-          'Only an Active auction can be sold (else 409 AUCTION_NOT_ACTIVE). An auction whose endsAt passes with no sale reported is closed ClosedUnsold by the service.',
+          'Only an Active auction can be sold (else 409 AUCTION_NOT_ACTIVE). ' +
+          'An auction whose endsAt passes with no sale reported is closed ClosedUnsold by the service.',
         params: AuctionParams,
         body: Type.Object({
           salePrice: Type.Number({ minimum: 0, maximum: LIMITS.maximumBid, description: 'At most two decimals.' }),
@@ -91,7 +94,11 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: "Change a Pending auction's type, or complete its record.",
         description:
-          "Support resolves a Pending auction: change its auctionType (e.g. Charity → Lien) and/or supply what activation needs. It becomes Active when nothing holds it any more; otherwise it stays Pending with its remaining reasons. Only a Pending auction can change (else 409 AUCTION_NOT_PENDING): an Active auction's content is immutable.",
+          "Support resolves a Pending auction: change its auctionType (e.g. Charity → Lien) " +
+          "and/or supply what activation needs. It becomes Active when nothing holds it any more; " +
+          "otherwise it stays Pending with its remaining reasons. " +
+          "Only a Pending auction can change (else 409 AUCTION_NOT_PENDING): " +
+          "an Active auction's content is immutable.",
         params: AuctionParams,
         body: RecordPatch,
         response: { 200: Auction },

@@ -18,7 +18,9 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
         tags,
         summary: "List the partner's auctions.",
         description:
-          'Newest first, filtered by facility (guid), status and unitId; paged by `limit` (1–500, default 100) and the opaque `cursor` of the previous page (`nextCursor`). Items carry no images or history: read one auction for those.',
+          'Newest first, filtered by facility (guid), status and unitId; paged by `limit` (1–500, ' +
+          'default 100) and the opaque `cursor` of the previous page (`nextCursor`). ' +
+          'Items carry no images or history: read one auction for those.',
         querystring: ListQuery,
         response: { 200: EnvelopeOf(AuctionPage), 400: ErrorEnvelope('An invalid query parameter or cursor.'), ...PARTNER_ERRORS },
       },
@@ -37,7 +39,9 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
         tags,
         summary: 'Read one auction: record, status, images and history.',
         description:
-          'Each image shows its retrieval: pending, stored (with its /media URL, type, size, dimensions and SHA-256) or failed (with the error). The history lists every change with time, actor and reason, oldest first.',
+          'Each image shows its retrieval: pending, stored (with its /media URL, type, size, ' +
+          'dimensions and SHA-256) or failed (with the error). The history lists every change with time, ' +
+          'actor and reason, oldest first.',
         params: Type.Object({ auctionId: Type.String({ maxLength: 100 }) }),
         response: {
           200: EnvelopeOf(Auction),

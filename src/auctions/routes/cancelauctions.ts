@@ -19,8 +19,14 @@ export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ services: Service
         tags,
         summary: 'Cancel the auction of one unit.',
         description: [
-          'Acknowledged (200) or refused as a whole: there is no partial success. The open (Pending or Active) auction of the unit becomes Cancelled at once, and the re-create wait starts then (`recreateAfter`).',
-          `More than one record → 400 ONE_UNIT_PER_REQUEST ("${ONE_UNIT_MESSAGE}"); none → 400 NO_UNIT; no auction for the unit at that facility → 404 UNIT_NOT_FOUND; already cancelled → 409 with the warning ALREADY_CANCELLED; already ClosedSold or ClosedUnsold → 409 with the warning ALREADY_CLOSED (both with hasErrors false and the auction in data).`,
+          'Acknowledged (200) or refused as a whole: there is no partial success. ' +
+          'The open (Pending or Active) auction of the unit becomes Cancelled at once, ' +
+          'and the re-create wait starts then (`recreateAfter`).',
+          `More than one record → 400 ONE_UNIT_PER_REQUEST ("${ONE_UNIT_MESSAGE}"); none → 400 NO_UNIT; ` +
+          `no auction for the unit at that facility → 404 UNIT_NOT_FOUND; ` +
+          `already cancelled → 409 with the warning ALREADY_CANCELLED; ` +
+          `already ClosedSold or ClosedUnsold → 409 with the warning ALREADY_CLOSED ` +
+          `(both with hasErrors false and the auction in data).`,
         ].join('\n\n'),
         body: CancelBody,
         response: {

@@ -24,7 +24,8 @@ const METHODS = [
     enrolled: true,
     summary: 'Enrol a facility in the charity programme.',
     description:
-      'Its Pending charity auctions become Active (those that are also incomplete stay Pending, for that reason only). Idempotent.',
+      'Its Pending charity auctions become Active (those that are also incomplete stay Pending, ' +
+      'for that reason only). Idempotent.',
   },
   {
     method: 'DELETE',

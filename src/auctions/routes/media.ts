@@ -23,7 +23,9 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         tags,
         summary: 'A stored auction image.',
         description:
-          'Public. `Cache-Control: public, max-age=31536000, immutable`; strong ETag (the SHA-256), so If-None-Match answers 304. Only JPEG, PNG, WebP and GIF, verified by their bytes, are ever stored.',
+          'Public. `Cache-Control: public, max-age=31536000, immutable`; strong ETag (the SHA-256), ' +
+          'so If-None-Match answers 304. Only JPEG, PNG, WebP and GIF, verified by their bytes, ' +
+          'are ever stored.',
         params: Type.Object({ name: Type.String({ maxLength: 80 }) }),
         produces: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'],
       },

@@ -19,7 +19,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'List support notifications.',
         description:
-          'Newest first. `state`: open (default), resolved or all. Kinds: AUCTION_PENDING, IMAGE_FETCH_FAILED, JOB_FAILED. Paged by `limit` (1–500, default 100) and `cursor`.',
+          'Newest first. `state`: open (default), resolved or all. Kinds: AUCTION_PENDING, ' +
+          'IMAGE_FETCH_FAILED, JOB_FAILED. Paged by `limit` (1–500, default 100) and `cursor`.',
         querystring: Type.Object({
           state: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'open' }),
           kind: Type.Optional(Type.Union(KINDS.map((kind) => Type.Literal(kind)))),
