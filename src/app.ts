@@ -7,7 +7,7 @@ import { registerGuard } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
-import { auctionRoutes } from './auctions/routes.ts';
+import { auctionRoutes } from './auctions/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
 import { gatewayRoutes } from './gateway/routes/index.ts';

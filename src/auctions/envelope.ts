@@ -93,3 +93,15 @@ const Meta = Type.Object({
 
 export const EnvelopeOf = <T extends TSchema>(data: T, description?: string) => Type.Object({ meta: Meta, data }, description ? { description } : {});
 export const ErrorEnvelope = (description: string) => EnvelopeOf(Type.Null(), description);
+
+/** The refusals every partner route documents (the guard's, the limits', an outage's). */
+export const PARTNER_ERRORS = {
+  401: ErrorEnvelope('No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN).'),
+  403: ErrorEnvelope(
+    "The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), " +
+    "or clientType is not the partner's (CLIENT_TYPE_MISMATCH).",
+  ),
+  404: ErrorEnvelope("The guid is not one of the partner's facilities (FACILITY_NOT_FOUND)."),
+  429: ErrorEnvelope('Too many requests (RATE_LIMITED); Retry-After says when to try again.'),
+  500: ErrorEnvelope('The service failed (INTERNAL_ERROR); safe to retry.'),
+};

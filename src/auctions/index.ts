@@ -1,18 +1,37 @@
-// The auction face: built once by the composition root (src/services.ts), shared by its routes and its jobs.
-import { Counter } from 'prom-client';
-import { createBlobStore, type BlobStore } from '../blobs/index.ts';
-import { SafeFetcher } from '../net/safe-fetch.ts';
+// The auction face: built once by the composition root (src/services.ts). `createAuctions`
+// returns the face's operations (each bound to the parts it works with), its job definitions and
+// the parts others look at; routes/ turns HTTP calls into these operations.
+//
+//   partner (/api/3)   import.ts (full list: plan + apply), cancel.ts, reads.ts
+//   support, market    amend.ts (type change, completion), cancel.ts, closing.ts (sale, end),
+//                      charity-enrolment.ts, notifications.ts, reads.ts
+//   background         images.ts, deliver-notifications.ts, closing.ts — as jobs.ts defines them
+import { createBlobStore } from '../blobs/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
-import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../logger.ts';
+import { SafeFetcher } from '../net/safe-fetch.ts';
+import { amendPending } from './amend.ts';
+import { cancelAuction, cancelBySupport } from './cancel.ts';
+import { setCharityEnrolment } from './charity-enrolment.ts';
+import { closeEnded, reportSale } from './closing.ts';
+import { deliverDueNotifications } from './deliver-notifications.ts';
+import type { AuctionDeps } from './deps.ts';
+import { fetchDueImages } from './images.ts';
+import { importFullList } from './import.ts';
 import { auctionJobs } from './jobs.ts';
-import { ImagePipeline } from './images.ts';
+import { findStoredImage, readStoredImage } from './media.ts';
+import { createAuctionMetrics } from './metrics.ts';
 import { LIMITS } from './model.ts';
-import { SupportNotifier } from './notifications.ts';
-import type { Db } from '../db/tables.ts';
-import { AuctionService } from './service.ts';
+import { listNotifications, resolveNotification } from './notifications.ts';
+import { getAuction, getAuctionForPartner, listAllAuctions, listAuctionsForPartner } from './reads.ts';
+
+export type { AuctionDeps } from './deps.ts';
+export type { ImportResult } from './import.ts';
+export type { NotificationView } from './notifications.ts';
+export type { AuctionView } from './views.ts';
 
 export interface AuctionsDeps {
   database: Database;
@@ -22,43 +41,55 @@ export interface AuctionsDeps {
   metrics: Metrics;
 }
 
-export interface Auctions {
-  db: Db;
-  service: AuctionService;
-  images: ImagePipeline;
-  notifier: SupportNotifier;
-  blobs: BlobStore;
-  fetcher: SafeFetcher;
-  metrics: { imports: Counter<'outcome'>; images: Counter<'result'> };
-  /** The face's background jobs, worked by the server's queue. */
-  jobs: JobDefinition<any>[];
+export function createAuctions({ database, config, logger, jobs, metrics }: AuctionsDeps) {
+  const deps: AuctionDeps = {
+    db: database.db,
+    config,
+    queue: jobs,
+    logger,
+    blobs: createBlobStore(config),
+    fetcher: new SafeFetcher({
+      allowHosts: config.imageFetchAllowHosts,
+      timeoutMs: config.imageFetchTimeoutMs,
+      maxBytes: LIMITS.imageBytes,
+      maxRedirects: LIMITS.imageRedirects,
+      accept: 'image/jpeg, image/png, image/webp, image/gif;q=0.9, */*;q=0.1',
+      userAgent: 'Gatehouse-ImageFetcher/1.0',
+    }),
+    metrics: createAuctionMetrics(metrics.registry),
+  };
+  /** The operation, with the face's parts given. */
+  const bind =
+    <A extends unknown[], R>(operation: (deps: AuctionDeps, ...args: A) => R) =>
+    (...args: A): R =>
+      operation(deps, ...args);
+  return {
+    // A partner's calls (/api/3).
+    importFullList: bind(importFullList),
+    cancelAuction: bind(cancelAuction),
+    listAuctionsForPartner: bind(listAuctionsForPartner),
+    getAuctionForPartner: bind(getAuctionForPartner),
+    // Support and the marketplace (/admin, the console).
+    listAllAuctions: bind(listAllAuctions),
+    getAuction: bind(getAuction),
+    reportSale: bind(reportSale),
+    amendPending: bind(amendPending),
+    cancelBySupport: bind(cancelBySupport),
+    setCharityEnrolment: bind(setCharityEnrolment),
+    listNotifications: bind(listNotifications),
+    resolveNotification: bind(resolveNotification),
+    // Stored images (/media).
+    findStoredImage: bind(findStoredImage),
+    readStoredImage: bind(readStoredImage),
+    // What the jobs run (also run by tests at a chosen time).
+    closeEnded: bind(closeEnded),
+    fetchDueImages: bind(fetchDueImages),
+    deliverDueNotifications: bind(deliverDueNotifications),
+    blobs: deps.blobs,
+    metrics: deps.metrics,
+    /** The face's background jobs, worked by the server's queue. */
+    jobs: auctionJobs(deps),
+  };
 }
 
-export function createAuctions({ database, config, logger, jobs, metrics: serviceMetrics }: AuctionsDeps): Auctions {
-  const db = database.db;
-  const notifier = new SupportNotifier({ db, logger, jobs, webhookUrl: config.supportWebhookUrl });
-  const blobs = createBlobStore(config);
-  const fetcher = new SafeFetcher({
-    allowHosts: config.imageFetchAllowHosts,
-    timeoutMs: config.imageFetchTimeoutMs,
-    maxBytes: LIMITS.imageBytes,
-    maxRedirects: LIMITS.imageRedirects,
-    accept: 'image/jpeg, image/png, image/webp, image/gif;q=0.9, */*;q=0.1',
-    userAgent: 'Gatehouse-ImageFetcher/1.0',
-  });
-  const registers = [serviceMetrics.registry];
-  const metrics = {
-    imports: new Counter({ name: 'gatehouse_auction_import_units_total', help: 'Units of applied full lists, by outcome.', labelNames: ['outcome'] as const, registers }),
-    images: new Counter({ name: 'gatehouse_auction_images_total', help: 'Image retrieval attempts, by result.', labelNames: ['result'] as const, registers }),
-  };
-  const parts = {
-    db,
-    service: new AuctionService({ db, config, jobs, notifier, logger }),
-    images: new ImagePipeline({ db, blobs, fetcher, notifier, jobs, logger }),
-    notifier,
-    blobs,
-    fetcher,
-    metrics,
-  };
-  return { ...parts, jobs: auctionJobs({ ...parts, logger, queue: jobs }) };
-}
+export type Auctions = ReturnType<typeof createAuctions>;

@@ -1,42 +1,34 @@
-// Background jobs of the auctions face. The fetch and delivery jobs are wake-ups: the work list
-// is in the face's tables (auction_images, support_notifications), so a job that runs twice, or
-// late, does no harm, and the maintenance job every minute catches any wake-up that was lost.
+// Background jobs of the auctions face (names in job-names.ts). The fetch and delivery jobs are
+// wake-ups (wake-ups.ts): the work list is in the face's tables (auction_images,
+// support_notifications), so a job that runs twice, or late, does no harm, and the maintenance
+// job every minute catches any wake-up that was lost.
 import type PgBoss from 'pg-boss';
-import type { Counter } from 'prom-client';
-import type { Db } from '../db/tables.ts';
-import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
-import type { Logger } from '../logger.ts';
-import type { ImagePipeline } from './images.ts';
-import type { SupportNotifier } from './notifications.ts';
-import type { AuctionService } from './service.ts';
+import type { JobDefinition } from '../jobs/queue.ts';
+import { closeEnded } from './closing.ts';
+import { deliverDueNotifications } from './deliver-notifications.ts';
+import type { AuctionDeps } from './deps.ts';
+import { fetchDueImages } from './images.ts';
+import { hasDueImage } from './images-repository.ts';
 import { JOBS } from './job-names.ts';
 import { LIMITS } from './model.ts';
+import { hasDueDelivery } from './notifications-repository.ts';
+import { logNotifications, raiseNotifications } from './notifications.ts';
 import { purgeIdempotencyKeys } from './repository.ts';
+import { wake } from './wake-ups.ts';
 
 // Failed runs (the database unreachable, say) are retried by pg-boss; after that the job lands
 // in the dead-letter queue, whose handler turns it into a support notification.
 const RETRIED = { retryLimit: 4, retryDelay: 15, retryBackoff: true, deadLetter: JOBS.deadLetter, expireInSeconds: 15 * 60 };
 
-/** What the jobs work with: the face's parts and the queue that wakes them. */
-export interface AuctionJobParts {
-  db: Db;
-  service: AuctionService;
-  images: ImagePipeline;
-  notifier: SupportNotifier;
-  metrics: { images: Counter<'result'> };
-  logger: Logger;
-  queue: JobQueue;
-}
-
-export function auctionJobs(face: AuctionJobParts): JobDefinition<any>[] {
+export function auctionJobs(deps: AuctionDeps): JobDefinition<any>[] {
   const deadLetter: JobDefinition<object> = {
     // First: the queues below name it as their dead-letter queue.
     name: JOBS.deadLetter,
     queue: { retryLimit: 2, retryDelay: 30 },
     async handle(jobs: PgBoss.Job<object>[]) {
-      const { notifier } = face;
-      const created = await face.db.transaction().execute((trx) =>
-        notifier.create(
+      const created = await deps.db.transaction().execute((trx) =>
+        raiseNotifications(
+          deps,
           trx,
           new Date(),
           jobs.map((job) => ({
@@ -49,7 +41,7 @@ export function auctionJobs(face: AuctionJobParts): JobDefinition<any>[] {
           })),
         ),
       );
-      notifier.logCreated(created);
+      logNotifications(deps.logger, created);
     },
   };
   return [
@@ -59,8 +51,8 @@ export function auctionJobs(face: AuctionJobParts): JobDefinition<any>[] {
       queue: RETRIED,
       batchSize: 50,
       async handle() {
-        const result = await face.images.runDue();
-        const { images } = face.metrics;
+        const result = await fetchDueImages(deps);
+        const { images } = deps.metrics;
         images.inc({ result: 'stored' }, result.stored);
         images.inc({ result: 'retried' }, result.retried);
         images.inc({ result: 'failed' }, result.failed);
@@ -71,7 +63,7 @@ export function auctionJobs(face: AuctionJobParts): JobDefinition<any>[] {
       queue: RETRIED,
       batchSize: 50,
       async handle() {
-        await face.notifier.deliverDue();
+        await deliverDueNotifications(deps);
       },
     },
     {
@@ -80,8 +72,8 @@ export function auctionJobs(face: AuctionJobParts): JobDefinition<any>[] {
       batchSize: 50,
       schedule: '* * * * *',
       async handle() {
-        const closed = await face.service.closeEnded();
-        if (closed > 0) face.logger.info({ closed }, 'auctions closed unsold at their end');
+        const closed = await closeEnded(deps);
+        if (closed > 0) deps.logger.info({ closed }, 'auctions closed unsold at their end');
       },
     },
     {
@@ -89,15 +81,12 @@ export function auctionJobs(face: AuctionJobParts): JobDefinition<any>[] {
       queue: RETRIED,
       schedule: '* * * * *',
       async handle() {
-        const { db } = face;
+        const { db } = deps;
         await purgeIdempotencyKeys(db, new Date(Date.now() - LIMITS.idempotencyHours * 3600_000));
         const now = new Date();
-        const [image, notification] = await Promise.all([
-          db.selectFrom('auction_images').select('auction_id').where('status', '=', 'pending').where('next_attempt_at', '<=', now).limit(1).executeTakeFirst(),
-          db.selectFrom('support_notifications').select('id').where('delivery_status', '=', 'pending').where('delivery_next_at', '<=', now).limit(1).executeTakeFirst(),
-        ]);
-        if (image) await face.queue.send(JOBS.fetchImages, {});
-        if (notification) await face.queue.send(JOBS.deliverNotifications, {});
+        const [image, delivery] = await Promise.all([hasDueImage(db, now), hasDueDelivery(db, now)]);
+        if (image) await wake(deps.queue, 'fetchImages');
+        if (delivery) await wake(deps.queue, 'deliverNotifications');
       },
     },
   ];

@@ -1,13 +1,15 @@
-// SQL of the auctions face. Bulk writes go through `unnest` (one statement for 5,000 rows);
-// status changes go through `transitionAuctions`, which applies one trigger of the transition
-// table as a conditional UPDATE and writes the history rows in the same statement.
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+// SQL of the auctions face: the facility lock, auctions and their history, reads, idempotency
+// keys. (Images: images-repository.ts; support notifications: notifications-repository.ts.)
+// Bulk writes go through `unnest` (one statement for 5,000 rows); status changes go through
+// `transitionAuctions`, which applies one trigger of the transition table as a conditional UPDATE
+// and writes the history rows in the same statement.
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { SqlRunner } from '../jobs/queue.ts';
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
 import type { LatestAuction } from './plan.ts';
 import { statusesAllowing, targetOf, type Trigger } from './transitions.ts';
-
+import { isOpaqueId } from '../ids.ts';
 
 /** A pg-boss runner on the transaction's connection: jobs enqueued with it exist only if it commits. */
 export function sqlRunner(db: Db): SqlRunner {
@@ -28,7 +30,8 @@ export interface FacilityRow {
 }
 
 const facilityColumns = ['id', 'account_id', 'name', 'guid', 'charity_enrolled'] as const;
-const toFacility = (r: { id: string; account_id: string; name: string; guid: string | null; charity_enrolled: boolean }): FacilityRow => ({
+type FacilityColumns = { id: string; account_id: string; name: string; guid: string | null; charity_enrolled: boolean };
+const toFacility = (r: FacilityColumns): FacilityRow => ({
   id: r.id,
   accountId: r.account_id,
   name: r.name,
@@ -44,6 +47,21 @@ export async function facilityByGuid(db: Db, guid: string): Promise<FacilityRow 
 export async function facilityById(db: Db, id: string): Promise<FacilityRow | null> {
   const row = await db.selectFrom('facilities').select(facilityColumns).where('id', '=', id).executeTakeFirst();
   return row ? toFacility(row) : null;
+}
+
+/** The ids of the facilities with these guids. */
+export async function facilityIdsByGuids(db: Db, guids: string[]): Promise<string[]> {
+  const rows = await db.selectFrom('facilities').select('id').where('guid', 'in', guids).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function setCharityEnrolled(db: Db, facilityId: string, enrolled: boolean) {
+  return (await db
+    .updateTable('facilities')
+    .set({ charity_enrolled: enrolled })
+    .where('id', '=', facilityId)
+    .returning(['id', 'guid', 'charity_enrolled'])
+    .executeTakeFirst())!;
 }
 
 /**
@@ -103,10 +121,13 @@ export async function insertAuctions(db: Db, facilityId: string, now: Date, rows
     })),
   );
   await sql`
-    insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record, content_hash, starts_at, ends_at, created_at, updated_at)
-    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','), u.record, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
+    insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record,
+      content_hash, starts_at, ends_at, created_at, updated_at)
+    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','),
+      u.record, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
     from json_to_recordset(${document}::json) as u(
-      id uuid, unit_id text, unit_name text, auction_type text, status text, reasons text, record jsonb, content_hash text, starts_at timestamptz, ends_at timestamptz
+      id uuid, unit_id text, unit_name text, auction_type text, status text, reasons text, record jsonb,
+      content_hash text, starts_at timestamptz, ends_at timestamptz
     )`.execute(db);
 }
 
@@ -128,20 +149,6 @@ export async function insertHistory(db: Db, actor: string, now: Date, rows: Hist
       ${rows.map((r) => r.auctionId)}::uuid[], ${rows.map((r) => r.from)}::text[], ${rows.map((r) => r.to)}::text[],
       ${rows.map((r) => r.trigger)}::text[], ${rows.map((r) => r.reason)}::text[], ${rows.map((r) => r.note)}::text[]
     ) as u(auction_id, from_status, to_status, trigger, reason, note)`.execute(db);
-}
-
-export async function insertImages(db: Db, now: Date, rows: { auctionId: string; position: number; sourceUrl: string }[]): Promise<void> {
-  if (rows.length === 0) return;
-  await sql`
-    insert into auction_images (auction_id, position, source_url, next_attempt_at, updated_at)
-    select u.auction_id, u.position, u.source_url, ${now}, ${now}
-    from unnest(${rows.map((r) => r.auctionId)}::uuid[], ${rows.map((r) => r.position)}::int[], ${rows.map((r) => r.sourceUrl)}::text[])
-      as u(auction_id, position, source_url)`.execute(db);
-}
-
-export async function replaceImages(db: Db, now: Date, auctionId: string, urls: string[]): Promise<void> {
-  await db.deleteFrom('auction_images').where('auction_id', '=', auctionId).execute();
-  await insertImages(db, now, urls.map((sourceUrl, position) => ({ auctionId, position, sourceUrl })));
 }
 
 export interface TransitionInput {
@@ -211,6 +218,11 @@ export async function auctionRow(db: Db, auctionId: string) {
 }
 export type AuctionRow = NonNullable<Awaited<ReturnType<typeof auctionRow>>>;
 
+/** The auction with this id; undefined when there is none, or when the text is not an id at all. */
+export async function findAuction(db: Db, auctionId: string): Promise<AuctionRow | undefined> {
+  return isOpaqueId(auctionId) ? auctionRow(db, auctionId) : undefined;
+}
+
 export async function updatePendingRecord(db: Db, auctionId: string, now: Date, record: UnitRecord, contentHash: string, startsAt: Date | null, endsAt: Date | null) {
   await db
     .updateTable('auctions')
@@ -228,21 +240,10 @@ export async function updatePendingRecord(db: Db, auctionId: string, now: Date, 
     .execute();
 }
 
-export async function imagesOf(db: Db, auctionIds: string[]) {
-  if (auctionIds.length === 0) return [];
-  return db
-    .selectFrom('auction_images as i')
-    .leftJoin('media_blobs as b', 'b.sha256', 'i.sha256')
-    .select(['i.auction_id', 'i.position', 'i.source_url', 'i.status', 'i.error', 'i.attempts', 'i.sha256', 'b.content_type', 'b.extension', 'b.bytes', 'b.width', 'b.height'])
-    .where('i.auction_id', 'in', auctionIds)
-    .orderBy('i.auction_id')
-    .orderBy('i.position')
-    .execute();
-}
-
 export async function historyOf(db: Db, auctionId: string) {
   return db.selectFrom('auction_history').selectAll().where('auction_id', '=', auctionId).orderBy('id').execute();
 }
+export type HistoryRow = Awaited<ReturnType<typeof historyOf>>[number];
 
 export interface ListFilter {
   facilityIds: string[] | null;
@@ -270,6 +271,50 @@ export async function listAuctions(db: Db, filter: ListFilter) {
     query = query.where(sql<boolean>`(a.created_at, a.id) < (${createdAt}, ${id}::uuid)`);
   }
   return query.execute();
+}
+
+// ---- charity enrolment and closing ----
+
+/** The facility's Pending auctions held (among other reasons, perhaps) because it is not enrolled. */
+export async function pendingForCharity(db: Db, facilityId: string) {
+  return db
+    .selectFrom('auctions')
+    .select(['id', 'pending_reasons'])
+    .where('facility_id', '=', facilityId)
+    .where('status', '=', 'Pending')
+    .where((eb) => eb(eb.val('CHARITY_NOT_ENROLLED'), '=', eb.fn.any('pending_reasons')))
+    .execute();
+}
+
+/** The status and end of these auctions. */
+export async function endsOf(db: Db, auctionIds: string[]): Promise<{ status: string; endsAt: Date | null }[]> {
+  const rows = await db.selectFrom('auctions').select(['status', 'ends_at']).where('id', 'in', auctionIds).execute();
+  return rows.map((r) => ({ status: r.status, endsAt: r.ends_at }));
+}
+
+/** Up to 50 facilities with an Active auction whose end is at or before `cutOff`. */
+export async function facilitiesWithEnded(db: Db, cutOff: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('auctions')
+    .select('facility_id')
+    .distinct()
+    .where('status', '=', 'Active')
+    .where('ends_at', '<=', cutOff)
+    .limit(50)
+    .execute();
+  return rows.map((r) => r.facility_id);
+}
+
+/** The facility's Active auctions whose end is at or before `cutOff`. */
+export async function endedAuctions(db: Db, facilityId: string, cutOff: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('auctions')
+    .select('id')
+    .where('facility_id', '=', facilityId)
+    .where('status', '=', 'Active')
+    .where('ends_at', '<=', cutOff)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 // ---- idempotency keys ----

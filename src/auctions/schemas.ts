@@ -2,24 +2,25 @@
 // /api/3 are validated by validation.ts (every fault with its path and code, cross-field rules
 // included); these schemas describe the same rules, with the limits taken from LIMITS.
 import { Type } from '@fastify/type-provider-typebox';
+import { Nullable, StringEnum } from '../http/schemas.ts';
 import { AUCTION_STATUSES, AUCTION_TYPES, CATEGORIES, LIMITS, OUTCOMES, PENDING_REASONS } from './model.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-/** A string from a fixed list: `{type: string, enum}` in the document, the union in TypeScript. */
-const literals = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+/** The OpenAPI tags of the face's routes. */
+export const importTags = ['auction import'];
+export const adminTags = ['auction administration'];
 
-export const AuctionStatus = literals(AUCTION_STATUSES);
+export const AuctionStatus = StringEnum(AUCTION_STATUSES);
 
 export const UnitRecord = Type.Object(
   {
     unitId: Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength, description: 'The unit at the facility; one record per unit.' }),
     unitName: Type.String({ minLength: 1, maxLength: LIMITS.unitNameLength }),
     guid: Type.Optional(Type.String({ description: "Not needed; when present it must be the call's guid (else 400 OTHER_FACILITY): one call, one facility." })),
-    auctionType: Type.Optional(literals(AUCTION_TYPES)),
+    auctionType: Type.Optional(StringEnum(AUCTION_TYPES)),
     unitWidth: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
     unitLength: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
     description: Type.Optional(Type.String({ maxLength: LIMITS.descriptionLength })),
-    categories: Type.Optional(Type.Array(literals(CATEGORIES), { maxItems: CATEGORIES.length, uniqueItems: true })),
+    categories: Type.Optional(Type.Array(StringEnum(CATEGORIES), { maxItems: CATEGORIES.length, uniqueItems: true })),
     tenantName: Type.Optional(Type.String({ maxLength: LIMITS.tenantNameLength })),
     startsAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with an offset, e.g. 2026-12-01T09:00:00-07:00; before endsAt.' })),
     endsAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with an offset; after startsAt, and in the future.' })),
@@ -27,13 +28,17 @@ export const UnitRecord = Type.Object(
     imageUrls: Type.Optional(
       Type.Array(Type.String({ format: 'uri', maxLength: LIMITS.imageUrlLength }), {
         maxItems: LIMITS.imageUrlsPerRecord,
-        description: `Absolute http/https URLs, at most ${LIMITS.imageUrlsPerRecord}; no credentials; not an address literal that is loopback, private, link-local or reserved.`,
+        description:
+          `Absolute http/https URLs, at most ${LIMITS.imageUrlsPerRecord}; no credentials; ` +
+          `not an address literal that is loopback, private, link-local or reserved.`,
       }),
     ),
   },
   {
     description:
-      'One auctionable unit. Optional fields may also be null. Unknown fields are ignored. Activation needs description, startsAt, endsAt and at least one image URL; a record without them is held as Pending (INCOMPLETE).',
+      'One auctionable unit. Optional fields may also be null. Unknown fields are ignored. ' +
+      'Activation needs description, startsAt, endsAt and at least one image URL; ' +
+      'a record without them is held as Pending (INCOMPLETE).',
   },
 );
 
@@ -41,7 +46,7 @@ export const UnitRecord = Type.Object(
 export const RecordView = Type.Object({
   unitId: Type.String(),
   unitName: Type.String(),
-  auctionType: literals(AUCTION_TYPES),
+  auctionType: StringEnum(AUCTION_TYPES),
   unitWidth: Nullable(Type.Number()),
   unitLength: Nullable(Type.Number()),
   description: Nullable(Type.String()),
@@ -62,7 +67,7 @@ export const CreateBody = Type.Object({
 export const UnitResult = Type.Object({
   unitId: Type.String(),
   auctionId: Nullable(Type.String({ format: 'uuid' })),
-  outcome: literals(OUTCOMES),
+  outcome: StringEnum(OUTCOMES),
   status: AuctionStatus,
   reason: Type.Optional(Type.String({ description: `Pending: ${PENDING_REASONS.join(' or ')}; removed: REMOVED_FROM_LIST.` })),
   retryAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Deferred: when a full list will create the auction.' })),
@@ -99,7 +104,7 @@ export const CancelData = Type.Object({
 export const Image = Type.Object({
   position: Type.Integer(),
   sourceUrl: Type.String(),
-  status: literals(['pending', 'stored', 'failed']),
+  status: StringEnum(['pending', 'stored', 'failed']),
   error: Nullable(Type.String()),
   attempts: Type.Integer(),
   url: Nullable(Type.String({ description: 'Where the stored image is served: /media/<sha256>.<ext>.' })),
@@ -126,9 +131,9 @@ export const Auction = Type.Object({
   facilityId: Type.String({ format: 'uuid' }),
   unitId: Type.String(),
   unitName: Type.String(),
-  auctionType: literals(AUCTION_TYPES),
+  auctionType: StringEnum(AUCTION_TYPES),
   status: AuctionStatus,
-  pendingReasons: Type.Array(literals(PENDING_REASONS)),
+  pendingReasons: Type.Array(StringEnum(PENDING_REASONS)),
   record: RecordView,
   startsAt: Nullable(Type.String({ format: 'date-time' })),
   endsAt: Nullable(Type.String({ format: 'date-time' })),
@@ -158,7 +163,7 @@ export const ListQuery = Type.Object({
 
 export const Notification = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  kind: literals(['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED']),
+  kind: StringEnum(['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED']),
   reason: Nullable(Type.String()),
   message: Type.String(),
   facilityId: Nullable(Type.String()),
@@ -169,7 +174,7 @@ export const Notification = Type.Object({
   resolvedBy: Nullable(Type.String()),
   resolution: Nullable(Type.String()),
   delivery: Type.Object({
-    status: literals(['disabled', 'pending', 'delivered', 'failed']),
+    status: StringEnum(['disabled', 'pending', 'delivered', 'failed']),
     attempts: Type.Integer(),
     lastError: Nullable(Type.String()),
     deliveredAt: Nullable(Type.String({ format: 'date-time' })),

@@ -1,9 +1,11 @@
-// How an auction reads back (GET /api/3/auctions…, the admin routes, the console).
+// How auctions read back (GET /api/3/auctions…, the admin routes, the console), and the keyset
+// pages of the lists. Pure: rows in, views out.
+import type { ImageRow } from './images-repository.ts';
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
-import { mediaPath } from './images.ts';
-import type { Db } from '../db/tables.ts';
-import type { AuctionRow } from './repository.ts';
-import { historyOf, imagesOf } from './repository.ts';
+import type { AuctionRow, HistoryRow } from './repository.ts';
+
+/** Where a stored image is served (media.ts reads the name back). */
+export const mediaPath = (sha256: string, ext: string) => `/media/${sha256}.${ext}`;
 
 export interface ImageView {
   position: number;
@@ -52,6 +54,7 @@ export interface AuctionView {
 }
 
 export function auctionSummary(row: AuctionRow, recreateWaitMs: number): AuctionView {
+  const cancelled = row.cancelled_at && row.status === 'Cancelled';
   return {
     auctionId: row.id,
     guid: row.guid,
@@ -67,13 +70,16 @@ export function auctionSummary(row: AuctionRow, recreateWaitMs: number): Auction
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     cancelledAt: row.cancelled_at?.toISOString() ?? null,
-    recreateAfter: row.cancelled_at && row.status === 'Cancelled' ? new Date(row.cancelled_at.getTime() + recreateWaitMs).toISOString() : null,
+    recreateAfter: cancelled ? new Date(row.cancelled_at!.getTime() + recreateWaitMs).toISOString() : null,
     closedAt: row.closed_at?.toISOString() ?? null,
     sale: row.sale ?? null,
   };
 }
 
-type ImageRow = Awaited<ReturnType<typeof imagesOf>>[number];
+/** The whole auction: record, status, images and history. */
+export function auctionDetail(row: AuctionRow, recreateWaitMs: number, images: ImageRow[], history: HistoryRow[]): AuctionView {
+  return { ...auctionSummary(row, recreateWaitMs), images: images.map(imageView), history: history.map(historyView) };
+}
 
 export function imageView(r: ImageRow): ImageView {
   const stored = r.status === 'stored' && r.sha256 !== null && r.extension !== null;
@@ -92,23 +98,19 @@ export function imageView(r: ImageRow): ImageView {
   };
 }
 
-/** The whole auction: record, status, images and history. */
-export async function auctionDetail(db: Db, row: AuctionRow, recreateWaitMs: number): Promise<AuctionView> {
-  const [images, history] = await Promise.all([imagesOf(db, [row.id]), historyOf(db, row.id)]);
+export function historyView(h: HistoryRow): HistoryView {
   return {
-    ...auctionSummary(row, recreateWaitMs),
-    images: images.map(imageView),
-    history: history.map((h) => ({
-      at: h.at.toISOString(),
-      from: h.from_status as AuctionStatus | null,
-      to: h.to_status as AuctionStatus,
-      trigger: h.trigger,
-      actor: h.actor,
-      reason: h.reason,
-      note: h.note,
-    })),
+    at: h.at.toISOString(),
+    from: h.from_status as AuctionStatus | null,
+    to: h.to_status as AuctionStatus,
+    trigger: h.trigger,
+    actor: h.actor,
+    reason: h.reason,
+    note: h.note,
   };
 }
+
+// ---- pages ----
 
 /** Opaque keyset cursor over (created_at, id). */
 export const cursor = {
@@ -120,3 +122,20 @@ export const cursor = {
     return Number.isNaN(date.getTime()) ? null : { createdAt: date, id };
   },
 };
+
+export interface Page {
+  hasMore: boolean;
+  /** The cursor of the next page, when there is one. */
+  nextCursor: string | null;
+}
+
+/**
+ * A page of a list read with one item more than `limit` (which tells that there is more): the
+ * first `limit` items, and the cursor after the last of them (`keyOf`: its creation time and id).
+ */
+export function pageOf<T>(items: T[], limit: number, keyOf: (item: T) => [createdAt: string, id: string]): { items: T[] } & Page {
+  const page = items.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = items.length > limit;
+  return { items: page, hasMore, nextCursor: hasMore && last ? cursor.encode(...keyOf(last)) : null };
+}

@@ -36,7 +36,7 @@ async function auctionWithImages(urls: string[]): Promise<string> {
   assert.equal(response.statusCode, 200, response.body);
   return envelopeOf(response).data.results.find((r: any) => r.unitId === unitId).auctionId;
 }
-const runDue = (now?: Date) => t.services.auctions.images.runDue(now);
+const runDue = (now?: Date) => t.services.auctions.fetchDueImages(now);
 const imagesOf = async (auctionId: string) => (await readAuction(t, p, auctionId)).images as any[];
 
 describe('image retrieval', () => {

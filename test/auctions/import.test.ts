@@ -47,9 +47,9 @@ describe('the /api/3 envelope on every answer', () => {
 
   it('wraps an unexpected failure as a 500 that says nothing of its cause', async () => {
     const p = await setupPartner(t);
-    const { service } = t.services.auctions;
-    const original = service.cancel;
-    service.cancel = async () => {
+    const face = t.services.auctions;
+    const original = face.cancelAuction;
+    face.cancelAuction = async () => {
       throw new Error('relation "secret_table" does not exist at /srv/app.ts:12');
     };
     try {
@@ -59,7 +59,7 @@ describe('the /api/3 envelope on every answer', () => {
       assert.equal(body.meta.errors[0]!.code, 'INTERNAL_ERROR');
       assert.doesNotMatch(response.body, /secret_table|app\.ts/);
     } finally {
-      service.cancel = original;
+      face.cancelAuction = original;
     }
   });
 

@@ -55,7 +55,7 @@ describe('support notifications', () => {
     assert.deepEqual(incomplete.detail.missing, ['description', 'imageUrls']);
     assert.ok(t.logs.lines.some((line) => line.includes(charity.id) && line.includes('"level":40') && line.includes('support notification')), 'not logged');
 
-    const delivered = await t.services.auctions.notifier.deliverDue();
+    const delivered = await t.services.auctions.deliverDueNotifications();
     assert.ok(delivered.delivered >= 2);
     const sent = hook.received.find((h) => h.body.id === charity.id)!;
     assert.equal(sent.headers['content-type'], 'application/json');
@@ -67,19 +67,19 @@ describe('support notifications', () => {
   });
 
   it('retries a failed webhook delivery with back-off, then gives up and says so', async () => {
-    const { notifier } = t.services.auctions;
-    await notifier.deliverDue(); // nothing left over from other tests
+    const { deliverDueNotifications } = t.services.auctions;
+    await deliverDueNotifications(); // nothing left over from other tests
     const p = await setupPartner(t);
     const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0].auctionId;
     hook.failNext(2, 503);
     const start = Date.now();
-    assert.deepEqual(await notifier.deliverDue(new Date(start)), { delivered: 0, retried: 1, failed: 0 });
+    assert.deepEqual(await deliverDueNotifications(new Date(start)), { delivered: 0, retried: 1, failed: 0 });
     let [n] = await notificationsOf(id);
     assert.deepEqual([n.delivery.status, n.delivery.attempts, n.delivery.lastError], ['pending', 1, 'HTTP 503']);
     // Not due again before its back-off has passed.
-    assert.deepEqual(await notifier.deliverDue(new Date(start + 5_000)), { delivered: 0, retried: 0, failed: 0 });
-    assert.deepEqual(await notifier.deliverDue(new Date(start + 11_000)), { delivered: 0, retried: 1, failed: 0 });
-    assert.deepEqual(await notifier.deliverDue(new Date(start + 11_000 + 31_000)), { delivered: 1, retried: 0, failed: 0 });
+    assert.deepEqual(await deliverDueNotifications(new Date(start + 5_000)), { delivered: 0, retried: 0, failed: 0 });
+    assert.deepEqual(await deliverDueNotifications(new Date(start + 11_000)), { delivered: 0, retried: 1, failed: 0 });
+    assert.deepEqual(await deliverDueNotifications(new Date(start + 11_000 + 31_000)), { delivered: 1, retried: 0, failed: 0 });
     [n] = await notificationsOf(id);
     assert.deepEqual([n.delivery.status, n.delivery.attempts, n.delivery.lastError], ['delivered', 3, null]);
 
@@ -88,7 +88,7 @@ describe('support notifications', () => {
     hook.failNext(1000, 500);
     let clock = Date.now();
     for (let i = 0; i < 8; i++) {
-      await notifier.deliverDue(new Date(clock));
+      await deliverDueNotifications(new Date(clock));
       clock += 2 * 3600_000;
     }
     hook.failNext(0);
@@ -224,9 +224,9 @@ describe('sales and closing', () => {
     const r = byUnit(
       envelopeOf(await createList(t, p, [record('U-1', { startsAt: now, endsAt: soon }), record('U-2', { endsAt: soon, startsAt: now, auctionType: 'Charity' }), record('U-3')])).data.results,
     );
-    const { service } = t.services.auctions;
-    assert.equal(await service.closeEnded(new Date()), 0, 'closed before its end');
-    const closed = await service.closeEnded(new Date(Date.now() + 120_000));
+    const { closeEnded } = t.services.auctions;
+    assert.equal(await closeEnded(new Date()), 0, 'closed before its end');
+    const closed = await closeEnded(new Date(Date.now() + 120_000));
     assert.ok(closed >= 1);
     const u1 = await historyIsValid(p, r.get('U-1').auctionId);
     assert.equal(u1.status, 'ClosedUnsold');

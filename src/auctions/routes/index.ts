@@ -1,0 +1,27 @@
+// The auction face's routes, one plugin per resource: the partner's under /api/3 (answered in
+// the envelope, envelope.ts), support's and the marketplace's under /admin, and the public /media.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services.ts';
+import { API3_PREFIX, registerEnvelopeHandling } from '../envelope.ts';
+import { adminAuctionRoutes } from './admin-auctions.ts';
+import { auctionInfoRoutes } from './auctioninfo.ts';
+import { partnerAuctionRoutes } from './auctions.ts';
+import { cancelAuctionsRoutes } from './cancelauctions.ts';
+import { charityEnrolmentRoutes } from './charity-enrolment.ts';
+import { mediaRoutes } from './media.ts';
+import { notificationRoutes } from './notifications.ts';
+
+type Options = { services: Services };
+
+const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
+  // Before the routes: their documented error answers are the envelope's.
+  registerEnvelopeHandling(app);
+  for (const routes of [auctionInfoRoutes, cancelAuctionsRoutes, partnerAuctionRoutes]) await app.register(routes, { services });
+};
+
+export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
+  await app.register(partnerApi, { services, prefix: API3_PREFIX });
+  for (const routes of [adminAuctionRoutes, charityEnrolmentRoutes, notificationRoutes, mediaRoutes]) {
+    await app.register(routes, { services });
+  }
+};

@@ -1,0 +1,49 @@
+// GET /media/<sha256>.<ext>: stored images (media.ts). Public: an auction's pictures are public
+// by nature, and a content address cannot be guessed. The name is the content, so the answer
+// never changes: immutable caching, a strong ETag, and headers that stop a browser from treating
+// the bytes as anything but the image type they were verified to be.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { notFound } from '../../errors.ts';
+import { PUBLIC } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { importTags as tags } from '../schemas.ts';
+
+/** Whether an If-None-Match header names this entity tag (strong or weak) or any (`*`). */
+const matches = (ifNoneMatch: string | undefined, etag: string) =>
+  typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((t) => [etag, `W/${etag}`, '*'].includes(t.trim()));
+
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const face = services.auctions;
+
+  app.get(
+    '/media/:name',
+    {
+      config: PUBLIC,
+      schema: {
+        tags,
+        summary: 'A stored auction image.',
+        description:
+          'Public. `Cache-Control: public, max-age=31536000, immutable`; strong ETag (the SHA-256), ' +
+          'so If-None-Match answers 304. Only JPEG, PNG, WebP and GIF, verified by their bytes, ' +
+          'are ever stored.',
+        params: Type.Object({ name: Type.String({ maxLength: 80 }) }),
+        produces: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'],
+      },
+    },
+    async (request, reply) => {
+      const image = await face.findStoredImage(request.params.name);
+      if (!image) throw notFound('The image');
+      reply.headers({
+        'cache-control': 'public, max-age=31536000, immutable',
+        etag: image.etag,
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+        'cross-origin-resource-policy': 'cross-origin',
+      });
+      if (matches(request.headers['if-none-match'], image.etag)) return reply.code(304).send();
+      const stored = await face.readStoredImage(image);
+      if (!stored) throw notFound('The image');
+      return reply.type(image.contentType).header('content-length', stored.size).send(stored.body);
+    },
+  );
+};
