@@ -40,9 +40,10 @@ describe('one anatomy for every face', () => {
   it('job names are <face>.<verb-noun>', async () => {
     const names = new Set<string>();
     for (const face of FACES) {
-      if (!exists(face, 'jobs.ts')) continue;
-      const text = fs.readFileSync(path.join(src, face, 'jobs.ts'), 'utf8');
-      for (const match of text.matchAll(/['"]([a-z-]+\.[a-z-]+)['"]/g)) names.add(match[1]!);
+      for (const file of ['jobs.ts', 'job-names.ts'].filter((name) => exists(face, name))) {
+        const text = fs.readFileSync(path.join(src, face, file), 'utf8');
+        for (const match of text.matchAll(/['"]([a-z-]+\.[a-z-]+)['"]/g)) names.add(match[1]!);
+      }
     }
     assert.ok(names.size >= 3, `found ${[...names].join(', ')}`);
     for (const name of names) assert.match(name, /^(auctions|access-control|events|push|facility-status)\.[a-z]+(-[a-z]+)*$/);
