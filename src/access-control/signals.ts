@@ -46,9 +46,11 @@ export class CommandSignals {
     if (this.closing) return Promise.resolve('closing');
     if (abort?.aborted) return Promise.resolve('aborted');
     return new Promise((resolve) => {
-      let set = this.waiters.get(facilityId);
-      if (!set) this.waiters.set(facilityId, (set = new Set()));
-      const waiters = set;
+      let waiters = this.waiters.get(facilityId);
+      if (!waiters) {
+        waiters = new Set();
+        this.waiters.set(facilityId, waiters);
+      }
       const finish = (result: WaitResult) => {
         clearTimeout(timer);
         abort?.removeEventListener('abort', onAbort);

@@ -84,13 +84,14 @@ export function decodeCursor(token: string, key: Buffer, fingerprint: Buffer): C
   if (!timingSafeEqual(mac(key, body), raw.subarray(BODY_BYTES))) throw new InvalidCursorError('bad signature');
   if (body.readUInt8(0) !== VERSION) throw new InvalidCursorError('unknown version');
   if (!body.subarray(1, 1 + FINGERPRINT_BYTES).equals(fingerprint.subarray(0, FINGERPRINT_BYTES))) throw new InvalidCursorError('another query');
-  let at = 1 + FINGERPRINT_BYTES;
+  // The fields in order: lo (8 bytes), hi (8), has-after (1), occurredAt (8), seq (8), page number (4), total (8).
+  const at = 1 + FINGERPRINT_BYTES;
   const lo = exact(body.readBigUInt64BE(at));
-  const hi = exact(body.readBigUInt64BE((at += 8)));
-  const hasAfter = body.readUInt8((at += 8)) === 1;
-  const occurredAt = exact(body.readBigInt64BE((at += 1)));
-  const seq = exact(body.readBigUInt64BE((at += 8)));
-  const pageNumber = body.readUInt32BE((at += 8));
-  const total = exact(body.readBigUInt64BE((at += 4)));
+  const hi = exact(body.readBigUInt64BE(at + 8));
+  const hasAfter = body.readUInt8(at + 16) === 1;
+  const occurredAt = exact(body.readBigInt64BE(at + 17));
+  const seq = exact(body.readBigUInt64BE(at + 25));
+  const pageNumber = body.readUInt32BE(at + 33);
+  const total = exact(body.readBigUInt64BE(at + 37));
   return { fingerprint: Buffer.from(fingerprint.subarray(0, FINGERPRINT_BYTES)), lo, hi, after: hasAfter ? { occurredAt, seq } : null, pageNumber, total };
 }

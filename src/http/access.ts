@@ -53,7 +53,8 @@ export function requireAccessDeclarations(app: FastifyInstance, renderers: reado
       access = 'public';
       route.config = { ...route.config, access };
     }
-    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    route.schema ??= {};
+    const schema = route.schema as Record<string, unknown>;
     if (schema.hide) return;
     if (access === 'public') {
       schema.security = [];
@@ -62,7 +63,8 @@ export function requireAccessDeclarations(app: FastifyInstance, renderers: reado
       const needs = `Requires a bearer token with scope ${access.scopes.map((s) => `\`${s}\``).join(' or ')}.`;
       schema.description = schema.description ? `${schema.description}\n\n${needs}` : needs;
     }
-    const response = (schema.response ??= {}) as Record<string, unknown>;
+    schema.response ??= {};
+    const response = schema.response as Record<string, unknown>;
     const body = rendererFor(renderers, route.url).body;
     for (const [status, description] of errorAnswers(access, schema)) {
       response[status] ??= { ...body, description };

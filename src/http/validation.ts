@@ -93,7 +93,10 @@ const boundedCopies = new WeakMap<object, object>();
 
 function compile(ajv: Ajv, schema: object): ValidateFunction {
   let bounded = boundedCopies.get(schema);
-  if (!bounded) boundedCopies.set(schema, (bounded = withSafeIntegers(schema) as object));
+  if (!bounded) {
+    bounded = withSafeIntegers(schema) as object;
+    boundedCopies.set(schema, bounded);
+  }
   return ajv.compile(bounded);
 }
 
