@@ -18,6 +18,7 @@ import { requireAccessDeclarations } from './http/access.ts';
 import { API_VERSIONS, registerApiDocument, registerDocumentRoutes, registerSwaggerUi, type ApiVersion } from './http/docs.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
 import { registerProblemHandling } from './http/problem.ts';
+import { rateLimitStoreOptions } from './http/rate-limit.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
@@ -51,7 +52,7 @@ export async function buildApp(services: Services): Promise<App> {
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     enableDraftSpec: true,
-    ...(services.redis ? { redis: services.redis } : {}),
+    ...rateLimitStoreOptions(services.sharedState),
     keyGenerator: (request) => (request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip),
   });
 

@@ -1,10 +1,11 @@
 // The service's parts, opened in order and closed in reverse: configuration → database →
 // migrations → job queue. The HTTP app (app.ts) is built on top of them.
-import { Redis } from 'ioredis';
+import os from 'node:os';
 import type pino from 'pino';
 import { Grants } from './auth/grants.ts';
 import { loadSigningKeys } from './auth/keys.ts';
-import { MemoryFailureCounter, RedisFailureCounter, type FailureCounter } from './auth/throttle.ts';
+import { SecretCheckLine } from './auth/secret-checks.ts';
+import { TokenThrottle } from './auth/throttle.ts';
 import { TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -12,6 +13,7 @@ import { migrate, migrationsApplied } from './db/migrate.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { jobDefinitions } from './jobs/registry.ts';
 import { Metrics } from './http/metrics.ts';
+import { SharedState, type SharedStateStatus } from './shared-state.ts';
 
 export interface Services {
   config: Config;
@@ -21,11 +23,11 @@ export interface Services {
   metrics: Metrics;
   tokens: TokenService;
   grants: Grants;
-  /** Failed token requests, per client id and per source address (10× the per-client limit). */
-  tokenThrottle: { client: FailureCounter; address: FailureCounter };
-  /** Shared state for several instances (rate limits), when REDIS_URL is set. */
-  redis: Redis | null;
-  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean }>;
+  /** Failed token requests, per (client id, source address) and per source address. */
+  tokenThrottle: TokenThrottle;
+  /** Counters several instances share: in Redis when REDIS_URL is set and it is up, else in memory. */
+  sharedState: SharedState;
+  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
   close(): Promise<void>;
 }
 
@@ -49,32 +51,33 @@ export async function startServices(config: Config, logger: pino.Logger, options
 
   const metrics = new Metrics();
   const tokens = new TokenService(await loadSigningKeys(config), config);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
-  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const sharedState = new SharedState(config.redisUrl, logger, { commandTimeoutMs: config.redisCommandTimeoutMs, registry: metrics.registry });
+  // A healthy Redis counts from the first request; an absent one never delays the start.
+  await sharedState.connected(1000);
+  // One scrypt check per core at a time; a few waiting per client, a bounded line in all.
+  const cores = os.availableParallelism();
+  const secretChecks = new SecretCheckLine(cores, 2 * cores, 32 * cores);
   const services: Services = {
     config,
     logger,
     database,
     metrics,
     tokens,
-    grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
-    tokenThrottle: {
-      client: failureCounter(redis, 'client', config.tokenFailureLimit, config.tokenFailureWindowSeconds),
-      address: failureCounter(redis, 'address', config.tokenFailureLimit * 10, config.tokenFailureWindowSeconds),
-    },
-    redis,
+    grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks),
+    tokenThrottle: TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds),
+    sharedState,
     jobs: undefined as unknown as JobQueue,
     async readiness() {
       const [databaseOk, migrationsOk] = await Promise.all([
         withTimeout(database.pool.query('select 1').then(() => true), 2000),
         withTimeout(migrationsApplied(database.pool), 2000),
       ]);
-      return { database: databaseOk, migrations: migrationsOk, jobs: services.jobs.isRunning };
+      return { database: databaseOk, migrations: migrationsOk, jobs: services.jobs.isRunning, redis: sharedState.status };
     },
     async close() {
       await services.jobs.stop();
       await database.close();
-      redis?.disconnect();
+      sharedState.close();
     },
   };
   services.jobs = new JobQueue(database.pool, logger, options.runJobs ? jobDefinitions(services) : [], options.runJobs);
@@ -82,13 +85,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
     await services.jobs.start();
   } catch (error) {
     await database.close();
+    sharedState.close();
     throw error;
   }
   return services;
-}
-
-function failureCounter(redis: Redis | null, name: string, limit: number, windowSeconds: number): FailureCounter {
-  return redis ? new RedisFailureCounter(redis, `${name}:`, limit, windowSeconds) : new MemoryFailureCounter(limit, windowSeconds);
 }
 
 async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {

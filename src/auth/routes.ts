@@ -30,7 +30,7 @@ const TokenResponse = Type.Object({
 });
 
 const OAuthErrorBody = Type.Object({
-  error: Type.String({ description: 'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope' }),
+  error: Type.String({ description: 'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503)' }),
   error_description: Type.String(),
 });
 
@@ -41,7 +41,7 @@ function sendOAuthError(reply: FastifyReply, status: number, error: OAuthErrorCo
 }
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded, then base64) or the body. */
-function clientCredentials(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string; viaBasic: boolean } {
+function clientCredentials(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string } {
   const header = request.headers.authorization;
   if (typeof header === 'string' && /^Basic /i.test(header)) {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
@@ -50,10 +50,10 @@ function clientCredentials(request: FastifyRequest, body: { client_id?: string; 
     const clientId = safeDecode(decoded.slice(0, colon));
     const clientSecret = safeDecode(decoded.slice(colon + 1));
     if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError(400, 'invalid_request', 'client_id in the body differs from the Authorization header.');
-    return { clientId, clientSecret, viaBasic: true };
+    return { clientId, clientSecret };
   }
   if (!body.client_id || body.client_secret === undefined) throw new OAuthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret, or HTTP Basic).');
-  return { clientId: body.client_id, clientSecret: body.client_secret, viaBasic: false };
+  return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
 function safeDecode(value: string): string {
@@ -69,7 +69,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   // Every failure of this face, even a malformed body, is an RFC 6749 error.
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof OAuthError) return sendOAuthError(reply, error.status, error.error, error.message);
+    if (error instanceof OAuthError) {
+      const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
+      const challenge: Record<string, string> = error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
+      return sendOAuthError(reply, error.status, error.error, error.message, { ...error.headers, ...challenge });
+    }
     const normalized = handleError(error, request);
     if (normalized.status >= 500) return reply.code(normalized.status).send({ error: 'server_error', error_description: normalized.detail });
     if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
@@ -85,49 +89,29 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         tags: ['authorization'],
         summary: 'Issue an access token (OAuth 2.0 token endpoint).',
         description:
-          'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic. After TOKEN_FAILURE_LIMIT (10) failed requests for one client id, or 10× that from one source address, within TOKEN_FAILURE_WINDOW_SECONDS (60), further requests for that client or from that address are answered 429 with Retry-After until the window ends, without checking their secrets.',
+          'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic.\n\n' +
+          'Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failures plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Beyond that a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.\n\n' +
+          'Secret checks run a few at a time (one per CPU core), the waiting ones served in turn per client; when too many are waiting the request is answered 503 (`temporarily_unavailable`) with Retry-After: 1 — retry then.',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenBody,
-        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody, 503: OAuthErrorBody },
       },
     },
     async (request, reply) => {
       const body = request.body ?? {};
-      const address = request.ip;
-      const given = typeof body.client_id === 'string' ? body.client_id : null;
-      const blocked = Math.max(await tokenThrottle.address.blockedFor(address), given ? await tokenThrottle.client.blockedFor(given) : 0);
-      if (blocked > 0) {
-        return sendOAuthError(reply, 429, 'invalid_request', `Too many failed token requests; retry after ${blocked} seconds.`, { 'retry-after': String(blocked) });
-      }
-      const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
-      let clientKey = given;
-      try {
-        const client = clientCredentials(request, body);
-        clientKey = client.clientId;
-        const clientBlocked = await tokenThrottle.client.blockedFor(clientKey);
-        if (clientBlocked > 0) {
-          return sendOAuthError(reply, 429, 'invalid_request', `Too many failed token requests; retry after ${clientBlocked} seconds.`, { 'retry-after': String(clientBlocked) });
-        }
-        if (!body.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
-        const response = await grants.grant({
-          grantType: body.grant_type,
-          clientId: client.clientId,
-          clientSecret: client.clientSecret,
-          username: body.username,
-          password: body.password,
-          refreshToken: body.refresh_token,
-          scope: body.scope,
-        });
-        return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
-      } catch (error) {
-        if (!(error instanceof OAuthError)) throw error;
-        if (error.error === 'invalid_client' || error.error === 'invalid_grant') {
-          await tokenThrottle.address.recordFailure(address);
-          if (clientKey) await tokenThrottle.client.recordFailure(clientKey);
-        }
-        const challenge: Record<string, string> = error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
-        return sendOAuthError(reply, error.status, error.error, error.message, challenge);
-      }
+      const client = clientCredentials(request, body);
+      if (!body.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
+      const grant = {
+        grantType: body.grant_type,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        username: body.username,
+        password: body.password,
+        refreshToken: body.refresh_token,
+        scope: body.scope,
+      };
+      const response = await tokenThrottle.attempt(client.clientId, request.ip, () => grants.grant(grant));
+      return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
     },
   );
 

@@ -1,5 +1,6 @@
 // Operations: liveness, readiness and metrics.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { COUNTED_IN_PROCESS } from '../http/rate-limit.ts';
 import type { Services } from '../services.ts';
 
 const Health = Type.Object({ status: Type.Literal('ok') });
@@ -9,6 +10,9 @@ const Availability = Type.Object({
     database: Type.Boolean(),
     migrations: Type.Boolean(),
     jobs: Type.Boolean(),
+    redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not configured')], {
+      description: '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
+    }),
   }),
 });
 
@@ -16,7 +20,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   app.get(
     '/health',
     {
-      config: { access: 'public' },
+      // Never touches Redis, not even for its rate-limit count.
+      config: { access: 'public', rateLimit: COUNTED_IN_PROCESS },
       schema: { tags: ['operations'], summary: 'The process is alive.', response: { 200: Health } },
     },
     async () => ({ status: 'ok' as const }),
@@ -28,7 +33,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       config: { access: 'public' },
       schema: {
         tags: ['operations'],
-        summary: 'The service can serve: database reachable, migrations applied, job runner running.',
+        summary: 'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
         response: { 200: Availability, 503: Availability },
       },
     },
