@@ -2,6 +2,7 @@
 // migrations → job queue. The HTTP app (app.ts) is built on top of them.
 import os from 'node:os';
 import type pino from 'pino';
+import { ClientDirectory } from './auth/client-directory.ts';
 import { Grants } from './auth/grants.ts';
 import { loadSigningKeys } from './auth/keys.ts';
 import { SecretCheckLine } from './auth/secret-checks.ts';
@@ -56,14 +57,14 @@ export async function startServices(config: Config, logger: pino.Logger, options
   await sharedState.connected(1000);
   // One scrypt check per core at a time; a few waiting per client, a bounded line in all.
   const cores = os.availableParallelism();
-  const secretChecks = new SecretCheckLine(cores, 2 * cores, 32 * cores);
+  const secretChecks = new SecretCheckLine(Math.max(1, Math.floor(cores / 2)), 10, 64);
   const services: Services = {
     config,
     logger,
     database,
     metrics,
     tokens,
-    grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks),
+    grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks, new ClientDirectory(database.db)),
     tokenThrottle: TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds),
     sharedState,
     jobs: undefined as unknown as JobQueue,

@@ -1,16 +1,17 @@
-// Secret checks (scrypt: ~60 ms of a core and 16 MiB each) are the token endpoint's costly work.
-// Unbounded, a flood of guesses queued them all and a legitimate client waited behind the whole
-// flood (12–23 s for 400 guesses). Here at most `concurrency` run at once (one per core by
-// default); the others wait in a line per client, served in turn — one check of each waiting
-// client, then round again — and every unknown client id shares ONE turn. So a flood of guesses,
-// from however many addresses, with made-up client ids or another client's, delays a client's
-// check by about one check per other waiting client, not by the flood. Lines are short
-// (`waitingPerClient`) and so is the whole (`waitingInAll`): a check that finds no room is refused
-// at once (the endpoint answers 503 + Retry-After) instead of waiting for seconds.
+// Authenticating a token request that is not proven by a remembered secret means a lookup and a
+// scrypt check (~60 ms of a core and 16 MiB): the token endpoint's costly work. Unbounded, a flood
+// of guesses queued it all and a legitimate client waited behind the whole flood (12–23 s for 400
+// guesses). Here at most `concurrency` checks run at once (half the cores: the other half keeps
+// serving requests); the others wait in a line per client, served in turn — one check of each
+// waiting client, then round again — and every client id the service does not know shares ONE
+// turn. A client with nothing waiting is served before those already in the round (as FQ-CoDel
+// serves sparse flows), so a client asking for one token is next, however many guesses wait. Lines
+// are short (`waitingPerClient`), and so is the whole (`waitingInAll`): a check that finds no room
+// is refused at once (the endpoint answers 503 + Retry-After) instead of waiting for seconds.
 //
 // What this does not fix: a flood of wrong secrets for ONE known client id, from many addresses,
-// fills that client's own line (each address is held to TOKEN_FAILURE_LIMIT by the throttle).
-// Checks served from the cache of verified secrets (secrets.ts) never wait in a line.
+// fills that client's own line (each address is held to TOKEN_FAILURE_LIMIT by the throttle);
+// that client's requests proven by a remembered secret still pass at once.
 
 export class SecretCheckLineFull extends Error {
   constructor() {
@@ -25,8 +26,11 @@ export const UNKNOWN_CLIENT = '(unknown client)';
 export class SecretCheckLine {
   private running = 0;
   private waiting = 0;
-  // Waiting checks per client; the Map's order is the order of turns.
-  private readonly lines = new Map<string, (() => void)[]>();
+  // Waiting checks per client, in two rounds: clients that had nothing waiting when their check
+  // came (served first — a client asking once is served next, as FQ-CoDel serves sparse flows),
+  // and clients that have already been served once and still have checks waiting.
+  private readonly newcomers = new Map<string, (() => void)[]>();
+  private readonly others = new Map<string, (() => void)[]>();
 
   constructor(
     readonly concurrency: number,
@@ -39,12 +43,12 @@ export class SecretCheckLine {
     if (this.running < this.concurrency && this.waiting === 0) {
       this.running += 1;
     } else {
-      const line = this.lines.get(client) ?? [];
-      if (line.length >= this.waitingPerClient || this.waiting >= this.waitingInAll) throw new SecretCheckLineFull();
-      // The place is handed over by next(): `running` is counted there.
+      const line = this.newcomers.get(client) ?? this.others.get(client);
+      if ((line?.length ?? 0) >= this.waitingPerClient || this.waiting >= this.waitingInAll) throw new SecretCheckLineFull();
+      // The place is handed over by next(), which counts it in `running`.
       await new Promise<void>((resolve) => {
-        line.push(resolve);
-        this.lines.set(client, line);
+        if (line) line.push(resolve);
+        else this.newcomers.set(client, [resolve]);
         this.waiting += 1;
       });
     }
@@ -56,14 +60,15 @@ export class SecretCheckLine {
     }
   }
 
-  /** Gives the free place to the first waiting client in turn, who then goes to the back. */
+  /** Gives the free place to the first waiting newcomer, else the next client in turn; either then goes to the back. */
   private next() {
-    const first = this.lines.entries().next();
+    const round = this.newcomers.size > 0 ? this.newcomers : this.others;
+    const first = round.entries().next();
     if (first.done) return;
     const [client, line] = first.value;
     const start = line.shift()!;
-    this.lines.delete(client);
-    if (line.length > 0) this.lines.set(client, line);
+    round.delete(client);
+    if (line.length > 0) this.others.set(client, line);
     this.waiting -= 1;
     this.running += 1;
     start();
