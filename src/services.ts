@@ -55,9 +55,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
   const sharedState = new SharedState(config.redisUrl, logger, { commandTimeoutMs: config.redisCommandTimeoutMs, registry: metrics.registry });
   // A healthy Redis counts from the first request; an absent one never delays the start.
   await sharedState.connected(1000);
-  // One scrypt check per core at a time; a few waiting per client, a bounded line in all.
-  const cores = os.availableParallelism();
-  const secretChecks = new SecretCheckLine(Math.max(1, Math.floor(cores / 2)), 10, 64);
+  const secretChecks = SecretCheckLine.forCores(os.availableParallelism());
   const services: Services = {
     config,
     logger,

@@ -6,6 +6,7 @@ import { handleError } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { OAuthError, type OAuthErrorCode } from './grants.ts';
 import { principalOf } from './guard.ts';
+import { WAITING_IN_ALL, WAITING_PER_CLIENT } from './secret-checks.ts';
 import { ALL_SCOPES } from './principal.ts';
 
 const TokenBody = Type.Object(
@@ -91,7 +92,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         description:
           'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic.\n\n' +
           'Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failures plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Beyond that a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.\n\n' +
-          'Secret checks run a few at a time (one per CPU core), the waiting ones served in turn per client; when too many are waiting the request is answered 503 (`temporarily_unavailable`) with Retry-After: 1 — retry then.',
+          `Secrets are checked (scrypt) a few at a time — one per two CPU cores — the waiting requests served in turn per client; a secret this service verified in the last 5 minutes is not checked again and never waits. When ${WAITING_PER_CLIENT} requests of one client, or ${WAITING_IN_ALL} in all, are already waiting, a request is answered 503 (\`temporarily_unavailable\`) with Retry-After: 1 at once — retry then.`,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenBody,
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody, 503: OAuthErrorBody },

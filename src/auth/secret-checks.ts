@@ -20,6 +20,14 @@ export class SecretCheckLineFull extends Error {
   }
 }
 
+/**
+ * How many checks may wait: for one client (a client id's TOKEN_FAILURE_LIMIT default, so that the
+ * attempts it may have in progress can all wait), and in all (at ~60 ms a check on one core, a
+ * full line waits about 4 s — longer, and clients would time out rather than retry).
+ */
+export const WAITING_PER_CLIENT = 10;
+export const WAITING_IN_ALL = 64;
+
 /** The one turn that every client id without a credential shares. */
 export const UNKNOWN_CLIENT = '(unknown client)';
 
@@ -37,6 +45,11 @@ export class SecretCheckLine {
     readonly waitingPerClient: number,
     readonly waitingInAll: number,
   ) {}
+
+  /** Checks on half the cores (at least one): on all of them, scrypt starved the event loop and the embedded database's thread. */
+  static forCores(cores: number): SecretCheckLine {
+    return new SecretCheckLine(Math.max(1, Math.floor(cores / 2)), WAITING_PER_CLIENT, WAITING_IN_ALL);
+  }
 
   /** Runs `check` when its client's turn comes; throws SecretCheckLineFull when there is no room to wait. */
   async run<T>(client: string, check: () => Promise<T>): Promise<T> {
