@@ -82,7 +82,7 @@ async function lists(kind: 'embedded' | 'postgres') {
   for (let run = 0; run < RUNS; run++) {
     const guid = `BENCH-${kind.slice(0, 3)}-${run}`;
     const facility = await admin.createFacility(db, { accountId: account.id, name: `Bench ${run}`, timeZone: 'America/Denver', guid });
-    const { accessToken } = await services.tokens.issue({
+    const { accessToken } = await services.auth.tokens.issue({
       kind: 'partner',
       clientId: `bench-${run}`,
       credentialId: (await admin.createApplication(db, { name: `Bench partner ${run}`, clientType: 'BenchPMS', facilityGuids: [guid] })).id,

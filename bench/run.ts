@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
   startup: () => import('./startup.ts'),
   tokens: () => import('./tokens.ts'),
+  'token-flood': () => import('./token-flood.ts'),
   events: () => import('./events.ts'),
   auctions: () => import('./auctions.ts'),
   commands: () => import('./commands.ts'),

@@ -4,7 +4,7 @@
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/guard.ts';
-import { authRoutes } from './auth/routes.ts';
+import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
 import { auctionRoutes } from './auctions/routes/index.ts';
@@ -20,6 +20,7 @@ import { registerRequestDeadline } from './http/deadline.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
 import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
 import { registerProblemHandling, renderError, type FaceErrorRenderer } from './http/problem.ts';
+import { rateLimitStoreOptions } from './http/rate-limit.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
@@ -54,7 +55,7 @@ export async function buildApp(services: Services): Promise<App> {
   await app.register(formbody);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.tokens, services.database.db, services.clock);
+  registerGuard(app, services.auth.tokens, services.database.db, services.clock);
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {
@@ -63,7 +64,7 @@ export async function buildApp(services: Services): Promise<App> {
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     enableDraftSpec: true,
-    ...(services.redis ? { redis: services.redis } : {}),
+    ...rateLimitStoreOptions(services.sharedState),
     keyGenerator: (request) => (request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip),
   });
 

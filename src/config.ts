@@ -16,6 +16,8 @@ export interface Config {
   redisUrl: string | null;
   /** A request not answered this long after it arrived (its body's upload excluded) is answered 503. */
   requestTimeoutMs: number;
+  /** A Redis command that has not answered by then counts Redis as down (process memory is used). */
+  redisCommandTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Default request body limit; routes that take batches raise their own. */
   bodyLimitBytes: number;
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 10_000),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),

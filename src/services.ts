@@ -2,12 +2,7 @@
 // database → migrations → job queue (it can send at once) → each face's create<Face>() → the
 // queue's workers with the faces' job definitions — and closed in reverse. The HTTP app (app.ts)
 // is built on top of them.
-import { Redis } from 'ioredis';
 import type pino from 'pino';
-import { Grants } from './auth/grants.ts';
-import { loadSigningKeys } from './auth/keys.ts';
-import { MemoryFailureCounter, RedisFailureCounter, type FailureCounter } from './auth/throttle.ts';
-import { TokenService } from './auth/tokens.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -15,8 +10,10 @@ import { migrate, migrationsApplied } from './db/migrate.ts';
 import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
 import { createAccessControl, type AccessControl } from './access-control/index.ts';
+import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
 import { createEvents, type Events } from './events/index.ts';
+import { SharedState, type SharedStateStatus } from './shared-state.ts';
 
 export interface Services {
   config: Config;
@@ -25,16 +22,13 @@ export interface Services {
   jobs: JobQueue;
   metrics: Metrics;
   clock: Clock;
-  tokens: TokenService;
-  grants: Grants;
-  /** Failed token requests, per client id and per source address (10× the per-client limit). */
-  tokenThrottle: { client: FailureCounter; address: FailureCounter };
+  auth: Auth;
   /** Shared state for several instances (rate limits), when REDIS_URL is set. */
-  redis: Redis | null;
+  sharedState: SharedState;
   events: Events;
   accessControl: AccessControl;
   auctions: Auctions;
-  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean }>;
+  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
   close(): Promise<void>;
 }
 
@@ -59,10 +53,11 @@ export async function startServices(config: Config, logger: pino.Logger, options
     await migrate(database.pool).then((result) => logMigrations(result, logger));
 
     const metrics = new Metrics();
-    const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
-    redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-    if (redis) opened.push(() => redis.disconnect());
-    const tokens = new TokenService(await loadSigningKeys(config), config);
+    const sharedState = new SharedState(config.redisUrl, logger, { commandTimeoutMs: config.redisCommandTimeoutMs, registry: metrics.registry });
+    opened.push(() => sharedState.close());
+    // A healthy Redis counts from the first request; an absent one never delays the start.
+    await sharedState.connected(1000);
+    const auth = await createAuth({ database, config, sharedState });
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
     const events = await createEvents({ database, config, logger, metrics });
@@ -79,13 +74,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
       database,
       metrics,
       clock: options.clock ?? systemClock,
-      tokens,
-      grants: new Grants(database.db, tokens, config.refreshTokenTtlSeconds),
-      tokenThrottle: {
-        client: failureCounter(redis, 'client', config.tokenFailureLimit, config.tokenFailureWindowSeconds),
-        address: failureCounter(redis, 'address', config.tokenFailureLimit * 10, config.tokenFailureWindowSeconds),
-      },
-      redis,
+      auth,
+      sharedState,
       jobs,
       events,
       accessControl,
@@ -98,7 +88,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
           withTimeout(migrationsApplied(database.pool), checkMs),
         ]);
         // The queue's work lives in the database: it runs only when the database answers.
-        return { database: databaseOk, migrations: migrationsOk, jobs: jobs.isRunning && databaseOk };
+        return { database: databaseOk, migrations: migrationsOk, jobs: jobs.isRunning && databaseOk, redis: sharedState.status };
       },
       close: closeOpened,
     };
@@ -120,9 +110,6 @@ function logMigrations(result: Awaited<ReturnType<typeof migrate>>, logger: pino
   if (result.changed.length > 0) logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
 }
 
-function failureCounter(redis: Redis | null, name: string, limit: number, windowSeconds: number): FailureCounter {
-  return redis ? new RedisFailureCounter(redis, `${name}:`, limit, windowSeconds) : new MemoryFailureCounter(limit, windowSeconds);
-}
 
 async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

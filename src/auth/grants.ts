@@ -6,16 +6,28 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { Scope } from '../http/access.ts';
 import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from './principal.ts';
-import { randomToken, sha256, verifySecret } from './secrets.ts';
+import type { ClientDirectory } from './client-directory.ts';
+import { SecretCheckLineFull, UNKNOWN_CLIENT, type SecretCheckLine } from './secret-checks.ts';
+import { randomToken, recentlyVerified, sha256, verifySecret } from './secrets.ts';
 import type { PrincipalWithoutToken, TokenService } from './tokens.ts';
 
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope';
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  // RFC 6749 §4.1.2.1's code for an overloaded server; with 503 and Retry-After.
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
     readonly status: number,
     readonly error: OAuthErrorCode,
     description: string,
+    /** Extra response headers (Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(description);
     this.name = 'OAuthError';
@@ -46,22 +58,52 @@ type Client =
 
 const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
 const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
+const overloaded = () => new OAuthError(503, 'temporarily_unavailable', 'Too many token requests are being checked; retry in a second.', { 'retry-after': '1' });
+
+type SlowCheckRunner = (check: () => Promise<boolean>) => Promise<boolean>;
+const directly: SlowCheckRunner = (check) => check();
 
 export class Grants {
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly refreshTtlSeconds: number,
+    private readonly secretChecks: SecretCheckLine,
+    private readonly clients: ClientDirectory,
   ) {}
 
+  /** Runs `work` in `client`'s turn of the line of secret checks; no room to wait is a 503. */
+  private inTurnOf(client: string) {
+    return <T>(work: () => Promise<T>): Promise<T> =>
+      this.secretChecks.run(client, work).catch((error: unknown) => {
+        throw error instanceof SecretCheckLineFull ? overloaded() : error;
+      });
+  }
+
+  /**
+   * A client that presented this secret successfully in the last few minutes is looked up and let
+   * through at once (no scrypt: the verification is remembered). Any other request is looked up
+   * and checked in its client's turn of the line of secret checks — and a client id the directory
+   * does not know (made up, or created moments ago by another process) in the one turn that
+   * unknown ids share — so that a flood of guesses costs the database and the CPU a few lookups
+   * and checks at a time, never one per request, and a real client is served within a few turns.
+   */
   async authenticateClient(clientId: string, clientSecret: string): Promise<Client> {
+    if (recentlyVerified(clientId, clientSecret)) return this.lookUpAndCheck(clientId, clientSecret, directly);
+    const turn = (await this.clients.knows(clientId)) ? clientId : UNKNOWN_CLIENT;
+    const client = await this.inTurnOf(turn)(() => this.lookUpAndCheck(clientId, clientSecret, directly));
+    this.clients.add(client.clientId);
+    return client;
+  }
+
+  private async lookUpAndCheck(clientId: string, clientSecret: string, runSlowCheck: SlowCheckRunner): Promise<Client> {
     const app = await this.db
       .selectFrom('applications')
       .select(['id', 'client_id', 'secret_hash', 'client_type', 'facility_guids', 'is_operator', 'revoked_at'])
       .where('client_id', '=', clientId)
       .executeTakeFirst();
     if (app) {
-      if (!(await verifySecret(clientSecret, app.secret_hash)) || app.revoked_at) throw invalidClient();
+      if (!(await verifySecret(clientSecret, app.secret_hash, clientId, runSlowCheck)) || app.revoked_at) throw invalidClient();
       return { kind: 'application', id: app.id, clientId: app.client_id, clientType: app.client_type, facilityGuids: app.facility_guids, isOperator: app.is_operator };
     }
     const gateway = await this.db
@@ -71,7 +113,7 @@ export class Grants {
       .where('g.client_id', '=', clientId)
       .executeTakeFirst();
     // Unknown clients cost the same scrypt as known ones.
-    if (!(await verifySecret(clientSecret, gateway?.secret_hash)) || !gateway || gateway.revoked_at) throw invalidClient();
+    if (!(await verifySecret(clientSecret, gateway?.secret_hash, clientId, runSlowCheck)) || !gateway || gateway.revoked_at) throw invalidClient();
     return { kind: 'gateway', id: gateway.id, clientId: gateway.client_id, facilityId: gateway.facility_id, accountId: gateway.account_id };
   }
 
@@ -99,7 +141,7 @@ export class Grants {
       .select(['id', 'secret_hash', 'account_id', 'application_id', 'scopes', 'revoked_at'])
       .where('api_key', '=', request.username)
       .executeTakeFirst();
-    const valid = await verifySecret(request.password, credential?.secret_hash);
+    const valid = await verifySecret(request.password, credential?.secret_hash, request.username, this.inTurnOf(client.clientId));
     // Another application's account key is refused exactly like a wrong one.
     if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id) throw invalidGrant('The account API key or secret is not valid for this client.');
     const scopes = narrow(credential.scopes.filter(isScope), requested);

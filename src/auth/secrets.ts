@@ -22,22 +22,43 @@ export async function hashSecret(secret: string): Promise<string> {
 const DUMMY_HASH = `scrypt$${COST.N}$${COST.r}$${COST.p}$${Buffer.alloc(16).toString('base64url')}$${Buffer.alloc(KEY_LENGTH).toString('base64url')}`;
 
 // Successful verifications are remembered for a few minutes, so that a client asking for tokens
-// again and again does not pay scrypt each time. The key is an HMAC of the secret under a key that
-// lives only in this process, together with the stored hash (a changed secret misses at once).
-// Wrong secrets are never cached: guessing always pays full price (and is throttled).
+// again and again does not pay scrypt each time. An entry is found by an HMAC, under a key that
+// lives only in this process, of who presented the secret (a client id, an account API key) and
+// the secret; it holds the stored hash it matched, so a changed secret misses at once. Wrong
+// secrets are never remembered: guessing always pays full price (and is throttled).
 const VERIFIED_TTL_MS = 5 * 60_000;
 const verifiedKey = randomBytes(32);
-const verified = new Map<string, number>();
+const verified = new Map<string, { stored: string; until: number }>();
+const rememberedAs = (owner: string, secret: string) => createHmac('sha256', verifiedKey).update(`${owner.length}:${owner}:${secret}`).digest('base64url');
 
-export async function verifySecret(secret: string, stored: string | null | undefined): Promise<boolean> {
-  if (!stored) return verifySecretSlow(secret, stored);
-  const cacheKey = `${stored}|${createHmac('sha256', verifiedKey).update(secret).digest('base64url')}`;
-  const until = verified.get(cacheKey);
-  if (until !== undefined && until > Date.now()) return true;
-  const ok = await verifySecretSlow(secret, stored);
+/**
+ * Whether `owner` presented this very secret successfully in the last few minutes: known without
+ * the database, and impossible to claim without the secret — the token endpoint lets such requests
+ * skip the line of secret checks.
+ */
+export function recentlyVerified(owner: string, secret: string): boolean {
+  const entry = verified.get(rememberedAs(owner, secret));
+  return entry !== undefined && entry.until > Date.now();
+}
+
+/**
+ * Whether `secret`, presented by `owner`, matches the stored hash. A remembered success answers at
+ * once; otherwise the scrypt check runs through `runSlowCheck` (the token endpoint's line).
+ */
+export async function verifySecret(
+  secret: string,
+  stored: string | null | undefined,
+  owner: string,
+  runSlowCheck: (check: () => Promise<boolean>) => Promise<boolean> = (check) => check(),
+): Promise<boolean> {
+  if (!stored) return runSlowCheck(() => verifySecretSlow(secret, stored));
+  const key = rememberedAs(owner, secret);
+  const entry = verified.get(key);
+  if (entry !== undefined && entry.stored === stored && entry.until > Date.now()) return true;
+  const ok = await runSlowCheck(() => verifySecretSlow(secret, stored));
   if (ok) {
     if (verified.size >= 10_000) verified.clear();
-    verified.set(cacheKey, Date.now() + VERIFIED_TTL_MS);
+    verified.set(key, { stored, until: Date.now() + VERIFIED_TTL_MS });
   }
   return ok;
 }

@@ -1,51 +1,107 @@
-// Throttling of failed token requests, per client id and per source address: after `limit`
-// failures in a window, further attempts are refused (429 + Retry-After) without checking the
-// secret, until the window ends. Counters live in memory, or in Redis when REDIS_URL is set so
-// that several instances share them.
+// The throttle of token requests that fail client or account authentication.
+//
+// Counted per (client id, source address) — TOKEN_FAILURE_LIMIT in a fixed window of
+// TOKEN_FAILURE_WINDOW_SECONDS — and per source address (10× the limit), never per client id
+// alone: client ids are not secret, and a per-client-id count would let anyone who knows one lock
+// that application (a PMS serving many accounts) out from every address. No global per-client
+// ceiling is kept either: the secrets are 256 random bits, so spreading guesses over many
+// addresses gains an attacker nothing, and the ceiling would only bring the lockout back.
+//
+// An attempt takes its place BEFORE its secret is checked: a key admits a check only while its
+// failures plus the checks in progress are under the limit, decided atomically (synchronously in
+// memory; one Lua script in Redis). So 200 parallel wrong secrets for one client from one address
+// check at most `limit` of them — the rest are refused (429 + Retry-After) unchecked. When the
+// check ends, a failure (invalid_client, invalid_grant) keeps its place until the window ends;
+// anything else — success, an unsupported grant, an overloaded server — gives it back, so
+// successful requests never use up a client's allowance.
 import type { Redis } from 'ioredis';
+import { MemoryWindows, type SharedState } from '../shared-state.ts';
+import { OAuthError } from './grants.ts';
 
-export interface FailureCounter {
-  /** Seconds until the key may try again, or 0 when it is not throttled. */
-  blockedFor(key: string): Promise<number>;
-  recordFailure(key: string): Promise<void>;
+export type Admission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
+
+/** Places for checks under one key: failures plus checks in progress stay under a limit. */
+export interface AttemptCounter {
+  begin(key: string): Promise<Admission>;
+  end(key: string, failed: boolean): Promise<void>;
 }
 
-export class MemoryFailureCounter implements FailureCounter {
-  private readonly windows = new Map<string, { failures: number; endsAt: number }>();
+interface Tally {
+  failed: number;
+  checking: number;
+  endsAt: number;
+}
+
+/**
+ * Refused while failures fill the window: until it ends. Refused because checks are still in
+ * progress: they end within a second or fail, so ask again in one.
+ */
+const retryAfter = (failed: number, limit: number, msLeft: number) => (failed >= limit ? Math.max(1, Math.ceil(msLeft / 1000)) : 1);
+
+export class MemoryAttemptCounter implements AttemptCounter {
+  private readonly tallies = new MemoryWindows<Tally>();
 
   constructor(
     private readonly limit: number,
     private readonly windowSeconds: number,
   ) {}
 
-  async blockedFor(key: string): Promise<number> {
-    const window = this.windows.get(key);
-    if (!window) return 0;
-    const now = Date.now();
-    if (window.endsAt <= now) {
-      this.windows.delete(key);
-      return 0;
-    }
-    return window.failures >= this.limit ? Math.ceil((window.endsAt - now) / 1000) : 0;
+  async begin(key: string): Promise<Admission> {
+    return this.beginNow(key);
   }
 
-  async recordFailure(key: string): Promise<void> {
+  /** Synchronous, so no two attempts can read the same count. */
+  beginNow(key: string): Admission {
     const now = Date.now();
-    const window = this.windows.get(key);
-    if (!window || window.endsAt <= now) {
-      if (this.windows.size > 100_000) this.prune(now);
-      this.windows.set(key, { failures: 1, endsAt: now + this.windowSeconds * 1000 });
-    } else {
-      window.failures += 1;
+    let tally = this.tallies.get(key, now);
+    if (!tally) {
+      tally = { failed: 0, checking: 0, endsAt: now + this.windowSeconds * 1000 };
+      this.tallies.set(key, tally, now);
     }
+    if (tally.failed + tally.checking >= this.limit) return { admitted: false, retryAfterSeconds: retryAfter(tally.failed, this.limit, tally.endsAt - now) };
+    tally.checking += 1;
+    return { admitted: true };
   }
 
-  private prune(now: number) {
-    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+  async end(key: string, failed: boolean): Promise<void> {
+    const now = Date.now();
+    let tally = this.tallies.get(key, now);
+    if (tally) tally.checking = Math.max(0, tally.checking - 1);
+    if (!failed) return;
+    if (!tally) {
+      // The window ended while the check ran: the failure starts the next one.
+      tally = { failed: 0, checking: 0, endsAt: now + this.windowSeconds * 1000 };
+      this.tallies.set(key, tally, now);
+    }
+    tally.failed += 1;
   }
 }
 
-export class RedisFailureCounter implements FailureCounter {
+// KEYS[1] a hash {failed, checking} whose expiry is the window; ARGV: limit, window ms.
+// Returns {admitted (1|0), failed, ms left in the window}.
+const BEGIN = `
+local tally = redis.call('HMGET', KEYS[1], 'failed', 'checking')
+local failed = tonumber(tally[1]) or 0
+local checking = tonumber(tally[2]) or 0
+if failed + checking >= tonumber(ARGV[1]) then
+  return {0, failed, redis.call('PTTL', KEYS[1])}
+end
+redis.call('HINCRBY', KEYS[1], 'checking', 1)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {1, failed, 0}`;
+
+// KEYS[1] as above; ARGV: 1 when the check failed, window ms.
+const END = `
+if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('HINCRBY', KEYS[1], 'checking', -1)) < 0 then
+  redis.call('HSET', KEYS[1], 'checking', 0)
+end
+if ARGV[1] == '1' then
+  redis.call('HINCRBY', KEYS[1], 'failed', 1)
+  if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+end
+return 0`;
+
+export class RedisAttemptCounter implements AttemptCounter {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -53,15 +109,86 @@ export class RedisFailureCounter implements FailureCounter {
     private readonly windowSeconds: number,
   ) {}
 
-  async blockedFor(key: string): Promise<number> {
-    const name = `gh:tokenfail:${this.prefix}${key}`;
-    const [failures, ttl] = await this.redis.multi().get(name).pttl(name).exec().then((r) => [Number(r?.[0]?.[1] ?? 0), Number(r?.[1]?.[1] ?? 0)]);
-    return failures >= this.limit && ttl > 0 ? Math.ceil(ttl / 1000) : 0;
+  async begin(key: string): Promise<Admission> {
+    const [admitted, failed, msLeft] = (await this.redis.eval(BEGIN, 1, this.prefix + key, this.limit, this.windowSeconds * 1000)) as [number, number, number];
+    return admitted === 1 ? { admitted: true } : { admitted: false, retryAfterSeconds: retryAfter(failed, this.limit, msLeft) };
   }
 
-  async recordFailure(key: string): Promise<void> {
-    const name = `gh:tokenfail:${this.prefix}${key}`;
-    const count = await this.redis.incr(name);
-    if (count === 1) await this.redis.expire(name, this.windowSeconds);
+  async end(key: string, failed: boolean): Promise<void> {
+    await this.redis.eval(END, 1, this.prefix + key, failed ? 1 : 0, this.windowSeconds * 1000);
+  }
+}
+
+/**
+ * Redis while it is up (instances share the counts), process memory while it is down. An attempt
+ * begun in one and ended in the other is harmless: ending never takes a count below zero.
+ */
+export class SharedAttemptCounter implements AttemptCounter {
+  private readonly memory: MemoryAttemptCounter;
+
+  constructor(
+    private readonly shared: SharedState,
+    private readonly prefix: string,
+    private readonly limit: number,
+    private readonly windowSeconds: number,
+  ) {
+    this.memory = new MemoryAttemptCounter(limit, windowSeconds);
+  }
+
+  begin(key: string): Promise<Admission> {
+    return this.shared.run(
+      (redis) => new RedisAttemptCounter(redis, this.prefix, this.limit, this.windowSeconds).begin(key),
+      () => this.memory.beginNow(key),
+    );
+  }
+
+  async end(key: string, failed: boolean): Promise<void> {
+    await this.shared.run(
+      (redis) => new RedisAttemptCounter(redis, this.prefix, this.limit, this.windowSeconds).end(key, failed),
+      () => void this.memory.end(key, failed),
+    );
+  }
+}
+
+/** Failures that use up a place: the secret (client's or account's) was checked and was wrong. */
+const isFailedAuthentication = (error: unknown) => error instanceof OAuthError && (error.error === 'invalid_client' || error.error === 'invalid_grant');
+
+export class TokenThrottle {
+  constructor(
+    private readonly perClientAtAddress: AttemptCounter,
+    private readonly perAddress: AttemptCounter,
+  ) {}
+
+  /** Counters in Redis when configured (with memory standing in while it is down), else in memory. */
+  static create(shared: SharedState, limit: number, windowSeconds: number): TokenThrottle {
+    return new TokenThrottle(
+      new SharedAttemptCounter(shared, 'gh:tokenfail:client-at-address:', limit, windowSeconds),
+      new SharedAttemptCounter(shared, 'gh:tokenfail:address:', limit * 10, windowSeconds),
+    );
+  }
+
+  /**
+   * Runs `check` (a grant, which checks the client's secret and perhaps an account's) if both the
+   * (client, address) and the address have a place for it; else refuses with 429 unchecked.
+   */
+  async attempt<T>(clientId: string, address: string, check: () => Promise<T>): Promise<T> {
+    // Client ids and addresses hold no space, so the pair cannot be forged from other values.
+    const pair = `${clientId} ${address}`;
+    const [byPair, byAddress] = await Promise.all([this.perClientAtAddress.begin(pair), this.perAddress.begin(address)]);
+    if (!byPair.admitted || !byAddress.admitted) {
+      // A refused attempt checks nothing: give back the place the other counter gave it.
+      await Promise.all([byPair.admitted && this.perClientAtAddress.end(pair, false), byAddress.admitted && this.perAddress.end(address, false)]);
+      const seconds = Math.max(byPair.admitted ? 0 : byPair.retryAfterSeconds, byAddress.admitted ? 0 : byAddress.retryAfterSeconds);
+      throw new OAuthError(429, 'invalid_request', `Too many failed token requests; retry after ${seconds} seconds.`, { 'retry-after': String(seconds) });
+    }
+    let failed = false;
+    try {
+      return await check();
+    } catch (error) {
+      failed = isFailedAuthentication(error);
+      throw error;
+    } finally {
+      await Promise.all([this.perClientAtAddress.end(pair, failed), this.perAddress.end(address, failed)]);
+    }
   }
 }

@@ -1,5 +1,6 @@
 // Operations: liveness and readiness (public, for probes), and metrics (an operator's token).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { COUNTED_IN_PROCESS } from '../http/rate-limit.ts';
 import type { Services } from '../services.ts';
 
 const AVAILABILITY_RETRY_AFTER_SECONDS = 5;
@@ -11,6 +12,9 @@ const Availability = Type.Object({
     database: Type.Boolean(),
     migrations: Type.Boolean(),
     jobs: Type.Boolean(),
+    redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not configured')], {
+      description: '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
+    }),
   }),
 });
 
@@ -18,7 +22,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   app.get(
     '/health',
     {
-      config: { access: 'public' },
+      // Never touches Redis, not even for its rate-limit count.
+      config: { access: 'public', rateLimit: COUNTED_IN_PROCESS },
       schema: { tags: ['operations'], summary: 'The process is alive.', response: { 200: Health } },
     },
     async () => ({ status: 'ok' as const }),
@@ -30,9 +35,9 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       config: { access: 'public' },
       schema: {
         tags: ['operations'],
-        summary: 'The service can serve: database reachable, migrations applied, job runner running.',
+        summary: 'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
         description:
-          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. 503 (with Retry-After) when any is false.',
+          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false.',
         response: { 200: Availability, 503: Availability },
       },
     },

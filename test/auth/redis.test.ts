@@ -22,24 +22,37 @@ if (redisUrl) {
       await two.close();
     });
 
-    it('failures counted by one instance throttle the client on another', async () => {
+    it('failures counted by one instance throttle the client at that address on another', async () => {
       const app = await admin.createApplication(one.services.database.db, { name: 'Shared' });
       const wrong = { grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'gh_cs_wrong' };
+      const address = '198.51.100.1';
       for (let i = 0; i < 3; i++) {
-        const response = await one.app.inject({ method: 'POST', url: '/auth/token', payload: wrong, remoteAddress: `198.51.100.${i + 1}` });
+        const response = await one.app.inject({ method: 'POST', url: '/auth/token', payload: wrong, remoteAddress: address });
         assert.equal(response.statusCode, 401);
       }
+      const there = await two.app.inject({ method: 'POST', url: '/auth/token', payload: wrong, remoteAddress: address });
+      assert.equal(there.statusCode, 429);
+      assert.ok(Number(there.headers['retry-after']) > 0);
+      // Per (client, address): from another address the client's requests are still checked.
       const elsewhere = await two.app.inject({ method: 'POST', url: '/auth/token', payload: wrong, remoteAddress: '198.51.100.99' });
-      assert.equal(elsewhere.statusCode, 429);
-      assert.ok(Number(elsewhere.headers['retry-after']) > 0);
+      assert.equal(elsewhere.statusCode, 401);
     });
 
     it('the request rate limit is counted across instances', async () => {
       const address = `192.0.2.${Math.floor(Math.random() * 200) + 1}`;
+      const route = '/.well-known/jwks.json';
       let last = 0;
-      for (let i = 0; i < 30; i++) last = Number((await one.app.inject({ method: 'GET', url: '/health', remoteAddress: address })).headers['ratelimit-remaining']);
-      const remaining = Number((await two.app.inject({ method: 'GET', url: '/health', remoteAddress: address })).headers['ratelimit-remaining']);
+      for (let i = 0; i < 30; i++) last = Number((await one.app.inject({ method: 'GET', url: route, remoteAddress: address })).headers['ratelimit-remaining']);
+      const remaining = Number((await two.app.inject({ method: 'GET', url: route, remoteAddress: address })).headers['ratelimit-remaining']);
       assert.equal(remaining, last - 1);
+    });
+
+    it('the liveness probe is counted in process memory only', async () => {
+      const address = `192.0.2.${Math.floor(Math.random() * 200) + 1}`;
+      for (let i = 0; i < 5; i++) await one.app.inject({ method: 'GET', url: '/health', remoteAddress: address });
+      const response = await two.app.inject({ method: 'GET', url: '/health', remoteAddress: address });
+      assert.equal(response.statusCode, 200);
+      assert.equal(Number(response.headers['ratelimit-remaining']), 49, 'the other instance has not seen the first five');
     });
   });
 }

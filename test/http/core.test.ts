@@ -172,7 +172,7 @@ describe('operations routes', () => {
     assert.deepEqual((await t.app.inject({ method: 'GET', url: '/health' })).json(), { status: 'ok' });
     const availability = await t.app.inject({ method: 'GET', url: '/availability' });
     assert.equal(availability.statusCode, 200);
-    assert.deepEqual(availability.json(), { status: 'available', checks: { database: true, migrations: true, jobs: true } });
+    assert.deepEqual(availability.json(), { status: 'available', checks: { database: true, migrations: true, jobs: true, redis: 'not configured' } });
   });
 
   it('/metrics serves Prometheus text with the request histogram to an operator token only', async () => {

@@ -1,0 +1,36 @@
+// The authorization face: built once by the composition root (src/services.ts). Its parts: the
+// token service (signing keys, verification), the grants of the token endpoint, and the throttle of
+// failed token requests. The guard (guard.ts) enforces every route's access; routes/ holds the
+// token endpoint, whoami and the JWKS.
+import os from 'node:os';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { SharedState } from '../shared-state.ts';
+import { ClientDirectory } from './client-directory.ts';
+import { Grants } from './grants.ts';
+import { loadSigningKeys } from './keys.ts';
+import { SecretCheckLine } from './secret-checks.ts';
+import { TokenThrottle } from './throttle.ts';
+import { TokenService } from './tokens.ts';
+
+export interface AuthDeps {
+  database: Database;
+  config: Config;
+  sharedState: SharedState;
+}
+
+export interface Auth {
+  tokens: TokenService;
+  grants: Grants;
+  /** Failed token requests, per (client id, source address) and per source address. */
+  throttle: TokenThrottle;
+}
+
+export async function createAuth({ database, config, sharedState }: AuthDeps): Promise<Auth> {
+  const tokens = new TokenService(await loadSigningKeys(config), config);
+  // Secrets are checked (scrypt) a few at a time, one per two cores: a flood cannot starve the rest.
+  const secretChecks = SecretCheckLine.forCores(os.availableParallelism());
+  const grants = new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks, new ClientDirectory(database.db));
+  const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds);
+  return { tokens, grants, throttle };
+}

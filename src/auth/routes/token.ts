@@ -1,0 +1,129 @@
+// POST /auth/token: the OAuth 2.0 token endpoint. Every failure here, even a malformed body or a
+// router error, is an RFC 6749 body ({error, error_description}), never problem+json.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PUBLIC } from '../../http/access.ts';
+import { handleError, registerErrorRenderer } from '../../http/problem.ts';
+import type { Services } from '../../services.ts';
+import { OAuthError, type OAuthErrorCode } from '../grants.ts';
+import { WAITING_IN_ALL, WAITING_PER_CLIENT } from '../secret-checks.ts';
+
+export const TOKEN_PATH = '/auth/token';
+
+const TokenBody = Type.Object(
+  {
+    grant_type: Type.Optional(Type.String({ maxLength: 100 })),
+    client_id: Type.Optional(Type.String({ maxLength: 200 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 500 })),
+    username: Type.Optional(Type.String({ maxLength: 200 })),
+    password: Type.Optional(Type.String({ maxLength: 500 })),
+    refresh_token: Type.Optional(Type.String({ maxLength: 500 })),
+    scope: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { description: 'Form-encoded (application/x-www-form-urlencoded) or JSON.' },
+);
+
+const TokenResponse = Type.Object({
+  token_type: Type.Literal('Bearer'),
+  access_token: Type.String({ description: 'An ES256-signed JWT.' }),
+  expires_in: Type.Integer({ description: 'Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600).' }),
+  refresh_token: Type.Optional(Type.String({ description: 'Password and refresh_token grants only. Single use: each refresh returns the next one.' })),
+  scope: Type.String(),
+});
+
+const OAuthErrorBody = Type.Object({
+  error: Type.String({ description: 'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503)' }),
+  error_description: Type.String(),
+});
+
+function sendOAuthError(reply: FastifyReply, status: number, error: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
+  return reply.code(status).headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers }).send({ error, error_description: description });
+}
+
+/** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded, then base64) or the body. */
+function clientCredentials(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string } {
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && /^Basic /i.test(header)) {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new OAuthError(401, 'invalid_client', 'The Basic credentials are malformed.');
+    const clientId = safeDecode(decoded.slice(0, colon));
+    const clientSecret = safeDecode(decoded.slice(colon + 1));
+    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError(400, 'invalid_request', 'client_id in the body differs from the Authorization header.');
+    return { clientId, clientSecret };
+  }
+  if (!body.client_id || body.client_secret === undefined) throw new OAuthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret, or HTTP Basic).');
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+}
+
+export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { grants, throttle } = services.auth;
+
+  registerErrorRenderer(app, {
+    owns: (path) => path === TOKEN_PATH,
+    body: OAuthErrorBody,
+    render(error, request, reply) {
+      if (error instanceof OAuthError) {
+        const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
+        const challenge: Record<string, string> =
+          error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
+        return sendOAuthError(reply, error.status, error.error, error.message, { ...error.headers, ...challenge });
+      }
+      const normalized = handleError(error, request);
+      if (normalized.status >= 500) {
+        const code = normalized.status === 503 ? 'temporarily_unavailable' : 'server_error';
+        return reply
+          .code(normalized.status)
+          .headers({ 'cache-control': 'no-store', ...normalized.headers })
+          .send({ error: code, error_description: normalized.detail });
+      }
+      if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
+      const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+      const status = [413, 414, 415].includes(normalized.status) ? normalized.status : 400;
+      const description = fields ? `${normalized.detail} ${fields}` : normalized.detail;
+      return sendOAuthError(reply, status, 'invalid_request', description, normalized.headers);
+    },
+  });
+
+  app.post(
+    TOKEN_PATH,
+    {
+      config: PUBLIC,
+      schema: {
+        tags: ['authorization'],
+        summary: 'Issue an access token (OAuth 2.0 token endpoint).',
+        description:
+          'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic.\n\n' +
+          'Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failures plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Beyond that a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.\n\n' +
+          `Secrets are checked (scrypt) a few at a time — one per two CPU cores — the waiting requests served in turn per client; a secret this service verified in the last 5 minutes is not checked again and never waits. When ${WAITING_PER_CLIENT} requests of one client, or ${WAITING_IN_ALL} in all, are already waiting, a request is answered 503 (\`temporarily_unavailable\`) with Retry-After: 1 at once — retry then.`,
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: TokenBody,
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody, 503: OAuthErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const client = clientCredentials(request, body);
+      if (!body.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
+      const grant = {
+        grantType: body.grant_type,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        username: body.username,
+        password: body.password,
+        refreshToken: body.refresh_token,
+        scope: body.scope,
+      };
+      const response = await throttle.attempt(client.clientId, request.ip, () => grants.grant(grant));
+      return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
+    },
+  );
+};
