@@ -24,7 +24,7 @@ import { rateLimitStoreOptions } from './http/rate-limit.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
-import { opsRoutes } from './ops/routes.ts';
+import { opsRoutes } from './ops/routes/index.ts';
 import type { Services } from './services.ts';
 
 export async function buildApp(services: Services): Promise<App> {

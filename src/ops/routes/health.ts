@@ -1,7 +1,8 @@
-// Operations: liveness and readiness (public, for probes), and metrics (an operator's token).
+// GET /health (the process is alive) and GET /availability (it can serve): public, for probes.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { COUNTED_IN_PROCESS } from '../http/rate-limit.ts';
-import type { Services } from '../services.ts';
+import { PUBLIC } from '../../http/access.ts';
+import { COUNTED_IN_PROCESS } from '../../http/rate-limit.ts';
+import type { Services } from '../../services.ts';
 
 const AVAILABILITY_RETRY_AFTER_SECONDS = 5;
 
@@ -18,12 +19,12 @@ const Availability = Type.Object({
   }),
 });
 
-export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/health',
     {
       // Never touches Redis, not even for its rate-limit count.
-      config: { access: 'public', rateLimit: COUNTED_IN_PROCESS },
+      config: { ...PUBLIC, rateLimit: COUNTED_IN_PROCESS },
       schema: { tags: ['operations'], summary: 'The process is alive.', response: { 200: Health } },
     },
     async () => ({ status: 'ok' as const }),
@@ -32,7 +33,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   app.get(
     '/availability',
     {
-      config: { access: 'public' },
+      config: PUBLIC,
       schema: {
         tags: ['operations'],
         summary: 'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
@@ -46,26 +47,6 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       const ok = checks.database && checks.migrations && checks.jobs;
       if (!ok) reply.header('retry-after', String(AVAILABILITY_RETRY_AFTER_SECONDS));
       return reply.code(ok ? 200 : 503).send({ status: ok ? 'available' : 'unavailable', checks });
-    },
-  );
-
-  // Not public (SPEC.md §2 exempts only health, docs, JWKS and media): the metrics name routes,
-  // volumes and failure rates. Prometheus gets a token as an operator's application, with its
-  // `oauth2` client_credentials configuration (docs/OPERATIONS.md).
-  app.get(
-    '/metrics',
-    {
-      config: { access: { scopes: ['admin'] } },
-      schema: {
-        tags: ['operations'],
-        summary: 'Prometheus metrics (text exposition format).',
-        description: "Scrape with an operator application's token (client_credentials grant at /auth/token); Prometheus does it with its `oauth2` configuration.",
-        produces: ['text/plain'],
-      },
-    },
-    async (_request, reply) => {
-      reply.type(services.metrics.registry.contentType);
-      return services.metrics.registry.metrics();
     },
   );
 };
