@@ -1,7 +1,9 @@
 // The read side's rules, as pure functions: a filter becomes SQL text with bound values (never
 // spliced), and a row becomes a GatewayEvent. Tested without a database; the benchmark runs the
 // very same SQL directly to measure the route's overhead.
+import type { Selectable } from 'kysely';
 import { eventTypeInfo } from './catalogue.ts';
+import type { GatewayEventsTable } from './tables.ts';
 import { formatLocal, formatUtc } from './time.ts';
 
 /** The route's scope. A facility scope names its account too: watermarks are per account. */
@@ -67,22 +69,18 @@ function whereClause(filter: EventFilter, window: Window, values: unknown[]): st
 const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::int8 as ${column.replace('_at', '_ms')}`;
 
 /** Columns of a GatewayEvent item. */
+/** Where and what: the columns that place an event (written once for the items and the CSV). */
+export const PLACE_COLUMNS = ['account_id', 'facility_id', 'facility_name', 'time_zone', 'event_type'] as const;
+/** Who and with what: the device, unit and visitor an event names. */
+export const SUBJECT_COLUMNS = ['device_id', 'device_name', 'unit_id', 'unit_number', 'visitor_id', 'visitor_name'] as const;
+
 export const ITEM_COLUMNS = [
   'seq',
   'id',
-  'account_id',
-  'facility_id',
-  'facility_name',
-  'time_zone',
-  'event_type',
+  ...PLACE_COLUMNS,
   EPOCH_MS('occurred_at'),
   EPOCH_MS('received_at'),
-  'device_id',
-  'device_name',
-  'unit_id',
-  'unit_number',
-  'visitor_id',
-  'visitor_name',
+  ...SUBJECT_COLUMNS,
   'code_entered',
   'details',
   // As text: it goes into the response as it is, never parsed and serialized again.
@@ -121,27 +119,17 @@ export const watermarkQuery = (accountId: string): SqlText => ({
   values: [accountId],
 });
 
-export interface EventRow {
-  seq: number;
-  id: string;
-  account_id: string;
-  facility_id: string;
-  facility_name: string;
-  time_zone: string;
-  event_type: number;
+/**
+ * An event as the reads select it: the table's columns, with the two times as epoch milliseconds
+ * and `data` as JSON text (code_entered and data only where the select list has them).
+ */
+export type EventRow = Omit<Selectable<GatewayEventsTable>, 'gwc_event_id' | 'occurred_at' | 'received_at' | 'code_entered' | 'data'> & {
   occurred_ms: number;
   received_ms: number;
-  device_id: string | null;
-  device_name: string | null;
-  unit_id: string | null;
-  unit_number: string | null;
-  visitor_id: string | null;
-  visitor_name: string | null;
   code_entered?: string | null;
-  details: string | null;
   /** JSON text (jsonb's output), or null. */
   data?: string | null;
-}
+};
 
 export interface GatewayEvent {
   id: string;
