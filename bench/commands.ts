@@ -48,15 +48,26 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
     });
   });
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn' },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn',
+    },
     stdio: ['ignore', process.env.BENCH_SERVER_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}) before serving`);
-    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error('server did not start in 120 s');
     await new Promise((r) => setTimeout(r, 100));
@@ -71,7 +82,8 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
   };
 }
 
-const newAgent = () => new Agent({ connections: null, keepAliveTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+const newAgent = () =>
+  new Agent({ connections: null, keepAliveTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
 /**
  * Connections of the PMS calls. Each set of pollers has its own agent, destroyed when it stops:
  * undici opens fresh connections after aborted requests, and a server's graceful close waits for a
@@ -92,7 +104,11 @@ interface Provisioned {
   pms: { clientId: string; clientSecret: string; apiKey: string; apiSecret: string };
 }
 
-async function inParallel<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function inParallel<T, R>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   await Promise.all(
@@ -116,21 +132,39 @@ async function provision(env: Record<string, string>): Promise<Provisioned> {
     const app = await admin.createApplication(db, { name: 'Bench PMS' });
     const key = await admin.createAccountKey(db, { accountId: account.id, clientId: app.clientId });
     const facilities = await inParallel([...Array(CONTROLLERS).keys()], 4, async (i) => {
-      const facility = await admin.createFacility(db, { accountId: account.id, name: `Site ${i + 1}`, timeZone: 'America/Denver' });
+      const facility = await admin.createFacility(db, {
+        accountId: account.id,
+        name: `Site ${i + 1}`,
+        timeZone: 'America/Denver',
+      });
       return { id: facility.id, gateway: await admin.createGatewayCredential(db, { facilityId: facility.id }) };
     });
-    return { facilities, pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret } };
+    return {
+      facilities,
+      pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret },
+    };
   } finally {
     await database.close();
   }
 }
 
-async function call(base: string, method: 'GET' | 'POST', route: string, token: string | null, body?: unknown, signal?: AbortSignal, dispatcher: Agent = agent): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  method: 'GET' | 'POST',
+  route: string,
+  token: string | null,
+  body?: unknown,
+  signal?: AbortSignal,
+  dispatcher: Agent = agent,
+): Promise<{ status: number; body: any }> {
   const response = await request(base + route, {
     method,
     dispatcher,
     signal,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.body.text();
@@ -151,7 +185,8 @@ async function token(base: string, form: Record<string, string>): Promise<string
 
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in these. */
 const CLOCK_TICKS = 100;
-const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+const rssMiB = (pid: number) =>
+  Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 const cpuTicks = (pid: number) => {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]); // utime + stime
@@ -200,23 +235,42 @@ class Pollers {
   /** Resolves with the arrival time of the next update command for this visitor. */
   arrivalOf(visitorId: string, timeoutMs = 35_000): Promise<number | null> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => (this.waiting.delete(visitorId), resolve(null)), timeoutMs);
-      this.waiting.set(visitorId, (at) => (clearTimeout(timer), resolve(at)));
+      const timer = setTimeout(() => {
+        this.waiting.delete(visitorId);
+        resolve(null);
+      }, timeoutMs);
+      this.waiting.set(visitorId, (at) => {
+        clearTimeout(timer);
+        resolve(at);
+      });
     });
   }
 
   private note(c: Controller, outcome: string, at: number): void {
-    if (this.since > 0 && at >= this.since && !this.firstOutcome.has(c.facilityId)) this.firstOutcome.set(c.facilityId, { outcome, at });
+    if (this.since > 0 && at >= this.since && !this.firstOutcome.has(c.facilityId))
+      this.firstOutcome.set(c.facilityId, { outcome, at });
   }
 
   private async loop(c: Controller): Promise<void> {
     while (!this.abort.signal.aborted) {
       c.inFlight = true;
       try {
-        const r = await call(this.base, 'GET', `/gateway/v1/commands?after=${c.after}&wait=30&limit=100`, c.token, undefined, this.abort.signal, this.agent);
+        const r = await call(
+          this.base,
+          'GET',
+          `/gateway/v1/commands?after=${c.after}&wait=30&limit=100`,
+          c.token,
+          undefined,
+          this.abort.signal,
+          this.agent,
+        );
         const at = performance.now();
         c.inFlight = false;
-        this.note(c, r.status === 200 && r.body.commands.length === 0 ? '200 {"commands": []}' : `HTTP ${r.status}`, at);
+        this.note(
+          c,
+          r.status === 200 && r.body.commands.length === 0 ? '200 {"commands": []}' : `HTTP ${r.status}`,
+          at,
+        );
         if (r.status !== 200) throw new Error(`poll ${r.status}`);
         for (const command of r.body.commands) {
           c.after = Math.max(c.after, command.sequence);
@@ -229,7 +283,8 @@ class Pollers {
       } catch (error) {
         c.inFlight = false;
         if (this.abort.signal.aborted) return;
-        if (!/^poll /.test((error as Error).message)) this.note(c, `error ${(error as { code?: string }).code ?? (error as Error).message}`, performance.now());
+        if (!/^poll /.test((error as Error).message))
+          this.note(c, `error ${(error as { code?: string }).code ?? (error as Error).message}`, performance.now());
         await new Promise((r) => setTimeout(r, 500));
       }
     }
@@ -255,7 +310,14 @@ interface Measure {
   dbConnections: string;
 }
 
-async function measure(label: string, writeBase: string, pollServer: ServerProcess, pmsToken: string, controllers: Controller[], dbConnections: () => Promise<string>): Promise<Measure> {
+async function measure(
+  label: string,
+  writeBase: string,
+  pollServer: ServerProcess,
+  pmsToken: string,
+  controllers: Controller[],
+  dbConnections: () => Promise<string>,
+): Promise<Measure> {
   const pid = pollServer.child.pid!;
   const idleRss = rssMiB(pid);
   const idle0 = cpuTicks(pid);
@@ -280,7 +342,9 @@ async function measure(label: string, writeBase: string, pollServer: ServerProce
     const c = sampled[k % sampled.length]!;
     const arrival = pollers.arrivalOf(c.visitorId!);
     const sent = performance.now();
-    const r = await call(writeBase, 'POST', `/facilities/${c.facilityId}/visitors/${c.visitorId}/update`, pmsToken, { firstName: `Bench ${k}` });
+    const r = await call(writeBase, 'POST', `/facilities/${c.facilityId}/visitors/${c.visitorId}/update`, pmsToken, {
+      firstName: `Bench ${k}`,
+    });
     const answered = performance.now();
     if (r.status !== 200) throw new Error(`update ${r.status} ${JSON.stringify(r.body)}`);
     const at = await arrival;
@@ -291,11 +355,25 @@ async function measure(label: string, writeBase: string, pollServer: ServerProce
     }
   }
   await pollers.stop();
-  return { label, fromAnswer: fromAnswer.sort((a, b) => a - b), fromSend: fromSend.sort((a, b) => a - b), lost, idleRss, waitingRss, tcp, idleCpuPercent, cpuPercent, dbConnections: connections };
+  return {
+    label,
+    fromAnswer: fromAnswer.sort((a, b) => a - b),
+    fromSend: fromSend.sort((a, b) => a - b),
+    lost,
+    idleRss,
+    waitingRss,
+    tcp,
+    idleCpuPercent,
+    cpuPercent,
+    dbConnections: connections,
+  };
 }
 
 /** SIGTERM with every controller waiting: how long until the process exits, and how the polls ended. */
-async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Controller[]): Promise<{ ms: number; answeredMs: number; outcomes: string; exit: number | string; total: number }> {
+async function shutdownWithWaitingPolls(
+  server: ServerProcess,
+  controllers: Controller[],
+): Promise<{ ms: number; answeredMs: number; outcomes: string; exit: number | string; total: number }> {
   const pollers = new Pollers(server.url, controllers);
   pollers.start();
   while (pollers.inFlight < controllers.length) await new Promise((r) => setTimeout(r, 50));
@@ -308,18 +386,45 @@ async function shutdownWithWaitingPolls(server: ServerProcess, controllers: Cont
   const firsts = [...pollers.firstOutcome.values()];
   const counts = new Map<string, number>();
   for (const f of firsts) counts.set(f.outcome, (counts.get(f.outcome) ?? 0) + 1);
-  const outcomes = [...counts].map(([outcome, n]) => `${n} × ${outcome}`).join(', ') + (firsts.length < controllers.length ? `, ${controllers.length - firsts.length} × no answer` : '');
-  return { ms: Math.round(took), answeredMs: Math.round(Math.max(...firsts.map((f) => f.at)) - started), outcomes, exit, total: controllers.length };
+  const outcomes =
+    [...counts].map(([outcome, n]) => `${n} × ${outcome}`).join(', ') +
+    (firsts.length < controllers.length ? `, ${controllers.length - firsts.length} × no answer` : '');
+  return {
+    ms: Math.round(took),
+    answeredMs: Math.round(Math.max(...firsts.map((f) => f.at)) - started),
+    outcomes,
+    exit,
+    total: controllers.length,
+  };
 }
 
-async function prepare(base: string, provisioned: Provisioned): Promise<{ pmsToken: string; controllers: Controller[] }> {
-  const pmsToken = await token(base, { grant_type: 'password', client_id: provisioned.pms.clientId, client_secret: provisioned.pms.clientSecret, username: provisioned.pms.apiKey, password: provisioned.pms.apiSecret });
+async function prepare(
+  base: string,
+  provisioned: Provisioned,
+): Promise<{ pmsToken: string; controllers: Controller[] }> {
+  const pmsToken = await token(base, {
+    grant_type: 'password',
+    client_id: provisioned.pms.clientId,
+    client_secret: provisioned.pms.clientSecret,
+    username: provisioned.pms.apiKey,
+    password: provisioned.pms.apiSecret,
+  });
   const controllers = await inParallel(provisioned.facilities, 8, async (f, i) => {
-    const gatewayToken = await token(base, { grant_type: 'client_credentials', client_id: f.gateway.clientId, client_secret: f.gateway.clientSecret });
+    const gatewayToken = await token(base, {
+      grant_type: 'client_credentials',
+      client_id: f.gateway.clientId,
+      client_secret: f.gateway.clientSecret,
+    });
     let visitorId: string | null = null;
     if (i < SAMPLED) {
       const unit = await call(base, 'POST', `/facilities/${f.id}/units`, pmsToken, { unitNumber: 'B-1' });
-      const visitor = await call(base, 'POST', `/facilities/${f.id}/visitors`, pmsToken, { unitId: unit.body.id, accessCode: String(100000 + i), firstName: 'Bench', lastName: 'Tenant', isTenant: true });
+      const visitor = await call(base, 'POST', `/facilities/${f.id}/visitors`, pmsToken, {
+        unitId: unit.body.id,
+        accessCode: String(100000 + i),
+        firstName: 'Bench',
+        lastName: 'Tenant',
+        isTenant: true,
+      });
       if (visitor.status !== 201) throw new Error(`visitor ${visitor.status} ${JSON.stringify(visitor.body)}`);
       visitorId = visitor.body.visitor.id;
     }
@@ -350,12 +455,25 @@ export default async function run(): Promise<void> {
     const server = await startServer({ ...env, ...serverEnv });
     const { pmsToken, controllers } = await prepare(server.url, provisioned);
     console.error(`embedded: ${CONTROLLERS} controllers ready in ${Math.round((performance.now() - t0) / 1000)} s`);
-    rows.push(row(await measure('embedded (PGlite), one instance', server.url, server, pmsToken, controllers, async () => 'in-process (pool ≤ 20)')));
+    rows.push(
+      row(
+        await measure(
+          'embedded (PGlite), one instance',
+          server.url,
+          server,
+          pmsToken,
+          controllers,
+          async () => 'in-process (pool ≤ 20)',
+        ),
+      ),
+    );
     const s = await shutdownWithWaitingPolls(server, controllers);
     const again = await startServer({ ...env, ...serverEnv });
     const idleStart = performance.now();
     const idleExit = await again.kill('SIGTERM');
-    shutdowns.push(`| embedded | ${s.total} | ${s.outcomes}; the last in ${s.answeredMs} ms | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
+    shutdowns.push(
+      `| embedded | ${s.total} | ${s.outcomes}; the last in ${s.answeredMs} ms | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`,
+    );
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
@@ -369,7 +487,10 @@ export default async function run(): Promise<void> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-bench-commands-'));
     const env = { DATA_DIR: dataDir, DATABASE_URL: url.toString() };
     const dbConnections = async () => {
-      const { rows: r } = await adminClient.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+      const { rows: r } = await adminClient.query(
+        'select count(*)::int as n from pg_stat_activity where datname = $1',
+        [name],
+      );
       return String(r[0].n);
     };
     try {
@@ -381,13 +502,26 @@ export default async function run(): Promise<void> {
       rows.push(row(await measure('PostgreSQL 15, one instance', a.url, a, pmsToken, controllers, dbConnections)));
       // A second instance on the same database (and keys): the polls wait there, the updates go to the first.
       const b = await startServer({ ...env, ...serverEnv });
-      rows.push(row(await measure('PostgreSQL 15, polls on instance B, updates on A (LISTEN/NOTIFY)', a.url, b, pmsToken, controllers, dbConnections)));
+      rows.push(
+        row(
+          await measure(
+            'PostgreSQL 15, polls on instance B, updates on A (LISTEN/NOTIFY)',
+            a.url,
+            b,
+            pmsToken,
+            controllers,
+            dbConnections,
+          ),
+        ),
+      );
       const s = await shutdownWithWaitingPolls(b, controllers);
       await agent.destroy();
       agent = newAgent();
       const idleStart = performance.now();
       const idleExit = await a.kill('SIGTERM');
-      shutdowns.push(`| PostgreSQL | ${s.total} | ${s.outcomes}; the last in ${s.answeredMs} ms | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`);
+      shutdowns.push(
+        `| PostgreSQL | ${s.total} | ${s.outcomes}; the last in ${s.answeredMs} ms | ${s.ms} (${s.exit}) | ${Math.round(performance.now() - idleStart)} (${idleExit}) |`,
+      );
     } finally {
       await adminClient.query(`drop database if exists ${name} with (force)`);
       await adminClient.end();

@@ -70,12 +70,21 @@ function batchBody(f: number, k: number, n: number, base: number): string | null
     const i = (k * BATCH + j) * FACILITIES + f;
     if (i >= n) break;
     const e = eventOf(i, n, base);
-    events.push({ eventId: e.eventId, eventType: e.eventType, occurredAt: new Date(e.occurredAt).toISOString(), deviceId: e.deviceId, deviceName: e.deviceName, details: e.details, ...(e.codeEntered ? { codeEntered: e.codeEntered } : {}) });
+    events.push({
+      eventId: e.eventId,
+      eventType: e.eventType,
+      occurredAt: new Date(e.occurredAt).toISOString(),
+      deviceId: e.deviceId,
+      deviceName: e.deviceName,
+      details: e.details,
+      ...(e.codeEntered ? { codeEntered: e.codeEntered } : {}),
+    });
   }
   return events.length ? JSON.stringify({ events }) : null;
 }
 
-const COPY_COLUMNS = 'account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at, received_at, device_id, device_name, code_entered, details';
+const COPY_COLUMNS =
+  'account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at, received_at, device_id, device_name, code_entered, details';
 
 /** The same rows as COPY text (tab-separated; no value here needs escaping). */
 function* copyText(n: number, base: number, facilities: Facility[], chunkRows: number): Generator<string> {
@@ -111,12 +120,16 @@ function rssMiB(pid: number, field = 'VmRSS'): number {
 function runPsql(connection: string, sql: string, input?: Iterable<string>): Promise<{ ms: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('psql', [connection, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn('psql', [connection, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], {
+      stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     let bytes = 0;
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - started, bytes }) : reject(new Error(`psql failed: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve({ ms: performance.now() - started, bytes }) : reject(new Error(`psql failed: ${stderr}`)),
+    );
     if (input) {
       const iterator = input[Symbol.iterator]();
       const pump = () => {
@@ -146,7 +159,12 @@ interface Target {
   cleanup(): Promise<void>;
 }
 
-async function provision(env: Record<string, string>): Promise<{ facilities: Omit<Facility, 'gatewayToken'>[]; gateways: { clientId: string; clientSecret: string }[]; pms: { clientId: string; clientSecret: string }; keys: { apiKey: string; apiSecret: string }[] }> {
+async function provision(env: Record<string, string>): Promise<{
+  facilities: Omit<Facility, 'gatewayToken'>[];
+  gateways: { clientId: string; clientSecret: string }[];
+  pms: { clientId: string; clientSecret: string };
+  keys: { apiKey: string; apiSecret: string }[];
+}> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
   const database = await openDatabase(config, { role: 'owner', command: 'bench' });
   try {
@@ -160,13 +178,19 @@ async function provision(env: Record<string, string>): Promise<{ facilities: Omi
       const account = await admin.createAccount(db, { name: `Bench account ${a + 1}` });
       keys.push(await admin.createAccountKey(db, { accountId: account.id, clientId: pms.clientId }));
       for (let f = 0; f < FACILITIES / 2; f++) {
-        const facility = await admin.createFacility(db, { accountId: account.id, name: `Site ${a + 1}-${f + 1}`, timeZone: ['America/Denver', 'America/New_York', 'Europe/London'][f % 3]! });
+        const facility = await admin.createFacility(db, {
+          accountId: account.id,
+          name: `Site ${a + 1}-${f + 1}`,
+          timeZone: ['America/Denver', 'America/New_York', 'Europe/London'][f % 3]!,
+        });
         facilities.push({ id: facility.id, accountId: account.id, name: facility.name, timeZone: facility.timeZone });
         gateways.push(await admin.createGatewayCredential(db, { facilityId: facility.id }));
       }
     }
     // Facility i of the data set belongs to account i % 2 … keep it simple: interleave.
-    const interleaved = Array.from({ length: FACILITIES }, (_, i) => (i % 2 === 0 ? i / 2 : FACILITIES / 2 + (i - 1) / 2));
+    const interleaved = Array.from({ length: FACILITIES }, (_, i) =>
+      i % 2 === 0 ? i / 2 : FACILITIES / 2 + (i - 1) / 2,
+    );
     return {
       facilities: interleaved.map((i) => facilities[i]!),
       gateways: interleaved.map((i) => gateways[i]!),
@@ -239,7 +263,8 @@ async function embeddedTarget(): Promise<Target> {
     copyIn: (text) =>
       direct(async (db) => {
         const started = performance.now();
-        for (const chunk of text) await db.query(`copy gateway_events (${COPY_COLUMNS}) from '/dev/blob'`, [], { blob: new Blob([chunk]) });
+        for (const chunk of text)
+          await db.query(`copy gateway_events (${COPY_COLUMNS}) from '/dev/blob'`, [], { blob: new Blob([chunk]) });
         return performance.now() - started;
       }),
     copyOut: (sql) =>
@@ -266,13 +291,21 @@ async function embeddedTarget(): Promise<Target> {
 }
 
 async function token(server: ServerProcess, form: Record<string, string>): Promise<string> {
-  const response = await request(`${server.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  const response = await request(`${server.url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
   const body = (await response.body.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`no token: ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
-async function timedGet(dispatcher: Agent, url: string, headers: Record<string, string>): Promise<{ ms: number; body: string; status: number }> {
+async function timedGet(
+  dispatcher: Agent,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ ms: number; body: string; status: number }> {
   const started = performance.now();
   const response = await request(url, { dispatcher, headers });
   const body = await response.body.text();
@@ -282,7 +315,8 @@ async function timedGet(dispatcher: Agent, url: string, headers: Record<string, 
 async function runTarget(target: Target, out: string[]): Promise<void> {
   const n = target.events;
   const base = Date.now() - 179.5 * DAY;
-  const log = (message: string) => console.error(`[${target.kind}] ${new Date().toISOString().slice(11, 19)} ${message}`);
+  const log = (message: string) =>
+    console.error(`[${target.kind}] ${new Date().toISOString().slice(11, 19)} ${message}`);
   const serverEnv = { ...target.env, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_TTL_SECONDS: '86400' };
 
   log(`provisioning 2 accounts, ${FACILITIES} facilities`);
@@ -291,17 +325,39 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
 
   // 1. COPY baseline, then empty the table again.
   log(`COPY of ${n} rows`);
-  const copyMs = await target.copyIn(copyText(n, base, facilityRows.map((f) => ({ ...f, gatewayToken: '' })), 100_000));
+  const copyMs = await target.copyIn(
+    copyText(
+      n,
+      base,
+      facilityRows.map((f) => ({ ...f, gatewayToken: '' })),
+      100_000,
+    ),
+  );
   await target.truncate();
 
   // 2. HTTP ingest of the same rows.
   const server = await startServerProcess(serverEnv, 120_000);
   const facilities: Facility[] = [];
   for (let f = 0; f < FACILITIES; f++) {
-    facilities.push({ ...facilityRows[f]!, gatewayToken: await token(server, { grant_type: 'client_credentials', client_id: setup.gateways[f]!.clientId, client_secret: setup.gateways[f]!.clientSecret }) });
+    facilities.push({
+      ...facilityRows[f]!,
+      gatewayToken: await token(server, {
+        grant_type: 'client_credentials',
+        client_id: setup.gateways[f]!.clientId,
+        client_secret: setup.gateways[f]!.clientSecret,
+      }),
+    });
   }
   const readerTokens = await Promise.all(
-    setup.keys.map((key) => token(server, { grant_type: 'password', client_id: setup.pms.clientId, client_secret: setup.pms.clientSecret, username: key.apiKey, password: key.apiSecret })),
+    setup.keys.map((key) =>
+      token(server, {
+        grant_type: 'password',
+        client_id: setup.pms.clientId,
+        client_secret: setup.pms.clientSecret,
+        username: key.apiKey,
+        password: key.apiSecret,
+      }),
+    ),
   );
   const dispatcher = new Agent({ connections: SENDERS, pipelining: 1, keepAliveTimeout: 60_000 });
   const blocks = Math.ceil(n / (BATCH * FACILITIES));
@@ -326,7 +382,8 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
           body,
         });
         const answer = (await response.body.json()) as { accepted: number; rejected: unknown[] };
-        if (response.statusCode !== 200 || answer.rejected.length > 0) throw new Error(`ingest failed: ${response.statusCode} ${JSON.stringify(answer).slice(0, 300)}`);
+        if (response.statusCode !== 200 || answer.rejected.length > 0)
+          throw new Error(`ingest failed: ${response.statusCode} ${JSON.stringify(answer).slice(0, 300)}`);
         latencies.push(performance.now() - sent);
         accepted += answer.accepted;
         if (job % 400 === 0) log(`  ${accepted} stored`);
@@ -351,11 +408,22 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   const httpPage: number[] = [];
   const sqlPage: number[] = [];
   const cutoff = () => Date.now() - 180 * DAY;
-  const filterFor = (start: number): EventFilter => ({ scope: { kind: 'account', accountId: account }, facilityIds: null, eventTypes: [18], start: Date.parse(day(start)), end: Date.parse(day(start)) + 7 * DAY, sort: 'desc' });
+  const filterFor = (start: number): EventFilter => ({
+    scope: { kind: 'account', accountId: account },
+    facilityIds: null,
+    eventTypes: [18],
+    start: Date.parse(day(start)),
+    end: Date.parse(day(start)) + 7 * DAY,
+    sort: 'desc',
+  });
   let pageItems = 0;
   for (let round = 0; round < 6; round++) {
     for (const start of windows) {
-      const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?eventTypes=18&startDate=${day(start)}&endDate=${day(start + 7 * DAY)}&pageSize=1000`, auth);
+      const response = await timedGet(
+        dispatcher,
+        `${server.url}/gatewayevents/accounts/${account}?eventTypes=18&startDate=${day(start)}&endDate=${day(start + 7 * DAY)}&pageSize=1000`,
+        auth,
+      );
       if (response.status !== 200) throw new Error(`page failed: ${response.status} ${response.body.slice(0, 200)}`);
       if (round > 0) httpPage.push(response.ms);
       pageItems = (JSON.parse(response.body) as { items: unknown[] }).items.length;
@@ -373,15 +441,30 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
 
   // A deep cursor page: a million events into the account's walk (newest first).
   const deepOffset = Math.min(1_000_000, Math.floor(n / 2) - 2000);
-  const deepStart = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&pageNumber=${Math.floor(deepOffset / 1000)}`, auth);
+  const deepStart = await timedGet(
+    dispatcher,
+    `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&pageNumber=${Math.floor(deepOffset / 1000)}`,
+    auth,
+  );
   const cursor = (JSON.parse(deepStart.body) as { metadata: { nextCursor: string } }).metadata.nextCursor;
   const key = (await pool.query('select secret from gateway_event_cursor_key')).rows[0].secret as Buffer;
-  const deepFilter: EventFilter = { scope: { kind: 'account', accountId: account }, facilityIds: null, eventTypes: null, start: null, end: null, sort: 'desc' };
+  const deepFilter: EventFilter = {
+    scope: { kind: 'account', accountId: account },
+    facilityIds: null,
+    eventTypes: null,
+    start: null,
+    end: null,
+    sort: 'desc',
+  };
   const state = decodeCursor(cursor, key, queryFingerprint(filterIdentity(deepFilter)));
   const httpDeep: number[] = [];
   const sqlDeep: number[] = [];
   for (let round = 0; round < 85; round++) {
-    const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&cursor=${cursor}`, auth);
+    const response = await timedGet(
+      dispatcher,
+      `${server.url}/gatewayevents/accounts/${account}?pageSize=1000&cursor=${cursor}`,
+      auth,
+    );
     if (response.status !== 200) throw new Error(`deep page failed: ${response.status}`);
     const deepSql = pageQuery(deepFilter, { cutoff: cutoff(), ...state }, { limit: 1001 });
     const started = performance.now();
@@ -416,7 +499,10 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   let csvLines = 0;
   for (let run = 0; run < 2; run++) {
     const started = performance.now();
-    const response = await request(`${server.url}/gatewayevents/accounts/${account}/export?${exportQuery}`, { dispatcher, headers: auth });
+    const response = await request(`${server.url}/gatewayevents/accounts/${account}/export?${exportQuery}`, {
+      dispatcher,
+      headers: auth,
+    });
     let bytes = 0;
     let lines = 0;
     for await (const chunk of response.body) {

@@ -10,7 +10,17 @@ export interface LoadResult {
   p99: number;
 }
 
-export async function load(url: string, options: { connections: number; seconds: number; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: () => string; expect?: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: {
+    connections: number;
+    seconds: number;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: () => string;
+    expect?: number;
+  },
+): Promise<LoadResult> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
   const latencies: number[] = [];
@@ -20,7 +30,12 @@ export async function load(url: string, options: { connections: number; seconds:
     while (performance.now() < deadline) {
       const started = performance.now();
       try {
-        const response = await pool.request({ path: target.pathname + target.search, method: options.method ?? 'GET', headers: options.headers, body: options.body?.() });
+        const response = await pool.request({
+          path: target.pathname + target.search,
+          method: options.method ?? 'GET',
+          headers: options.headers,
+          body: options.body?.(),
+        });
         await response.body.dump();
         if (response.statusCode !== (options.expect ?? 200)) errors++;
       } catch {
@@ -34,8 +49,15 @@ export async function load(url: string, options: { connections: number; seconds:
   const elapsed = (performance.now() - began) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const pick = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
-  return { requests: latencies.length, errors, perSecond: Math.round(latencies.length / elapsed), p50: pick(0.5), p99: pick(0.99) };
+  const pick = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
+  return {
+    requests: latencies.length,
+    errors,
+    perSecond: Math.round(latencies.length / elapsed),
+    p50: pick(0.5),
+    p99: pick(0.99),
+  };
 }
 
 export const machine = async () => {

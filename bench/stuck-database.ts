@@ -40,7 +40,12 @@ async function blockedRequest(holder: pg.Client, lock: string, url: string, toke
   return { ms, status: response.status, retryAfter: response.headers.get('retry-after'), waitedForRelease: released };
 }
 
-async function measure(label: string, env: Record<string, string>, connectHolder: () => pg.Client, lock: string): Promise<string> {
+async function measure(
+  label: string,
+  env: Record<string, string>,
+  connectHolder: () => pg.Client,
+  lock: string,
+): Promise<string> {
   const account = await seedAccount(env);
   const server = await startServerProcess(env, 60_000, { quiet: true });
   const answers: Answer[] = [];
@@ -59,7 +64,10 @@ async function measure(label: string, env: Record<string, string>, connectHolder
   } finally {
     await server.kill();
   }
-  const each = answers.map((a) => `${a.ms} ms → ${a.status}${a.retryAfter ? ` (Retry-After ${a.retryAfter})` : ''}${a.waitedForRelease ? ', when the lock was released' : ''}`);
+  const each = answers.map(
+    (a) =>
+      `${a.ms} ms → ${a.status}${a.retryAfter ? ` (Retry-After ${a.retryAfter})` : ''}${a.waitedForRelease ? ', when the lock was released' : ''}`,
+  );
   const median = [...answers].sort((a, b) => a.ms - b.ms)[Math.floor(answers.length / 2)]!;
   return `| ${label} | ${median.ms} | ${each.join('; ')} |`;
 }
@@ -72,10 +80,18 @@ export default async function run() {
     const embeddedDir = path.join(work, 'embedded');
     const embedded = { DATA_DIR: embeddedDir, DATABASE_URL: '' };
     const layout = dataDirLayout(embeddedDir);
-    const onSocket = () => new pg.Client({ host: layout.socketDir, port: EMBEDDED_PORT, user: 'postgres', database: 'postgres' });
+    const onSocket = () =>
+      new pg.Client({ host: layout.socketDir, port: EMBEDDED_PORT, user: 'postgres', database: 'postgres' });
     rows.push(await measure('embedded (PGlite): a connection idle in a transaction', embedded, onSocket, 'select 1'));
     // Without the idle limit only the request deadline bounds the wait.
-    rows.push(await measure('embedded, DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS=0', { ...embedded, DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0' }, onSocket, 'select 1'));
+    rows.push(
+      await measure(
+        'embedded, DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS=0',
+        { ...embedded, DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0' },
+        onSocket,
+        'select 1',
+      ),
+    );
 
     // PostgreSQL: a fresh database; another session locks the table the read needs.
     const admin = new pg.Client({ connectionString: PG_URL });
@@ -86,7 +102,14 @@ export default async function run() {
       const url = new URL(PG_URL);
       url.pathname = `/${name}`;
       const postgres = { DATA_DIR: path.join(work, 'postgres'), DATABASE_URL: url.toString() };
-      rows.push(await measure('PostgreSQL 15: LOCK TABLE facilities IN ACCESS EXCLUSIVE MODE', postgres, () => new pg.Client({ connectionString: url.toString() }), 'lock table facilities in access exclusive mode'));
+      rows.push(
+        await measure(
+          'PostgreSQL 15: LOCK TABLE facilities IN ACCESS EXCLUSIVE MODE',
+          postgres,
+          () => new pg.Client({ connectionString: url.toString() }),
+          'lock table facilities in access exclusive mode',
+        ),
+      );
     } finally {
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
@@ -96,7 +119,10 @@ export default async function run() {
   }
 
   console.log(`A request (GET /facilities) blocked by a lock held by another session; the lock is released after ${HOLD_MS / 1000} s at the latest.
-${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}
+${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}
 
 | database: what holds the lock | median time to answer (ms) | each round |
 |---|---|---|

@@ -25,7 +25,13 @@ export default async function run() {
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
   }
-  const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_FAILURE_LIMIT: '100000' };
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    TOKEN_FAILURE_LIMIT: '100000',
+  };
   const json = async (args: string[]) => {
     const result = await runCli(args, env);
     if (result.code !== 0) throw new Error(`gatehouse ${args.join(' ')}: ${result.stderr}`);
@@ -39,16 +45,56 @@ export default async function run() {
   const form = (fields: Record<string, string>) => () => new URLSearchParams(fields).toString();
   const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
   const rows: string[] = [];
-  const row = (name: string, r: Awaited<ReturnType<typeof load>>) => rows.push(`| ${name} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${r.errors} |`);
+  const row = (name: string, r: Awaited<ReturnType<typeof load>>) =>
+    rows.push(`| ${name} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${r.errors} |`);
 
-  row('POST /auth/token password grant', await load(`${server.url}/auth/token`, { connections: 8, seconds: SECONDS, method: 'POST', headers: formHeaders, body: form({ grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret }) }));
-  row('POST /auth/token client_credentials', await load(`${server.url}/auth/token`, { connections: 8, seconds: SECONDS, method: 'POST', headers: formHeaders, body: form({ grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret }) }));
-  const tokenResponse = await fetch(`${server.url}/auth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret }) });
+  row(
+    'POST /auth/token password grant',
+    await load(`${server.url}/auth/token`, {
+      connections: 8,
+      seconds: SECONDS,
+      method: 'POST',
+      headers: formHeaders,
+      body: form({
+        grant_type: 'password',
+        client_id: pms.clientId,
+        client_secret: pms.clientSecret,
+        username: key.apiKey,
+        password: key.apiSecret,
+      }),
+    }),
+  );
+  row(
+    'POST /auth/token client_credentials',
+    await load(`${server.url}/auth/token`, {
+      connections: 8,
+      seconds: SECONDS,
+      method: 'POST',
+      headers: formHeaders,
+      body: form({
+        grant_type: 'client_credentials',
+        client_id: operator.clientId,
+        client_secret: operator.clientSecret,
+      }),
+    }),
+  );
+  const tokenResponse = await fetch(`${server.url}/auth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: operator.clientId,
+      client_secret: operator.clientSecret,
+    }),
+  });
   const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
   // Warm both, then measure them back to back.
   await load(`${server.url}/health`, { connections: 16, seconds: 2 });
   const open = await load(`${server.url}/health`, { connections: 16, seconds: SECONDS });
-  const guarded = await load(`${server.url}/auth/whoami`, { connections: 16, seconds: SECONDS, headers: { authorization: `Bearer ${token}` } });
+  const guarded = await load(`${server.url}/auth/whoami`, {
+    connections: 16,
+    seconds: SECONDS,
+    headers: { authorization: `Bearer ${token}` },
+  });
   row('GET /health (open)', open);
   row('GET /auth/whoami (bearer verified)', guarded);
   await server.kill();

@@ -18,7 +18,8 @@ function listModules(dir) {
 
 // Relative imports and re-exports: `import x from './a.ts'`, `import type { y } from`,
 // `export … from`, `import './a.ts'`, `import('./a.ts')`.
-const IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"](\.[^'"]+)['"]|^\s*import\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"](\.[^'"]+)['"]|^\s*import\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/gm;
 
 function relativeImports(file) {
   const text = fs.readFileSync(file, 'utf8');
@@ -62,6 +63,12 @@ for (const node of graph.keys()) if (!state.has(node)) visit(node);
 if (cycles.length === 0) {
   console.log(`no import cycles in ${modules.length} modules of src/`);
 } else {
-  for (const cycle of cycles) console.error(`import cycle: ${cycle.map((f) => path.relative(root, f)).sort().join(' ↔ ')}`);
+  for (const cycle of cycles)
+    console.error(
+      `import cycle: ${cycle
+        .map((f) => path.relative(root, f))
+        .sort()
+        .join(' ↔ ')}`,
+    );
   process.exitCode = 1;
 }

@@ -44,7 +44,9 @@ function withDatabase(url, name) {
 // installs system packages (CI does, in .ci/run); it says plainly what is missing.
 function ensureChromium(files) {
   if (fs.existsSync('/usr/bin/chromium') || !files.some((f) => f.includes(`${path.sep}console${path.sep}`))) return;
-  throw new Error('the support console test needs a browser: install Debian chromium (apt-get install chromium) at /usr/bin/chromium');
+  throw new Error(
+    'the support console test needs a browser: install Debian chromium (apt-get install chromium) at /usr/bin/chromium',
+  );
 }
 
 async function main() {
@@ -84,8 +86,12 @@ async function main() {
   });
 
   if (admin) {
-    const { rows } = await admin.query("select datname from pg_database where datname like $1 or datname = $2", [`gh_t_${runId}%`, templateDb]);
-    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`).catch(() => {});
+    const { rows } = await admin.query('select datname from pg_database where datname like $1 or datname = $2', [
+      `gh_t_${runId}%`,
+      templateDb,
+    ]);
+    for (const { datname } of rows)
+      await admin.query(`drop database if exists ${datname} with (force)`).catch(() => {});
     await admin.end();
   }
   fs.rmSync(workDir, { recursive: true, force: true });

@@ -24,7 +24,8 @@ export const notFound = (what = 'The resource') => new AppError(404, 'NOT_FOUND'
 export const validationFailed = (errors: FieldError[], message = 'The request has invalid fields.') =>
   new AppError(400, 'VALIDATION_FAILED', message, errors);
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
-export const forbidden = (message = 'The token does not allow this operation.') => new AppError(403, 'FORBIDDEN', message);
+export const forbidden = (message = 'The token does not allow this operation.') =>
+  new AppError(403, 'FORBIDDEN', message);
 
 /**
  * What a database error means to a client, when it means the same in every face: two changes of
@@ -34,7 +35,10 @@ export const forbidden = (message = 'The token does not allow this operation.') 
 export function fromDatabaseError(error: unknown): AppError | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === '40P01' || code === '40001') {
-    return conflict('CONCURRENT_CHANGE', 'Another change of the same data happened at the same moment; retry the request.');
+    return conflict(
+      'CONCURRENT_CHANGE',
+      'Another change of the same data happened at the same moment; retry the request.',
+    );
   }
   return null;
 }

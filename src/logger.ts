@@ -35,7 +35,11 @@ export const SECRET_NAMES = [
  */
 const QUERY_ONLY_SECRET_NAMES = ['code'] as const;
 
-export const REDACT_PATHS = [...SECRET_NAMES, ...SECRET_NAMES.map((k) => `*.${k}`), ...SECRET_NAMES.map((k) => `*.*.${k}`)];
+export const REDACT_PATHS = [
+  ...SECRET_NAMES,
+  ...SECRET_NAMES.map((k) => `*.${k}`),
+  ...SECRET_NAMES.map((k) => `*.*.${k}`),
+];
 
 /** The service's logger (pino), handed to every part that logs. */
 export type Logger = pino.Logger;

@@ -27,7 +27,11 @@ function migrateCommand(): Command {
     .action(async () => {
       await withDatabase('migrate', async (database) => {
         const { migrationsApplied } = await import('./db/migrate.ts');
-        printJson({ database: database.kind, location: database.location, upToDate: await migrationsApplied(database.pool) });
+        printJson({
+          database: database.kind,
+          location: database.location,
+          upToDate: await migrationsApplied(database.pool),
+        });
       });
     });
 }

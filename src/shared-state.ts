@@ -121,7 +121,10 @@ export class SharedState {
     this.up = false;
     if (this.closing || this.reportedDown) return;
     this.reportedDown = true;
-    this.logger.warn({ reason }, 'Redis is unavailable: rate limits and failed-token counters use process memory until it is back');
+    this.logger.warn(
+      { reason },
+      'Redis is unavailable: rate limits and failed-token counters use process memory until it is back',
+    );
   }
 
   private markUp() {

@@ -46,7 +46,8 @@ describe('one anatomy for every face', () => {
       }
     }
     assert.ok(names.size >= 3, `found ${[...names].join(', ')}`);
-    for (const name of names) assert.match(name, /^(auctions|access-control|events|push|facility-status)\.[a-z]+(-[a-z]+)*$/);
+    for (const name of names)
+      assert.match(name, /^(auctions|access-control|events|push|facility-status)\.[a-z]+(-[a-z]+)*$/);
   });
 
   it('docs/ARCHITECTURE.md maps every folder of src/, and only folders that exist', () => {
@@ -56,7 +57,12 @@ describe('one anatomy for every face', () => {
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name);
     // Named as `src/<folder>/`, or as `<folder>/` in the tree drawn under `src/`.
-    for (const folder of folders) assert.match(page, new RegExp(`src/${folder}/|(^|\\s)${folder}/(\\s|$)`, 'm'), `src/${folder}/ is not on the map`);
+    for (const folder of folders)
+      assert.match(
+        page,
+        new RegExp(`src/${folder}/|(^|\\s)${folder}/(\\s|$)`, 'm'),
+        `src/${folder}/ is not on the map`,
+      );
     for (const [, named] of page.matchAll(/`src\/([a-z-]+(?:\/[a-z.-]+)*)`/g)) {
       assert.ok(fs.existsSync(path.join(src, named!)), `the map names src/${named}, which does not exist`);
     }

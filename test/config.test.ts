@@ -51,7 +51,8 @@ describe('configuration', () => {
     it(`names ${variable} when it is invalid (${JSON.stringify(env)})`, () => {
       assert.throws(
         () => loadConfig(env),
-        (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.startsWith(`${variable}: `),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === variable && error.message.startsWith(`${variable}: `),
       );
     });
   }

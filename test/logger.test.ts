@@ -10,8 +10,14 @@ describe('loggableUrl', () => {
       ['/x?apiSecret=s1&limit=5', '/x?apiSecret=[redacted]&limit=5'],
       ['/x?api_key=k1&api_secret=s2&apiKey=k2', '/x?api_key=[redacted]&api_secret=[redacted]&apiKey=[redacted]'],
       ['/auth/callback?code=oauth-code&state=abc', '/auth/callback?code=[redacted]&state=abc'],
-      ['/x?client_secret=c1&clientSecret=c2&CLIENT-SECRET=c3&secret=c4', '/x?client_secret=[redacted]&clientSecret=[redacted]&CLIENT-SECRET=[redacted]&secret=[redacted]'],
-      ['/x?access_token=t1&refresh_token=t2&token=t3&password=p', '/x?access_token=[redacted]&refresh_token=[redacted]&token=[redacted]&password=[redacted]'],
+      [
+        '/x?client_secret=c1&clientSecret=c2&CLIENT-SECRET=c3&secret=c4',
+        '/x?client_secret=[redacted]&clientSecret=[redacted]&CLIENT-SECRET=[redacted]&secret=[redacted]',
+      ],
+      [
+        '/x?access_token=t1&refresh_token=t2&token=t3&password=p',
+        '/x?access_token=[redacted]&refresh_token=[redacted]&token=[redacted]&password=[redacted]',
+      ],
       ['/x?accessCode=1234&codeEntered=5678', '/x?accessCode=[redacted]&codeEntered=[redacted]'],
       ['/x?api%5Fkey=k3', '/x?api%5Fkey=[redacted]'], // percent-encoded name: the parser reads api_key
       ['/x?limit=5;apiSecret=s3', '/x?limit=5;apiSecret=[redacted]'],
@@ -21,7 +27,14 @@ describe('loggableUrl', () => {
   });
 
   it('leaves other parameters and URLs without a query as they are', () => {
-    for (const url of ['/facilities', '/x?limit=5&offset=10', '/x?', '/x?flag', '/x?codes=1&postal_code=80202&eventTypes=1,3', '/x?%zz=1']) {
+    for (const url of [
+      '/facilities',
+      '/x?limit=5&offset=10',
+      '/x?',
+      '/x?flag',
+      '/x?codes=1&postal_code=80202&eventTypes=1,3',
+      '/x?%zz=1',
+    ]) {
       assert.equal(loggableUrl(url), url);
     }
   });

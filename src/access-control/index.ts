@@ -26,17 +26,13 @@ export interface AccessControl {
   notifyAcrossInstances: boolean;
   vault: AccessCodeVault;
   signals: CommandSignals;
-  jobs: JobDefinition<any>[];
+  jobs: JobDefinition[];
   /** Answers waiting polls at once (SIGTERM), before the HTTP server waits for them. */
   beginClosing(): void;
   close(): Promise<void>;
 }
 
-export async function createAccessControl({
-  database,
-  config,
-  logger,
-}: AccessControlDeps): Promise<AccessControl> {
+export async function createAccessControl({ database, config, logger }: AccessControlDeps): Promise<AccessControl> {
   const postgres = database.kind === 'postgres';
   const signals = new CommandSignals(logger, postgres ? config.databaseUrl : null);
   const vault = await openAccessCodeVault(config, database.db);

@@ -21,7 +21,6 @@ export function selectAccountFacilities(db: Db, accountId: string) {
     .execute();
 }
 
-
 // ---- units ----
 
 const UNIT_COLUMNS = ['id', 'facility_id', 'unit_number', 'status', 'extended_data'] as const;
@@ -276,7 +275,11 @@ export function selectAccessProfiles(db: Db, facilityId: string) {
 
 /** Records the fingerprint of a code key (once). */
 export async function recordCodeKey(db: Db, fingerprint: string): Promise<void> {
-  await db.insertInto('access_code_keys').values({ fingerprint }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto('access_code_keys')
+    .values({ fingerprint })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 /** The fingerprint of the first code key recorded: the one the database's codes are sealed with. */

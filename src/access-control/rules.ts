@@ -33,15 +33,21 @@ export interface UnitOutcome {
 export function decideUnitAction(status: UnitStatus, action: UnitAction): Decision<UnitOutcome> {
   switch (action) {
     case 'disable':
-      if (status === 'Vacant') return refuse('UNIT_VACANT', 'A vacant unit has no tenant to lock out; it can be disabled once it is Rented.');
+      if (status === 'Vacant')
+        return refuse('UNIT_VACANT', 'A vacant unit has no tenant to lock out; it can be disabled once it is Rented.');
       return allow({ status: 'Delinquent', changed: status !== 'Delinquent' });
     case 'enable':
-      if (status === 'Vacant') return refuse('UNIT_VACANT', 'A vacant unit cannot be enabled; it becomes Rented when a tenant is added to it.');
+      if (status === 'Vacant')
+        return refuse(
+          'UNIT_VACANT',
+          'A vacant unit cannot be enabled; it becomes Rented when a tenant is added to it.',
+        );
       return allow({ status: 'Rented', changed: status !== 'Rented' });
     case 'vacate':
       return allow({ status: 'Vacant', changed: status !== 'Vacant' });
     case 'delete':
-      if (status !== 'Vacant') return refuse('UNIT_OCCUPIED', `The unit is ${status}; only a vacant unit can be deleted. Vacate it first.`);
+      if (status !== 'Vacant')
+        return refuse('UNIT_OCCUPIED', `The unit is ${status}; only a vacant unit can be deleted. Vacate it first.`);
       return allow({ status: null, changed: true });
   }
 }
@@ -54,11 +60,17 @@ export function decideUnitAction(status: UnitStatus, action: UnitAction): Decisi
 export function placeVisitor(unitStatus: UnitStatus, isTenant: boolean): Decision<UnitOutcome> {
   if (unitStatus !== 'Vacant') return allow({ status: unitStatus, changed: false });
   if (isTenant) return allow({ status: 'Rented', changed: true });
-  return refuse('UNIT_VACANT', 'The unit is Vacant: its first visitor must be a tenant (isTenant true), which makes it Rented.');
+  return refuse(
+    'UNIT_VACANT',
+    'The unit is Vacant: its first visitor must be a tenant (isTenant true), which makes it Rented.',
+  );
 }
 
 /** A visitor's own switch: disable locks them out, enable restores them; a repeat changes nothing. */
-export function switchVisitor(isEnabled: boolean, action: 'disable' | 'enable'): { isEnabled: boolean; changed: boolean } {
+export function switchVisitor(
+  isEnabled: boolean,
+  action: 'disable' | 'enable',
+): { isEnabled: boolean; changed: boolean } {
   const next = action === 'enable';
   return { isEnabled: next, changed: next !== isEnabled };
 }
@@ -74,7 +86,8 @@ const ACCESS_CODE = /^\d{1,10}$/;
  * numbers; a number cannot carry leading zeros). Returns the digits, or null when not a code.
  */
 export function normalizeAccessCode(value: unknown): string | null {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value <= ACCESS_CODE_MAX ? String(value) : null;
+  if (typeof value === 'number')
+    return Number.isInteger(value) && value >= 0 && value <= ACCESS_CODE_MAX ? String(value) : null;
   if (typeof value === 'string') return ACCESS_CODE.test(value) ? value : null;
   return null;
 }
@@ -106,7 +119,13 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 export function localTime(at: Date, timeZone: string): { day: number; minute: number } {
   let format = formatters.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     formatters.set(timeZone, format);
   }
   let day = 0;

@@ -3,7 +3,6 @@ import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt, Json, Timestamp } from '../db/columns.ts';
 import type { CommandType, TimeWindow, UnitStatus } from './rules.ts';
 
-
 export interface TimeGroupsTable {
   id: Generated<number>;
   facility_id: string;

@@ -25,8 +25,8 @@ export async function amendPending(
         409,
         'AUCTION_NOT_PENDING',
         `The auction is ${row.status}; ` +
-        `only a Pending auction can be changed (an Active auction's content is immutable: ` +
-        `cancel it and create it again).`,
+          `only a Pending auction can be changed (an Active auction's content is immutable: ` +
+          `cancel it and create it again).`,
       );
     }
     const stored = row.record as unknown as UnitRecord;
@@ -41,7 +41,8 @@ export async function amendPending(
     if (imagesChanged) await replaceImages(trx, now, row.id, next.record.imageUrls);
     const reasons = pendingReasons(next.record, charityEnrolled);
     const changedType = next.record.auctionType !== stored.auctionType;
-    const why = changedType && Object.keys(patch).every((k) => k === 'auctionType') ? 'TYPE_CHANGED' : 'RECORD_COMPLETED';
+    const why =
+      changedType && Object.keys(patch).every((k) => k === 'auctionType') ? 'TYPE_CHANGED' : 'RECORD_COMPLETED';
     if (reasons.length === 0) {
       await repo.transitionAuctions(trx, [row.id], 'activate', { actor, reason: why, now });
       await resolveAuctionNotifications(trx, [row.id], now, actor, 'ACTIVATED');

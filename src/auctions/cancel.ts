@@ -55,7 +55,9 @@ export async function cancelAuction(
     const { now } = (await repo.lockFacility(trx, facility.id))!;
     const auction = await repo.currentAuctionOfUnit(trx, facility.id, unitId);
     if (!auction) {
-      throw new EnvelopeError(404, [{ code: 'UNIT_NOT_FOUND', message: `The unit ${unitId} has no auction at facility ${guid}.`, path }]);
+      throw new EnvelopeError(404, [
+        { code: 'UNIT_NOT_FOUND', message: `The unit ${unitId} has no auction at facility ${guid}.`, path },
+      ]);
     }
     const state = (cancelledAt: Date | null): CancelAnswer => ({
       auctionId: auction.id,
@@ -65,12 +67,23 @@ export async function cancelAuction(
       recreateAfter: cancelledAt ? new Date(cancelledAt.getTime() + waitMs).toISOString() : null,
     });
     if (auction.status === 'Cancelled') {
-      const warning = { code: 'ALREADY_CANCELLED', message: `The auction of unit ${unitId} is already cancelled.`, path };
+      const warning = {
+        code: 'ALREADY_CANCELLED',
+        message: `The auction of unit ${unitId} is already cancelled.`,
+        path,
+      };
       throw new EnvelopeError(409, [], [warning], state(auction.cancelled_at));
     }
     if (auction.status === 'ClosedSold' || auction.status === 'ClosedUnsold') {
-      const warning = { code: 'ALREADY_CLOSED', message: `The auction of unit ${unitId} is already closed (${auction.status}).`, path };
-      throw new EnvelopeError(409, [], [warning], { ...state(null), closedAt: auction.closed_at?.toISOString() ?? null });
+      const warning = {
+        code: 'ALREADY_CLOSED',
+        message: `The auction of unit ${unitId} is already closed (${auction.status}).`,
+        path,
+      };
+      throw new EnvelopeError(409, [], [warning], {
+        ...state(null),
+        closedAt: auction.closed_at?.toISOString() ?? null,
+      });
     }
     await applyCancel(trx, [auction.id], 'cancel', { actor, reason: 'CANCEL_REQUESTED', note: reason, now });
     return { ...state(now), status: 'Cancelled' as const };

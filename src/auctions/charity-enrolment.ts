@@ -35,17 +35,30 @@ export async function setCharityEnrolment(
     const stillPending: string[] = [];
     if (enrolled) {
       const held = await repo.pendingForCharity(trx, facilityId);
-      for (const a of held) (a.pending_reasons.every((r) => r === 'CHARITY_NOT_ENROLLED') ? activated : stillPending).push(a.id);
+      for (const a of held)
+        (a.pending_reasons.every((r) => r === 'CHARITY_NOT_ENROLLED') ? activated : stillPending).push(a.id);
       await repo.transitionAuctions(trx, activated, 'activate', { actor, reason: 'CHARITY_ENROLLED', now });
       await resolveAuctionNotifications(trx, activated, now, actor, 'ACTIVATED');
       for (const id of stillPending) {
         const row = held.find((h) => h.id === id)!;
         const reasons = row.pending_reasons.filter((r) => r !== 'CHARITY_NOT_ENROLLED') as PendingReason[];
         const note = `still pending: ${reasons.join(', ')}`;
-        await repo.transitionAuctions(trx, [id], 'amend', { actor, reason: 'CHARITY_ENROLLED', note, now, pendingReasons: reasons });
+        await repo.transitionAuctions(trx, [id], 'amend', {
+          actor,
+          reason: 'CHARITY_ENROLLED',
+          note,
+          now,
+          pendingReasons: reasons,
+        });
       }
       if (activated.length > 0) await wakeForAuctions(deps.queue, trx, false, await repo.endsOf(trx, activated));
     }
-    return { facilityId: facility.id, guid: facility.guid, charityEnrolled: facility.charity_enrolled, activated, stillPending };
+    return {
+      facilityId: facility.id,
+      guid: facility.guid,
+      charityEnrolled: facility.charity_enrolled,
+      activated,
+      stillPending,
+    };
   });
 }

@@ -32,7 +32,11 @@ export async function reportSale(
   if (faults.length > 0) throw validationFailed(faults);
   await changeUnderLock(deps.db, auctionId, async ({ trx, row, now }) => {
     if (row.status !== 'Active') {
-      throw new AppError(409, 'AUCTION_NOT_ACTIVE', `The auction is ${row.status}; only an Active auction can be sold.`);
+      throw new AppError(
+        409,
+        'AUCTION_NOT_ACTIVE',
+        `The auction is ${row.status}; only an Active auction can be sold.`,
+      );
     }
     const soldAt = sale.soldAt ? new Date(sale.soldAt).toISOString() : now.toISOString();
     await repo.transitionAuctions(trx, [row.id], 'reportSale', {

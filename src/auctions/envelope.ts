@@ -12,13 +12,30 @@ export interface EnvelopeMessage {
 }
 
 export interface Envelope<T> {
-  meta: { ack: boolean; hasErrors: boolean; hasWarnings: boolean; errors: EnvelopeMessage[]; warnings: EnvelopeMessage[] };
+  meta: {
+    ack: boolean;
+    hasErrors: boolean;
+    hasWarnings: boolean;
+    errors: EnvelopeMessage[];
+    warnings: EnvelopeMessage[];
+  };
   data: T;
 }
 
-export function envelope<T>(status: number, data: T, errors: EnvelopeMessage[] = [], warnings: EnvelopeMessage[] = []): Envelope<T> {
+export function envelope<T>(
+  status: number,
+  data: T,
+  errors: EnvelopeMessage[] = [],
+  warnings: EnvelopeMessage[] = [],
+): Envelope<T> {
   return {
-    meta: { ack: status >= 200 && status < 300, hasErrors: errors.length > 0, hasWarnings: warnings.length > 0, errors, warnings },
+    meta: {
+      ack: status >= 200 && status < 300,
+      hasErrors: errors.length > 0,
+      hasWarnings: warnings.length > 0,
+      errors,
+      warnings,
+    },
     data,
   };
 }
@@ -40,23 +57,44 @@ export class EnvelopeError extends Error {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends an envelope already serialised (a stored idempotent response, or one built here). */
-export function sendEnvelopeText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}): FastifyReply {
+export function sendEnvelopeText(
+  reply: FastifyReply,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): FastifyReply {
   return reply.code(status).headers(headers).type(JSON_TYPE).send(text);
 }
 
-export function sendEnvelope<T>(reply: FastifyReply, status: number, body: Envelope<T>, headers: Record<string, string> = {}): FastifyReply {
+export function sendEnvelope<T>(
+  reply: FastifyReply,
+  status: number,
+  body: Envelope<T>,
+  headers: Record<string, string> = {},
+): FastifyReply {
   return sendEnvelopeText(reply, status, JSON.stringify(body), headers);
 }
 
 /** Any error, as the envelope: the shared normalisation decides status, code and safe wording. */
-export function errorEnvelope(error: unknown, request: FastifyRequest): { status: number; body: Envelope<unknown>; headers: Record<string, string> } {
+export function errorEnvelope(
+  error: unknown,
+  request: FastifyRequest,
+): { status: number; body: Envelope<unknown>; headers: Record<string, string> } {
   if (error instanceof EnvelopeError) {
-    return { status: error.status, body: envelope(error.status, error.data, error.errors, error.warnings), headers: error.headers };
+    return {
+      status: error.status,
+      body: envelope(error.status, error.data, error.errors, error.warnings),
+      headers: error.headers,
+    };
   }
   const normalized = handleError(error, request);
   const errors: EnvelopeMessage[] =
     normalized.errors.length > 0
-      ? normalized.errors.map((fault) => ({ code: normalized.code === 'VALIDATION_FAILED' ? 'INVALID_FIELD' : normalized.code, message: `${fault.path} ${fault.message}.`.replace(/\.\.$/, '.'), path: fault.path }))
+      ? normalized.errors.map((fault) => ({
+          code: normalized.code === 'VALIDATION_FAILED' ? 'INVALID_FIELD' : normalized.code,
+          message: `${fault.path} ${fault.message}.`.replace(/\.\.$/, '.'),
+          path: fault.path,
+        }))
       : [{ code: normalized.code, message: normalized.detail }];
   return { status: normalized.status, body: envelope(normalized.status, null, errors), headers: normalized.headers };
 }
@@ -91,7 +129,8 @@ const Meta = Type.Object({
   warnings: Type.Array(Message),
 });
 
-export const EnvelopeOf = <T extends TSchema>(data: T, description?: string) => Type.Object({ meta: Meta, data }, description ? { description } : {});
+export const EnvelopeOf = <T extends TSchema>(data: T, description?: string) =>
+  Type.Object({ meta: Meta, data }, description ? { description } : {});
 export const ErrorEnvelope = (description: string) => EnvelopeOf(Type.Null(), description);
 
 /** The refusals every partner route documents (the guard's, the limits', an outage's). */
@@ -99,7 +138,7 @@ export const PARTNER_ERRORS = {
   401: ErrorEnvelope('No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN).'),
   403: ErrorEnvelope(
     "The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), " +
-    "or clientType is not the partner's (CLIENT_TYPE_MISMATCH).",
+      "or clientType is not the partner's (CLIENT_TYPE_MISMATCH).",
   ),
   404: ErrorEnvelope("The guid is not one of the partner's facilities (FACILITY_NOT_FOUND)."),
   429: ErrorEnvelope('Too many requests (RATE_LIMITED); Retry-After says when to try again.'),

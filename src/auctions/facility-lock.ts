@@ -15,7 +15,11 @@ export interface LockedAuction {
 }
 
 /** Runs `change` on an auction (404 when there is none) under its facility's lock. */
-export async function changeUnderLock<T>(db: Db, auctionId: string, change: (locked: LockedAuction) => Promise<T>): Promise<T> {
+export async function changeUnderLock<T>(
+  db: Db,
+  auctionId: string,
+  change: (locked: LockedAuction) => Promise<T>,
+): Promise<T> {
   const first = await findAuction(db, auctionId);
   if (!first) throw notFound('The auction');
   return db.transaction().execute(async (trx) => {

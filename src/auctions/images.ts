@@ -21,7 +21,12 @@ export const IMAGE_TYPES: Record<string, string> = {
   'image/webp': 'webp',
   'image/gif': 'gif',
 };
-const SHARP_FORMAT: Record<string, string> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp', 'image/gif': 'gif' };
+const SHARP_FORMAT: Record<string, string> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+};
 
 /** Images fetched at a time by one run. */
 const CONCURRENCY = 8;
@@ -56,7 +61,8 @@ export interface ImageInfo {
 export async function inspectImage(bytes: Buffer): Promise<ImageInfo> {
   const type = await sniffImageType(bytes);
   if (!type) throw new ImageRejected('UNSUPPORTED_TYPE', 'The content is not a JPEG, PNG, WebP or GIF image.');
-  const tooManyPixels = () => new ImageRejected('TOO_MANY_PIXELS', `The image has more than ${LIMITS.imagePixels} pixels.`);
+  const tooManyPixels = () =>
+    new ImageRejected('TOO_MANY_PIXELS', `The image has more than ${LIMITS.imagePixels} pixels.`);
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { limitInputPixels: LIMITS.imagePixels, sequentialRead: true }).metadata();
@@ -65,7 +71,8 @@ export async function inspectImage(bytes: Buffer): Promise<ImageInfo> {
     throw new ImageRejected('CORRUPT', 'The image cannot be read.');
   }
   const { width, height, format } = metadata;
-  if (!width || !height || format !== SHARP_FORMAT[type.mime]) throw new ImageRejected('CORRUPT', 'The image cannot be read.');
+  if (!width || !height || format !== SHARP_FORMAT[type.mime])
+    throw new ImageRejected('CORRUPT', 'The image cannot be read.');
   if (width * height > LIMITS.imagePixels) throw tooManyPixels();
   return { ...type, width, height };
 }
@@ -172,7 +179,14 @@ async function storeImage(deps: ImageDeps, sha256: string, bytes: Buffer, info: 
   } catch (error) {
     throw new StorageFailed((error as Error).message);
   }
-  const blob = { sha256, contentType: info.mime, extension: info.ext, bytes: bytes.length, width: info.width, height: info.height };
+  const blob = {
+    sha256,
+    contentType: info.mime,
+    extension: info.ext,
+    bytes: bytes.length,
+    width: info.width,
+    height: info.height,
+  };
   await repo.insertBlob(deps.db, blob);
 }
 
@@ -183,6 +197,7 @@ class StorageFailed extends Error {
 function describeFailure(error: unknown): { code: string; message: string; retryable: boolean } {
   if (error instanceof FetchError) return { code: error.code, message: error.message, retryable: error.retryable };
   if (error instanceof ImageRejected) return { code: error.code, message: error.message, retryable: false };
-  if (error instanceof StorageFailed) return { code: 'STORAGE_FAILED', message: 'The image could not be stored.', retryable: true };
+  if (error instanceof StorageFailed)
+    return { code: 'STORAGE_FAILED', message: 'The image could not be stored.', retryable: true };
   return { code: 'INTERNAL_ERROR', message: 'The image could not be processed.', retryable: true };
 }

@@ -42,7 +42,11 @@ export interface ImportInput {
 
 type ImportDeps = Pick<AuctionDeps, 'db' | 'config' | 'queue' | 'logger' | 'metrics'>;
 
-export async function importFullList(deps: ImportDeps, partner: PartnerPrincipal, input: ImportInput): Promise<ImportResult> {
+export async function importFullList(
+  deps: ImportDeps,
+  partner: PartnerPrincipal,
+  input: ImportInput,
+): Promise<ImportResult> {
   const { db, config } = deps;
   const validated = validateCreateRequest(input.body, { allowHosts: config.imageFetchAllowHosts });
   if (!validated.ok) throw invalidBody(validated.faults);
@@ -110,14 +114,18 @@ export async function importFullList(deps: ImportDeps, partner: PartnerPrincipal
     if (key && !(await repo.saveIdempotentResponse(trx, { clientId: partner.clientId, key, ...response }))) {
       // The same key, at the same moment, for another facility: let the client retry.
       throw new EnvelopeError(409, [
-        { code: 'IDEMPOTENCY_KEY_IN_USE', message: 'A request with this Idempotency-Key is being processed; retry it shortly.' },
+        {
+          code: 'IDEMPOTENCY_KEY_IN_USE',
+          message: 'A request with this Idempotency-Key is being processed; retry it shortly.',
+        },
       ]);
     }
     return { status: 200, body, replayed: false, notifications, applied: input.dryRun ? null : plan.summary };
   });
   logNotifications(deps.logger, outcome.notifications);
   if (outcome.applied) {
-    for (const [unitOutcome, count] of Object.entries(outcome.applied)) deps.metrics.imports.inc({ outcome: unitOutcome }, count);
+    for (const [unitOutcome, count] of Object.entries(outcome.applied))
+      deps.metrics.imports.inc({ outcome: unitOutcome }, count);
   }
   return { status: outcome.status, body: outcome.body, replayed: outcome.replayed, applied: outcome.applied };
 }
@@ -133,7 +141,13 @@ function unitResult(unit: PlannedUnit, ids: Map<string, string>): UnitResult {
     case 'unchanged':
       return { unitId, auctionId: unit.auctionId, outcome, status: unit.status };
     case 'deferred':
-      return { unitId, auctionId: unit.auctionId, outcome, status: unit.status, retryAfter: unit.retryAfter.toISOString() };
+      return {
+        unitId,
+        auctionId: unit.auctionId,
+        outcome,
+        status: unit.status,
+        retryAfter: unit.retryAfter.toISOString(),
+      };
     case 'removed':
       return { unitId, auctionId: unit.auctionId, outcome, status: 'Cancelled', reason: 'REMOVED_FROM_LIST' };
   }
@@ -174,7 +188,9 @@ async function applyPlan(
       note: null,
     })),
   );
-  const images = created.flatMap((a) => a.record.imageUrls.map((sourceUrl, position) => ({ auctionId: a.id, position, sourceUrl })));
+  const images = created.flatMap((a) =>
+    a.record.imageUrls.map((sourceUrl, position) => ({ auctionId: a.id, position, sourceUrl })),
+  );
   await insertImages(trx, now, images);
   await applyCancel(trx, removed, 'withdraw', { actor, reason: 'REMOVED_FROM_LIST', now });
   const pending = created.filter((a) => a.status === 'Pending');
@@ -203,7 +219,12 @@ function newAuction(id: string, valid: ValidRecord, reasons: PendingReason[]): r
   };
 }
 
-function pendingNotification(facility: repo.FacilityRow, auctionId: string, record: UnitRecord, reasons: PendingReason[]): NewNotification {
+function pendingNotification(
+  facility: repo.FacilityRow,
+  auctionId: string,
+  record: UnitRecord,
+  reasons: PendingReason[],
+): NewNotification {
   const where = `${facility.name} (${facility.guid})`;
   const parts: string[] = [];
   if (reasons.includes('CHARITY_NOT_ENROLLED')) {

@@ -18,9 +18,15 @@ import { wake } from './wake-ups.ts';
 
 // Failed runs (the database unreachable, say) are retried by pg-boss; after that the job lands
 // in the dead-letter queue, whose handler turns it into a support notification.
-const RETRIED = { retryLimit: 4, retryDelay: 15, retryBackoff: true, deadLetter: JOBS.deadLetter, expireInSeconds: 15 * 60 };
+const RETRIED = {
+  retryLimit: 4,
+  retryDelay: 15,
+  retryBackoff: true,
+  deadLetter: JOBS.deadLetter,
+  expireInSeconds: 15 * 60,
+};
 
-export function auctionJobs(deps: AuctionDeps): JobDefinition<any>[] {
+export function auctionJobs(deps: AuctionDeps): JobDefinition[] {
   const deadLetter: JobDefinition<object> = {
     // First: the queues below name it as their dead-letter queue.
     name: JOBS.deadLetter,

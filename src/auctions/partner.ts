@@ -12,12 +12,19 @@ export const partnerActor = (partner: PartnerPrincipal) => `partner:${partner.cl
 /** An unknown guid and another partner's guid are refused alike. */
 export const facilityNotFound = (guid: string) =>
   new EnvelopeError(404, [
-    { code: 'FACILITY_NOT_FOUND', message: `No facility with the guid ${guid} is assigned to this partner.`, path: 'guid' },
+    {
+      code: 'FACILITY_NOT_FOUND',
+      message: `No facility with the guid ${guid} is assigned to this partner.`,
+      path: 'guid',
+    },
   ]);
 
 /** A body refused with every fault validation.ts found. */
 export const invalidBody = (faults: Fault[]) =>
-  new EnvelopeError(400, faults.map((f): EnvelopeMessage => ({ code: f.code, message: f.message, path: f.path })));
+  new EnvelopeError(
+    400,
+    faults.map((f): EnvelopeMessage => ({ code: f.code, message: f.message, path: f.path })),
+  );
 
 /** The facility of one of the partner's guids (else 404). */
 export async function partnerFacility(db: Db, partner: PartnerPrincipal, guid: string): Promise<FacilityRow> {
@@ -47,7 +54,11 @@ export async function partnerFacilityToWrite(
 }
 
 /** The facilities a partner's read covers: the one it names, else all of its own. */
-export async function partnerFacilityIds(db: Db, partner: PartnerPrincipal, guid: string | undefined): Promise<string[]> {
+export async function partnerFacilityIds(
+  db: Db,
+  partner: PartnerPrincipal,
+  guid: string | undefined,
+): Promise<string[]> {
   if (guid !== undefined) return [(await partnerFacility(db, partner, guid)).id];
   return partner.facilityGuids.length > 0 ? facilityIdsByGuids(db, partner.facilityGuids) : [];
 }

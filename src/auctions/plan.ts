@@ -47,7 +47,12 @@ export interface SyncPlan {
  *    endsAt has already passed, which refuses the list (`ended`).
  * Each open auction whose unit is absent → `removed`.
  */
-export function planSync(state: FacilityAuctionState, records: readonly ValidRecord[], now: Date, policy: PlanPolicy): SyncPlan {
+export function planSync(
+  state: FacilityAuctionState,
+  records: readonly ValidRecord[],
+  now: Date,
+  policy: PlanPolicy,
+): SyncPlan {
   const listed = new Set<string>();
   const units: PlannedUnit[] = [];
   const ended: SyncPlan['ended'] = [];
@@ -58,18 +63,38 @@ export function planSync(state: FacilityAuctionState, records: readonly ValidRec
     listed.add(unitId);
     const latest = state.latest.get(unitId);
     if (latest && (latest.status === 'Pending' || latest.status === 'Active')) {
-      units.push({ outcome: 'unchanged', unitId, auctionId: latest.auctionId, status: latest.status, contentChanged: latest.contentHash !== valid.contentHash });
+      units.push({
+        outcome: 'unchanged',
+        unitId,
+        auctionId: latest.auctionId,
+        status: latest.status,
+        contentChanged: latest.contentHash !== valid.contentHash,
+      });
       summary.unchanged++;
       return;
     }
-    if (latest?.status === 'Cancelled' && latest.cancelledAt && now.getTime() - latest.cancelledAt.getTime() < policy.recreateWaitMs) {
+    if (
+      latest?.status === 'Cancelled' &&
+      latest.cancelledAt &&
+      now.getTime() - latest.cancelledAt.getTime() < policy.recreateWaitMs
+    ) {
       const retryAfter = new Date(latest.cancelledAt.getTime() + policy.recreateWaitMs);
       units.push({ outcome: 'deferred', unitId, auctionId: latest.auctionId, status: 'Cancelled', retryAfter });
       summary.deferred++;
       return;
     }
-    if (latest && (latest.status === 'ClosedSold' || latest.status === 'ClosedUnsold') && latest.contentHash === valid.contentHash) {
-      units.push({ outcome: 'unchanged', unitId, auctionId: latest.auctionId, status: latest.status, contentChanged: false });
+    if (
+      latest &&
+      (latest.status === 'ClosedSold' || latest.status === 'ClosedUnsold') &&
+      latest.contentHash === valid.contentHash
+    ) {
+      units.push({
+        outcome: 'unchanged',
+        unitId,
+        auctionId: latest.auctionId,
+        status: latest.status,
+        contentChanged: false,
+      });
       summary.unchanged++;
       return;
     }

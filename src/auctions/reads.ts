@@ -21,7 +21,11 @@ export interface AuctionQuery {
 export type AuctionPage = { auctions: AuctionView[] } & Page;
 
 /** One of the partner's auctions, whole (else 404 AUCTION_NOT_FOUND). */
-export async function getAuctionForPartner(deps: ReadDeps, partner: PartnerPrincipal, auctionId: string): Promise<AuctionView> {
+export async function getAuctionForPartner(
+  deps: ReadDeps,
+  partner: PartnerPrincipal,
+  auctionId: string,
+): Promise<AuctionView> {
   const row = await findAuction(deps.db, auctionId);
   if (!row || row.guid === null || !partner.facilityGuids.includes(row.guid)) {
     throw new EnvelopeError(404, [
@@ -43,7 +47,10 @@ export async function listAuctionsForPartner(
 }
 
 /** Support's list: of one facility, or of all. */
-export async function listAllAuctions(deps: ReadDeps, query: AuctionQuery & { facilityId?: string }): Promise<AuctionPage> {
+export async function listAllAuctions(
+  deps: ReadDeps,
+  query: AuctionQuery & { facilityId?: string },
+): Promise<AuctionPage> {
   const facilityIds = query.facilityId ? [query.facilityId] : null;
   return page(deps, { ...query, facilityIds }, (message) => validationFailed([{ path: 'cursor', message }]));
 }

@@ -69,7 +69,10 @@ export async function setCharityEnrolled(db: Db, facilityId: string, enrolled: b
  * first, so creates, cancels, admin changes and closing never interleave. FOR NO KEY UPDATE does
  * not block other faces' foreign keys to the facility. Returns the clock once the lock is held.
  */
-export async function lockFacility(db: Db, facilityId: string): Promise<{ charityEnrolled: boolean; now: Date } | null> {
+export async function lockFacility(
+  db: Db,
+  facilityId: string,
+): Promise<{ charityEnrolled: boolean; now: Date } | null> {
   const { rows } = await sql<{ charity_enrolled: boolean }>`
     select charity_enrolled from facilities where id = ${facilityId} for no key update`.execute(db);
   const row = rows[0];
@@ -82,11 +85,28 @@ export async function lockFacility(db: Db, facilityId: string): Promise<{ charit
 
 /** Per unit of the facility, its latest auction (ordered by unit, so withdrawals come out sorted). */
 export async function latestAuctions(db: Db, facilityId: string): Promise<Map<string, LatestAuction>> {
-  const { rows } = await sql<{ id: string; unit_id: string; status: AuctionStatus; content_hash: string; cancelled_at: Date | null }>`
+  const { rows } = await sql<{
+    id: string;
+    unit_id: string;
+    status: AuctionStatus;
+    content_hash: string;
+    cancelled_at: Date | null;
+  }>`
     select distinct on (unit_id) id, unit_id, status, content_hash, cancelled_at from auctions
     where facility_id = ${facilityId}
     order by unit_id, created_at desc`.execute(db);
-  return new Map(rows.map((r) => [r.unit_id, { auctionId: r.id, unitId: r.unit_id, status: r.status, contentHash: r.content_hash, cancelledAt: r.cancelled_at }]));
+  return new Map(
+    rows.map((r) => [
+      r.unit_id,
+      {
+        auctionId: r.id,
+        unitId: r.unit_id,
+        status: r.status,
+        contentHash: r.content_hash,
+        cancelledAt: r.cancelled_at,
+      },
+    ]),
+  );
 }
 
 export interface NewAuction {
@@ -166,7 +186,12 @@ export interface TransitionInput {
  * Applies one trigger of the transition table to the auctions that are in a status it applies to
  * (the others are left as they are), and writes their history rows. Returns those changed.
  */
-export async function transitionAuctions(db: Db, ids: string[], trigger: Trigger, input: TransitionInput): Promise<{ auctionId: string; from: AuctionStatus }[]> {
+export async function transitionAuctions(
+  db: Db,
+  ids: string[],
+  trigger: Trigger,
+  input: TransitionInput,
+): Promise<{ auctionId: string; from: AuctionStatus }[]> {
   if (ids.length === 0) return [];
   const to = targetOf(trigger);
   const from = statusesAllowing(trigger);
@@ -223,7 +248,15 @@ export async function findAuction(db: Db, auctionId: string): Promise<AuctionRow
   return isOpaqueId(auctionId) ? auctionRow(db, auctionId) : undefined;
 }
 
-export async function updatePendingRecord(db: Db, auctionId: string, now: Date, record: UnitRecord, contentHash: string, startsAt: Date | null, endsAt: Date | null) {
+export async function updatePendingRecord(
+  db: Db,
+  auctionId: string,
+  now: Date,
+  record: UnitRecord,
+  contentHash: string,
+  startsAt: Date | null,
+  endsAt: Date | null,
+) {
   await db
     .updateTable('auctions')
     .set({
@@ -263,7 +296,12 @@ export async function listAuctions(db: Db, filter: ListFilter) {
     .orderBy('a.created_at', 'desc')
     .orderBy('a.id', 'desc')
     .limit(filter.limit + 1);
-  if (filter.facilityIds) query = query.where('a.facility_id', 'in', filter.facilityIds.length > 0 ? filter.facilityIds : ['00000000-0000-0000-0000-000000000000']);
+  if (filter.facilityIds)
+    query = query.where(
+      'a.facility_id',
+      'in',
+      filter.facilityIds.length > 0 ? filter.facilityIds : ['00000000-0000-0000-0000-000000000000'],
+    );
   if (filter.status) query = query.where('a.status', '=', filter.status);
   if (filter.unitId) query = query.where('a.unit_id', '=', filter.unitId);
   if (filter.after) {
@@ -320,13 +358,28 @@ export async function endedAuctions(db: Db, facilityId: string, cutOff: Date): P
 // ---- idempotency keys ----
 
 export async function idempotentResponse(db: Db, clientId: string, key: string) {
-  return db.selectFrom('auction_idempotency_keys').selectAll().where('client_id', '=', clientId).where('key', '=', key).executeTakeFirst();
+  return db
+    .selectFrom('auction_idempotency_keys')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .executeTakeFirst();
 }
 
-export async function saveIdempotentResponse(db: Db, row: { clientId: string; key: string; requestHash: string; status: number; response: string; now: Date }): Promise<boolean> {
+export async function saveIdempotentResponse(
+  db: Db,
+  row: { clientId: string; key: string; requestHash: string; status: number; response: string; now: Date },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('auction_idempotency_keys')
-    .values({ client_id: row.clientId, key: row.key, request_hash: row.requestHash, status_code: row.status, response: row.response, created_at: row.now })
+    .values({
+      client_id: row.clientId,
+      key: row.key,
+      request_hash: row.requestHash,
+      status_code: row.status,
+      response: row.response,
+      created_at: row.now,
+    })
     .onConflict((oc) => oc.doNothing())
     .returning('key')
     .executeTakeFirst();

@@ -13,18 +13,36 @@ export const AuctionStatus = StringEnum(AUCTION_STATUSES);
 
 export const UnitRecord = Type.Object(
   {
-    unitId: Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength, description: 'The unit at the facility; one record per unit.' }),
+    unitId: Type.String({
+      minLength: 1,
+      maxLength: LIMITS.unitIdLength,
+      description: 'The unit at the facility; one record per unit.',
+    }),
     unitName: Type.String({ minLength: 1, maxLength: LIMITS.unitNameLength }),
-    guid: Type.Optional(Type.String({ description: "Not needed; when present it must be the call's guid (else 400 OTHER_FACILITY): one call, one facility." })),
+    guid: Type.Optional(
+      Type.String({
+        description:
+          "Not needed; when present it must be the call's guid (else 400 OTHER_FACILITY): one call, one facility.",
+      }),
+    ),
     auctionType: Type.Optional(StringEnum(AUCTION_TYPES)),
     unitWidth: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
     unitLength: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'Feet.' })),
     description: Type.Optional(Type.String({ maxLength: LIMITS.descriptionLength })),
     categories: Type.Optional(Type.Array(StringEnum(CATEGORIES), { maxItems: CATEGORIES.length, uniqueItems: true })),
     tenantName: Type.Optional(Type.String({ maxLength: LIMITS.tenantNameLength })),
-    startsAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with an offset, e.g. 2026-12-01T09:00:00-07:00; before endsAt.' })),
-    endsAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with an offset; after startsAt, and in the future.' })),
-    minimumBid: Type.Optional(Type.Number({ minimum: 0, maximum: LIMITS.maximumBid, description: 'At most two decimals.' })),
+    startsAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'ISO 8601 with an offset, e.g. 2026-12-01T09:00:00-07:00; before endsAt.',
+      }),
+    ),
+    endsAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 with an offset; after startsAt, and in the future.' }),
+    ),
+    minimumBid: Type.Optional(
+      Type.Number({ minimum: 0, maximum: LIMITS.maximumBid, description: 'At most two decimals.' }),
+    ),
     imageUrls: Type.Optional(
       Type.Array(Type.String({ format: 'uri', maxLength: LIMITS.imageUrlLength }), {
         maxItems: LIMITS.imageUrlsPerRecord,
@@ -59,9 +77,20 @@ export const RecordView = Type.Object({
 });
 
 export const CreateBody = Type.Object({
-  guid: Type.String({ minLength: 1, maxLength: LIMITS.guidLength, description: 'A facility assigned to the calling partner (else 404).' }),
-  clientType: Type.String({ minLength: 1, maxLength: LIMITS.clientTypeLength, description: "The partner's assigned client type (else 403)." }),
-  auctionableUnitInfo: Type.Array(UnitRecord, { maxItems: LIMITS.recordsPerCall, description: `The facility's full list, 0–${LIMITS.recordsPerCall} records, no unitId twice.` }),
+  guid: Type.String({
+    minLength: 1,
+    maxLength: LIMITS.guidLength,
+    description: 'A facility assigned to the calling partner (else 404).',
+  }),
+  clientType: Type.String({
+    minLength: 1,
+    maxLength: LIMITS.clientTypeLength,
+    description: "The partner's assigned client type (else 403).",
+  }),
+  auctionableUnitInfo: Type.Array(UnitRecord, {
+    maxItems: LIMITS.recordsPerCall,
+    description: `The facility's full list, 0–${LIMITS.recordsPerCall} records, no unitId twice.`,
+  }),
 });
 
 export const UnitResult = Type.Object({
@@ -69,15 +98,25 @@ export const UnitResult = Type.Object({
   auctionId: Nullable(Type.String({ format: 'uuid' })),
   outcome: StringEnum(OUTCOMES),
   status: AuctionStatus,
-  reason: Type.Optional(Type.String({ description: `Pending: ${PENDING_REASONS.join(' or ')}; removed: REMOVED_FROM_LIST.` })),
-  retryAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Deferred: when a full list will create the auction.' })),
+  reason: Type.Optional(
+    Type.String({ description: `Pending: ${PENDING_REASONS.join(' or ')}; removed: REMOVED_FROM_LIST.` }),
+  ),
+  retryAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Deferred: when a full list will create the auction.' }),
+  ),
 });
 
 export const CreateData = Type.Object({
   guid: Type.String(),
   dryRun: Type.Boolean(),
   results: Type.Array(UnitResult),
-  summary: Type.Object({ created: Type.Integer(), pending: Type.Integer(), unchanged: Type.Integer(), deferred: Type.Integer(), removed: Type.Integer() }),
+  summary: Type.Object({
+    created: Type.Integer(),
+    pending: Type.Integer(),
+    unchanged: Type.Integer(),
+    deferred: Type.Integer(),
+    removed: Type.Integer(),
+  }),
 });
 
 export const CancelBody = Type.Object({
@@ -97,7 +136,9 @@ export const CancelData = Type.Object({
   unitId: Type.String(),
   status: AuctionStatus,
   cancelledAt: Nullable(Type.String({ format: 'date-time' })),
-  recreateAfter: Nullable(Type.String({ format: 'date-time', description: 'When a full list may create an auction for the unit again.' })),
+  recreateAfter: Nullable(
+    Type.String({ format: 'date-time', description: 'When a full list may create an auction for the unit again.' }),
+  ),
   closedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
 });
 
@@ -142,19 +183,33 @@ export const Auction = Type.Object({
   cancelledAt: Nullable(Type.String({ format: 'date-time' })),
   recreateAfter: Nullable(Type.String({ format: 'date-time' })),
   closedAt: Nullable(Type.String({ format: 'date-time' })),
-  sale: Nullable(Type.Object({ salePrice: Type.Number(), soldAt: Type.String({ format: 'date-time' }), buyerName: Nullable(Type.String()) })),
+  sale: Nullable(
+    Type.Object({
+      salePrice: Type.Number(),
+      soldAt: Type.String({ format: 'date-time' }),
+      buyerName: Nullable(Type.String()),
+    }),
+  ),
   images: Type.Optional(Type.Array(Image)),
   history: Type.Optional(Type.Array(HistoryEntry)),
 });
 
 export const AuctionPage = Type.Object({
-  auctions: Type.Array(Auction, { description: 'Newest first; without images and history (read one auction for those).' }),
+  auctions: Type.Array(Auction, {
+    description: 'Newest first; without images and history (read one auction for those).',
+  }),
   hasMore: Type.Boolean(),
   nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page.' })),
 });
 
 export const ListQuery = Type.Object({
-  guid: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.guidLength, description: "One of the partner's facilities; all of them when omitted." })),
+  guid: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.guidLength,
+      description: "One of the partner's facilities; all of them when omitted.",
+    }),
+  ),
   status: Type.Optional(AuctionStatus),
   unitId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.unitIdLength })),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),

@@ -74,7 +74,9 @@ export function targetOf(trigger: Trigger): AuctionStatus {
 }
 
 /** True when a history (oldest first) is a path through the table that starts with a new auction. */
-export function isValidHistory(steps: readonly { from: AuctionStatus | null; to: AuctionStatus; trigger: Trigger }[]): boolean {
+export function isValidHistory(
+  steps: readonly { from: AuctionStatus | null; to: AuctionStatus; trigger: Trigger }[],
+): boolean {
   let current: AuctionStatus | null = null;
   for (const step of steps) {
     if (step.from !== current || nextStatus(current, step.trigger) !== step.to) return false;

@@ -4,7 +4,16 @@
 // depends on the facility's auctions or on the time — an end already passed — is the plan's).
 import { createHash } from 'node:crypto';
 import { checkUrl, type UrlRefusal } from '../net/address.ts';
-import { AUCTION_TYPES, CATEGORIES, LIMITS, type AuctionType, type Category, type PendingReason, type UnitRecord, type ValidRecord } from './model.ts';
+import {
+  AUCTION_TYPES,
+  CATEGORIES,
+  LIMITS,
+  type AuctionType,
+  type Category,
+  type PendingReason,
+  type UnitRecord,
+  type ValidRecord,
+} from './model.ts';
 
 export interface Fault {
   code: string;
@@ -21,7 +30,8 @@ export interface ValidationContext {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const absent = (value: unknown) => value === undefined || value === null;
 // Identifiers and names travel in JSON, URLs, logs and CSV: no control characters.
 const CONTROL = /[\x00-\x1f\x7f]/;
@@ -37,11 +47,19 @@ class Faults {
   }
   done(): Fault[] {
     if (this.dropped === 0) return this.list;
-    return [...this.list, { path: '', code: 'TOO_MANY_FAULTS', message: `${this.dropped} more faults were found and are not listed.` }];
+    return [
+      ...this.list,
+      { path: '', code: 'TOO_MANY_FAULTS', message: `${this.dropped} more faults were found and are not listed.` },
+    ];
   }
 }
 
-function text(faults: Faults, path: string, value: unknown, options: { max: number; required: boolean; min?: number; printable?: boolean }): string | null {
+function text(
+  faults: Faults,
+  path: string,
+  value: unknown,
+  options: { max: number; required: boolean; min?: number; printable?: boolean },
+): string | null {
   const name = path.slice(path.lastIndexOf('.') + 1);
   if (absent(value)) {
     if (options.required) faults.add(path, 'REQUIRED', `${name} is required.`);
@@ -115,7 +133,14 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1
 export function parseDateTimeWithOffset(value: string): Date | null {
   const m = DATE_TIME.exec(value);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day > daysInMonth) return null;
@@ -132,7 +157,12 @@ function dateTime(faults: Faults, path: string, value: unknown): Date | null {
     return null;
   }
   const parsed = parseDateTimeWithOffset(value);
-  if (!parsed) faults.add(path, 'INVALID_VALUE', `${name} must be an ISO 8601 date-time with an offset, such as 2026-12-01T09:00:00-07:00.`);
+  if (!parsed)
+    faults.add(
+      path,
+      'INVALID_VALUE',
+      `${name} must be an ISO 8601 date-time with an offset, such as 2026-12-01T09:00:00-07:00.`,
+    );
   return parsed;
 }
 
@@ -150,18 +180,31 @@ function imageUrls(faults: Faults, path: string, value: unknown, context: Valida
     return [];
   }
   if (value.length > LIMITS.imageUrlsPerRecord) {
-    faults.add(path, 'TOO_MANY', `imageUrls must have at most ${LIMITS.imageUrlsPerRecord} URLs (it has ${value.length}).`);
+    faults.add(
+      path,
+      'TOO_MANY',
+      `imageUrls must have at most ${LIMITS.imageUrlsPerRecord} URLs (it has ${value.length}).`,
+    );
     return [];
   }
   const urls: string[] = [];
-  value.forEach((item, i) => {
+  for (const [i, item] of value.entries()) {
     const itemPath = `${path}[${i}]`;
-    if (typeof item !== 'string') return faults.add(itemPath, 'INVALID_TYPE', 'An image URL must be a string.');
-    if (item.length > LIMITS.imageUrlLength) return faults.add(itemPath, 'TOO_LONG', `An image URL must have at most ${LIMITS.imageUrlLength} characters.`);
+    if (typeof item !== 'string') {
+      faults.add(itemPath, 'INVALID_TYPE', 'An image URL must be a string.');
+      continue;
+    }
+    if (item.length > LIMITS.imageUrlLength) {
+      faults.add(itemPath, 'TOO_LONG', `An image URL must have at most ${LIMITS.imageUrlLength} characters.`);
+      continue;
+    }
     const checked = checkUrl(item, context.allowHosts);
-    if (!checked.ok) return faults.add(itemPath, checked.refusal, `An image URL ${URL_MESSAGES[checked.refusal]}`);
+    if (!checked.ok) {
+      faults.add(itemPath, checked.refusal, `An image URL ${URL_MESSAGES[checked.refusal]}`);
+      continue;
+    }
     urls.push(item);
-  });
+  }
   return urls;
 }
 
@@ -177,14 +220,19 @@ function categories(faults: Faults, path: string, value: unknown): Category[] {
   }
   const seen = new Set<string>();
   const result: Category[] = [];
-  value.forEach((item, i) => {
+  for (const [i, item] of value.entries()) {
     if (typeof item !== 'string' || !CATEGORY_SET.has(item)) {
-      return faults.add(`${path}[${i}]`, 'UNKNOWN_CATEGORY', `${JSON.stringify(item)} is not one of the ${CATEGORIES.length} auction categories.`);
+      const why = `${JSON.stringify(item)} is not one of the ${CATEGORIES.length} auction categories.`;
+      faults.add(`${path}[${i}]`, 'UNKNOWN_CATEGORY', why);
+      continue;
     }
-    if (seen.has(item)) return faults.add(`${path}[${i}]`, 'DUPLICATE', `The category "${item}" is listed twice.`);
+    if (seen.has(item)) {
+      faults.add(`${path}[${i}]`, 'DUPLICATE', `The category "${item}" is listed twice.`);
+      continue;
+    }
     seen.add(item);
     result.push(item as Category);
-  });
+  }
   return result;
 }
 
@@ -195,18 +243,36 @@ function validateRecord(faults: Faults, path: string, raw: unknown, context: Val
     return null;
   }
   const before = faults.list.length;
-  const unitId = text(faults, `${path}.unitId`, raw.unitId, { max: LIMITS.unitIdLength, min: 1, required: true, printable: true });
-  const unitName = text(faults, `${path}.unitName`, raw.unitName, { max: LIMITS.unitNameLength, min: 1, required: true, printable: true });
+  const unitId = text(faults, `${path}.unitId`, raw.unitId, {
+    max: LIMITS.unitIdLength,
+    min: 1,
+    required: true,
+    printable: true,
+  });
+  const unitName = text(faults, `${path}.unitName`, raw.unitName, {
+    max: LIMITS.unitNameLength,
+    min: 1,
+    required: true,
+    printable: true,
+  });
   let auctionType: AuctionType = 'Lien';
   if (!absent(raw.auctionType)) {
-    if (typeof raw.auctionType === 'string' && TYPE_SET.has(raw.auctionType)) auctionType = raw.auctionType as AuctionType;
+    if (typeof raw.auctionType === 'string' && TYPE_SET.has(raw.auctionType))
+      auctionType = raw.auctionType as AuctionType;
     else faults.add(`${path}.auctionType`, 'INVALID_VALUE', `auctionType must be one of ${AUCTION_TYPES.join(', ')}.`);
   }
   const unitWidth = positiveNumber(faults, `${path}.unitWidth`, raw.unitWidth, 10_000);
   const unitLength = positiveNumber(faults, `${path}.unitLength`, raw.unitLength, 10_000);
-  const description = text(faults, `${path}.description`, raw.description, { max: LIMITS.descriptionLength, required: false });
+  const description = text(faults, `${path}.description`, raw.description, {
+    max: LIMITS.descriptionLength,
+    required: false,
+  });
   const cats = categories(faults, `${path}.categories`, raw.categories);
-  const tenantName = text(faults, `${path}.tenantName`, raw.tenantName, { max: LIMITS.tenantNameLength, required: false, printable: true });
+  const tenantName = text(faults, `${path}.tenantName`, raw.tenantName, {
+    max: LIMITS.tenantNameLength,
+    required: false,
+    printable: true,
+  });
   const startsAt = dateTime(faults, `${path}.startsAt`, raw.startsAt);
   const endsAt = dateTime(faults, `${path}.endsAt`, raw.endsAt);
   if (startsAt && endsAt && startsAt.getTime() >= endsAt.getTime()) {
@@ -237,7 +303,11 @@ function validateRecord(faults: Faults, path: string, raw: unknown, context: Val
  * The hash of a record's content, which decides whether a later list "changed" it: instants
  * compare as instants (`09:00-07:00` is `16:00Z`), everything else as sent.
  */
-export function contentHash(record: UnitRecord, startsAt: Date | null = instant(record.startsAt), endsAt: Date | null = instant(record.endsAt)): string {
+export function contentHash(
+  record: UnitRecord,
+  startsAt: Date | null = instant(record.startsAt),
+  endsAt: Date | null = instant(record.endsAt),
+): string {
   const canonical = [
     record.unitId,
     record.unitName,
@@ -278,7 +348,12 @@ export function pendingReasons(record: UnitRecord, charityEnrolled: boolean): Pe
 function partnerFields(faults: Faults, body: Json): { guid: string | null; clientType: string | null } {
   return {
     guid: text(faults, 'guid', body.guid, { max: LIMITS.guidLength, min: 1, required: true, printable: true }),
-    clientType: text(faults, 'clientType', body.clientType, { max: LIMITS.clientTypeLength, min: 1, required: true, printable: true }),
+    clientType: text(faults, 'clientType', body.clientType, {
+      max: LIMITS.clientTypeLength,
+      min: 1,
+      required: true,
+      printable: true,
+    }),
   };
 }
 
@@ -293,29 +368,47 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; faults: Fault[]
 /** POST /api/3/auctioninfo: all or nothing. */
 export function validateCreateRequest(body: unknown, context: ValidationContext): Validated<CreateRequest> {
   const faults = new Faults();
-  if (!isObject(body)) return { ok: false, faults: [{ path: '', code: 'INVALID_TYPE', message: 'The body must be a JSON object.' }] };
+  if (!isObject(body))
+    return { ok: false, faults: [{ path: '', code: 'INVALID_TYPE', message: 'The body must be a JSON object.' }] };
   const { guid, clientType } = partnerFields(faults, body);
   const list = body.auctionableUnitInfo;
   const records: ValidRecord[] = [];
   if (absent(list)) {
-    faults.add('auctionableUnitInfo', 'REQUIRED', 'auctionableUnitInfo is required (an empty list withdraws every unit).');
+    faults.add(
+      'auctionableUnitInfo',
+      'REQUIRED',
+      'auctionableUnitInfo is required (an empty list withdraws every unit).',
+    );
   } else if (!Array.isArray(list)) {
     faults.add('auctionableUnitInfo', 'INVALID_TYPE', 'auctionableUnitInfo must be an array of records.');
   } else if (list.length > LIMITS.recordsPerCall) {
-    faults.add('auctionableUnitInfo', 'TOO_MANY', `auctionableUnitInfo must have at most ${LIMITS.recordsPerCall} records (it has ${list.length}).`);
+    faults.add(
+      'auctionableUnitInfo',
+      'TOO_MANY',
+      `auctionableUnitInfo must have at most ${LIMITS.recordsPerCall} records (it has ${list.length}).`,
+    );
   } else {
     const firstIndex = new Map<string, number>();
     list.forEach((raw, i) => {
       const path = `auctionableUnitInfo[${i}]`;
       // A record that names a facility must name this call's: one call, one facility.
       if (isObject(raw) && !absent(raw.guid) && raw.guid !== guid) {
-        faults.add(`${path}.guid`, 'OTHER_FACILITY', `One call carries the units of one facility (${String(guid)}); this record names ${JSON.stringify(raw.guid)}.`);
+        faults.add(
+          `${path}.guid`,
+          'OTHER_FACILITY',
+          `One call carries the units of one facility (${String(guid)}); this record names ${JSON.stringify(raw.guid)}.`,
+        );
       }
       const valid = validateRecord(faults, path, raw, context);
       const unitId = isObject(raw) && typeof raw.unitId === 'string' ? raw.unitId : null;
       if (unitId !== null) {
         const first = firstIndex.get(unitId);
-        if (first !== undefined) faults.add(`${path}.unitId`, 'DUPLICATE_UNIT', `The unit ${unitId} is already listed at auctionableUnitInfo[${first}]; a list carries one record per unit.`);
+        if (first !== undefined)
+          faults.add(
+            `${path}.unitId`,
+            'DUPLICATE_UNIT',
+            `The unit ${unitId} is already listed at auctionableUnitInfo[${first}]; a list carries one record per unit.`,
+          );
         else firstIndex.set(unitId, i);
       }
       if (valid) records.push(valid);
@@ -338,7 +431,8 @@ export const ONE_UNIT_MESSAGE = 'Only one unit cancellation per request is curre
 /** PUT /api/3/cancelauctions: exactly one record. */
 export function validateCancelRequest(body: unknown): Validated<CancelRequest> {
   const faults = new Faults();
-  if (!isObject(body)) return { ok: false, faults: [{ path: '', code: 'INVALID_TYPE', message: 'The body must be a JSON object.' }] };
+  if (!isObject(body))
+    return { ok: false, faults: [{ path: '', code: 'INVALID_TYPE', message: 'The body must be a JSON object.' }] };
   const { guid, clientType } = partnerFields(faults, body);
   const list = body.cancelAuctionIds;
   let unitId: string | null = null;
@@ -356,8 +450,16 @@ export function validateCancelRequest(body: unknown): Validated<CancelRequest> {
     if (!isObject(raw)) {
       faults.add('cancelAuctionIds[0]', 'INVALID_TYPE', 'A record must be a JSON object.');
     } else {
-      unitId = text(faults, 'cancelAuctionIds[0].unitId', raw.unitId, { max: LIMITS.unitIdLength, min: 1, required: true, printable: true });
-      reason = text(faults, 'cancelAuctionIds[0].reason', raw.reason, { max: LIMITS.cancelReasonLength, required: false });
+      unitId = text(faults, 'cancelAuctionIds[0].unitId', raw.unitId, {
+        max: LIMITS.unitIdLength,
+        min: 1,
+        required: true,
+        printable: true,
+      });
+      reason = text(faults, 'cancelAuctionIds[0].reason', raw.reason, {
+        max: LIMITS.cancelReasonLength,
+        required: false,
+      });
     }
   }
   const found = faults.done();
@@ -366,11 +468,17 @@ export function validateCancelRequest(body: unknown): Validated<CancelRequest> {
 }
 
 /** Validates a partial record (support completing a Pending auction) merged over the stored one. */
-export function validateAmendedRecord(stored: UnitRecord, patch: unknown, context: ValidationContext): Validated<ValidRecord> {
+export function validateAmendedRecord(
+  stored: UnitRecord,
+  patch: unknown,
+  context: ValidationContext,
+): Validated<ValidRecord> {
   const faults = new Faults();
-  if (!isObject(patch)) return { ok: false, faults: [{ path: '', code: 'INVALID_TYPE', message: 'The body must be a JSON object.' }] };
+  if (!isObject(patch))
+    return { ok: false, faults: [{ path: '', code: 'INVALID_TYPE', message: 'The body must be a JSON object.' }] };
   for (const key of ['unitId']) {
-    if (key in patch && patch[key] !== stored.unitId) faults.add(key, 'NOT_ALLOWED', 'unitId cannot change; cancel the auction instead.');
+    if (key in patch && patch[key] !== stored.unitId)
+      faults.add(key, 'NOT_ALLOWED', 'unitId cannot change; cancel the auction instead.');
   }
   const merged = { ...stored, ...patch, unitId: stored.unitId };
   const valid = validateRecord(faults, '', merged, context);

@@ -77,7 +77,12 @@ export function auctionSummary(row: AuctionRow, recreateWaitMs: number): Auction
 }
 
 /** The whole auction: record, status, images and history. */
-export function auctionDetail(row: AuctionRow, recreateWaitMs: number, images: ImageRow[], history: HistoryRow[]): AuctionView {
+export function auctionDetail(
+  row: AuctionRow,
+  recreateWaitMs: number,
+  images: ImageRow[],
+  history: HistoryRow[],
+): AuctionView {
   return { ...auctionSummary(row, recreateWaitMs), images: images.map(imageView), history: history.map(historyView) };
 }
 
@@ -133,7 +138,11 @@ export interface Page {
  * A page of a list read with one item more than `limit` (which tells that there is more): the
  * first `limit` items, and the cursor after the last of them (`keyOf`: its creation time and id).
  */
-export function pageOf<T>(items: T[], limit: number, keyOf: (item: T) => [createdAt: string, id: string]): { items: T[] } & Page {
+export function pageOf<T>(
+  items: T[],
+  limit: number,
+  keyOf: (item: T) => [createdAt: string, id: string],
+): { items: T[] } & Page {
   const page = items.slice(0, limit);
   const last = page[page.length - 1];
   const hasMore = items.length > limit;

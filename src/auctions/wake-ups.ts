@@ -10,7 +10,11 @@ import { sqlRunner } from './repository.ts';
 export type WakeUp = 'fetchImages' | 'deliverNotifications' | 'closeEnded';
 
 /** Sends the wake-up: in the transaction `trx` when given, to run at `at` when given. */
-export async function wake(queue: AuctionDeps['queue'], job: WakeUp, when: { trx?: Db; at?: Date } = {}): Promise<void> {
+export async function wake(
+  queue: AuctionDeps['queue'],
+  job: WakeUp,
+  when: { trx?: Db; at?: Date } = {},
+): Promise<void> {
   const runner = when.trx ? sqlRunner(when.trx) : undefined;
   await queue.send(JOBS[job], {}, when.at ? { startAfter: when.at } : {}, runner);
 }

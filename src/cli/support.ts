@@ -16,7 +16,10 @@ export class CliError extends Error {
  */
 export async function withDatabase<T>(command: string, run: (database: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr as never);
+  const logger = createLogger(
+    { logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },
+    process.stderr as never,
+  );
   const database = await openDatabase(config, { role: 'client', command });
   try {
     await applyMigrations(database, logger);

@@ -40,7 +40,9 @@ export function prepareDataDir(dataDir: string): void {
   }
   const { socketPath } = dataDirLayout(dataDir);
   if (Buffer.byteLength(socketPath) > 100) {
-    throw new DataDirError(`data directory ${dataDir} is too long a path for the database socket (at most ~85 characters)`);
+    throw new DataDirError(
+      `data directory ${dataDir} is too long a path for the database socket (at most ~85 characters)`,
+    );
   }
 }
 

@@ -3,7 +3,15 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { describeDatabaseUrl, type Config } from '../config.ts';
-import { dataDirLayout, DataDirError, EMBEDDED_PORT, lockDataDir, prepareDataDir, readLockOwner, socketAccepts } from './data-dir.ts';
+import {
+  dataDirLayout,
+  DataDirError,
+  EMBEDDED_PORT,
+  lockDataDir,
+  prepareDataDir,
+  readLockOwner,
+  socketAccepts,
+} from './data-dir.ts';
 import { startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
 import type { Tables } from './tables.ts';
 
@@ -70,7 +78,9 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     // PGlite enforces no statement or lock timeout (one WASM thread, no timer interrupts, and its
     // connections are one session, so they never wait on each other's locks); what blocks there
     // is a connection that holds the socket's queue idle in a transaction, which the worker ends.
-    server = await startEmbeddedServer(config.dataDir, { idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs });
+    server = await startEmbeddedServer(config.dataDir, {
+      idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs,
+    });
   } catch (error) {
     lock.release();
     throw error;

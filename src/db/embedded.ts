@@ -39,7 +39,10 @@ export interface EmbeddedServerOptions {
   idleInTransactionTimeoutMs?: number;
 }
 
-export async function startEmbeddedServer(dataDir: string, options: EmbeddedServerOptions = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(
+  dataDir: string,
+  options: EmbeddedServerOptions = {},
+): Promise<EmbeddedServer> {
   const { pgData, socketPath } = dataDirLayout(dataDir);
   fs.mkdirSync(pgData, { recursive: true });
   // A socket file left by a process that was killed would make listen() fail; the caller holds
@@ -51,7 +54,9 @@ export async function startEmbeddedServer(dataDir: string, options: EmbeddedServ
   const first = await nextMessage(worker);
   if (first.type !== 'ready') {
     await worker.terminate();
-    throw new DataDirError(`embedded database in ${pgData} could not start: ${'message' in first ? first.message : first.type}`);
+    throw new DataDirError(
+      `embedded database in ${pgData} could not start: ${'message' in first ? first.message : first.type}`,
+    );
   }
   let stopped: Promise<void> | null = null;
   return {

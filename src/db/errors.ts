@@ -15,7 +15,8 @@ const UNREACHABLE: DatabaseUnavailable = {
   retryAfterSeconds: 5,
 };
 const BUSY: DatabaseUnavailable = {
-  detail: 'The database did not answer in time (a lock held by other work, or a statement that ran too long); nothing was changed. Retry after the time in Retry-After.',
+  detail:
+    'The database did not answer in time (a lock held by other work, or a statement that ran too long); nothing was changed. Retry after the time in Retry-After.',
   retryAfterSeconds: 2,
 };
 const OUT_OF_CONNECTIONS: DatabaseUnavailable = {
@@ -35,7 +36,17 @@ const BY_SQLSTATE: Record<string, DatabaseUnavailable> = {
 };
 
 // Node's codes for a connection that could not be made or was lost.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 // What `pg` and `pg-pool` throw, without a code, when there is no connection to run on.
 const DRIVER_MESSAGES: [RegExp, DatabaseUnavailable][] = [
@@ -60,7 +71,9 @@ interface ErrorShape {
 export function databaseUnavailable(error: unknown): AppError | null {
   const unavailable = classify(error);
   if (!unavailable) return null;
-  return new AppError(503, 'DATABASE_UNAVAILABLE', unavailable.detail, [], { 'retry-after': String(unavailable.retryAfterSeconds) });
+  return new AppError(503, 'DATABASE_UNAVAILABLE', unavailable.detail, [], {
+    'retry-after': String(unavailable.retryAfterSeconds),
+  });
 }
 
 function classify(error: unknown): DatabaseUnavailable | null {

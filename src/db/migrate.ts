@@ -63,7 +63,9 @@ async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<Mi
         name text not null,
         checksum text not null,
         applied_at timestamptz not null default now())`);
-      const { rows } = await client.query<{ version: number; checksum: string }>('select version, checksum from gatehouse_migrations');
+      const { rows } = await client.query<{ version: number; checksum: string }>(
+        'select version, checksum from gatehouse_migrations',
+      );
       const done = new Map(rows.map((row) => [row.version, row.checksum]));
       const result: MigrationResult = { applied: [], changed: [] };
       for (const migration of migrations) {
@@ -101,7 +103,7 @@ async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<Mi
 /** True when every migration in the repository has been applied. */
 export async function migrationsApplied(pool: pg.Pool, migrations: Migration[] = readMigrations()): Promise<boolean> {
   const { rows } = await pool.query<{ n: number }>(
-    "select count(*)::int as n from gatehouse_migrations where version = any($1::int[])",
+    'select count(*)::int as n from gatehouse_migrations where version = any($1::int[])',
     [migrations.map((m) => m.version)],
   );
   return rows[0]!.n === migrations.length;

@@ -68,11 +68,14 @@ function keepStatementsTogether(server, db, { idleInTransactionTimeoutMs }) {
     clearTimeout(idleTimer);
     if (!(idleInTransactionTimeoutMs > 0)) return;
     const since = ownerIdleSince;
-    idleTimer = setTimeout(() => {
-      idleTimer = null;
-      const stillOwner = holder === owner || (db.isInTransaction() && queue.lastHandlerId === owner);
-      if (stillOwner && ownerIdleSince === since) endIdleConnection(server, owner);
-    }, Math.max(0, since + idleInTransactionTimeoutMs - Date.now()));
+    idleTimer = setTimeout(
+      () => {
+        idleTimer = null;
+        const stillOwner = holder === owner || (db.isInTransaction() && queue.lastHandlerId === owner);
+        if (stillOwner && ownerIdleSince === since) endIdleConnection(server, owner);
+      },
+      Math.max(0, since + idleInTransactionTimeoutMs - Date.now()),
+    );
   };
 
   queue.processQueue = async function processQueue() {
@@ -166,7 +169,10 @@ function namedStatements() {
         return [{ statement: true, range: stringAt(5) }];
       case BIND: {
         const portal = stringAt(5);
-        return [{ statement: false, range: portal }, { statement: true, range: stringAt(portal[1] + 1) }];
+        return [
+          { statement: false, range: portal },
+          { statement: true, range: stringAt(portal[1] + 1) },
+        ];
       }
       case EXECUTE:
         return [{ statement: false, range: stringAt(5) }];

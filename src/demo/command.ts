@@ -28,12 +28,32 @@ const FACILITIES = [
   { name: 'Demo South', timeZone: 'America/Phoenix', guid: 'DEMO-SOUTH' },
 ];
 const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Linus'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen', 'Torvalds'];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Thompson',
+  'Hamilton',
+  'Ritchie',
+  'Allen',
+  'Torvalds',
+];
 
-async function api(base: string, method: string, route: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  base: string,
+  method: string,
+  route: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(base + route, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -46,9 +66,13 @@ async function api(base: string, method: string, route: string, token: string | 
   return { status: response.status, body: parsed };
 }
 
-async function must(what: string, call: Promise<{ status: number; body: any }>): Promise<any> {
+// biome-ignore lint/suspicious/noExplicitAny: a JSON answer of our own API; typed once the generated client exists (issue 15)
+type Json = any;
+
+async function must(what: string, call: Promise<{ status: number; body: Json }>): Promise<Json> {
   const r = await call;
-  if (r.status >= 300) throw new CliError(`demo: ${what} failed (HTTP ${r.status}): ${JSON.stringify(r.body).slice(0, 300)}`);
+  if (r.status >= 300)
+    throw new CliError(`demo: ${what} failed (HTTP ${r.status}): ${JSON.stringify(r.body).slice(0, 300)}`);
   return r.body;
 }
 
@@ -63,7 +87,13 @@ async function token(base: string, form: Record<string, string>): Promise<string
 async function startImageServer(): Promise<{ baseUrl: string; hostPort: string; close(): Promise<void> }> {
   const sharp = (await import('sharp')).default;
   const colours = ['#8d6e63', '#5c6bc0', '#26a69a'];
-  const images = await Promise.all(colours.map((background) => sharp({ create: { width: 640, height: 480, channels: 3, background } }).png().toBuffer()));
+  const images = await Promise.all(
+    colours.map((background) =>
+      sharp({ create: { width: 640, height: 480, channels: 3, background } })
+        .png()
+        .toBuffer(),
+    ),
+  );
   const server = http.createServer((req, res) => {
     const n = /^\/unit-(\d)\.png$/.exec(req.url ?? '')?.[1];
     const image = n === undefined ? undefined : images[Number(n)];
@@ -72,18 +102,25 @@ async function startImageServer(): Promise<{ baseUrl: string; hostPort: string; 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}`, hostPort: `127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    hostPort: `127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('Run the service on a fresh embedded database with a provisioned demo account and simulated gateway controllers.')
+    .description(
+      'Run the service on a fresh embedded database with a provisioned demo account and simulated gateway controllers.',
+    )
     .option('--port <n>', 'HTTP port (default: PORT or 8080; 0 picks a free one)')
     .option('--duration <seconds>', 'stop after this long (0: run until Ctrl-C)', '0')
     .option('--data-dir <dir>', 'keep the demo data here (default: a temporary directory, removed at the end)')
     .action(async (o: DemoOptions) => {
       const duration = Number(o.duration);
-      if (!Number.isFinite(duration) || duration < 0) throw new CliError(`--duration must be a number of seconds, got "${o.duration}"`);
+      if (!Number.isFinite(duration) || duration < 0)
+        throw new CliError(`--duration must be a number of seconds, got "${o.duration}"`);
       const base = loadConfig();
       const dataDir = o.dataDir ? path.resolve(o.dataDir) : fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-demo-'));
       const images = await startImageServer();
@@ -111,16 +148,35 @@ export function demoCommand(): Command {
         const suffix = account.id.slice(0, 4).toUpperCase();
         const facilities = [];
         for (const f of FACILITIES) {
-          facilities.push(await admin.createFacility(db, { accountId: account.id, name: f.name, timeZone: f.timeZone, guid: `${f.guid}-${suffix}`, propertyNumber: String(100 + facilities.length) }));
+          facilities.push(
+            await admin.createFacility(db, {
+              accountId: account.id,
+              name: f.name,
+              timeZone: f.timeZone,
+              guid: `${f.guid}-${suffix}`,
+              propertyNumber: String(100 + facilities.length),
+            }),
+          );
         }
         const pmsApp = await admin.createApplication(db, { name: 'Demo PMS' });
         const key = await admin.createAccountKey(db, { accountId: account.id, clientId: pmsApp.clientId });
-        const partner = await admin.createApplication(db, { name: 'Demo Auctions', clientType: 'DemoAuctions', facilityGuids: facilities.map((f) => f.guid!) });
+        const partner = await admin.createApplication(db, {
+          name: 'Demo Auctions',
+          clientType: 'DemoAuctions',
+          facilityGuids: facilities.map((f) => f.guid!),
+        });
         const gateways = [];
-        for (const f of facilities) gateways.push({ facility: f, ...(await admin.createGatewayCredential(db, { facilityId: f.id })) });
+        for (const f of facilities)
+          gateways.push({ facility: f, ...(await admin.createGatewayCredential(db, { facilityId: f.id })) });
 
         // The PMS face: units and visitors, each change a command for the facility's controller.
-        const pms = await token(url, { grant_type: 'password', client_id: pmsApp.clientId, client_secret: pmsApp.clientSecret, username: key.apiKey, password: key.apiSecret });
+        const pms = await token(url, {
+          grant_type: 'password',
+          client_id: pmsApp.clientId,
+          client_secret: pmsApp.clientSecret,
+          username: key.apiKey,
+          password: key.apiSecret,
+        });
         let person = 0;
         for (const [fi, facility] of facilities.entries()) {
           const fid = facility.id;
@@ -129,7 +185,13 @@ export function demoCommand(): Command {
           const businessHours = groups.find((g: { name: string }) => g.name === 'Business Hours')?.id ?? 0;
           const gateOnly = profiles.find((p: { name: string }) => p.name === 'Gate Only')?.id ?? 0;
           for (let u = 1; u <= 8; u++) {
-            const unit = await must('unit create', api(url, 'POST', `/facilities/${fid}/units`, pms, { unitNumber: `${fi === 0 ? 'A' : 'B'}${100 + u}`, extendedData: { size: u % 2 ? '10x10' : '10x15' } }));
+            const unit = await must(
+              'unit create',
+              api(url, 'POST', `/facilities/${fid}/units`, pms, {
+                unitNumber: `${fi === 0 ? 'A' : 'B'}${100 + u}`,
+                extendedData: { size: u % 2 ? '10x10' : '10x15' },
+              }),
+            );
             if (u > 6) continue; // two units stay vacant
             const n = person++;
             await must(
@@ -145,15 +207,29 @@ export function demoCommand(): Command {
               }),
             );
             if (u === 2) {
-              await must('visitor create', api(url, 'POST', `/facilities/${fid}/visitors`, pms, { unitId: unit.id, accessCode: String(90_000 + n), firstName: 'Helper', lastName: LAST[n % LAST.length], isTenant: false }));
+              await must(
+                'visitor create',
+                api(url, 'POST', `/facilities/${fid}/visitors`, pms, {
+                  unitId: unit.id,
+                  accessCode: String(90_000 + n),
+                  firstName: 'Helper',
+                  lastName: LAST[n % LAST.length],
+                  isTenant: false,
+                }),
+              );
             }
-            if (u === 3) await must('unit disable', api(url, 'POST', `/facilities/${fid}/units/${unit.id}/disable`, pms));
+            if (u === 3)
+              await must('unit disable', api(url, 'POST', `/facilities/${fid}/units/${unit.id}/disable`, pms));
           }
         }
 
         // The auction face: a partner posts a few auctions for the first facility.
         let auctionsNote: string;
-        const partnerToken = await token(url, { grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret });
+        const partnerToken = await token(url, {
+          grant_type: 'client_credentials',
+          client_id: partner.clientId,
+          client_secret: partner.clientSecret,
+        });
         const now = Date.now();
         const auctions = await api(url, 'POST', '/api/3/auctioninfo', partnerToken, {
           guid: facilities[0]!.guid,
@@ -171,8 +247,10 @@ export function demoCommand(): Command {
             imageUrls: [`${images.baseUrl}/unit-${i}.png`],
           })),
         });
-        if (auctions.status === 404 && /No route/.test(JSON.stringify(auctions.body))) auctionsNote = 'auctions: this build has no auction face';
-        else if (auctions.status >= 300) auctionsNote = `auctions: the auction face refused them (HTTP ${auctions.status})`;
+        if (auctions.status === 404 && /No route/.test(JSON.stringify(auctions.body)))
+          auctionsNote = 'auctions: this build has no auction face';
+        else if (auctions.status >= 300)
+          auctionsNote = `auctions: the auction face refused them (HTTP ${auctions.status})`;
         else auctionsNote = `${auctions.body?.data?.results?.length ?? 0} auctions for ${facilities[0]!.guid}`;
 
         const shown = (label: string, value: string) => out(`  ${label.padEnd(12)} ${value}`);
@@ -183,19 +261,31 @@ export function demoCommand(): Command {
         for (const f of facilities) shown('facility', `${f.name} (${f.timeZone})  ${f.id}  guid ${f.guid}`);
         shown('PMS', `client_id ${pmsApp.clientId}  client_secret ${pmsApp.clientSecret}`);
         shown('', `api key ${key.apiKey}  api secret ${key.apiSecret}`);
-        shown('partner', `client_id ${partner.clientId}  client_secret ${partner.clientSecret}  clientType DemoAuctions  (${auctionsNote})`);
-        for (const g of gateways) shown('gateway', `${g.facility.name}: client_id ${g.clientId}  client_secret ${g.clientSecret}`);
+        shown(
+          'partner',
+          `client_id ${partner.clientId}  client_secret ${partner.clientSecret}  clientType DemoAuctions  (${auctionsNote})`,
+        );
+        for (const g of gateways)
+          shown('gateway', `${g.facility.name}: client_id ${g.clientId}  client_secret ${g.clientSecret}`);
         out();
         out('A PMS access token (1 hour; renew with the password grant below):');
         out(`  export TOKEN=${pms}`);
-        out(`  curl -s ${url}/auth/token -d grant_type=password -d client_id=${pmsApp.clientId} -d client_secret=${pmsApp.clientSecret} -d username=${key.apiKey} -d password=${key.apiSecret}`);
+        out(
+          `  curl -s ${url}/auth/token -d grant_type=password -d client_id=${pmsApp.clientId} -d client_secret=${pmsApp.clientSecret} -d username=${key.apiKey} -d password=${key.apiSecret}`,
+        );
         out();
         out('See it work:');
-        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/facilities/${facilities[0]!.id}?pageSize=5"`);
-        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/accounts/${account.id}/export" -o events.csv`);
+        out(
+          `  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/facilities/${facilities[0]!.id}?pageSize=5"`,
+        );
+        out(
+          `  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/accounts/${account.id}/export" -o events.csv`,
+        );
         out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/${facilities[0]!.id}/commands?limit=10"`);
         out();
-        out(`Simulated gateway controllers for ${facilities.length} facilities are running${duration > 0 ? ` for ${duration} s` : ' (Ctrl-C to stop)'}:`);
+        out(
+          `Simulated gateway controllers for ${facilities.length} facilities are running${duration > 0 ? ` for ${duration} s` : ' (Ctrl-C to stop)'}:`,
+        );
 
         const simulator = new Simulator(
           url,
@@ -203,7 +293,9 @@ export function demoCommand(): Command {
           { ...DEFAULT_OPTIONS, entriesPerMinute: 30, healthIntervalSeconds: 30 },
         );
         const summary = await runSimulator(simulator, { durationSeconds: duration, quiet: false });
-        out(`Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors.`);
+        out(
+          `Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors.`,
+        );
       } finally {
         await server.close();
         await images.close();

@@ -102,7 +102,21 @@ export function csvLines(rows: readonly CsvRow[]): string {
 /** A page's row (an EventRow object) as a CsvRow. */
 export function csvRowOf(row: EventRow): CsvRow {
   return [
-    row.id, row.occurred_ms, row.received_ms, row.account_id, row.facility_id, row.facility_name, row.time_zone, row.event_type,
-    row.device_id, row.device_name, row.unit_id, row.unit_number, row.visitor_id, row.visitor_name, row.details, row.seq,
+    row.id,
+    row.occurred_ms,
+    row.received_ms,
+    row.account_id,
+    row.facility_id,
+    row.facility_name,
+    row.time_zone,
+    row.event_type,
+    row.device_id,
+    row.device_name,
+    row.unit_id,
+    row.unit_number,
+    row.visitor_id,
+    row.visitor_name,
+    row.details,
+    row.seq,
   ];
 }

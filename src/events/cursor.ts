@@ -71,7 +71,8 @@ export function encodeCursor(state: CursorState, key: Buffer): string {
  * parameters, so a value outside the safe range is refused rather than rounded or passed on.
  */
 function exact(value: bigint): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new InvalidCursorError('out of range');
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER))
+    throw new InvalidCursorError('out of range');
   return Number(value);
 }
 
@@ -83,7 +84,8 @@ export function decodeCursor(token: string, key: Buffer, fingerprint: Buffer): C
   const body = raw.subarray(0, BODY_BYTES);
   if (!timingSafeEqual(mac(key, body), raw.subarray(BODY_BYTES))) throw new InvalidCursorError('bad signature');
   if (body.readUInt8(0) !== VERSION) throw new InvalidCursorError('unknown version');
-  if (!body.subarray(1, 1 + FINGERPRINT_BYTES).equals(fingerprint.subarray(0, FINGERPRINT_BYTES))) throw new InvalidCursorError('another query');
+  if (!body.subarray(1, 1 + FINGERPRINT_BYTES).equals(fingerprint.subarray(0, FINGERPRINT_BYTES)))
+    throw new InvalidCursorError('another query');
   // The fields in order: lo (8 bytes), hi (8), has-after (1), occurredAt (8), seq (8), page number (4), total (8).
   const at = 1 + FINGERPRINT_BYTES;
   const lo = exact(body.readBigUInt64BE(at));
@@ -93,5 +95,12 @@ export function decodeCursor(token: string, key: Buffer, fingerprint: Buffer): C
   const seq = exact(body.readBigUInt64BE(at + 25));
   const pageNumber = body.readUInt32BE(at + 33);
   const total = exact(body.readBigUInt64BE(at + 37));
-  return { fingerprint: Buffer.from(fingerprint.subarray(0, FINGERPRINT_BYTES)), lo, hi, after: hasAfter ? { occurredAt, seq } : null, pageNumber, total };
+  return {
+    fingerprint: Buffer.from(fingerprint.subarray(0, FINGERPRINT_BYTES)),
+    lo,
+    hi,
+    after: hasAfter ? { occurredAt, seq } : null,
+    pageNumber,
+    total,
+  };
 }

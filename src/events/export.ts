@@ -17,13 +17,19 @@ export interface CsvExport {
   totalResults: number | null;
 }
 
-const isPaged = (paging: PagingParams) => paging.pageSize !== undefined || paging.pageNumber !== undefined || Boolean(paging.cursor);
+const isPaged = (paging: PagingParams) =>
+  paging.pageSize !== undefined || paging.pageNumber !== undefined || Boolean(paging.cursor);
 
 /**
  * Starts an export. The first read happens before this returns, so that a failure is still a proper
  * error answer, not a broken download.
  */
-export async function exportCsv(store: EventStore, filter: EventFilter, paging: PagingParams, exportedRows: Counter): Promise<CsvExport> {
+export async function exportCsv(
+  store: EventStore,
+  filter: EventFilter,
+  paging: PagingParams,
+  exportedRows: Counter,
+): Promise<CsvExport> {
   if (isPaged(paging)) {
     const { page } = await readPage(store, filter, paging);
     exportedRows.inc(page.rows.length);

@@ -16,11 +16,13 @@ export interface FilterParams {
   sort?: SortOrder;
 }
 
-
 /** "1,3" and ["1", "3"] (repeated) alike; empty items are ignored. */
 export function splitList(values: readonly string[] | undefined): string[] | null {
   if (values === undefined) return null;
-  return values.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  return values
+    .flatMap((value) => value.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function listFault(faults: FieldError[], path: string, items: string[]): boolean {
@@ -31,14 +33,21 @@ function listFault(faults: FieldError[], path: string, items: string[]): boolean
   return false;
 }
 
-export function parseEventTypes(values: readonly string[] | undefined, faults: FieldError[], path = 'eventTypes'): number[] | null {
+export function parseEventTypes(
+  values: readonly string[] | undefined,
+  faults: FieldError[],
+  path = 'eventTypes',
+): number[] | null {
   const items = splitList(values);
   if (items === null || items.length === 0 || listFault(faults, path, items)) return null;
   const types: number[] = [];
   for (const item of items) {
     const value = /^\d{1,3}$/.test(item) ? Number(item) : NaN;
     if (!isEventType(value)) {
-      faults.push({ path, message: `${JSON.stringify(item.slice(0, 40))} is not an event type (see GET /gatewayevents/types)` });
+      faults.push({
+        path,
+        message: `${JSON.stringify(item.slice(0, 40))} is not an event type (see GET /gatewayevents/types)`,
+      });
       return null;
     }
     if (!types.includes(value)) types.push(value);
@@ -57,9 +66,14 @@ export function parseFacilityIds(values: readonly string[] | undefined, faults: 
   return [...new Set(items.map((item) => item.toLowerCase()))];
 }
 
-const DATE_HINT = 'must be an ISO 8601 date-time with an offset (2026-03-01T00:00:00Z) or a date (2026-03-01, midnight UTC)';
+const DATE_HINT =
+  'must be an ISO 8601 date-time with an offset (2026-03-01T00:00:00Z) or a date (2026-03-01, midnight UTC)';
 
-export function parseDates(startText: string | undefined, endText: string | undefined, faults: FieldError[]): { start: number | null; end: number | null } {
+export function parseDates(
+  startText: string | undefined,
+  endText: string | undefined,
+  faults: FieldError[],
+): { start: number | null; end: number | null } {
   const parse = (text: string | undefined, path: string): number | null => {
     if (text === undefined || text === '') return null;
     const value = parseDateParam(text);
@@ -68,7 +82,8 @@ export function parseDates(startText: string | undefined, endText: string | unde
   };
   const start = parse(startText, 'startDate');
   const end = parse(endText, 'endDate');
-  if (start !== null && end !== null && end <= start) faults.push({ path: 'endDate', message: 'must be after startDate (startDate is inclusive, endDate exclusive)' });
+  if (start !== null && end !== null && end <= start)
+    faults.push({ path: 'endDate', message: 'must be after startDate (startDate is inclusive, endDate exclusive)' });
   return { start, end };
 }
 
@@ -91,7 +106,8 @@ export function parseLegacyFilter(
   const eventTypes = parseEventTypes(params.eventTypes, faults);
   const start = params.minDate !== undefined ? params.minDate * 1000 : null;
   const end = params.maxDate !== undefined ? params.maxDate * 1000 : null;
-  if (start !== null && end !== null && end <= start) faults.push({ path: 'maxDate', message: 'must be after minDate' });
+  if (start !== null && end !== null && end <= start)
+    faults.push({ path: 'maxDate', message: 'must be after minDate' });
   if (faults.length > 0) throw validationFailed(faults);
   return { scope, facilityIds: null, eventTypes, start, end, sort: 'desc' };
 }

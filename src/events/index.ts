@@ -23,11 +23,15 @@ export interface Events {
   /** Reads: pages, slices and exports over the committed events. */
   store: EventStore;
   metrics: EventMetrics;
-  jobs: JobDefinition<any>[];
+  jobs: JobDefinition[];
 }
 
 export async function createEvents(deps: EventsDeps): Promise<Events> {
   // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
-  const store = new EventStore(deps.database.pool, await loadCursorKey(deps.database.pool), deps.config.eventRetentionDays);
+  const store = new EventStore(
+    deps.database.pool,
+    await loadCursorKey(deps.database.pool),
+    deps.config.eventRetentionDays,
+  );
   return { store, metrics: createEventMetrics(deps.metrics.registry), jobs: eventJobs(deps) };
 }

@@ -8,7 +8,7 @@
 // Everything that can be done outside the lock (parsing, judging, partition checks, name look-ups,
 // event ids) is.
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type pg from 'pg';
 import { acknowledgeCommands } from '../access-control/acknowledge.ts';
 import type { Db } from '../db/tables.ts';
@@ -34,7 +34,12 @@ export interface IngestResult {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function insertBatch(db: Db, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
+async function insertBatch(
+  db: Db,
+  gateway: GatewayIdentity,
+  events: readonly AcceptedEvent[],
+  receivedAt: number,
+): Promise<IngestResult> {
   return db.transaction().execute(async (trx) => {
     const names = await resolveNames(
       trx,
@@ -103,7 +108,13 @@ async function insertBatch(db: Db, gateway: GatewayIdentity, events: readonly Ac
 const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
 
 /** Stores the accepted events of a batch; resolves after commit. */
-export async function ingestEvents(db: Db, pool: pg.Pool, gateway: GatewayIdentity, events: readonly AcceptedEvent[], receivedAt: number): Promise<IngestResult> {
+export async function ingestEvents(
+  db: Db,
+  pool: pg.Pool,
+  gateway: GatewayIdentity,
+  events: readonly AcceptedEvent[],
+  receivedAt: number,
+): Promise<IngestResult> {
   if (events.length === 0) return { inserted: 0, duplicates: 0 };
   const months = events.map((e) => monthOf(e.occurredAt));
   await ensurePartitions(pool, months);

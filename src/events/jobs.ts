@@ -7,7 +7,15 @@ import { maintainPartitions } from './partitions.ts';
 
 export const EVENT_MAINTENANCE_JOB = 'events.maintain-partitions';
 
-export function eventJobs({ database, config, logger }: { database: Database; config: Pick<Config, 'eventRetentionDays'>; logger: Logger }): JobDefinition<object>[] {
+export function eventJobs({
+  database,
+  config,
+  logger,
+}: {
+  database: Database;
+  config: Pick<Config, 'eventRetentionDays'>;
+  logger: Logger;
+}): JobDefinition<object>[] {
   return [
     {
       name: EVENT_MAINTENANCE_JOB,

@@ -50,7 +50,10 @@ export interface Judgement {
 }
 
 class Fault extends Error {
-  constructor(readonly field: string, readonly reason: string) {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
     super(reason);
   }
 }
@@ -96,7 +99,8 @@ const MAX_DATA_DEPTH = 16;
 function checkJsonStrings(value: unknown, depth: number): void {
   if (depth > MAX_DATA_DEPTH) throw new Fault('data', `must not nest deeper than ${MAX_DATA_DEPTH} levels`);
   if (typeof value === 'string') {
-    if (!wellFormed(value) || value.includes('\u0000')) throw new Fault('data', 'holds text that is not valid Unicode or contains NUL');
+    if (!wellFormed(value) || value.includes('\u0000'))
+      throw new Fault('data', 'holds text that is not valid Unicode or contains NUL');
   } else if (Array.isArray(value)) {
     for (const item of value) checkJsonStrings(item, depth + 1);
   } else if (value !== null && typeof value === 'object') {
@@ -107,7 +111,12 @@ function checkJsonStrings(value: unknown, depth: number): void {
   }
 }
 
-function judgeOne(raw: unknown, now: number, oldest: number, warn: (path: string, message: string) => void): AcceptedEvent | Fault {
+function judgeOne(
+  raw: unknown,
+  now: number,
+  oldest: number,
+  warn: (path: string, message: string) => void,
+): AcceptedEvent | Fault {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return new Fault('', 'must be an object');
   const event = raw as Record<string, unknown>;
   try {
@@ -115,18 +124,23 @@ function judgeOne(raw: unknown, now: number, oldest: number, warn: (path: string
     const eventId = optionalIdentifier(event, 'eventId', FIELD_LIMITS.eventId)!;
 
     if (event.eventType === undefined || event.eventType === null) throw new Fault('eventType', 'is required');
-    if (!isEventType(event.eventType)) throw new Fault('eventType', 'is not an event type of the catalogue (GET /gatewayevents/types)');
+    if (!isEventType(event.eventType))
+      throw new Fault('eventType', 'is not an event type of the catalogue (GET /gatewayevents/types)');
 
     if (event.occurredAt === undefined || event.occurredAt === null) throw new Fault('occurredAt', 'is required');
     const reported = typeof event.occurredAt === 'string' ? parseInstant(event.occurredAt) : null;
-    if (reported === null) throw new Fault('occurredAt', 'must be an ISO 8601 date-time with an offset, e.g. 2026-03-01T09:15:00-07:00');
+    if (reported === null)
+      throw new Fault('occurredAt', 'must be an ISO 8601 date-time with an offset, e.g. 2026-03-01T09:15:00-07:00');
     if (reported < oldest) throw new Fault('occurredAt', `is older than the retention window (${formatUtc(oldest)})`);
 
     const deviceId = optionalIdentifier(event, 'deviceId', FIELD_LIMITS.deviceId);
     const deviceName = optionalText(event, 'deviceName', FIELD_LIMITS.deviceName);
     const unitId = optionalIdentifier(event, 'unitId', FIELD_LIMITS.unitId);
     const visitorId = optionalIdentifier(event, 'visitorId', FIELD_LIMITS.visitorId);
-    const code = typeof event.codeEntered === 'number' && Number.isSafeInteger(event.codeEntered) ? String(event.codeEntered) : optionalText(event, 'codeEntered', FIELD_LIMITS.codeEntered);
+    const code =
+      typeof event.codeEntered === 'number' && Number.isSafeInteger(event.codeEntered)
+        ? String(event.codeEntered)
+        : optionalText(event, 'codeEntered', FIELD_LIMITS.codeEntered);
     const details = optionalText(event, 'details', FIELD_LIMITS.details, true);
 
     let data: Record<string, unknown> | null = null;
@@ -141,13 +155,17 @@ function judgeOne(raw: unknown, now: number, oldest: number, warn: (path: string
       occurredAt = now;
       data = { ...data, reportedOccurredAt: event.occurredAt };
       const minutes = Math.round((reported - now) / 60_000);
-      warn('occurredAt', `is ${minutes} minutes ahead of the service's clock: stored at the time received, the reported time kept in data.reportedOccurredAt`);
+      warn(
+        'occurredAt',
+        `is ${minutes} minutes ahead of the service's clock: stored at the time received, the reported time kept in data.reportedOccurredAt`,
+      );
     }
     const dataJson = data === null ? null : JSON.stringify(data);
     if (dataJson !== null && Buffer.byteLength(dataJson) > FIELD_LIMITS.dataBytes) {
       throw new Fault('data', `must be at most ${FIELD_LIMITS.dataBytes} bytes as JSON`);
     }
-    const commandId = event.eventType === 3 && data !== null && typeof data.commandId === 'string' ? data.commandId : null;
+    const commandId =
+      event.eventType === 3 && data !== null && typeof data.commandId === 'string' ? data.commandId : null;
 
     return {
       index: -1,

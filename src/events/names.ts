@@ -6,7 +6,7 @@
 //   units:    id uuid, facility_id uuid, unit_number text
 //   visitors: id uuid, facility_id uuid, first_name text, last_name text
 // An id that is not a uuid, or names nothing at the event's facility, resolves to null.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import { isEntityId } from '../ids.ts';
 
@@ -14,7 +14,6 @@ export interface ResolvedNames {
   unitNumbers: Map<string, string>;
   visitorNames: Map<string, string>;
 }
-
 
 interface Availability {
   units: boolean;
@@ -36,12 +35,20 @@ async function availability(trx: Db): Promise<Availability> {
     const columns = rows.find((row) => row.relation === relation)?.columns ?? [];
     return needed.every((column) => columns.includes(column));
   };
-  const found = { units: has('units', ['id', 'facility_id', 'unit_number']), visitors: has('visitors', ['id', 'facility_id', 'first_name', 'last_name']) };
+  const found = {
+    units: has('units', ['id', 'facility_id', 'unit_number']),
+    visitors: has('visitors', ['id', 'facility_id', 'first_name', 'last_name']),
+  };
   if (found.units && found.visitors) available = found;
   return found;
 }
 
-export async function resolveNames(trx: Db, facilityId: string, unitIds: readonly string[], visitorIds: readonly string[]): Promise<ResolvedNames> {
+export async function resolveNames(
+  trx: Db,
+  facilityId: string,
+  unitIds: readonly string[],
+  visitorIds: readonly string[],
+): Promise<ResolvedNames> {
   const result: ResolvedNames = { unitNumbers: new Map(), visitorNames: new Map() };
   const units = [...new Set(unitIds.filter((id) => isEntityId(id)))];
   const visitors = [...new Set(visitorIds.filter((id) => isEntityId(id)))];
@@ -49,13 +56,17 @@ export async function resolveNames(trx: Db, facilityId: string, unitIds: readonl
   const tables = await availability(trx);
   if (tables.units && units.length > 0) {
     const { rows } = await sql<{ id: string; unit_number: string }>`
-      select id::text as id, unit_number from units where facility_id = ${facilityId}::uuid and id = any(${units}::uuid[])`.execute(trx);
+      select id::text as id, unit_number from units where facility_id = ${facilityId}::uuid and id = any(${units}::uuid[])`.execute(
+      trx,
+    );
     // Keyed by the id as the controller wrote it (case aside).
     for (const row of rows) result.unitNumbers.set(row.id.toLowerCase(), row.unit_number);
   }
   if (tables.visitors && visitors.length > 0) {
     const { rows } = await sql<{ id: string; name: string }>`
-      select id::text as id, concat_ws(' ', first_name, last_name) as name from visitors where facility_id = ${facilityId}::uuid and id = any(${visitors}::uuid[])`.execute(trx);
+      select id::text as id, concat_ws(' ', first_name, last_name) as name from visitors where facility_id = ${facilityId}::uuid and id = any(${visitors}::uuid[])`.execute(
+      trx,
+    );
     for (const row of rows) result.visitorNames.set(row.id.toLowerCase(), row.name);
   }
   return result;

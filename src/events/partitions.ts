@@ -11,7 +11,10 @@ export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(
 const monthStart = (month: string): number => Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1, 1);
 
 /** Partitions whose whole range ends at or before the cutoff: they hold nothing still retained. */
-export function partitionsToDrop(partitions: readonly { name: string; upperBound: number }[], cutoff: number): string[] {
+export function partitionsToDrop(
+  partitions: readonly { name: string; upperBound: number }[],
+  cutoff: number,
+): string[] {
   return partitions.filter((p) => p.upperBound <= cutoff).map((p) => p.name);
 }
 
@@ -21,7 +24,11 @@ export function partitionsToDrop(partitions: readonly { name: string; upperBound
  */
 export function monthsAhead(now: number, cutoff: number): string[] {
   const months: string[] = [];
-  for (let t = monthStart(monthOf(Math.max(cutoff, now - MONTH_MS))); t <= now + 2 * MONTH_MS; t = Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 1, 1)) {
+  for (
+    let t = monthStart(monthOf(Math.max(cutoff, now - MONTH_MS)));
+    t <= now + 2 * MONTH_MS;
+    t = Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 1, 1)
+  ) {
     months.push(monthOf(t));
   }
   return months;
@@ -80,12 +87,19 @@ export interface MaintenanceResult {
  * Creates the partitions of the coming months, drops those entirely
  * older than the cutoff, and forgets the controllers' event ids of events past it.
  */
-export async function maintainPartitions(pool: pg.Pool, now: number, retentionDays: number): Promise<MaintenanceResult> {
+export async function maintainPartitions(
+  pool: pg.Pool,
+  now: number,
+  retentionDays: number,
+): Promise<MaintenanceResult> {
   const cutoff = now - retentionDays * 86_400_000;
   const before = new Set((await listPartitions(pool)).map((p) => p.name));
   const created: string[] = [];
   for (const month of monthsAhead(now, cutoff)) {
-    const { rows } = await pool.query<{ name: string }>('select gateway_events_ensure_partition($1::timestamptz) as name', [`${month}-01T00:00:00Z`]);
+    const { rows } = await pool.query<{ name: string }>(
+      'select gateway_events_ensure_partition($1::timestamptz) as name',
+      [`${month}-01T00:00:00Z`],
+    );
     if (!before.has(rows[0]!.name)) created.push(rows[0]!.name);
     knownMonths(pool).add(month);
   }

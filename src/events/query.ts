@@ -7,7 +7,9 @@ import type { GatewayEventsTable } from './tables.ts';
 import { formatLocal, formatUtc } from './time.ts';
 
 /** The route's scope. A facility scope names its account too: watermarks are per account. */
-export type EventScope = { kind: 'account'; accountId: string } | { kind: 'facility'; facilityId: string; accountId: string };
+export type EventScope =
+  | { kind: 'account'; accountId: string }
+  | { kind: 'facility'; facilityId: string; accountId: string };
 export type SortOrder = 'asc' | 'desc';
 
 export interface EventFilter {
@@ -61,7 +63,9 @@ function whereClause(filter: EventFilter, window: Window, values: unknown[]): st
   conditions.push(`seq <= ${bind(window.hi)}::int8`);
   if (window.after) {
     const op = filter.sort === 'desc' ? '<' : '>';
-    conditions.push(`(occurred_at, seq) ${op} (${bind(formatUtc(window.after.occurredAt))}::timestamptz, ${bind(window.after.seq)}::int8)`);
+    conditions.push(
+      `(occurred_at, seq) ${op} (${bind(formatUtc(window.after.occurredAt))}::timestamptz, ${bind(window.after.seq)}::int8)`,
+    );
   }
   return conditions.join(' and ');
 }
@@ -72,7 +76,14 @@ const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::in
 /** Where and what: the columns that place an event (written once for the items and the CSV). */
 export const PLACE_COLUMNS = ['account_id', 'facility_id', 'facility_name', 'time_zone', 'event_type'] as const;
 /** Who and with what: the device, unit and visitor an event names. */
-export const SUBJECT_COLUMNS = ['device_id', 'device_name', 'unit_id', 'unit_number', 'visitor_id', 'visitor_name'] as const;
+export const SUBJECT_COLUMNS = [
+  'device_id',
+  'device_name',
+  'unit_id',
+  'unit_number',
+  'visitor_id',
+  'visitor_name',
+] as const;
 
 export const ITEM_COLUMNS = [
   'seq',
@@ -123,7 +134,10 @@ export const watermarkQuery = (accountId: string): SqlText => ({
  * An event as the reads select it: the table's columns, with the two times as epoch milliseconds
  * and `data` as JSON text (code_entered and data only where the select list has them).
  */
-export type EventRow = Omit<Selectable<GatewayEventsTable>, 'gwc_event_id' | 'occurred_at' | 'received_at' | 'code_entered' | 'data'> & {
+export type EventRow = Omit<
+  Selectable<GatewayEventsTable>,
+  'gwc_event_id' | 'occurred_at' | 'received_at' | 'code_entered' | 'data'
+> & {
   occurred_ms: number;
   received_ms: number;
   code_entered?: string | null;

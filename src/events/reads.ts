@@ -24,7 +24,11 @@ const invalidCursor = () =>
 export async function readPage(store: EventStore, filter: EventFilter, paging: PagingParams) {
   const pageSize = paging.pageSize ?? DEFAULT_PAGE_SIZE;
   try {
-    const page = await store.page(filter, { pageSize, pageNumber: paging.pageNumber ?? 1, cursor: paging.cursor || null });
+    const page = await store.page(filter, {
+      pageSize,
+      pageNumber: paging.pageNumber ?? 1,
+      cursor: paging.cursor || null,
+    });
     const metadata = {
       pageSize,
       pageNumber: page.pageNumber,
@@ -40,9 +44,21 @@ export async function readPage(store: EventStore, filter: EventFilter, paging: P
 }
 
 /** A legacy page by limit and offset, with the total and the page number it implies when asked. */
-export async function readSlice(store: EventStore, filter: EventFilter, limit: number, offset: number, withTotal: boolean) {
+export async function readSlice(
+  store: EventStore,
+  filter: EventFilter,
+  limit: number,
+  offset: number,
+  withTotal: boolean,
+) {
   const { rows, totalResults } = await store.slice(filter, limit, offset, withTotal);
   const total = totalResults ?? 0;
-  const metadata = { limit, offset, totalResults: total, totalPages: Math.ceil(total / limit), pageNumber: Math.floor(offset / limit) + 1 };
+  const metadata = {
+    limit,
+    offset,
+    totalResults: total,
+    totalPages: Math.ceil(total / limit),
+    pageNumber: Math.floor(offset / limit) + 1,
+  };
   return { rows, metadata };
 }

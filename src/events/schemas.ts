@@ -7,7 +7,8 @@ import { DEFAULT_PAGE_SIZE, MAX_FILTER_VALUES, MAX_PAGE_NUMBER, MAX_PAGE_SIZE } 
 
 // Nullable fields as type arrays: OpenAPI 3.1 style, and fast for the response serializer
 // (a union would make it test each value against each branch).
-const NullableString = (description?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...(description ? { description } : {}) });
+const NullableString = (description?: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...(description ? { description } : {}) });
 
 export const GatewayEventSchema = Type.Object(
   {
@@ -17,19 +18,37 @@ export const GatewayEventSchema = Type.Object(
     facilityName: Type.String({ description: 'The facility name when the event was received.' }),
     eventType: Type.Integer({ description: `Event type number: ${EVENT_TYPE_LIST}.` }),
     eventTypeName: Type.String(),
-    eventCategory: Type.String({ description: 'System, Facility, Alarm, Device, Access, Access Denied, Unit Door or Local Administration.' }),
-    occurredAt: Type.String({ format: 'date-time', description: 'UTC, with milliseconds. The time received when the device clock was more than 5 minutes ahead (data.reportedOccurredAt then keeps the reported time).' }),
-    occurredAtLocal: Type.String({ description: "The same instant in the facility's time zone, with its offset: 2026-03-01T09:15:02.123-07:00." }),
+    eventCategory: Type.String({
+      description: 'System, Facility, Alarm, Device, Access, Access Denied, Unit Door or Local Administration.',
+    }),
+    occurredAt: Type.String({
+      format: 'date-time',
+      description:
+        'UTC, with milliseconds. The time received when the device clock was more than 5 minutes ahead (data.reportedOccurredAt then keeps the reported time).',
+    }),
+    occurredAtLocal: Type.String({
+      description: "The same instant in the facility's time zone, with its offset: 2026-03-01T09:15:02.123-07:00.",
+    }),
     receivedAt: Type.String({ format: 'date-time', description: 'When the service received the event (UTC).' }),
     deviceId: NullableString(),
     deviceName: NullableString(),
     unitId: NullableString('The unit id the controller reported.'),
-    unitNumber: NullableString('The number of that unit at the facility when the event was received; null when the id names no unit there.'),
+    unitNumber: NullableString(
+      'The number of that unit at the facility when the event was received; null when the id names no unit there.',
+    ),
     visitorId: NullableString('The visitor id the controller reported.'),
-    visitorName: NullableString('"First Last" of that visitor at the facility when the event was received; null when the id names no visitor there.'),
-    codeEntered: NullableString('The code typed at the keypad, masked: "****" and its last two characters (codes shorter than 4: "****"). Never stored in clear.'),
+    visitorName: NullableString(
+      '"First Last" of that visitor at the facility when the event was received; null when the id names no visitor there.',
+    ),
+    codeEntered: NullableString(
+      'The code typed at the keypad, masked: "****" and its last two characters (codes shorter than 4: "****"). Never stored in clear.',
+    ),
     details: NullableString(),
-    data: Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true, description: 'Further data the controller reported.' }),
+    data: Type.Unsafe<Record<string, unknown> | null>({
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'Further data the controller reported.',
+    }),
   },
   { description: 'An event reported by a facility gateway controller.' },
 );
@@ -43,20 +62,47 @@ const listParam = (description: string) =>
   );
 
 const dateParam = (description: string) =>
-  Type.Optional(Type.String({ maxLength: 64, description: `${description} ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC.` }));
+  Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: `${description} ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC.`,
+    }),
+  );
 
-const apiVersionParam = Type.Optional(Type.String({ maxLength: 16, description: 'The API version (1.0, 2.0, 3.0); the header of the same name does the same.' }));
+const apiVersionParam = Type.Optional(
+  Type.String({
+    maxLength: 16,
+    description: 'The API version (1.0, 2.0, 3.0); the header of the same name does the same.',
+  }),
+);
 
 const filterParams = {
   eventTypes: listParam(`Only these event types (${EVENT_TYPE_NUMBERS.join(', ')}).`),
   startDate: dateParam('Events that occurred at or after this instant.'),
   endDate: dateParam('Events that occurred before this instant (exclusive; must be after startDate).'),
-  sort: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { description: 'By occurredAt: desc (default, newest first) or asc.' })),
+  sort: Type.Optional(
+    Type.Union([Type.Literal('desc'), Type.Literal('asc')], {
+      description: 'By occurredAt: desc (default, newest first) or asc.',
+    }),
+  ),
 };
 
 const pagingParams = {
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, description: `Events per page, 1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}.` })),
-  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_NUMBER, description: 'The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth.' })),
+  pageSize: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Events per page, 1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}.`,
+    }),
+  ),
+  pageNumber: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_NUMBER,
+      description:
+        'The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth.',
+    }),
+  ),
   cursor: Type.Optional(
     Type.String({
       maxLength: 512,
@@ -70,7 +116,9 @@ const pagingParams = {
 export const FacilityEventsQuery = Type.Object({ ...filterParams, ...pagingParams });
 export const AccountEventsQuery = Type.Object({
   ...filterParams,
-  facilityIds: listParam("Only these facilities of the account (a facility that is not the account's matches nothing)."),
+  facilityIds: listParam(
+    "Only these facilities of the account (a facility that is not the account's matches nothing).",
+  ),
   ...pagingParams,
 });
 
@@ -95,27 +143,53 @@ export const EventTypeList = Type.Array(EventTypeSchema);
 
 export const CSV_DESCRIPTION = `text/csv (RFC 4180, UTF-8, CRLF, header row), columns ${CSV_HEADER.join(',')}. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection).`;
 
-export const AccountParams = Type.Object({ accountId: Type.String({ description: "The token's own account (any other: 404)." }) });
-export const FacilityParams = Type.Object({ facilityId: Type.String({ description: "A facility of the token's account (any other: 404)." }) });
+export const AccountParams = Type.Object({
+  accountId: Type.String({ description: "The token's own account (any other: 404)." }),
+});
+export const FacilityParams = Type.Object({
+  facilityId: Type.String({ description: "A facility of the token's account (any other: 404)." }),
+});
 
 // ---- legacy ----
 
 const legacyPaging = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, description: `Events to return, 1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}.` })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Events to skip, default 0.' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Events to return, 1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}.`,
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Events to skip, default 0.' }),
+  ),
 };
 
 export const V1FacilityQuery = Type.Object({ ...filterParams, ...legacyPaging, 'api-version': apiVersionParam });
 export const V1AccountQuery = Type.Object({
   ...filterParams,
-  facilityIds: listParam("Only these facilities of the account (a facility that is not the account's matches nothing)."),
+  facilityIds: listParam(
+    "Only these facilities of the account (a facility that is not the account's matches nothing).",
+  ),
   ...legacyPaging,
   'api-version': apiVersionParam,
 });
 
 export const V2FacilityQuery = Type.Object({
-  minDate: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'Unix seconds: events that occurred at or after it.' })),
-  maxDate: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'Unix seconds: events that occurred before it (exclusive).' })),
+  minDate: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 253402300799,
+      description: 'Unix seconds: events that occurred at or after it.',
+    }),
+  ),
+  maxDate: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 253402300799,
+      description: 'Unix seconds: events that occurred before it (exclusive).',
+    }),
+  ),
   eventTypes: listParam('Only these event types.'),
   ...legacyPaging,
   'api-version': apiVersionParam,

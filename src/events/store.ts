@@ -4,7 +4,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { CSV_ROW_OCCURRED, CSV_ROW_SEQ, CSV_SELECT, type CsvRow } from './csv.ts';
-import { countQuery, filterIdentity, pageQuery, watermarkQuery, type EventFilter, type EventRow, type SqlText } from './query.ts';
+import {
+  countQuery,
+  filterIdentity,
+  pageQuery,
+  watermarkQuery,
+  type EventFilter,
+  type EventRow,
+  type SqlText,
+} from './query.ts';
 
 export interface PageRequest {
   pageSize: number;
@@ -21,7 +29,9 @@ export interface Page {
 
 /** The key that signs cursors: made once, kept in the database, shared by every instance. */
 export async function loadCursorKey(pool: pg.Pool): Promise<Buffer> {
-  await pool.query('insert into gateway_event_cursor_key (id, secret) values (1, $1) on conflict (id) do nothing', [randomBytes(32)]);
+  await pool.query('insert into gateway_event_cursor_key (id, secret) values (1, $1) on conflict (id) do nothing', [
+    randomBytes(32),
+  ]);
   const { rows } = await pool.query<{ secret: Buffer }>('select secret from gateway_event_cursor_key where id = 1');
   return rows[0]!.secret;
 }
@@ -79,8 +89,17 @@ export class EventStore {
       if (rows.length > request.pageSize) {
         rows.length = request.pageSize;
         const last = rows[rows.length - 1]!;
-        const next = { ...state, after: { occurredAt: Number(last.occurred_ms), seq: Number(last.seq) }, pageNumber: state.pageNumber + 1 };
-        return { rows, pageNumber: state.pageNumber, totalResults: state.total, nextCursor: encodeCursor(next, this.cursorKey) };
+        const next = {
+          ...state,
+          after: { occurredAt: Number(last.occurred_ms), seq: Number(last.seq) },
+          pageNumber: state.pageNumber + 1,
+        };
+        return {
+          rows,
+          pageNumber: state.pageNumber,
+          totalResults: state.total,
+          nextCursor: encodeCursor(next, this.cursorKey),
+        };
       }
       // This phase is exhausted. Events committed since it began form the next phase.
       const done = { rows, pageNumber: state.pageNumber, totalResults: state.total, nextCursor: null };
@@ -88,8 +107,16 @@ export class EventStore {
       const hi = await this.watermark(filter.scope.accountId);
       const fresh = hi > state.hi ? await this.count(countQuery(filter, { cutoff, lo: state.hi, hi })) : 0;
       if (fresh === 0) return done;
-      const nextPhase: CursorState = { fingerprint, lo: state.hi, hi, after: null, pageNumber: state.pageNumber + (rows.length > 0 ? 1 : 0), total: state.total + fresh };
-      if (rows.length > 0 || hop >= 2) return { ...done, totalResults: nextPhase.total, nextCursor: encodeCursor(nextPhase, this.cursorKey) };
+      const nextPhase: CursorState = {
+        fingerprint,
+        lo: state.hi,
+        hi,
+        after: null,
+        pageNumber: state.pageNumber + (rows.length > 0 ? 1 : 0),
+        total: state.total + fresh,
+      };
+      if (rows.length > 0 || hop >= 2)
+        return { ...done, totalResults: nextPhase.total, nextCursor: encodeCursor(nextPhase, this.cursorKey) };
       // An empty page (nothing left in the old phase): go on with the new one at once.
       state = nextPhase;
       offset = 0;
@@ -98,7 +125,12 @@ export class EventStore {
   }
 
   /** A legacy slice: limit/offset over the events committed now, with or without the total. */
-  async slice(filter: EventFilter, limit: number, offset: number, withTotal: boolean): Promise<{ rows: EventRow[]; totalResults: number | null }> {
+  async slice(
+    filter: EventFilter,
+    limit: number,
+    offset: number,
+    withTotal: boolean,
+  ): Promise<{ rows: EventRow[]; totalResults: number | null }> {
     const cutoff = this.cutoff();
     const hi = await this.watermark(filter.scope.accountId);
     const [rows, total] = await Promise.all([
@@ -120,7 +152,14 @@ export class EventStore {
     const read = async (after: { occurredAt: number; seq: number } | null): Promise<CsvRow[]> => {
       const query = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SELECT });
       // A named statement: the export runs the same text hundreds of times, planned once per connection.
-      return (await this.pool.query<CsvRow>({ name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' })).rows;
+      return (
+        await this.pool.query<CsvRow>({
+          name: statementName(query.text),
+          text: query.text,
+          values: query.values,
+          rowMode: 'array',
+        })
+      ).rows;
     };
     let pending: Promise<CsvRow[]> | null = read(null);
     try {

@@ -2,7 +2,8 @@
 // of 30 February), the date-or-date-time query parameters, and UTC / facility-local rendering.
 
 const DAY_MS = 86_400_000;
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+const INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number | null {
@@ -88,7 +89,10 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 /** The offset by Intl (slow: tens of microseconds). */
 function intlOffset(ms: number, timeZone: string): number {
   try {
-    const name = formatterFor(timeZone).formatToParts(ms).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+    const name =
+      formatterFor(timeZone)
+        .formatToParts(ms)
+        .find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
     const m = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
     return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
   } catch {

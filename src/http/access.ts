@@ -80,14 +80,18 @@ function errorAnswers(access: RouteAccess, schema: Record<string, unknown>): [nu
   if (access !== 'public') {
     answers.push([401, 'No bearer token, or one that is malformed, expired, badly signed or revoked.']);
     answers.push([403, 'The token lacks the scope of this operation.']);
-    if (access.accountParam || access.facilityParam) answers.push([404, 'No such resource, or one the token may not see (the two are indistinguishable).']);
+    if (access.accountParam || access.facilityParam)
+      answers.push([404, 'No such resource, or one the token may not see (the two are indistinguishable).']);
   }
   if (schema.body) {
     answers.push([413, 'The body is larger than this route accepts.']);
     answers.push([415, 'The Content-Type is not one this route accepts.']);
   }
   answers.push([429, 'Too many requests: retry after the Retry-After seconds.']);
-  answers.push([503, 'The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds.']);
+  answers.push([
+    503,
+    'The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds.',
+  ]);
   return answers;
 }
 
@@ -100,10 +104,14 @@ export const PUBLIC = { access: 'public' } as const satisfies { access: RouteAcc
 export const scoped = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes } });
 
 /** A token with one of the scopes, on a facility it may see (`:facilityId`, else 404). */
-export const onFacility = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes, facilityParam: 'facilityId' } });
+export const onFacility = (...scopes: Scope[]): { access: TokenAccess } => ({
+  access: { scopes, facilityParam: 'facilityId' },
+});
 
 /** A token with one of the scopes, on its own account (`:accountId`, else 404). */
-export const onAccount = (...scopes: Scope[]): { access: TokenAccess } => ({ access: { scopes, accountParam: 'accountId' } });
+export const onAccount = (...scopes: Scope[]): { access: TokenAccess } => ({
+  access: { scopes, accountParam: 'accountId' },
+});
 
 /** The operator (scope admin). */
 export const OPERATOR = scoped('admin');

@@ -53,7 +53,10 @@ export function registerRequestDeadline(app: App, requestTimeoutMs: number): voi
       // Its answer is dropped with a line that says so, instead of fastify's "Reply was already
       // sent, did you forget to return reply" warning; a late failure is logged by fastify.
       reply.send = () => {
-        request.log.info({ afterMs: Date.now() - deadline.startedAt }, 'the handler finished after the request deadline had answered; its answer was dropped');
+        request.log.info(
+          { afterMs: Date.now() - deadline.startedAt },
+          'the handler finished after the request deadline had answered; its answer was dropped',
+        );
         return reply;
       };
     }, deadline.remainingMs);

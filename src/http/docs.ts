@@ -29,7 +29,12 @@ export async function registerApiDocument(scope: FastifyInstance, version: ApiVe
       info: { title: `Gatehouse API v${version}`, version, description: DESCRIPTIONS[version] },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /auth/token.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'An access token from POST /auth/token.',
+          },
         },
       },
     },
@@ -51,6 +56,8 @@ export async function registerSwaggerUi(scope: FastifyInstance): Promise<void> {
 /** Serves each version's document at /swagger/v<version>.json. */
 export function registerDocumentRoutes(app: FastifyInstance, scopes: Record<ApiVersion, FastifyInstance>): void {
   for (const version of API_VERSIONS) {
-    app.get(documentUrl(version), { schema: { hide: true }, config: { access: 'public' } }, async () => scopes[version].swagger());
+    app.get(documentUrl(version), { schema: { hide: true }, config: { access: 'public' } }, async () =>
+      scopes[version].swagger(),
+    );
   }
 }

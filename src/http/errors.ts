@@ -40,20 +40,55 @@ export const MAX_PATH_PARAMETER_LENGTH = 200;
 
 // Fastify's own request errors: their messages are about the request, never about internals.
 const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is larger than this route accepts.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'The Content-Type of the request body is not accepted by this route.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH', detail: 'The Content-Length header does not match the body.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'The body is empty but the Content-Type says JSON.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    detail: 'The request body is larger than this route accepts.',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    detail: 'The Content-Type of the request body is not accepted by this route.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'INVALID_CONTENT_LENGTH',
+    detail: 'The Content-Length header does not match the body.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'MALFORMED_JSON',
+    detail: 'The body is empty but the Content-Type says JSON.',
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'The request body is not valid JSON.' },
-  FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'INVALID_CONTENT_TYPE', detail: 'The Content-Type header is not valid.' },
-  FST_ERR_BAD_URL: { status: 400, code: 'BAD_URL', detail: 'The request URL is not valid (a malformed percent-encoding).' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'PATH_PARAMETER_TOO_LONG', detail: `A path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters.` },
+  FST_ERR_CTP_INVALID_TYPE: {
+    status: 400,
+    code: 'INVALID_CONTENT_TYPE',
+    detail: 'The Content-Type header is not valid.',
+  },
+  FST_ERR_BAD_URL: {
+    status: 400,
+    code: 'BAD_URL',
+    detail: 'The request URL is not valid (a malformed percent-encoding).',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 414,
+    code: 'PATH_PARAMETER_TOO_LONG',
+    detail: `A path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters.`,
+  },
 };
 
 export function normalizeError(thrown: unknown): NormalizedError {
   const error = fromDatabaseError(thrown) ?? databaseUnavailable(thrown) ?? thrown;
   if (error instanceof AppError) {
-    return { status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, errors: error.errors, headers: error.headers };
+    return {
+      status: error.status,
+      code: error.code,
+      title: titleFor(error.status),
+      detail: error.message,
+      errors: error.errors,
+      headers: error.headers,
+    };
   }
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown[]; validationContext?: string };
   if (fastifyError?.validation) {
@@ -68,16 +103,37 @@ export function normalizeError(thrown: unknown): NormalizedError {
   }
   const known = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (known) {
-    return { status: known.status, code: known.code, title: titleFor(known.status), detail: known.detail ?? fastifyError.message!, errors: [], headers: {} };
+    return {
+      status: known.status,
+      code: known.code,
+      title: titleFor(known.status),
+      detail: known.detail ?? fastifyError.message!,
+      errors: [],
+      headers: {},
+    };
   }
   if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
-    return { status: 400, code: 'MALFORMED_JSON', title: titleFor(400), detail: 'The request body is not valid JSON.', errors: [], headers: {} };
+    return {
+      status: 400,
+      code: 'MALFORMED_JSON',
+      title: titleFor(400),
+      detail: 'The request body is not valid JSON.',
+      errors: [],
+      headers: {},
+    };
   }
   const status = fastifyError?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // A 4xx raised by fastify or one of its plugins: a statement about the request.
     const code = status === 429 ? 'RATE_LIMITED' : status === 405 ? 'METHOD_NOT_ALLOWED' : 'BAD_REQUEST';
-    return { status, code, title: titleFor(status), detail: fastifyError.message ?? titleFor(status), errors: [], headers: {} };
+    return {
+      status,
+      code,
+      title: titleFor(status),
+      detail: fastifyError.message ?? titleFor(status),
+      errors: [],
+      headers: {},
+    };
   }
   return {
     status: 500,

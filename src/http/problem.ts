@@ -30,7 +30,11 @@ export const Problem = Type.Object(
     status: Type.Integer(),
     code: Type.String({ description: 'UPPER_SNAKE code, stable for programs to branch on.' }),
     detail: Type.String({ description: 'A sentence for people; never a stack trace, SQL or a secret.' }),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'Every invalid field (400).' })),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'Every invalid field (400).',
+      }),
+    ),
     traceId: Type.String({ description: 'The request id, also in X-Correlation-ID.' }),
   },
   { description: 'application/problem+json (RFC 9457).' },
@@ -97,12 +101,20 @@ const pathOf = (url: string) => {
 const routedPath = (url: string) => pathOf(url).replace(/(.)\/+$/, '$1');
 
 /** The face's renderer for a path: the first that owns it, else problem+json. */
-export function rendererFor(renderers: readonly FaceErrorRenderer[], url: string): Pick<FaceErrorRenderer, 'render' | 'body'> {
+export function rendererFor(
+  renderers: readonly FaceErrorRenderer[],
+  url: string,
+): Pick<FaceErrorRenderer, 'render' | 'body'> {
   const path = routedPath(url);
   return renderers.find((face) => face.owns(path)) ?? { render: renderProblem, body: Problem };
 }
 
-export function renderError(renderers: readonly FaceErrorRenderer[], error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function renderError(
+  renderers: readonly FaceErrorRenderer[],
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   // Hooks may not have run (a router error, a refusal by the guard): the id is set here too.
   reply.header(CORRELATION_HEADER, request.id);
   return rendererFor(renderers, request.url).render(error, request, reply);

@@ -43,7 +43,9 @@ class RateLimitCounters implements FastifyRateLimitStore {
   incr(key: string, callback: (error: Error | null, result?: Hit) => void, timeWindowMs = 60_000): void {
     const name = this.prefix + key;
     const local = () => this.hitInMemory(name, timeWindowMs);
-    const counted = this.inProcessOnly ? Promise.resolve(local()) : this.shared.run((redis) => hitInRedis(redis, name, timeWindowMs), local);
+    const counted = this.inProcessOnly
+      ? Promise.resolve(local())
+      : this.shared.run((redis) => hitInRedis(redis, name, timeWindowMs), local);
     counted.then(
       (hit) => callback(null, hit),
       (error: Error) => callback(error),
@@ -56,7 +58,12 @@ class RateLimitCounters implements FastifyRateLimitStore {
     // and the route itself.
     const params = routeOptions as { groupId?: unknown; routeInfo?: { method?: unknown; url?: unknown } };
     const route = `${String(params.routeInfo?.method ?? '')}${String(params.routeInfo?.url ?? '')}-`;
-    return new RateLimitCounters(this.shared, this.memory, this.prefix + route, params.groupId === COUNTED_IN_PROCESS.groupId);
+    return new RateLimitCounters(
+      this.shared,
+      this.memory,
+      this.prefix + route,
+      params.groupId === COUNTED_IN_PROCESS.groupId,
+    );
   }
 
   private hitInMemory(name: string, windowMs: number): Hit {

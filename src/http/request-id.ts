@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-const SAFE_ID = /^[A-Za-z0-9._:@\-]{1,128}$/;
+const SAFE_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 export const CORRELATION_HEADER = 'x-correlation-id';
 

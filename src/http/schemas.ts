@@ -5,5 +5,7 @@ import { Type, type TSchema } from '@fastify/type-provider-typebox';
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A string from a fixed list, documented as an OpenAPI enum (TypeBox's union of literals reads badly there). */
-export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string; default?: T } = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+export const StringEnum = <T extends string>(
+  values: readonly T[],
+  options: { description?: string; default?: T } = {},
+) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

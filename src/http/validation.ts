@@ -20,7 +20,10 @@ const pendingFaults = new WeakMap<object, FieldError[]>();
 
 /** `/auctionableUnitInfo/3/endsAt` → `auctionableUnitInfo[3].endsAt` */
 export function pointerToPath(pointer: string, extra?: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
 }
@@ -38,7 +41,10 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
       message = 'is not a known field';
     } else {
       path = pointerToPath(error.instancePath);
-      message = error.keyword === 'anyOf' || error.keyword === 'oneOf' ? 'does not match any allowed form' : (error.message ?? 'is invalid');
+      message =
+        error.keyword === 'anyOf' || error.keyword === 'oneOf'
+          ? 'does not match any allowed form'
+          : (error.message ?? 'is invalid');
     }
     path = path || root;
     const existing = byPath.get(path);
@@ -58,11 +64,24 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
 export const SAFE_INTEGER_RANGE = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 // Keywords whose value is a schema, or a list or map of schemas: where integers can hide.
-const SUBSCHEMA = new Set(['items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
 const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
-const isSchemaObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isSchemaObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * A copy of a request schema in which every integer without a bound of its own is held to
@@ -76,7 +95,8 @@ export function withSafeIntegers(schema: unknown): unknown {
   for (const [keyword, value] of Object.entries(schema)) {
     if (SUBSCHEMA.has(keyword)) copy[keyword] = withSafeIntegers(value);
     else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) copy[keyword] = value.map(withSafeIntegers);
-    else if (SUBSCHEMA_MAPS.has(keyword) && isSchemaObject(value)) copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withSafeIntegers(sub)]));
+    else if (SUBSCHEMA_MAPS.has(keyword) && isSchemaObject(value))
+      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withSafeIntegers(sub)]));
     else copy[keyword] = value;
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -146,10 +166,12 @@ function walkBody(body: unknown, visit: (place: BodyPlace) => boolean): void {
     const depth = place.depth + 1;
     // Pushed in reverse, so that the walk meets items in document order.
     if (Array.isArray(place.value)) {
-      for (let i = place.value.length - 1; i >= 0; i--) pending.push({ value: place.value[i], depth, parent: place, key: i });
+      for (let i = place.value.length - 1; i >= 0; i--)
+        pending.push({ value: place.value[i], depth, parent: place, key: i });
     } else {
       const entries = Object.entries(place.value);
-      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], depth, parent: place, key: entries[i]![0] });
+      for (let i = entries.length - 1; i >= 0; i--)
+        pending.push({ value: entries[i]![1], depth, parent: place, key: entries[i]![0] });
     }
   }
 }
@@ -158,7 +180,9 @@ function walkBody(body: unknown, visit: (place: BodyPlace) => boolean): void {
 function pathOf(place: BodyPlace): string {
   const keys: (string | number)[] = [];
   for (let at: BodyPlace | null = place; at?.parent; at = at.parent) keys.push(at.key);
-  return keys.reverse().reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key), '');
+  return keys
+    .reverse()
+    .reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key), '');
 }
 
 /**

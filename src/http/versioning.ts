@@ -33,7 +33,8 @@ function normalize(value: string): string {
  */
 export function requestedApiVersion(req: Pick<IncomingMessage, 'headers' | 'url'>): string | undefined {
   const header = req.headers[HEADER];
-  const fromHeader = typeof header === 'string' ? normalize(header) : Array.isArray(header) ? header.join(',') : undefined;
+  const fromHeader =
+    typeof header === 'string' ? normalize(header) : Array.isArray(header) ? header.join(',') : undefined;
   let fromQuery: string | undefined;
   const url = req.url ?? '';
   const q = url.indexOf('?');
@@ -41,7 +42,8 @@ export function requestedApiVersion(req: Pick<IncomingMessage, 'headers' | 'url'
     const values = new URLSearchParams(url.slice(q + 1)).getAll(HEADER);
     if (values.length > 0) fromQuery = values.length === 1 ? normalize(values[0]!) : values.join(',');
   }
-  if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery) return `${fromHeader}|${fromQuery}`;
+  if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery)
+    return `${fromHeader}|${fromQuery}`;
   return fromHeader ?? fromQuery;
 }
 
@@ -83,7 +85,11 @@ function versionHeaders(reply: FastifyReply, served: EventApiVersion): void {
  * `alsoIn`, in more versions): a request reaching them with another version is refused with 400.
  * `isDefault`: a request that names no version is served (the route's newest version).
  */
-export function serveApiVersion(app: App, served: EventApiVersion, options: { isDefault: boolean; versionsOfRoute: (url: string) => readonly EventApiVersion[] }): void {
+export function serveApiVersion(
+  app: App,
+  served: EventApiVersion,
+  options: { isDefault: boolean; versionsOfRoute: (url: string) => readonly EventApiVersion[] },
+): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     versionHeaders(reply, served);
     const requested = requestedApiVersion(request.raw);
@@ -91,15 +97,24 @@ export function serveApiVersion(app: App, served: EventApiVersion, options: { is
     const exists = options.versionsOfRoute(request.routeOptions.url ?? '');
     const list = exists.join(', ');
     if (requested === undefined) {
-      throw new AppError(400, 'API_VERSION_REQUIRED', `This route exists in api-version ${list}: name one in the api-version header or query parameter.`, [
-        { path: 'api-version', message: `must be one of ${list}` },
-      ]);
+      throw new AppError(
+        400,
+        'API_VERSION_REQUIRED',
+        `This route exists in api-version ${list}: name one in the api-version header or query parameter.`,
+        [{ path: 'api-version', message: `must be one of ${list}` }],
+      );
     }
     const detail = isKnown(requested)
       ? `This route does not exist in api-version ${requested}; it exists in ${list}.`
       : `The api-version is not one this API has (${EVENT_API_VERSIONS.join(', ')}); this route exists in ${list}. Name one version, in the api-version header or query parameter.`;
-    throw new AppError(400, 'UNSUPPORTED_API_VERSION', detail, [{ path: 'api-version', message: `must be one of ${list}` }], {
-      'api-supported-versions': EVENT_API_VERSIONS.join(', '),
-    });
+    throw new AppError(
+      400,
+      'UNSUPPORTED_API_VERSION',
+      detail,
+      [{ path: 'api-version', message: `must be one of ${list}` }],
+      {
+        'api-supported-versions': EVENT_API_VERSIONS.join(', '),
+      },
+    );
   });
 }

@@ -18,7 +18,7 @@ export interface JobDefinition<T extends object = object> {
 
 /** Anything that can run SQL: the pool, or the client of an open transaction. */
 export interface SqlRunner {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 export class JobQueue {
@@ -48,7 +48,7 @@ export class JobQueue {
   }
 
   /** Starts the queue; a supervising queue also works the given definitions and their schedules. */
-  async start(definitions: readonly JobDefinition<any>[]): Promise<void> {
+  async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
     for (const definition of this.supervise ? definitions : []) {
       await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
@@ -67,7 +67,12 @@ export class JobQueue {
   }
 
   /** Enqueues a job; pass the transaction's client so that the job exists only if it commits. */
-  async send<T extends object>(name: string, data: T, options: PgBoss.SendOptions = {}, runner?: SqlRunner): Promise<string | null> {
+  async send<T extends object>(
+    name: string,
+    data: T,
+    options: PgBoss.SendOptions = {},
+    runner?: SqlRunner,
+  ): Promise<string | null> {
     const db = runner ? { executeSql: (text: string, values: unknown[]) => runner.query(text, values) } : undefined;
     return this.boss.send(name, data, db ? { ...options, db } : options);
   }
@@ -81,7 +86,13 @@ export class JobQueue {
 
 /** Installs pg-boss's schema without starting workers (used by `gatehouse migrate`). */
 export async function installJobSchema(pool: pg.Pool): Promise<void> {
-  const boss = new PgBoss({ db: { executeSql: (text, values) => pool.query(text, values) }, schema: 'pgboss', supervise: false, schedule: false, migrate: true });
+  const boss = new PgBoss({
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    schema: 'pgboss',
+    supervise: false,
+    schedule: false,
+    migrate: true,
+  });
   boss.on('error', () => {});
   await boss.start();
   await boss.stop({ graceful: false, wait: true, close: false });

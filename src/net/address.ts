@@ -69,7 +69,10 @@ export type UrlRefusal = 'INVALID_URL' | 'SCHEME_NOT_ALLOWED' | 'CREDENTIALS_NOT
  * credentials, and, when its host is an address literal (including the decimal, octal and hex
  * forms the URL parser normalises to dotted quads), be a public one or an allow-listed host.
  */
-export function checkUrl(raw: string, allowHosts: readonly string[]): { ok: true; url: URL } | { ok: false; refusal: UrlRefusal } {
+export function checkUrl(
+  raw: string,
+  allowHosts: readonly string[],
+): { ok: true; url: URL } | { ok: false; refusal: UrlRefusal } {
   let url: URL;
   try {
     url = new URL(raw);

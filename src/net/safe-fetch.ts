@@ -76,19 +76,27 @@ function discard(body: { on(event: 'error', listener: () => void): unknown; dest
 /** Resolves a host and returns an address that may be connected to, or throws FetchError. */
 export async function resolveVetted(hostname: string, lookup: LookupAll): Promise<string> {
   if (net.isIP(hostname)) {
-    if (!isPublicAddress(hostname)) throw new FetchError('ADDRESS_NOT_ALLOWED', `The address ${hostname} is not a public address.`);
+    if (!isPublicAddress(hostname))
+      throw new FetchError('ADDRESS_NOT_ALLOWED', `The address ${hostname} is not a public address.`);
     return hostname;
   }
   let addresses: { address: string }[];
   try {
     addresses = await lookup(hostname);
   } catch (error) {
-    throw new FetchError('DNS_FAILED', `The host ${hostname} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    throw new FetchError(
+      'DNS_FAILED',
+      `The host ${hostname} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
   }
   if (addresses.length === 0) throw new FetchError('DNS_FAILED', `The host ${hostname} has no address.`);
   // Every address must be public: a name that also resolves to a private address is refused whole.
   const refused = addresses.find((a) => !isPublicAddress(a.address));
-  if (refused) throw new FetchError('ADDRESS_NOT_ALLOWED', `The host ${hostname} resolves to ${refused.address}, which is not a public address.`);
+  if (refused)
+    throw new FetchError(
+      'ADDRESS_NOT_ALLOWED',
+      `The host ${hostname} resolves to ${refused.address}, which is not a public address.`,
+    );
   return addresses[0]!.address;
 }
 
@@ -121,7 +129,9 @@ export class SafeFetcher {
         const hostname = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
         const port = connectOptions.port || defaultPort(connectOptions.protocol);
         const asWritten = net.isIPv6(hostname) ? `[${hostname}]` : hostname;
-        const vetted = hostAllowed(allowHosts, asWritten, port) ? resolveAny(hostname, lookup) : resolveVetted(hostname, lookup);
+        const vetted = hostAllowed(allowHosts, asWritten, port)
+          ? resolveAny(hostname, lookup)
+          : resolveVetted(hostname, lookup);
         vetted.then(
           (address) =>
             baseConnect(
@@ -147,7 +157,13 @@ export class SafeFetcher {
     let current = url;
     for (let hop = 0; ; hop++) {
       const checked = checkUrl(current, this.options.allowHosts);
-      if (!checked.ok) throw new FetchError(checked.refusal, hop === 0 ? `The URL is refused (${checked.refusal}).` : `A redirect led to a refused URL (${checked.refusal}).`);
+      if (!checked.ok)
+        throw new FetchError(
+          checked.refusal,
+          hop === 0
+            ? `The URL is refused (${checked.refusal}).`
+            : `A redirect led to a refused URL (${checked.refusal}).`,
+        );
       const response = await request(checked.url, {
         dispatcher: this.agent,
         method: 'GET',
@@ -161,8 +177,10 @@ export class SafeFetcher {
       if (REDIRECTS.has(response.statusCode)) {
         discard(response.body);
         const location = response.headers.location;
-        if (hop >= this.options.maxRedirects) throw new FetchError('TOO_MANY_REDIRECTS', `More than ${this.options.maxRedirects} redirects.`);
-        if (typeof location !== 'string' || location === '') throw new FetchError('BAD_REDIRECT', `A ${response.statusCode} answer without a Location header.`);
+        if (hop >= this.options.maxRedirects)
+          throw new FetchError('TOO_MANY_REDIRECTS', `More than ${this.options.maxRedirects} redirects.`);
+        if (typeof location !== 'string' || location === '')
+          throw new FetchError('BAD_REDIRECT', `A ${response.statusCode} answer without a Location header.`);
         try {
           current = new URL(location, checked.url).toString();
         } catch {
@@ -173,12 +191,20 @@ export class SafeFetcher {
       if (response.statusCode !== 200) {
         discard(response.body);
         const retryable = response.statusCode >= 500 || response.statusCode === 429 || response.statusCode === 408;
-        throw new FetchError('HTTP_STATUS', `The server answered ${response.statusCode}.`, retryable, response.statusCode);
+        throw new FetchError(
+          'HTTP_STATUS',
+          `The server answered ${response.statusCode}.`,
+          retryable,
+          response.statusCode,
+        );
       }
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > this.options.maxBytes) {
         discard(response.body);
-        throw new FetchError('TOO_LARGE', `The body is ${declared} bytes; at most ${this.options.maxBytes} are accepted.`);
+        throw new FetchError(
+          'TOO_LARGE',
+          `The body is ${declared} bytes; at most ${this.options.maxBytes} are accepted.`,
+        );
       }
       const body = await this.readBody(response.body, options);
       const contentType = response.headers['content-type'];
@@ -186,7 +212,10 @@ export class SafeFetcher {
     }
   }
 
-  private async readBody(stream: AsyncIterable<Buffer> & { on(event: 'error', listener: () => void): unknown; destroy(): unknown }, options: FetchOptions): Promise<Buffer> {
+  private async readBody(
+    stream: AsyncIterable<Buffer> & { on(event: 'error', listener: () => void): unknown; destroy(): unknown },
+    options: FetchOptions,
+  ): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let total = 0;
     const sniffBytes = options.sniffBytes ?? 4100;
@@ -194,11 +223,13 @@ export class SafeFetcher {
     try {
       for await (const chunk of stream) {
         total += chunk.length;
-        if (total > this.options.maxBytes) throw new FetchError('TOO_LARGE', `The body exceeds ${this.options.maxBytes} bytes.`);
+        if (total > this.options.maxBytes)
+          throw new FetchError('TOO_LARGE', `The body exceeds ${this.options.maxBytes} bytes.`);
         chunks.push(chunk);
         if (!sniffed && total >= sniffBytes) {
           sniffed = true;
-          if (!(await options.sniff!(Buffer.concat(chunks)))) throw new FetchError('UNSUPPORTED_TYPE', 'The content is not an accepted type.');
+          if (!(await options.sniff!(Buffer.concat(chunks))))
+            throw new FetchError('UNSUPPORTED_TYPE', 'The content is not an accepted type.');
         }
       }
     } catch (error) {
@@ -206,13 +237,15 @@ export class SafeFetcher {
       throw error;
     }
     const body = Buffer.concat(chunks, total);
-    if (!sniffed && !(await options.sniff!(body))) throw new FetchError('UNSUPPORTED_TYPE', 'The content is not an accepted type.');
+    if (!sniffed && !(await options.sniff!(body)))
+      throw new FetchError('UNSUPPORTED_TYPE', 'The content is not an accepted type.');
     return body;
   }
 
   private asFetchError(error: unknown, signal: AbortSignal): FetchError {
     if (error instanceof FetchError) return error;
-    if (signal.aborted) return new FetchError('TIMEOUT', `The fetch did not finish within ${this.options.timeoutMs} ms.`);
+    if (signal.aborted)
+      return new FetchError('TIMEOUT', `The fetch did not finish within ${this.options.timeoutMs} ms.`);
     const cause = error as { code?: string; cause?: unknown; name?: string };
     if (cause?.cause instanceof FetchError) return cause.cause;
     const code = cause?.code ?? '';

@@ -78,7 +78,11 @@ export class GatewayClient {
     const response = await fetch(`${this.baseUrl}/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.credential.clientId, client_secret: this.credential.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: this.credential.clientId,
+        client_secret: this.credential.clientSecret,
+      }),
       signal: AbortSignal.timeout(30_000),
     });
     const text = await response.text();
@@ -90,7 +94,10 @@ export class GatewayClient {
 
   private async call<T>(path: string, init: RequestInit): Promise<T> {
     const token = await this.accessToken();
-    const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      ...init,
+      headers: { ...init.headers, authorization: `Bearer ${token}` },
+    });
     const text = await response.text();
     if (response.status === 401) this.dropToken();
     if (!response.ok) throw new HttpError(response.status, text, retryAfter(response.headers.get('retry-after')));
@@ -98,7 +105,10 @@ export class GatewayClient {
   }
 
   async commands(after: number, waitSeconds: number, signal?: AbortSignal): Promise<ReceivedCommand[]> {
-    const body = await this.call<{ commands: ReceivedCommand[] }>(`/gateway/v1/commands?after=${after}&limit=100&wait=${waitSeconds}`, { signal });
+    const body = await this.call<{ commands: ReceivedCommand[] }>(
+      `/gateway/v1/commands?after=${after}&limit=100&wait=${waitSeconds}`,
+      { signal },
+    );
     return body.commands;
   }
 

@@ -7,7 +7,8 @@ import { DEFAULT_OPTIONS, Simulator, type SimulatorOptions } from './simulator.t
 
 function parseCredential(text: string): Credential {
   const at = text.indexOf(':');
-  if (at <= 0 || at === text.length - 1) throw new CliError(`--gateway needs clientId:clientSecret, got "${text.slice(0, 12)}…"`);
+  if (at <= 0 || at === text.length - 1)
+    throw new CliError(`--gateway needs clientId:clientSecret, got "${text.slice(0, 12)}…"`);
   return { clientId: text.slice(0, at), clientSecret: text.slice(at + 1) };
 }
 
@@ -19,15 +20,19 @@ function readCredentialsFile(file: string): Credential[] {
     throw new CliError(`--gateways-file ${file}: ${(error as Error).message}`);
   }
   const list = Array.isArray(parsed) ? parsed : [];
-  const credentials = list.filter((c): c is Credential => typeof c?.clientId === 'string' && typeof c?.clientSecret === 'string');
-  if (credentials.length === 0 || credentials.length !== list.length) throw new CliError(`--gateways-file ${file}: must be a JSON array of {"clientId", "clientSecret"}`);
+  const credentials = list.filter(
+    (c): c is Credential => typeof c?.clientId === 'string' && typeof c?.clientSecret === 'string',
+  );
+  if (credentials.length === 0 || credentials.length !== list.length)
+    throw new CliError(`--gateways-file ${file}: must be a JSON array of {"clientId", "clientSecret"}`);
   return credentials;
 }
 
 function number(name: string, min: number, max: number) {
   return (text: string) => {
     const value = Number(text);
-    if (!Number.isFinite(value) || value < min || value > max) throw new CliError(`${name} must be a number from ${min} to ${max}, got "${text}"`);
+    if (!Number.isFinite(value) || value < min || value > max)
+      throw new CliError(`${name} must be a number from ${min} to ${max}, got "${text}"`);
     return value;
   };
 }
@@ -93,18 +98,62 @@ export function simulatorCommand(): Command {
       'Simulated gateway controllers: each long-polls its facility’s commands, applies and acknowledges them, and reports keypad, door, device, open-hours and health events.',
     )
     .requiredOption('--url <service>', 'base URL of the service, e.g. http://localhost:8080')
-    .addOption(new Option('--gateway <clientId:clientSecret>', 'a facility’s gateway credential (repeat for more facilities)').argParser((v: string, all: Credential[] = []) => [...all, parseCredential(v)]).default([]))
+    .addOption(
+      new Option('--gateway <clientId:clientSecret>', 'a facility’s gateway credential (repeat for more facilities)')
+        .argParser((v: string, all: Credential[] = []) => [...all, parseCredential(v)])
+        .default([]),
+    )
     .option('--gateways-file <file>', 'JSON array of {"clientId","clientSecret"} (keeps secrets off the command line)')
-    .option('--rate <perMinute>', 'codes typed per minute at each facility', number('--rate', 0, 60_000), DEFAULT_OPTIONS.entriesPerMinute)
-    .option('--wrong-code-share <0-1>', 'share of attempts with a code nobody has', number('--wrong-code-share', 0, 1), DEFAULT_OPTIONS.wrongCodeShare)
-    .option('--door-alarms <perHour>', 'unit doors opened without a grant, per hour and facility', number('--door-alarms', 0, 36_000), DEFAULT_OPTIONS.doorAlarmsPerHour)
-    .option('--device-drops <perHour>', 'devices going offline, per hour and facility', number('--device-drops', 0, 36_000), DEFAULT_OPTIONS.deviceDropsPerHour)
-    .option('--health-interval <seconds>', 'seconds between health reports (event 5)', number('--health-interval', 1, 86_400), DEFAULT_OPTIONS.healthIntervalSeconds)
+    .option(
+      '--rate <perMinute>',
+      'codes typed per minute at each facility',
+      number('--rate', 0, 60_000),
+      DEFAULT_OPTIONS.entriesPerMinute,
+    )
+    .option(
+      '--wrong-code-share <0-1>',
+      'share of attempts with a code nobody has',
+      number('--wrong-code-share', 0, 1),
+      DEFAULT_OPTIONS.wrongCodeShare,
+    )
+    .option(
+      '--door-alarms <perHour>',
+      'unit doors opened without a grant, per hour and facility',
+      number('--door-alarms', 0, 36_000),
+      DEFAULT_OPTIONS.doorAlarmsPerHour,
+    )
+    .option(
+      '--device-drops <perHour>',
+      'devices going offline, per hour and facility',
+      number('--device-drops', 0, 36_000),
+      DEFAULT_OPTIONS.deviceDropsPerHour,
+    )
+    .option(
+      '--health-interval <seconds>',
+      'seconds between health reports (event 5)',
+      number('--health-interval', 1, 86_400),
+      DEFAULT_OPTIONS.healthIntervalSeconds,
+    )
     .option('--batch-size <n>', 'events per batch (1–1000)', number('--batch-size', 1, 1000), DEFAULT_OPTIONS.batchSize)
-    .option('--flush-ms <ms>', 'longest wait before a partial batch is sent', number('--flush-ms', 10, 600_000), DEFAULT_OPTIONS.flushMs)
+    .option(
+      '--flush-ms <ms>',
+      'longest wait before a partial batch is sent',
+      number('--flush-ms', 10, 600_000),
+      DEFAULT_OPTIONS.flushMs,
+    )
     .option('--wait <seconds>', 'long-poll wait (0–30)', number('--wait', 0, 30), DEFAULT_OPTIONS.pollWaitSeconds)
-    .option('--duration <seconds>', 'stop after this long (0: run until Ctrl-C)', number('--duration', 0, 31_536_000), 0)
-    .option('--seed <n>', 'seed of the random activity (a run can be repeated)', number('--seed', 0, 2 ** 31), DEFAULT_OPTIONS.seed)
+    .option(
+      '--duration <seconds>',
+      'stop after this long (0: run until Ctrl-C)',
+      number('--duration', 0, 31_536_000),
+      0,
+    )
+    .option(
+      '--seed <n>',
+      'seed of the random activity (a run can be repeated)',
+      number('--seed', 0, 2 ** 31),
+      DEFAULT_OPTIONS.seed,
+    )
     .option('--json', 'print a summary as one JSON object on stdout at the end', false)
     .option('--quiet', 'no progress line', false)
     .action(async (o: Options) => {
@@ -115,7 +164,10 @@ export function simulatorCommand(): Command {
         throw new CliError(`--url is not a URL: "${o.url}"`);
       }
       const credentials = [...o.gateway, ...(o.gatewaysFile ? readCredentialsFile(o.gatewaysFile) : [])];
-      if (credentials.length === 0) throw new CliError('give at least one gateway credential: --gateway <clientId:clientSecret> or --gateways-file <file>');
+      if (credentials.length === 0)
+        throw new CliError(
+          'give at least one gateway credential: --gateway <clientId:clientSecret> or --gateways-file <file>',
+        );
       const options: SimulatorOptions = {
         ...DEFAULT_OPTIONS,
         entriesPerMinute: o.rate,

@@ -54,19 +54,33 @@ export interface EntryDecision {
  * Delinquent → 17 · outside the visitor's time group → 19 · the keypad's area is not in the
  * visitor's access profile → 16 · otherwise 18.
  */
-export function decideEntry(state: ControllerState, keypad: Keypad, code: string, at: number, lockout: KeypadLockout): EntryDecision {
-  if (at < lockout.lockedUntil) return { eventType: 24, visitorId: null, unitId: null, details: `${keypad.name} is locked out after repeated invalid codes` };
+export function decideEntry(
+  state: ControllerState,
+  keypad: Keypad,
+  code: string,
+  at: number,
+  lockout: KeypadLockout,
+): EntryDecision {
+  if (at < lockout.lockedUntil)
+    return {
+      eventType: 24,
+      visitorId: null,
+      unitId: null,
+      details: `${keypad.name} is locked out after repeated invalid codes`,
+    };
   const visitor = visitorByCode(state, code);
   if (!visitor) return { eventType: 15, visitorId: null, unitId: null, details: `Invalid code at ${keypad.name}` };
   const who = { visitorId: visitor.id, unitId: visitor.unitId };
   const unit = state.units.get(visitor.unitId);
-  if (unit?.status === 'Delinquent') return { eventType: 17, ...who, details: `Unit ${visitor.unitNumber} is delinquent` };
+  if (unit?.status === 'Delinquent')
+    return { eventType: 17, ...who, details: `Unit ${visitor.unitNumber} is delinquent` };
   const group = visitor.timeGroup;
   if (group && !isWithinTimeWindows(group.windows, group.timeZone || state.timeZone, new Date(at))) {
     return { eventType: 19, ...who, details: `Outside time group ${group.name}` };
   }
   const areas = visitor.accessProfile?.accessAreas ?? null;
-  if (areas !== null && !areas.includes(keypad.area)) return { eventType: 16, ...who, details: `${keypad.name} is not in access profile ${visitor.accessProfile.name}` };
+  if (areas !== null && !areas.includes(keypad.area))
+    return { eventType: 16, ...who, details: `${keypad.name} is not in access profile ${visitor.accessProfile.name}` };
   return { eventType: 18, ...who, details: `Access granted at ${keypad.name}` };
 }
 
@@ -89,7 +103,11 @@ export function doorOpened(lastGrantAt: number | undefined, at: number): 33 | 35
 export const OPEN_HOURS = [{ days: [0, 1, 2, 3, 4, 5, 6], start: '06:00', end: '22:00' }];
 
 /** 8 when the facility's open hours begin, 9 when they end, null when nothing changes. */
-export function openingChange(wasOpen: boolean | null, timeZone: string, at: number): { isOpen: boolean; eventType: 8 | 9 | null } {
+export function openingChange(
+  wasOpen: boolean | null,
+  timeZone: string,
+  at: number,
+): { isOpen: boolean; eventType: 8 | 9 | null } {
   const isOpen = isWithinTimeWindows(OPEN_HOURS, timeZone, new Date(at));
   if (wasOpen === isOpen) return { isOpen, eventType: null };
   return { isOpen, eventType: isOpen ? 8 : 9 };

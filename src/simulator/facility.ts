@@ -5,7 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayClient, HttpError, type Credential, type GatewayEvent } from './client.ts';
 import { applyCommand, emptyState, type ControllerState, type ReceivedCommand } from './controller.ts';
-import { decideEntry, doorOpened, EVENT, nextLockout, noLockout, openingChange, type Keypad, type KeypadLockout } from './decide.ts';
+import {
+  decideEntry,
+  doorOpened,
+  EVENT,
+  nextLockout,
+  noLockout,
+  openingChange,
+  type Keypad,
+  type KeypadLockout,
+} from './decide.ts';
 import { Outbox, type OutboxStats } from './outbox.ts';
 
 export interface ActivityOptions {
@@ -89,7 +98,11 @@ export class SimulatedFacility {
     private readonly onError: (message: string) => void,
   ) {
     this.client = new GatewayClient(baseUrl, credential);
-    this.outbox = new Outbox((events) => this.client.sendEvents(events), { batchSize: options.batchSize, flushMs: options.flushMs, maxQueued: 50_000 }, stats);
+    this.outbox = new Outbox(
+      (events) => this.client.sendEvents(events),
+      { batchSize: options.batchSize, flushMs: options.flushMs, maxQueued: 50_000 },
+      stats,
+    );
     const now = Date.now();
     this.nextEntryAt = now + this.interval(options.entriesPerMinute / 60);
     this.nextHealthAt = now + options.healthIntervalSeconds * 1000 * this.random();
@@ -117,8 +130,13 @@ export class SimulatedFacility {
       } catch (error) {
         if (this.abort.signal.aborted) return;
         this.counters.pollErrors += 1;
-        this.onError(error instanceof HttpError ? `commands: HTTP ${error.status}` : `commands: ${(error as Error).message}`);
-        await sleep(error instanceof HttpError && error.retryAfterMs !== null ? error.retryAfterMs : backoff, this.abort.signal);
+        this.onError(
+          error instanceof HttpError ? `commands: HTTP ${error.status}` : `commands: ${(error as Error).message}`,
+        );
+        await sleep(
+          error instanceof HttpError && error.retryAfterMs !== null ? error.retryAfterMs : backoff,
+          this.abort.signal,
+        );
         backoff = Math.min(backoff * 2, 30_000);
       }
     }
@@ -130,7 +148,11 @@ export class SimulatedFacility {
     this.lastSequence = Math.max(this.lastSequence, command.sequence);
     this.counters.commandsApplied += 1;
     this.emit(
-      { eventType: EVENT.COMMAND_RECEIVED, details: `Command ${command.sequence} (${command.type}) applied`, data: { commandId: command.id, sequence: command.sequence, type: command.type } },
+      {
+        eventType: EVENT.COMMAND_RECEIVED,
+        details: `Command ${command.sequence} (${command.type}) applied`,
+        data: { commandId: command.id, sequence: command.sequence, type: command.type },
+      },
       Date.now(),
       true,
     );
@@ -142,7 +164,8 @@ export class SimulatedFacility {
   tick(now: number): void {
     const opening = openingChange(this.isOpen, this.state.timeZone, now);
     this.isOpen = opening.isOpen;
-    if (opening.eventType !== null) this.emit({ eventType: opening.eventType, details: opening.isOpen ? 'Facility opened' : 'Facility closed' }, now);
+    if (opening.eventType !== null)
+      this.emit({ eventType: opening.eventType, details: opening.isOpen ? 'Facility opened' : 'Facility closed' }, now);
 
     while (this.nextEntryAt <= now) {
       this.entry(this.nextEntryAt);
@@ -204,7 +227,8 @@ export class SimulatedFacility {
     if (decision.eventType === EVENT.ACCESS_GRANTED && decision.unitId) {
       const unitId = decision.unitId;
       this.lastGrant.set(unitId, at);
-      if (this.random() < this.options.doorAfterGrantShare) this.later(at + 2000 + this.random() * 6000, () => this.openDoor(Date.now(), unitId));
+      if (this.random() < this.options.doorAfterGrantShare)
+        this.later(at + 2000 + this.random() * 6000, () => this.openDoor(Date.now(), unitId));
     }
   }
 
@@ -222,9 +246,27 @@ export class SimulatedFacility {
     const unit = this.state.units.get(id);
     const eventType = doorOpened(this.lastGrant.get(id), at);
     const name = unit ? `Unit ${unit.unitNumber}` : 'Unit';
-    this.emit({ eventType, deviceId: ALARM_BOARD.id, deviceName: ALARM_BOARD.name, unitId: id, details: eventType === 33 ? `${name} door opened` : `${name} door opened without access: alarm` }, at);
+    this.emit(
+      {
+        eventType,
+        deviceId: ALARM_BOARD.id,
+        deviceName: ALARM_BOARD.name,
+        unitId: id,
+        details: eventType === 33 ? `${name} door opened` : `${name} door opened without access: alarm`,
+      },
+      at,
+    );
     this.later(at + 5000 + this.random() * 15_000, () =>
-      this.emit({ eventType: EVENT.UNIT_DOOR_CLOSED, deviceId: ALARM_BOARD.id, deviceName: ALARM_BOARD.name, unitId: id, details: `${name} door closed` }, Date.now()),
+      this.emit(
+        {
+          eventType: EVENT.UNIT_DOOR_CLOSED,
+          deviceId: ALARM_BOARD.id,
+          deviceName: ALARM_BOARD.name,
+          unitId: id,
+          details: `${name} door closed`,
+        },
+        Date.now(),
+      ),
     );
   }
 
@@ -232,10 +274,26 @@ export class SimulatedFacility {
     const device = this.pick(DEVICES.filter((d) => this.online.get(d.id)));
     if (!device) return;
     this.online.set(device.id, false);
-    this.emit({ eventType: EVENT.DEVICE_OFFLINE, deviceId: device.id, deviceName: device.name, details: `${device.name} missed its heartbeats` }, at);
+    this.emit(
+      {
+        eventType: EVENT.DEVICE_OFFLINE,
+        deviceId: device.id,
+        deviceName: device.name,
+        details: `${device.name} missed its heartbeats`,
+      },
+      at,
+    );
     this.later(at + 20_000 + this.random() * 100_000, () => {
       this.online.set(device.id, true);
-      this.emit({ eventType: EVENT.DEVICE_ONLINE, deviceId: device.id, deviceName: device.name, details: `${device.name} is communicating again` }, Date.now());
+      this.emit(
+        {
+          eventType: EVENT.DEVICE_ONLINE,
+          deviceId: device.id,
+          deviceName: device.name,
+          details: `${device.name} is communicating again`,
+        },
+        Date.now(),
+      );
     });
   }
 

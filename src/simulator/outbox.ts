@@ -23,7 +23,16 @@ export interface OutboxStats {
   serviceUp: boolean | null;
 }
 
-export const newOutboxStats = (): OutboxStats => ({ accepted: 0, duplicates: 0, rejected: 0, dropped: 0, retries: 0, errors: 0, lastError: null, serviceUp: null });
+export const newOutboxStats = (): OutboxStats => ({
+  accepted: 0,
+  duplicates: 0,
+  rejected: 0,
+  dropped: 0,
+  retries: 0,
+  errors: 0,
+  lastError: null,
+  serviceUp: null,
+});
 
 export class Outbox {
   private queue: GatewayEvent[] = [];
@@ -60,7 +69,10 @@ export class Outbox {
   maybeFlush(now = Date.now()): void {
     if (this.sending || now < this.retryAt) return;
     if (!this.inFlight) {
-      const due = this.urgent || this.queue.length >= this.options.batchSize || (this.queue.length > 0 && now - this.lastFlush >= this.options.flushMs);
+      const due =
+        this.urgent ||
+        this.queue.length >= this.options.batchSize ||
+        (this.queue.length > 0 && now - this.lastFlush >= this.options.flushMs);
       if (!due) return;
       this.inFlight = this.queue.splice(0, this.options.batchSize);
       this.urgent = false;
@@ -86,7 +98,8 @@ export class Outbox {
       this.stats.accepted += answer.accepted;
       this.stats.duplicates += answer.duplicates;
       this.stats.rejected += answer.rejected.length;
-      if (answer.rejected.length > 0) this.stats.lastError = `event rejected: ${answer.rejected[0]!.path} ${answer.rejected[0]!.reason}`;
+      if (answer.rejected.length > 0)
+        this.stats.lastError = `event rejected: ${answer.rejected[0]!.path} ${answer.rejected[0]!.reason}`;
       this.stats.serviceUp = true;
       this.onAnswer(batch, answer);
       this.inFlight = null;
@@ -103,7 +116,8 @@ export class Outbox {
         this.stats.retries += 1;
         this.stats.errors += 1;
         this.stats.serviceUp = error instanceof HttpError && error.status < 500;
-        this.stats.lastError = error instanceof HttpError ? `events: HTTP ${error.status}` : `events: ${(error as Error).message}`;
+        this.stats.lastError =
+          error instanceof HttpError ? `events: HTTP ${error.status}` : `events: ${(error as Error).message}`;
         const wait = error instanceof HttpError && error.retryAfterMs !== null ? error.retryAfterMs : this.backoffMs;
         this.retryAt = Date.now() + wait;
         this.backoffMs = Math.min(this.backoffMs * 2, 30_000);

@@ -1,6 +1,6 @@
 // The simulator: N simulated facilities against one service, a tick that drives their sites, and
 // the live progress line (events sent, commands applied, errors).
-import { type Credential } from './client.ts';
+import type { Credential } from './client.ts';
 import { seededRandom, SimulatedFacility, type ActivityOptions } from './facility.ts';
 import { newOutboxStats, type OutboxStats } from './outbox.ts';
 
@@ -44,14 +44,25 @@ export class Simulator {
   private pollErrors = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(baseUrl: string, credentials: Credential[], readonly options: SimulatorOptions = DEFAULT_OPTIONS) {
+  constructor(
+    baseUrl: string,
+    credentials: Credential[],
+    readonly options: SimulatorOptions = DEFAULT_OPTIONS,
+  ) {
     const url = baseUrl.replace(/\/+$/, '');
     this.facilities = credentials.map(
       (credential, i) =>
-        new SimulatedFacility(url, credential, options, seededRandom(options.seed * 7919 + i), this.stats, (message) => {
-          this.pollErrors += 1;
-          this.stats.lastError = message;
-        }),
+        new SimulatedFacility(
+          url,
+          credential,
+          options,
+          seededRandom(options.seed * 7919 + i),
+          this.stats,
+          (message) => {
+            this.pollErrors += 1;
+            this.stats.lastError = message;
+          },
+        ),
     );
   }
 
@@ -100,7 +111,8 @@ export class Simulator {
   progressLine(): string {
     const s = this.summary();
     const n = (value: number) => value.toLocaleString('en-US');
-    const service = this.stats.serviceUp === null ? 'connecting' : this.stats.serviceUp ? 'service up' : 'service DOWN, retrying';
+    const service =
+      this.stats.serviceUp === null ? 'connecting' : this.stats.serviceUp ? 'service up' : 'service DOWN, retrying';
     const parts = [
       `${s.facilities} facilit${s.facilities === 1 ? 'y' : 'ies'}`,
       `${n(s.commandsApplied)} commands applied`,

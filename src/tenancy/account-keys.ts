@@ -11,11 +11,13 @@ import { refuseFaults } from './rules.ts';
 export async function createAccountKey(db: Db, input: { accountId: string; clientId: string; scopes?: string[] }) {
   const faults: FieldError[] = [];
   if (!isEntityId(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
-  if (typeof input.clientId !== 'string' || input.clientId.length === 0) faults.push({ path: 'clientId', message: 'is required' });
+  if (typeof input.clientId !== 'string' || input.clientId.length === 0)
+    faults.push({ path: 'clientId', message: 'is required' });
   const scopes = input.scopes ?? DEFAULT_ACCOUNT_SCOPES;
   const allowed = new Set<string>(DEFAULT_ACCOUNT_SCOPES);
   scopes.forEach((scope, i) => {
-    if (!isScope(scope) || !allowed.has(scope)) faults.push({ path: `scopes[${i}]`, message: `must be one of ${DEFAULT_ACCOUNT_SCOPES.join(', ')}` });
+    if (!isScope(scope) || !allowed.has(scope))
+      faults.push({ path: `scopes[${i}]`, message: `must be one of ${DEFAULT_ACCOUNT_SCOPES.join(', ')}` });
   });
   if (scopes.length === 0) faults.push({ path: 'scopes', message: 'must name at least one scope' });
   refuseFaults(faults);
@@ -23,7 +25,9 @@ export async function createAccountKey(db: Db, input: { accountId: string; clien
   const app = await repository.activeApplication(db, input.clientId);
   if (!app) throw notFound('An active application with that client id');
   if (app.is_operator) {
-    throw validationFailed([{ path: 'clientId', message: 'is an operator application; account keys are for PMS applications' }]);
+    throw validationFailed([
+      { path: 'clientId', message: 'is an operator application; account keys are for PMS applications' },
+    ]);
   }
   const apiKey = randomToken('key', 12);
   const apiSecret = randomToken('gh_as');
@@ -52,6 +56,7 @@ export async function listAccountKeys(db: Db, accountId?: string) {
 }
 
 export async function revokeAccountKey(db: Db, apiKey: string) {
-  if (!(await repository.revokeCredential(db, 'account', apiKey))) throw notFound('An active account key with that API key');
+  if (!(await repository.revokeCredential(db, 'account', apiKey)))
+    throw notFound('An active account key with that API key');
   return { apiKey, revoked: true as const };
 }

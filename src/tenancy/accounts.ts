@@ -13,5 +13,9 @@ export async function createAccount(db: Db, input: { name: string }) {
 }
 
 export async function listAccounts(db: Db) {
-  return (await repository.allAccounts(db)).map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
+  return (await repository.allAccounts(db)).map((r) => ({
+    id: r.id,
+    name: r.name,
+    createdAt: r.created_at.toISOString(),
+  }));
 }

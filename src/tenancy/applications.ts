@@ -56,6 +56,7 @@ export async function listApplications(db: Db) {
 
 /** Ends the application, its refresh tokens, and those of the account keys that authorise it. */
 export async function revokeApplication(db: Db, clientId: string) {
-  if (!(await repository.revokeCredential(db, 'application', clientId))) throw notFound('An active application with that client id');
+  if (!(await repository.revokeCredential(db, 'application', clientId)))
+    throw notFound('An active application with that client id');
   return { clientId, revoked: true as const };
 }

@@ -5,7 +5,11 @@ import { rotateSigningKey } from '../auth/keys.ts';
 import { printJson, withDatabase } from '../cli/support.ts';
 import * as admin from './index.ts';
 
-const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 function run(command: string, action: (db: Parameters<typeof admin.createAccount>[0]) => Promise<unknown>) {
   return async () => printJson(await withDatabase(`admin ${command}`, (database) => action(database.db)));
@@ -14,13 +18,17 @@ function run(command: string, action: (db: Parameters<typeof admin.createAccount
 const items = async (rows: Promise<unknown[]>) => ({ items: await rows });
 
 export function adminCommand(): Command {
-  const root = new Command('admin').description('Administer accounts, facilities, applications and credentials (prints one JSON object).');
+  const root = new Command('admin').description(
+    'Administer accounts, facilities, applications and credentials (prints one JSON object).',
+  );
 
   const account = root.command('account').description('Accounts (operator companies).');
   account
     .command('create')
     .requiredOption('--name <name>', 'display name')
-    .action((o: { name: string }) => run('account create', async (db) => ({ id: (await admin.createAccount(db, o)).id }))());
+    .action((o: { name: string }) =>
+      run('account create', async (db) => ({ id: (await admin.createAccount(db, o)).id }))(),
+    );
   account.command('list').action(run('account list', (db) => items(admin.listAccounts(db))));
 
   const facility = root.command('facility').description('Facilities of an account.');
@@ -32,18 +40,26 @@ export function adminCommand(): Command {
     .option('--property-number <n>', 'property number')
     .option('--guid <guid>', 'auction facility identifier, ≤ 20 characters, unique')
     .option('--charity-enrolled', 'enrolled in the charity auction programme', false)
-    .action((o: { account: string; name: string; timeZone: string; propertyNumber?: string; guid?: string; charityEnrolled: boolean }) =>
-      run('facility create', async (db) => {
-        const created = await admin.createFacility(db, {
-          accountId: o.account,
-          name: o.name,
-          timeZone: o.timeZone,
-          propertyNumber: o.propertyNumber ?? null,
-          guid: o.guid ?? null,
-          charityEnrolled: o.charityEnrolled,
-        });
-        return { id: created.id, guid: created.guid };
-      })(),
+    .action(
+      (o: {
+        account: string;
+        name: string;
+        timeZone: string;
+        propertyNumber?: string;
+        guid?: string;
+        charityEnrolled: boolean;
+      }) =>
+        run('facility create', async (db) => {
+          const created = await admin.createFacility(db, {
+            accountId: o.account,
+            name: o.name,
+            timeZone: o.timeZone,
+            propertyNumber: o.propertyNumber ?? null,
+            guid: o.guid ?? null,
+            charityEnrolled: o.charityEnrolled,
+          });
+          return { id: created.id, guid: created.guid };
+        })(),
     );
   facility
     .command('list')
@@ -59,7 +75,12 @@ export function adminCommand(): Command {
     .addOption(new Option('--operator', 'an operator application (scope admin)').default(false))
     .action((o: { name: string; clientType?: string; facilityGuids?: string[]; operator: boolean }) =>
       run('app create', async (db) => {
-        const created = await admin.createApplication(db, { name: o.name, clientType: o.clientType ?? null, facilityGuids: o.facilityGuids, operator: o.operator });
+        const created = await admin.createApplication(db, {
+          name: o.name,
+          clientType: o.clientType ?? null,
+          facilityGuids: o.facilityGuids,
+          operator: o.operator,
+        });
         return { clientId: created.clientId, clientSecret: created.clientSecret };
       })(),
     );
@@ -69,7 +90,9 @@ export function adminCommand(): Command {
     .requiredOption('--client-id <clientId>', 'the application')
     .action((o: { clientId: string }) => run('app revoke', (db) => admin.revokeApplication(db, o.clientId))());
 
-  const key = root.command('account-key').description("Account API keys: an account's authorisation of an application.");
+  const key = root
+    .command('account-key')
+    .description("Account API keys: an account's authorisation of an application.");
   key
     .command('create')
     .requiredOption('--account <accountId>', 'the account')
@@ -84,13 +107,15 @@ export function adminCommand(): Command {
   key
     .command('list')
     .option('--account <accountId>', 'only this account')
-    .action((o: { account?: string }) => run('account-key list', (db) => items(admin.listAccountKeys(db, o.account)))());
+    .action((o: { account?: string }) =>
+      run('account-key list', (db) => items(admin.listAccountKeys(db, o.account)))(),
+    );
   key
     .command('revoke')
     .requiredOption('--api-key <apiKey>', 'the key')
     .action((o: { apiKey: string }) => run('account-key revoke', (db) => admin.revokeAccountKey(db, o.apiKey))());
 
-  const gateway = root.command('gateway').description("Gateway controller credentials of a facility.");
+  const gateway = root.command('gateway').description('Gateway controller credentials of a facility.');
   gateway
     .command('create')
     .requiredOption('--facility <facilityId>', 'the facility')
@@ -103,11 +128,15 @@ export function adminCommand(): Command {
   gateway
     .command('list')
     .option('--facility <facilityId>', 'only this facility')
-    .action((o: { facility?: string }) => run('gateway list', (db) => items(admin.listGatewayCredentials(db, o.facility)))());
+    .action((o: { facility?: string }) =>
+      run('gateway list', (db) => items(admin.listGatewayCredentials(db, o.facility)))(),
+    );
   gateway
     .command('revoke')
     .requiredOption('--client-id <clientId>', 'the credentials')
-    .action((o: { clientId: string }) => run('gateway revoke', (db) => admin.revokeGatewayCredential(db, o.clientId))());
+    .action((o: { clientId: string }) =>
+      run('gateway revoke', (db) => admin.revokeGatewayCredential(db, o.clientId))(),
+    );
 
   const keys = root.command('keys').description('Token signing keys.');
   keys

@@ -50,7 +50,9 @@ export async function createFacility(db: Db, input: FacilityInput): Promise<Faci
   refuseFaults(faults);
   if (!(await repository.accountExists(db, input.accountId))) throw notFound('The account');
   if (input.guid != null && (await repository.guidTaken(db, input.guid))) {
-    throw new AppError(409, 'GUID_TAKEN', `The guid ${input.guid} is already assigned to another facility.`, [{ path: 'guid', message: 'is already in use' }]);
+    throw new AppError(409, 'GUID_TAKEN', `The guid ${input.guid} is already assigned to another facility.`, [
+      { path: 'guid', message: 'is already in use' },
+    ]);
   }
   const row = await repository.insertFacility(db, {
     account_id: input.accountId,

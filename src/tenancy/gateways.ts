@@ -32,6 +32,7 @@ export async function listGatewayCredentials(db: Db, facilityId?: string) {
 }
 
 export async function revokeGatewayCredential(db: Db, clientId: string) {
-  if (!(await repository.revokeCredential(db, 'gateway', clientId))) throw notFound('An active gateway credential with that client id');
+  if (!(await repository.revokeCredential(db, 'gateway', clientId)))
+    throw notFound('An active gateway credential with that client id');
   return { clientId, revoked: true as const };
 }

@@ -9,7 +9,8 @@ export type CredentialKind = 'application' | 'account' | 'gateway';
 export const insertAccount = (db: Db, name: string) =>
   db.insertInto('accounts').values({ name }).returning(['id', 'name', 'created_at']).executeTakeFirstOrThrow();
 
-export const allAccounts = (db: Db) => db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('created_at').execute();
+export const allAccounts = (db: Db) =>
+  db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('created_at').execute();
 
 export const accountExists = async (db: Db, id: string) =>
   Boolean(await db.selectFrom('accounts').select('id').where('id', '=', id).executeTakeFirst());
@@ -29,11 +30,19 @@ export function facilitiesOf(db: Db, accountId: string | null) {
   return query.execute();
 }
 
-export const facilityById = (db: Db, id: string) => db.selectFrom('facilities').selectAll().where('id', '=', id).executeTakeFirst();
+export const facilityById = (db: Db, id: string) =>
+  db.selectFrom('facilities').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const insertApplication = (
   db: Db,
-  values: { client_id: string; secret_hash: string; name: string; client_type: string | null; facility_guids: string[]; is_operator: boolean },
+  values: {
+    client_id: string;
+    secret_hash: string;
+    name: string;
+    client_type: string | null;
+    facility_guids: string[];
+    is_operator: boolean;
+  },
 ) => db.insertInto('applications').values(values).returning('id').executeTakeFirstOrThrow();
 
 export const allApplications = (db: Db) => db.selectFrom('applications').selectAll().orderBy('created_at').execute();
@@ -61,8 +70,10 @@ export function accountKeysOf(db: Db, accountId: string | null) {
   return query.execute();
 }
 
-export const insertGatewayCredential = (db: Db, values: { client_id: string; secret_hash: string; facility_id: string }) =>
-  db.insertInto('gateway_credentials').values(values).returning('id').executeTakeFirstOrThrow();
+export const insertGatewayCredential = (
+  db: Db,
+  values: { client_id: string; secret_hash: string; facility_id: string },
+) => db.insertInto('gateway_credentials').values(values).returning('id').executeTakeFirstOrThrow();
 
 export function gatewayCredentialsOf(db: Db, facilityId: string | null) {
   let query = db
@@ -83,15 +94,41 @@ export function revokeCredential(db: Db, kind: CredentialKind, publicId: string)
     const now = new Date();
     const revoked =
       kind === 'application'
-        ? await trx.updateTable('applications').set({ revoked_at: now }).where('client_id', '=', publicId).where('revoked_at', 'is', null).returning('id').executeTakeFirst()
+        ? await trx
+            .updateTable('applications')
+            .set({ revoked_at: now })
+            .where('client_id', '=', publicId)
+            .where('revoked_at', 'is', null)
+            .returning('id')
+            .executeTakeFirst()
         : kind === 'account'
-          ? await trx.updateTable('account_credentials').set({ revoked_at: now }).where('api_key', '=', publicId).where('revoked_at', 'is', null).returning('id').executeTakeFirst()
-          : await trx.updateTable('gateway_credentials').set({ revoked_at: now }).where('client_id', '=', publicId).where('revoked_at', 'is', null).returning('id').executeTakeFirst();
+          ? await trx
+              .updateTable('account_credentials')
+              .set({ revoked_at: now })
+              .where('api_key', '=', publicId)
+              .where('revoked_at', 'is', null)
+              .returning('id')
+              .executeTakeFirst()
+          : await trx
+              .updateTable('gateway_credentials')
+              .set({ revoked_at: now })
+              .where('client_id', '=', publicId)
+              .where('revoked_at', 'is', null)
+              .returning('id')
+              .executeTakeFirst();
     if (!revoked) return false;
     await revokeRefreshTokens(trx, kind, [revoked.id]);
     if (kind === 'application') {
-      const keys = await trx.selectFrom('account_credentials').select('id').where('application_id', '=', revoked.id).execute();
-      await revokeRefreshTokens(trx, 'account', keys.map((k) => k.id));
+      const keys = await trx
+        .selectFrom('account_credentials')
+        .select('id')
+        .where('application_id', '=', revoked.id)
+        .execute();
+      await revokeRefreshTokens(
+        trx,
+        'account',
+        keys.map((k) => k.id),
+      );
     }
     return true;
   });

@@ -11,7 +11,7 @@ export const GUID_RULE = 'must be 1–20 printable characters without spaces';
 export function isTimeZone(value: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return /^[A-Za-z_]+(\/[A-Za-z0-9_+\-]+)*$/.test(value) || value === 'UTC';
+    return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(value) || value === 'UTC';
   } catch {
     return false;
   }

@@ -48,7 +48,10 @@ describe('the code key of a database', () => {
 
   it('an instance with another key refuses to open the vault; the same key opens it', async () => {
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codes-'));
-    await assert.rejects(openAccessCodeVault({ dataDir: otherDir, accessCodeKey: randomBytes(32) }, t.services.database.db), CodeKeyMismatchError);
+    await assert.rejects(
+      openAccessCodeVault({ dataDir: otherDir, accessCodeKey: randomBytes(32) }, t.services.database.db),
+      CodeKeyMismatchError,
+    );
     const same = await openAccessCodeVault({ dataDir: t.config.dataDir, accessCodeKey: null }, t.services.database.db);
     assert.ok(same.fingerprint);
     const { rows } = await t.services.database.pool.query('select count(*)::int as n from access_code_keys');

@@ -17,9 +17,21 @@ after(() => t.close());
 it('eight visitors asking for the same code at once: one gets it, seven get 409', async () => {
   const api = pms(t, account.token, account.facilities[0]!.id);
   const units = await Promise.all([...Array(8).keys()].map((i) => api.unit(`RACE-${i}`)));
-  const answers = await Promise.all(units.map((u) => api.post('/visitors', { unitId: u.id, accessCode: '5550001', firstName: 'Racer', lastName: u.unitNumber, isTenant: true })));
+  const answers = await Promise.all(
+    units.map((u) =>
+      api.post('/visitors', {
+        unitId: u.id,
+        accessCode: '5550001',
+        firstName: 'Racer',
+        lastName: u.unitNumber,
+        isTenant: true,
+      }),
+    ),
+  );
   assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
-  const rented = (await api.get('/units')).body.filter((u: { unitNumber: string; status: string }) => u.unitNumber.startsWith('RACE-') && u.status === 'Rented');
+  const rented = (await api.get('/units')).body.filter(
+    (u: { unitNumber: string; status: string }) => u.unitNumber.startsWith('RACE-') && u.status === 'Rented',
+  );
   assert.equal(rented.length, 1, 'the refused changes left their units Vacant');
 });
 
@@ -37,6 +49,9 @@ it('concurrent changes on several facilities: every one answered, each facilityâ
   for (const f of account.facilities.slice(1)) {
     const commands = await pms(t, account.token, f.id).commands('?limit=1000');
     assert.equal(commands.length, 36);
-    assert.deepEqual(commands.map((c) => c.sequence), [...Array(36).keys()].map((i) => i + 1));
+    assert.deepEqual(
+      commands.map((c) => c.sequence),
+      [...Array(36).keys()].map((i) => i + 1),
+    );
   }
 });

@@ -8,14 +8,29 @@ export interface Reply {
   headers: Record<string, unknown>;
 }
 
-export async function call(t: TestApp, token: string, method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function call(
+  t: TestApp,
+  token: string,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const response = await t.app.inject({
     method,
     url,
-    headers: { ...bearer(token), ...(payload !== undefined && typeof payload !== 'string' ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...bearer(token),
+      ...(payload !== undefined && typeof payload !== 'string' ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     payload: payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
-  return { status: response.statusCode, body: response.body ? safeJson(response.body) : null, headers: response.headers };
+  return {
+    status: response.statusCode,
+    body: response.body ? safeJson(response.body) : null,
+    headers: response.headers,
+  };
 }
 
 function safeJson(text: string): unknown {
@@ -30,14 +45,22 @@ export function pms(t: TestApp, token: string, facilityId: string) {
   const base = `/facilities/${facilityId}`;
   return {
     get: (path: string) => call(t, token, 'GET', `${base}${path}`),
-    post: (path: string, body?: unknown, headers?: Record<string, string>) => call(t, token, 'POST', `${base}${path}`, body, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) =>
+      call(t, token, 'POST', `${base}${path}`, body, headers),
     async unit(unitNumber: string, extra: object = {}) {
       const r = await call(t, token, 'POST', `${base}/units`, { unitNumber, ...extra });
       if (r.status !== 201) throw new Error(`unit create failed: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body as { id: string; unitNumber: string; status: string };
     },
     async visitor(unitId: string, accessCode: string | number, extra: object = {}) {
-      const r = await call(t, token, 'POST', `${base}/visitors`, { unitId, accessCode, firstName: 'Pat', lastName: 'Lee', isTenant: true, ...extra });
+      const r = await call(t, token, 'POST', `${base}/visitors`, {
+        unitId,
+        accessCode,
+        firstName: 'Pat',
+        lastName: 'Lee',
+        isTenant: true,
+        ...extra,
+      });
       if (r.status !== 201) throw new Error(`visitor create failed: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body as { visitor: { id: string; [k: string]: unknown }; unit: { id: string; status: string } };
     },
@@ -45,4 +68,5 @@ export function pms(t: TestApp, token: string, facilityId: string) {
   };
 }
 
-export const poll = (t: TestApp, gatewayToken: string, query: string) => call(t, gatewayToken, 'GET', `/gateway/v1/commands${query}`);
+export const poll = (t: TestApp, gatewayToken: string, query: string) =>
+  call(t, gatewayToken, 'GET', `/gateway/v1/commands${query}`);

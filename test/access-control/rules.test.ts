@@ -1,7 +1,17 @@
 // The pure rules: the unit state table, visitor placement, the visitor switch, code form, time windows.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideUnitAction, isWithinTimeWindows, localTime, normalizeAccessCode, placeVisitor, switchVisitor, visitorName, type UnitAction, type UnitStatus } from '../../src/access-control/rules.ts';
+import {
+  decideUnitAction,
+  isWithinTimeWindows,
+  localTime,
+  normalizeAccessCode,
+  placeVisitor,
+  switchVisitor,
+  visitorName,
+  type UnitAction,
+  type UnitStatus,
+} from '../../src/access-control/rules.ts';
 
 describe('the unit state table', () => {
   const table: [UnitStatus, UnitAction, string][] = [
@@ -21,7 +31,9 @@ describe('the unit state table', () => {
   for (const [status, action, expected] of table) {
     it(`${action} on a ${status} unit: ${expected}`, () => {
       const d = decideUnitAction(status, action);
-      const got = d.ok ? `${d.value.status ?? 'deleted'} ${d.value.changed ? 'changed' : 'unchanged'}` : `refused ${d.code}`;
+      const got = d.ok
+        ? `${d.value.status ?? 'deleted'} ${d.value.changed ? 'changed' : 'unchanged'}`
+        : `refused ${d.code}`;
       assert.equal(got, expected);
       if (!d.ok) assert.ok(d.reason.length > 20, 'a refusal explains itself');
     });
@@ -29,7 +41,8 @@ describe('the unit state table', () => {
 });
 
 describe('placing a visitor on a unit', () => {
-  it('a tenant makes a vacant unit Rented', () => assert.deepEqual(placeVisitor('Vacant', true), { ok: true, value: { status: 'Rented', changed: true } }));
+  it('a tenant makes a vacant unit Rented', () =>
+    assert.deepEqual(placeVisitor('Vacant', true), { ok: true, value: { status: 'Rented', changed: true } }));
   it('a visitor who is not a tenant is refused on a vacant unit', () => {
     const d = placeVisitor('Vacant', false);
     assert.equal(d.ok, false);
@@ -60,7 +73,22 @@ describe('access codes', () => {
     assert.equal(normalizeAccessCode(9_999_999_999), '9999999999');
   });
   it('refuses empty, 11 digits, letters, signs, fractions and other types', () => {
-    for (const bad of ['', '12345678901', '12a4', ' 1234', '-123', '+123', '１２３', 1.5, -1, 10_000_000_000, Number.NaN, null, true, [1234]]) {
+    for (const bad of [
+      '',
+      '12345678901',
+      '12a4',
+      ' 1234',
+      '-123',
+      '+123',
+      '１２３',
+      1.5,
+      -1,
+      10_000_000_000,
+      Number.NaN,
+      null,
+      true,
+      [1234],
+    ]) {
       assert.equal(normalizeAccessCode(bad), null, JSON.stringify(bad));
     }
   });
@@ -85,7 +113,8 @@ describe('time windows', () => {
   });
   it('24 Hours covers every minute, "24:00" ending the day', () => {
     const all = [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }];
-    for (const iso of ['2026-03-02T06:59:00Z', '2026-03-02T07:00:00Z', '2026-07-04T12:00:00Z']) assert.equal(isWithinTimeWindows(all, 'America/Denver', new Date(iso)), true);
+    for (const iso of ['2026-03-02T06:59:00Z', '2026-03-02T07:00:00Z', '2026-07-04T12:00:00Z'])
+      assert.equal(isWithinTimeWindows(all, 'America/Denver', new Date(iso)), true);
   });
   it('an overnight window belongs to the day it starts', () => {
     const nights = [{ days: [5], start: '22:00', end: '02:00' }]; // Friday night

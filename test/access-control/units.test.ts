@@ -37,7 +37,10 @@ describe('facilities', () => {
       assert.equal(r.status, 404, path);
       assert.equal(r.body.code, 'NOT_FOUND');
     }
-    assert.equal((await call(t, account.token, 'POST', `/facilities/${foreign}/units`, { unitNumber: 'X1' })).status, 404);
+    assert.equal(
+      (await call(t, account.token, 'POST', `/facilities/${foreign}/units`, { unitNumber: 'X1' })).status,
+      404,
+    );
     assert.equal((await call(t, account.token, 'GET', '/facilities/00000000-0000-4000-8000-000000000000')).status, 404);
   });
 
@@ -58,9 +61,17 @@ describe('facilities', () => {
     const api = pms(t, account.token, facilityId);
     const groups = (await api.get('/timegroups')).body;
     const profiles = (await api.get('/accessprofiles')).body;
-    assert.deepEqual(groups.filter((g: { isDefault: boolean }) => g.isDefault).map((g: { name: string }) => g.name), ['24 Hours']);
-    assert.deepEqual(profiles.filter((p: { isDefault: boolean }) => p.isDefault).map((p: { name: string }) => p.name), ['All Access']);
-    assert.deepEqual(groups.find((g: { name: string }) => g.name === '24 Hours').windows, [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }]);
+    assert.deepEqual(
+      groups.filter((g: { isDefault: boolean }) => g.isDefault).map((g: { name: string }) => g.name),
+      ['24 Hours'],
+    );
+    assert.deepEqual(
+      profiles.filter((p: { isDefault: boolean }) => p.isDefault).map((p: { name: string }) => p.name),
+      ['All Access'],
+    );
+    assert.deepEqual(groups.find((g: { name: string }) => g.name === '24 Hours').windows, [
+      { days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' },
+    ]);
     assert.equal(profiles.find((p: { name: string }) => p.name === 'All Access').accessAreas, null);
   });
 });
@@ -68,7 +79,10 @@ describe('facilities', () => {
 describe('units', () => {
   it('creates a unit Vacant with extendedData (arbitrary keys, null values), lists and reads it', async () => {
     const api = pms(t, account.token, facilityId);
-    const created = await api.post('/units', { unitNumber: 'A101', extendedData: { pmsId: 17, 'odd key': null, nested: { a: [1, null] } } });
+    const created = await api.post('/units', {
+      unitNumber: 'A101',
+      extendedData: { pmsId: 17, 'odd key': null, nested: { a: [1, null] } },
+    });
     assert.equal(created.status, 201);
     assert.deepEqual(Object.keys(created.body).sort(), ['extendedData', 'facilityId', 'id', 'status', 'unitNumber']);
     assert.equal(created.body.status, 'Vacant');
@@ -84,7 +98,10 @@ describe('units', () => {
     const again = await api.post('/units', { unitNumber: 'B200' });
     assert.equal(again.status, 409);
     assert.equal(again.body.code, 'UNIT_NUMBER_TAKEN');
-    assert.equal((await pms(t, account.token, account.facilities[1]!.id).post('/units', { unitNumber: 'B200' })).status, 201);
+    assert.equal(
+      (await pms(t, account.token, account.facilities[1]!.id).post('/units', { unitNumber: 'B200' })).status,
+      201,
+    );
   });
 
   it('validates: unitNumber required, 1–50 characters, extendedData an object', async () => {
@@ -114,7 +131,11 @@ describe('units', () => {
     const deleted = await api.post(`/units/${unit.id}/delete/vacant`);
     assert.equal(deleted.status, 204);
     assert.equal((await api.get(`/units/${unit.id}`)).status, 404);
-    assert.equal((await api.post('/units', { unitNumber: 'C300' })).status, 201, 'a deleted unit’s number can be used again');
+    assert.equal(
+      (await api.post('/units', { unitNumber: 'C300' })).status,
+      201,
+      'a deleted unit’s number can be used again',
+    );
   });
 
   it('refuses actions not allowed in the current state with 409 and a reason', async () => {
@@ -156,29 +177,44 @@ describe('units', () => {
       assert.equal((await api.get(`/units/${id}/visitors`)).status, 404);
     }
     const foreignUnit = await pms(t, other.token, other.facilities[0]!.id).unit('F1');
-    assert.equal((await api.post(`/units/${foreignUnit.id}/disable`)).status, 404, 'a unit of another facility is not found here');
+    assert.equal(
+      (await api.post(`/units/${foreignUnit.id}/disable`)).status,
+      404,
+      'a unit of another facility is not found here',
+    );
   });
 });
 
 describe('compatibility forms', () => {
   it('accepts application/json-patch+json bodies, empty bodies on actions, and an api-version: 2.0 header', async () => {
     const api = pms(t, account.token, facilityId);
-    const patch = await api.post('/units', JSON.stringify({ unitNumber: 'P1' }), { 'content-type': 'application/json-patch+json', 'api-version': '2.0' });
+    const patch = await api.post('/units', JSON.stringify({ unitNumber: 'P1' }), {
+      'content-type': 'application/json-patch+json',
+      'api-version': '2.0',
+    });
     assert.equal(patch.status, 201);
     await api.visitor(patch.body.id, '9090');
-    const variants: Record<string, string>[] = [{ 'content-type': 'application/json-patch+json' }, { 'content-type': 'application/json' }, {}];
+    const variants: Record<string, string>[] = [
+      { 'content-type': 'application/json-patch+json' },
+      { 'content-type': 'application/json' },
+      {},
+    ];
     for (const headers of variants) {
       const r = await api.post(`/units/${patch.body.id}/disable`, '', { ...headers, 'api-version': '2.0' });
       assert.equal(r.status, 200, JSON.stringify(headers));
       assert.equal(r.body.status, 'Delinquent');
     }
-    const list = await call(t, account.token, 'GET', `/facilities/${facilityId}/units`, undefined, { 'api-version': '2.0' });
+    const list = await call(t, account.token, 'GET', `/facilities/${facilityId}/units`, undefined, {
+      'api-version': '2.0',
+    });
     assert.equal(list.status, 200);
     assert.ok(Array.isArray(list.body));
   });
 
   it('refuses a body that is not JSON with 400, naming no internals', async () => {
-    const r = await pms(t, account.token, facilityId).post('/units', '{"unitNumber": ', { 'content-type': 'application/json-patch+json' });
+    const r = await pms(t, account.token, facilityId).post('/units', '{"unitNumber": ', {
+      'content-type': 'application/json-patch+json',
+    });
     assert.equal(r.status, 400);
     assert.equal(r.body.code, 'MALFORMED_JSON');
   });
@@ -209,7 +245,10 @@ describe('suppressCommands and refresh', () => {
       last.payload.units.map((u: { unitNumber: string }) => u.unitNumber),
       units.map((u: { unitNumber: string }) => u.unitNumber),
     );
-    assert.ok(!last.payload.units.some((u: { unitNumber: string }) => u.unitNumber === 'S1'), 'the deleted unit is not in the state');
+    assert.ok(
+      !last.payload.units.some((u: { unitNumber: string }) => u.unitNumber === 'S1'),
+      'the deleted unit is not in the state',
+    );
   });
 
   it('the OpenAPI document marks the refresh routes and suppressCommands deprecated', async () => {
@@ -219,6 +258,11 @@ describe('suppressCommands and refresh', () => {
     const create = doc.paths['/facilities/{facilityId}/visitors'].post;
     const schema = create.requestBody.content['application/json'].schema;
     assert.equal(schema.properties.suppressCommands.deprecated, true);
-    assert.ok(create.parameters.some((p: { name: string; schema?: { deprecated?: boolean }; deprecated?: boolean }) => p.name === 'suppressCommands' && (p.deprecated || p.schema?.deprecated)));
+    assert.ok(
+      create.parameters.some(
+        (p: { name: string; schema?: { deprecated?: boolean }; deprecated?: boolean }) =>
+          p.name === 'suppressCommands' && (p.deprecated || p.schema?.deprecated),
+      ),
+    );
   });
 });

@@ -22,7 +22,15 @@ export async function setupPartner(t: TestApp, clientType = `AcmePMS${++counter}
   const account = await provisionAccount(t, { facilities: 2 });
   const [a, b] = account.facilities;
   const partner = await partnerToken(t, clientType, [a!.guid!, b!.guid!]);
-  return { guid: a!.guid!, facilityId: a!.id, clientType, token: partner.token, clientId: partner.clientId, otherGuid: b!.guid!, otherFacilityId: b!.id };
+  return {
+    guid: a!.guid!,
+    facilityId: a!.id,
+    clientType,
+    token: partner.token,
+    clientId: partner.clientId,
+    otherGuid: b!.guid!,
+    otherFacilityId: b!.id,
+  };
 }
 
 export async function adminToken(t: TestApp): Promise<string> {
@@ -52,18 +60,39 @@ export function record(unitId: string, extra: Record<string, unknown> = {}): Rec
   };
 }
 
-export const units = (n: number, prefix = 'U') => Array.from({ length: n }, (_, i) => record(`${prefix}-${String(i + 1).padStart(5, '0')}`));
+export const units = (n: number, prefix = 'U') =>
+  Array.from({ length: n }, (_, i) => record(`${prefix}-${String(i + 1).padStart(5, '0')}`));
 
-export async function createList(t: TestApp, p: Partner, records: unknown[], options: { query?: string; headers?: Record<string, string>; guid?: string; clientType?: string; token?: string } = {}) {
+export async function createList(
+  t: TestApp,
+  p: Partner,
+  records: unknown[],
+  options: {
+    query?: string;
+    headers?: Record<string, string>;
+    guid?: string;
+    clientType?: string;
+    token?: string;
+  } = {},
+) {
   return t.app.inject({
     method: 'POST',
     url: `/api/3/auctioninfo${options.query ?? ''}`,
     headers: { ...bearer(options.token ?? p.token), ...options.headers },
-    payload: { guid: options.guid ?? p.guid, clientType: options.clientType ?? p.clientType, auctionableUnitInfo: records },
+    payload: {
+      guid: options.guid ?? p.guid,
+      clientType: options.clientType ?? p.clientType,
+      auctionableUnitInfo: records,
+    },
   });
 }
 
-export async function cancelUnit(t: TestApp, p: Partner, records: unknown[], options: { guid?: string; token?: string } = {}) {
+export async function cancelUnit(
+  t: TestApp,
+  p: Partner,
+  records: unknown[],
+  options: { guid?: string; token?: string } = {},
+) {
   return t.app.inject({
     method: 'PUT',
     url: '/api/3/cancelauctions',
@@ -83,11 +112,24 @@ export function envelopeOf(response: LightMyRequestResponse) {
   const body = response.json();
   assert.deepEqual(Object.keys(body).sort(), ['data', 'meta']);
   assert.deepEqual(Object.keys(body.meta).sort(), ['ack', 'errors', 'hasErrors', 'hasWarnings', 'warnings']);
-  assert.equal(body.meta.ack, response.statusCode >= 200 && response.statusCode < 300, `ack and status ${response.statusCode} disagree`);
+  assert.equal(
+    body.meta.ack,
+    response.statusCode >= 200 && response.statusCode < 300,
+    `ack and status ${response.statusCode} disagree`,
+  );
   assert.equal(body.meta.hasErrors, body.meta.errors.length > 0);
   assert.equal(body.meta.hasWarnings, body.meta.warnings.length > 0);
   assert.match(String(response.headers['content-type']), /^application\/json/);
-  return body as { meta: { ack: boolean; hasErrors: boolean; hasWarnings: boolean; errors: { code: string; message: string; path?: string }[]; warnings: { code: string; message: string; path?: string }[] }; data: any };
+  return body as {
+    meta: {
+      ack: boolean;
+      hasErrors: boolean;
+      hasWarnings: boolean;
+      errors: { code: string; message: string; path?: string }[];
+      warnings: { code: string; message: string; path?: string }[];
+    };
+    data: any;
+  };
 }
 
 export const byUnit = (results: { unitId: string }[]) => new Map(results.map((r) => [r.unitId, r as any]));

@@ -10,7 +10,16 @@ import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { startImageHost, type ImageHost } from '../net/image-host.ts';
-import { adminToken, cancelUnit, createList, envelopeOf, readAuction, record, setupPartner, type Partner } from './helpers.ts';
+import {
+  adminToken,
+  cancelUnit,
+  createList,
+  envelopeOf,
+  readAuction,
+  record,
+  setupPartner,
+  type Partner,
+} from './helpers.ts';
 
 let t: TestApp;
 let host: ImageHost;
@@ -41,7 +50,12 @@ const imagesOf = async (auctionId: string) => (await readAuction(t, p, auctionId
 
 describe('image retrieval', () => {
   it('stores JPEG, PNG, WebP and GIF, judged by their bytes, with their dimensions', async () => {
-    const id = await auctionWithImages([`${host.url}/photo.jpg`, `${host.url}/photo.png`, `${host.url}/photo.webp`, `${host.url}/photo.gif`]);
+    const id = await auctionWithImages([
+      `${host.url}/photo.jpg`,
+      `${host.url}/photo.png`,
+      `${host.url}/photo.webp`,
+      `${host.url}/photo.gif`,
+    ]);
     const result = await runDue();
     assert.ok(result.stored >= 4);
     const images = await imagesOf(id);
@@ -75,10 +89,20 @@ describe('image retrieval', () => {
     assert.match(String(response.headers['content-security-policy']), /sandbox/);
     assert.equal(Number(response.headers['content-length']), image.bytes);
     assert.equal(createHash('sha256').update(response.rawPayload).digest('hex'), image.sha256);
-    const cached = await t.app.inject({ method: 'GET', url: image.url, headers: { 'if-none-match': `"${image.sha256}"` } });
+    const cached = await t.app.inject({
+      method: 'GET',
+      url: image.url,
+      headers: { 'if-none-match': `"${image.sha256}"` },
+    });
     assert.equal(cached.statusCode, 304);
     assert.equal((await t.app.inject({ method: 'HEAD', url: image.url })).statusCode, 200);
-    for (const missing of [`/media/${'0'.repeat(64)}.jpg`, `/media/${image.sha256}.png`, '/media/../../etc/passwd', '/media/abc.jpg', `/media/${image.sha256}.svg`]) {
+    for (const missing of [
+      `/media/${'0'.repeat(64)}.jpg`,
+      `/media/${image.sha256}.png`,
+      '/media/../../etc/passwd',
+      '/media/abc.jpg',
+      `/media/${image.sha256}.svg`,
+    ]) {
       const r = await t.app.inject({ method: 'GET', url: missing });
       assert.equal(r.statusCode, 404, missing);
     }
@@ -90,10 +114,15 @@ describe('image retrieval', () => {
     await runDue();
     const shas = [...(await imagesOf(a)), ...(await imagesOf(b))].map((i) => i.sha256);
     assert.equal(new Set(shas).size, 1);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from media_blobs where sha256 = ${shas[0]}`.execute(t.services.database.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from media_blobs where sha256 = ${shas[0]}`.execute(t.services.database.db);
     assert.equal(rows[0]!.n, 1);
     const dir = path.join(t.config.dataDir, 'blobs', shas[0]!.slice(0, 2), shas[0]!.slice(2, 4));
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith(shas[0]!)), [`${shas[0]}.jpg`]);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.startsWith(shas[0]!)),
+      [`${shas[0]}.jpg`],
+    );
   });
 
   it('refuses what is not an image, a 50 MB image, a slow drip, a decompression bomb, a redirect to a private address, and a name that resolves to loopback', async () => {
@@ -130,7 +159,13 @@ describe('image retrieval', () => {
     }
     // Every image that cannot be had is escalated to support.
     const admin = await adminToken(t);
-    const notifications = (await t.app.inject({ method: 'GET', url: `/admin/notifications?kind=IMAGE_FETCH_FAILED&auctionId=${id}&limit=50`, headers: bearer(admin) })).json().notifications;
+    const notifications = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/admin/notifications?kind=IMAGE_FETCH_FAILED&auctionId=${id}&limit=50`,
+        headers: bearer(admin),
+      })
+    ).json().notifications;
     assert.equal(notifications.length, 10);
     assert.ok(notifications.every((n: any) => /could not be retrieved after 1 attempt/.test(n.message)));
   });
@@ -172,7 +207,13 @@ describe('image retrieval', () => {
     [image] = await imagesOf(down);
     assert.deepEqual([image.status, image.attempts], ['failed', 5]);
     const admin = await adminToken(t);
-    const [n] = (await t.app.inject({ method: 'GET', url: `/admin/notifications?kind=IMAGE_FETCH_FAILED&auctionId=${down}`, headers: bearer(admin) })).json().notifications;
+    const [n] = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/admin/notifications?kind=IMAGE_FETCH_FAILED&auctionId=${down}`,
+        headers: bearer(admin),
+      })
+    ).json().notifications;
     assert.equal(n.reason, 'HTTP_STATUS');
     assert.match(n.message, /after 5 attempts/);
     assert.equal(n.detail.sourceUrl, `${host.url}/img/down.jpg`);

@@ -5,7 +5,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
-import { adminToken, byUnit, cancelUnit, createList, envelopeOf, readAuction, record, setupPartner, units, type Partner } from './helpers.ts';
+import {
+  adminToken,
+  byUnit,
+  cancelUnit,
+  createList,
+  envelopeOf,
+  readAuction,
+  record,
+  setupPartner,
+  units,
+  type Partner,
+} from './helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -18,12 +29,37 @@ describe('the /api/3 envelope on every answer', () => {
     const p = await setupPartner(t);
     const cases = [
       await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', payload: {} }),
-      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { authorization: 'Bearer not.a.jwt' }, payload: {} }),
-      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(await adminToken(t)), payload: {} }),
-      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'application/json' }, payload: '{"guid": ' }),
-      await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'application/xml' }, payload: '<auctions/>' }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/3/auctioninfo',
+        headers: { authorization: 'Bearer not.a.jwt' },
+        payload: {},
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/3/auctioninfo',
+        headers: bearer(await adminToken(t)),
+        payload: {},
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/3/auctioninfo',
+        headers: { ...bearer(p.token), 'content-type': 'application/json' },
+        payload: '{"guid": ',
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/3/auctioninfo',
+        headers: { ...bearer(p.token), 'content-type': 'application/xml' },
+        payload: '<auctions/>',
+      }),
       await t.app.inject({ method: 'GET', url: '/api/3/nothing-here', headers: bearer(p.token) }),
-      await t.app.inject({ method: 'PUT', url: '/api/3/cancelauctions', headers: { ...bearer(p.token), 'content-type': 'application/json' }, payload: 'x'.repeat(2 * 1024 * 1024) }),
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/3/cancelauctions',
+        headers: { ...bearer(p.token), 'content-type': 'application/json' },
+        payload: 'x'.repeat(2 * 1024 * 1024),
+      }),
     ];
     assert.deepEqual(
       cases.map((r) => r.statusCode),
@@ -40,9 +76,17 @@ describe('the /api/3 envelope on every answer', () => {
     assert.match(String(cases[0]!.headers['www-authenticate']), /Bearer/);
     assert.equal(envelopeOf(cases[3]!).meta.errors[0]!.code, 'MALFORMED_JSON');
     assert.equal(envelopeOf(cases[6]!).meta.errors[0]!.code, 'PAYLOAD_TOO_LARGE');
-    const text = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'text/plain' }, payload: 'hello' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/3/auctioninfo',
+      headers: { ...bearer(p.token), 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     assert.equal(text.statusCode, 400);
-    assert.deepEqual(envelopeOf(text).meta.errors.map((e) => e.code), ['INVALID_TYPE']);
+    assert.deepEqual(
+      envelopeOf(text).meta.errors.map((e) => e.code),
+      ['INVALID_TYPE'],
+    );
   });
 
   it('wraps an unexpected failure as a 500 that says nothing of its cause', async () => {
@@ -63,17 +107,22 @@ describe('the /api/3 envelope on every answer', () => {
     }
   });
 
-  it('refuses tokens that are not an auction partner\'s', async () => {
+  it("refuses tokens that are not an auction partner's", async () => {
     const account = await provisionAccount(t);
     const gateway = await gatewayToken(t, account.facilities[0]!.id);
     for (const token of [account.token, gateway.token]) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(token), payload: {} });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/3/auctioninfo',
+        headers: bearer(token),
+        payload: {},
+      });
       assert.equal(response.statusCode, 403);
       assert.equal(envelopeOf(response).meta.errors[0]!.code, 'INSUFFICIENT_SCOPE');
     }
   });
 
-  it('answers 404 for a guid that is not the partner\'s (or does not exist) and 403 for a wrong clientType', async () => {
+  it("answers 404 for a guid that is not the partner's (or does not exist) and 403 for a wrong clientType", async () => {
     const p = await setupPartner(t);
     const stranger = await setupPartner(t);
     const foreign = await createList(t, p, [], { guid: stranger.guid });
@@ -81,7 +130,10 @@ describe('the /api/3 envelope on every answer', () => {
     assert.equal(envelopeOf(foreign).meta.errors[0]!.code, 'FACILITY_NOT_FOUND');
     const unknown = await createList(t, p, [], { guid: 'NO-SUCH-GUID' });
     assert.equal(unknown.statusCode, 404);
-    assert.deepEqual(envelopeOf(unknown).meta.errors, envelopeOf(foreign).meta.errors.map((e) => ({ ...e, message: e.message.replace(stranger.guid, 'NO-SUCH-GUID') })));
+    assert.deepEqual(
+      envelopeOf(unknown).meta.errors,
+      envelopeOf(foreign).meta.errors.map((e) => ({ ...e, message: e.message.replace(stranger.guid, 'NO-SUCH-GUID') })),
+    );
     const wrongType = await createList(t, p, [], { clientType: 'SomeoneElse' });
     assert.equal(wrongType.statusCode, 403);
     assert.equal(envelopeOf(wrongType).meta.errors[0]!.code, 'CLIENT_TYPE_MISMATCH');
@@ -105,19 +157,30 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     assert.deepEqual(body.data.summary, { created: 3, pending: 2, unchanged: 0, deferred: 0, removed: 0 });
     const r = byUnit(body.data.results);
     assert.deepEqual([r.get('U-1').outcome, r.get('U-1').status], ['created', 'Active']);
-    assert.deepEqual([r.get('U-3').outcome, r.get('U-3').status, r.get('U-3').reason], ['pending', 'Pending', 'CHARITY_NOT_ENROLLED']);
+    assert.deepEqual(
+      [r.get('U-3').outcome, r.get('U-3').status, r.get('U-3').reason],
+      ['pending', 'Pending', 'CHARITY_NOT_ENROLLED'],
+    );
     assert.deepEqual([r.get('U-4').outcome, r.get('U-4').reason], ['pending', 'INCOMPLETE']);
     assert.equal(body.data.guid, p.guid);
     assert.equal(body.data.dryRun, false);
 
     // The same list, minus U-2 and with U-5 changed: U-2 withdrawn, U-5 left alone with a warning.
-    const second = await createList(t, p, [record('U-1'), record('U-3', { auctionType: 'Charity' }), record('U-4', { description: null, imageUrls: [] }), record('U-5', { auctionType: 'Non-Lien', minimumBid: 99 })]);
+    const second = await createList(t, p, [
+      record('U-1'),
+      record('U-3', { auctionType: 'Charity' }),
+      record('U-4', { description: null, imageUrls: [] }),
+      record('U-5', { auctionType: 'Non-Lien', minimumBid: 99 }),
+    ]);
     const body2 = envelopeOf(second);
     assert.equal(second.statusCode, 200);
     assert.deepEqual(body2.data.summary, { created: 0, pending: 0, unchanged: 4, deferred: 0, removed: 1 });
     const r2 = byUnit(body2.data.results);
     assert.equal(r2.get('U-1').auctionId, r.get('U-1').auctionId);
-    assert.deepEqual([r2.get('U-2').outcome, r2.get('U-2').status, r2.get('U-2').reason], ['removed', 'Cancelled', 'REMOVED_FROM_LIST']);
+    assert.deepEqual(
+      [r2.get('U-2').outcome, r2.get('U-2').status, r2.get('U-2').reason],
+      ['removed', 'Cancelled', 'REMOVED_FROM_LIST'],
+    );
     assert.equal(body2.meta.ack, true);
     assert.equal(body2.meta.hasWarnings, true);
     assert.deepEqual(
@@ -128,7 +191,13 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     assert.equal(u5.record.minimumBid, 25, 'an open auction is immutable');
     const u2 = await readAuction(t, p, r.get('U-2').auctionId);
     assert.equal(u2.status, 'Cancelled');
-    assert.deepEqual(u2.history.map((h: any) => [h.from, h.to, h.reason]), [[null, 'Active', 'CREATED'], ['Active', 'Cancelled', 'REMOVED_FROM_LIST']]);
+    assert.deepEqual(
+      u2.history.map((h: any) => [h.from, h.to, h.reason]),
+      [
+        [null, 'Active', 'CREATED'],
+        ['Active', 'Cancelled', 'REMOVED_FROM_LIST'],
+      ],
+    );
     assert.match(u2.history[1].actor, /^partner:/);
 
     // An empty list withdraws everything still open.
@@ -141,8 +210,12 @@ describe('POST /api/3/auctioninfo: the full list', () => {
 
   it('treats the same instants in other offsets as unchanged content', async () => {
     const p = await setupPartner(t);
-    await createList(t, p, [record('U-1', { startsAt: '2030-12-01T09:00:00-07:00', endsAt: '2030-12-08T09:00:00-07:00' })]);
-    const again = envelopeOf(await createList(t, p, [record('U-1', { startsAt: '2030-12-01T16:00:00Z', endsAt: '2030-12-08T16:00:00.000Z' })]));
+    await createList(t, p, [
+      record('U-1', { startsAt: '2030-12-01T09:00:00-07:00', endsAt: '2030-12-08T09:00:00-07:00' }),
+    ]);
+    const again = envelopeOf(
+      await createList(t, p, [record('U-1', { startsAt: '2030-12-01T16:00:00Z', endsAt: '2030-12-08T16:00:00.000Z' })]),
+    );
     assert.equal(again.meta.hasWarnings, false);
     assert.equal(again.data.summary.unchanged, 1);
   });
@@ -157,14 +230,19 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     assert.equal(r.get('U-1').status, 'Cancelled');
     assert.equal(r.get('U-1').auctionId, cancelled.data.auctionId);
     assert.equal(r.get('U-1').retryAfter, cancelled.data.recreateAfter);
-    assert.equal(new Date(r.get('U-1').retryAfter).getTime() - new Date(cancelled.data.cancelledAt).getTime(), 15 * 60_000);
+    assert.equal(
+      new Date(r.get('U-1').retryAfter).getTime() - new Date(cancelled.data.cancelledAt).getTime(),
+      15 * 60_000,
+    );
     assert.equal(r.get('U-2').outcome, 'unchanged');
   });
 
   it('?dryRun=true answers the outcomes and applies nothing', async () => {
     const p = await setupPartner(t);
     await createList(t, p, [record('U-1'), record('U-2')]);
-    const dry = await createList(t, p, [record('U-2'), record('U-3'), record('U-4', { auctionType: 'Charity' })], { query: '?dryRun=true' });
+    const dry = await createList(t, p, [record('U-2'), record('U-3'), record('U-4', { auctionType: 'Charity' })], {
+      query: '?dryRun=true',
+    });
     const body = envelopeOf(dry);
     assert.equal(body.data.dryRun, true);
     assert.deepEqual(body.data.summary, { created: 1, pending: 1, unchanged: 1, deferred: 0, removed: 1 });
@@ -172,7 +250,11 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     assert.equal(r.get('U-3').auctionId, null);
     assert.equal(r.get('U-1').outcome, 'removed');
     const real = envelopeOf(await createList(t, p, [record('U-1'), record('U-2')]));
-    assert.deepEqual(real.data.summary, { created: 0, pending: 0, unchanged: 2, deferred: 0, removed: 0 }, 'the dry run changed something');
+    assert.deepEqual(
+      real.data.summary,
+      { created: 0, pending: 0, unchanged: 2, deferred: 0, removed: 0 },
+      'the dry run changed something',
+    );
     const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}`, headers: bearer(p.token) });
     assert.equal(envelopeOf(list).data.auctions.length, 2);
   });
@@ -223,13 +305,32 @@ describe('bad input: refused whole, every fault listed by path', () => {
       record('U-1'),
       record('U-2', { endsAt: '2020-01-01T00:00:00Z', startsAt: '2019-12-01T00:00:00Z' }),
       record('U-3', { minimumBid: -1 }),
-      record('U-4', { endsAt: new Date(Date.now() + 86_400_000).toISOString(), startsAt: new Date(Date.now() + 2 * 86_400_000).toISOString() }),
+      record('U-4', {
+        endsAt: new Date(Date.now() + 86_400_000).toISOString(),
+        startsAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+      }),
       record('U-5', { minimumBid: 10.005, categories: ['Boxes', 'Hats'] }),
       record('U-6', { imageUrls: Array.from({ length: 26 }, (_, i) => `https://pms.example/${i}.jpg`) }),
-      record('U-7', { imageUrls: ['file:///etc/passwd', 'ftp://pms.example/a.jpg', 'http://127.0.0.1/', 'http://169.254.169.254/', 'http://[::ffff:7f00:1]/', 'http://2130706433/'] }),
+      record('U-7', {
+        imageUrls: [
+          'file:///etc/passwd',
+          'ftp://pms.example/a.jpg',
+          'http://127.0.0.1/',
+          'http://169.254.169.254/',
+          'http://[::ffff:7f00:1]/',
+          'http://2130706433/',
+        ],
+      }),
       record('U-1'),
       { unitName: 'no id' },
-      record('U-10', { auctionType: 'Auction', unitWidth: 0, unitLength: '15', startsAt: 'tomorrow', description: 'x'.repeat(4001), tenantName: 42 }),
+      record('U-10', {
+        auctionType: 'Auction',
+        unitWidth: 0,
+        unitLength: '15',
+        startsAt: 'tomorrow',
+        description: 'x'.repeat(4001),
+        tenantName: 42,
+      }),
     ]);
     const paths = errors.map((e) => `${e.path} ${e.code}`);
     for (const expected of [
@@ -263,15 +364,28 @@ describe('bad input: refused whole, every fault listed by path', () => {
 
   it('an auction that would start already ended, unless it is the record of an auction that closed', async () => {
     const p = await setupPartner(t);
-    const ended = await refused(p, [record('U-1'), record('U-2', { startsAt: '2020-01-01T00:00:00Z', endsAt: '2020-01-08T00:00:00Z' })]);
-    assert.deepEqual(ended.map((e) => `${e.path} ${e.code}`), ['auctionableUnitInfo[1].endsAt IN_THE_PAST']);
+    const ended = await refused(p, [
+      record('U-1'),
+      record('U-2', { startsAt: '2020-01-01T00:00:00Z', endsAt: '2020-01-08T00:00:00Z' }),
+    ]);
+    assert.deepEqual(
+      ended.map((e) => `${e.path} ${e.code}`),
+      ['auctionableUnitInfo[1].endsAt IN_THE_PAST'],
+    );
     // A sold unit listed again with the same record is left alone (it is not put up twice) ...
     const id = byUnit(envelopeOf(await createList(t, p, [record('U-1')])).data.results).get('U-1').auctionId;
-    await t.app.inject({ method: 'POST', url: `/admin/auctions/${id}/outcome`, headers: bearer(await adminToken(t)), payload: { salePrice: 10 } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/admin/auctions/${id}/outcome`,
+      headers: bearer(await adminToken(t)),
+      payload: { salePrice: 10 },
+    });
     const again = byUnit(envelopeOf(await createList(t, p, [record('U-1')])).data.results).get('U-1');
     assert.deepEqual([again.outcome, again.auctionId, again.status], ['unchanged', id, 'ClosedSold']);
     // ... and a new record for it starts a new auction.
-    const relisted = byUnit(envelopeOf(await createList(t, p, [record('U-1', { minimumBid: 5 })])).data.results).get('U-1');
+    const relisted = byUnit(envelopeOf(await createList(t, p, [record('U-1', { minimumBid: 5 })])).data.results).get(
+      'U-1',
+    );
     assert.equal(relisted.outcome, 'created');
     assert.notEqual(relisted.auctionId, id);
   });
@@ -279,27 +393,64 @@ describe('bad input: refused whole, every fault listed by path', () => {
   it('a guid of 21 characters, a missing clientType, a list that is not an array', async () => {
     const p = await setupPartner(t);
     const errors = await refused(p, [], { guid: 'G'.repeat(21), clientType: '' });
-    assert.deepEqual(errors.map((e) => [e.path, e.code]), [['guid', 'TOO_LONG'], ['clientType', 'TOO_SHORT']]);
-    const notArray = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(p.token), payload: { guid: p.guid, clientType: p.clientType, auctionableUnitInfo: { unitId: 'U-1' } } });
+    assert.deepEqual(
+      errors.map((e) => [e.path, e.code]),
+      [
+        ['guid', 'TOO_LONG'],
+        ['clientType', 'TOO_SHORT'],
+      ],
+    );
+    const notArray = await t.app.inject({
+      method: 'POST',
+      url: '/api/3/auctioninfo',
+      headers: bearer(p.token),
+      payload: { guid: p.guid, clientType: p.clientType, auctionableUnitInfo: { unitId: 'U-1' } },
+    });
     assert.equal(notArray.statusCode, 400);
-    assert.deepEqual(envelopeOf(notArray).meta.errors.map((e) => e.path), ['auctionableUnitInfo']);
-    const notObject = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: { ...bearer(p.token), 'content-type': 'application/json' }, payload: '[1,2]' });
+    assert.deepEqual(
+      envelopeOf(notArray).meta.errors.map((e) => e.path),
+      ['auctionableUnitInfo'],
+    );
+    const notObject = await t.app.inject({
+      method: 'POST',
+      url: '/api/3/auctioninfo',
+      headers: { ...bearer(p.token), 'content-type': 'application/json' },
+      payload: '[1,2]',
+    });
     assert.equal(notObject.statusCode, 400);
   });
 
   it('5,001 records', async () => {
     const p = await setupPartner(t);
     const errors = await refused(p, units(5001));
-    assert.deepEqual(errors.map((e) => [e.path, e.code]), [['auctionableUnitInfo', 'TOO_MANY']]);
+    assert.deepEqual(
+      errors.map((e) => [e.path, e.code]),
+      [['auctionableUnitInfo', 'TOO_MANY']],
+    );
   });
 
-  it('two facilities\' units mixed: refused; one call carries one facility', async () => {
+  it("two facilities' units mixed: refused; one call carries one facility", async () => {
     const p = await setupPartner(t);
-    const errors = await refused(p, [{ ...record('A-1'), guid: p.guid }, { ...record('B-1'), guid: p.otherGuid }]);
-    assert.deepEqual(errors.map((e) => `${e.path} ${e.code}`), ['auctionableUnitInfo[1].guid OTHER_FACILITY']);
-    const other = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.otherGuid}`, headers: bearer(p.token) });
+    const errors = await refused(p, [
+      { ...record('A-1'), guid: p.guid },
+      { ...record('B-1'), guid: p.otherGuid },
+    ]);
+    assert.deepEqual(
+      errors.map((e) => `${e.path} ${e.code}`),
+      ['auctionableUnitInfo[1].guid OTHER_FACILITY'],
+    );
+    const other = await t.app.inject({
+      method: 'GET',
+      url: `/api/3/auctions?guid=${p.otherGuid}`,
+      headers: bearer(p.token),
+    });
     assert.equal(envelopeOf(other).data.auctions.length, 0, 'a record reached another facility');
-    const guids = await t.app.inject({ method: 'POST', url: '/api/3/auctioninfo', headers: bearer(p.token), payload: { guid: [p.guid, p.otherGuid], clientType: p.clientType, auctionableUnitInfo: [] } });
+    const guids = await t.app.inject({
+      method: 'POST',
+      url: '/api/3/auctioninfo',
+      headers: bearer(p.token),
+      payload: { guid: [p.guid, p.otherGuid], clientType: p.clientType, auctionableUnitInfo: [] },
+    });
     assert.equal(guids.statusCode, 400);
     assert.equal(envelopeOf(guids).meta.errors[0]!.path, 'guid');
     // The other facility's list is sent in its own call.
@@ -319,13 +470,22 @@ describe('PUT /api/3/cancelauctions', () => {
     assert.equal(new Date(body.data.recreateAfter).getTime() - new Date(body.data.cancelledAt).getTime(), 15 * 60_000);
     const auction = await readAuction(t, p, body.data.auctionId);
     assert.equal(auction.status, 'Cancelled');
-    assert.deepEqual(auction.history.at(-1), { ...auction.history.at(-1), from: 'Active', to: 'Cancelled', reason: 'CANCEL_REQUESTED', note: 'Tenant paid' });
+    assert.deepEqual(auction.history.at(-1), {
+      ...auction.history.at(-1),
+      from: 'Active',
+      to: 'Cancelled',
+      reason: 'CANCEL_REQUESTED',
+      note: 'Tenant paid',
+    });
 
     const twice = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
     assert.equal(twice.statusCode, 409);
     const warned = envelopeOf(twice);
     assert.equal(warned.meta.hasErrors, false);
-    assert.deepEqual(warned.meta.warnings.map((w) => w.code), ['ALREADY_CANCELLED']);
+    assert.deepEqual(
+      warned.meta.warnings.map((w) => w.code),
+      ['ALREADY_CANCELLED'],
+    );
     assert.equal(warned.data.auctionId, body.data.auctionId);
   });
 
@@ -336,42 +496,72 @@ describe('PUT /api/3/cancelauctions', () => {
 
     const none = await cancelUnit(t, p, []);
     assert.equal(none.statusCode, 400);
-    assert.deepEqual(envelopeOf(none).meta.errors.map((e) => [e.path, e.code]), [['cancelAuctionIds', 'NO_UNIT']]);
+    assert.deepEqual(
+      envelopeOf(none).meta.errors.map((e) => [e.path, e.code]),
+      [['cancelAuctionIds', 'NO_UNIT']],
+    );
 
     const two = await cancelUnit(t, p, [{ unitId: 'U-1' }, { unitId: 'U-2' }]);
     assert.equal(two.statusCode, 400);
-    assert.deepEqual(envelopeOf(two).meta.errors, [{ code: 'ONE_UNIT_PER_REQUEST', message: 'Only one unit cancellation per request is currently supported.', path: 'cancelAuctionIds' }]);
+    assert.deepEqual(envelopeOf(two).meta.errors, [
+      {
+        code: 'ONE_UNIT_PER_REQUEST',
+        message: 'Only one unit cancellation per request is currently supported.',
+        path: 'cancelAuctionIds',
+      },
+    ]);
 
     const unknown = await cancelUnit(t, p, [{ unitId: 'U-404' }]);
     assert.equal(unknown.statusCode, 404);
-    assert.deepEqual(envelopeOf(unknown).meta.errors.map((e) => e.code), ['UNIT_NOT_FOUND']);
+    assert.deepEqual(
+      envelopeOf(unknown).meta.errors.map((e) => e.code),
+      ['UNIT_NOT_FOUND'],
+    );
 
     const otherFacility = await cancelUnit(t, p, [{ unitId: 'OTHER-1' }]);
     assert.equal(otherFacility.statusCode, 404, 'a unit of another facility was found');
-    assert.deepEqual(envelopeOf(otherFacility).meta.errors.map((e) => e.code), ['UNIT_NOT_FOUND']);
+    assert.deepEqual(
+      envelopeOf(otherFacility).meta.errors.map((e) => e.code),
+      ['UNIT_NOT_FOUND'],
+    );
 
     const badFields = await cancelUnit(t, p, [{ reason: 7 }]);
     assert.equal(badFields.statusCode, 400);
-    assert.deepEqual(envelopeOf(badFields).meta.errors.map((e) => e.path), ['cancelAuctionIds[0].unitId', 'cancelAuctionIds[0].reason']);
+    assert.deepEqual(
+      envelopeOf(badFields).meta.errors.map((e) => e.path),
+      ['cancelAuctionIds[0].unitId', 'cancelAuctionIds[0].reason'],
+    );
     // Nothing was cancelled by the refusals.
-    const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}&status=Active`, headers: bearer(p.token) });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/api/3/auctions?guid=${p.guid}&status=Active`,
+      headers: bearer(p.token),
+    });
     assert.equal(envelopeOf(list).data.auctions.length, 1);
   });
 
   it('warns ALREADY_CLOSED for a sold auction', async () => {
     const p = await setupPartner(t);
     const id = envelopeOf(await createList(t, p, [record('U-1')])).data.results[0].auctionId;
-    const sold = await t.app.inject({ method: 'POST', url: `/admin/auctions/${id}/outcome`, headers: bearer(await adminToken(t)), payload: { salePrice: 310 } });
+    const sold = await t.app.inject({
+      method: 'POST',
+      url: `/admin/auctions/${id}/outcome`,
+      headers: bearer(await adminToken(t)),
+      payload: { salePrice: 310 },
+    });
     assert.equal(sold.statusCode, 200, sold.body);
     const response = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
     assert.equal(response.statusCode, 409);
     const body = envelopeOf(response);
-    assert.deepEqual([body.meta.hasErrors, body.meta.warnings[0]!.code, body.data.status], [false, 'ALREADY_CLOSED', 'ClosedSold']);
+    assert.deepEqual(
+      [body.meta.hasErrors, body.meta.warnings[0]!.code, body.data.status],
+      [false, 'ALREADY_CLOSED', 'ClosedSold'],
+    );
   });
 });
 
 describe('reads', () => {
-  it('lists by guid, status and unitId, pages with a cursor, and hides other partners\' auctions', async () => {
+  it("lists by guid, status and unitId, pages with a cursor, and hides other partners' auctions", async () => {
     const p = await setupPartner(t);
     await createList(t, p, units(7));
     await createList(t, p, [record('O-1')], { guid: p.otherGuid });
@@ -379,7 +569,11 @@ describe('reads', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const response = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}&limit=3${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(p.token) });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/api/3/auctions?guid=${p.guid}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        headers: bearer(p.token),
+      });
       const body = envelopeOf(response);
       assert.ok(body.data.auctions.length <= 3);
       seen.push(...body.data.auctions.map((a: any) => a.unitId));
@@ -387,46 +581,89 @@ describe('reads', () => {
     } while (cursor);
     assert.equal(seen.length, 7);
     assert.equal(new Set(seen).size, 7);
-    const all = envelopeOf(await t.app.inject({ method: 'GET', url: '/api/3/auctions?limit=100', headers: bearer(p.token) }));
+    const all = envelopeOf(
+      await t.app.inject({ method: 'GET', url: '/api/3/auctions?limit=100', headers: bearer(p.token) }),
+    );
     assert.equal(all.data.auctions.length, 8);
-    const cancelled = envelopeOf(await t.app.inject({ method: 'GET', url: `/api/3/auctions?status=Cancelled`, headers: bearer(p.token) }));
-    assert.deepEqual(cancelled.data.auctions.map((a: any) => a.unitId), ['U-00003']);
-    const one = envelopeOf(await t.app.inject({ method: 'GET', url: `/api/3/auctions?unitId=O-1`, headers: bearer(p.token) }));
+    const cancelled = envelopeOf(
+      await t.app.inject({ method: 'GET', url: `/api/3/auctions?status=Cancelled`, headers: bearer(p.token) }),
+    );
+    assert.deepEqual(
+      cancelled.data.auctions.map((a: any) => a.unitId),
+      ['U-00003'],
+    );
+    const one = envelopeOf(
+      await t.app.inject({ method: 'GET', url: `/api/3/auctions?unitId=O-1`, headers: bearer(p.token) }),
+    );
     assert.equal(one.data.auctions[0].guid, p.otherGuid);
 
     const stranger = await setupPartner(t);
-    const hidden = await t.app.inject({ method: 'GET', url: `/api/3/auctions/${one.data.auctions[0].auctionId}`, headers: bearer(stranger.token) });
+    const hidden = await t.app.inject({
+      method: 'GET',
+      url: `/api/3/auctions/${one.data.auctions[0].auctionId}`,
+      headers: bearer(stranger.token),
+    });
     assert.equal(hidden.statusCode, 404);
     assert.equal(envelopeOf(hidden).meta.errors[0]!.code, 'AUCTION_NOT_FOUND');
-    const strangerList = envelopeOf(await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(stranger.token) }));
+    const strangerList = envelopeOf(
+      await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(stranger.token) }),
+    );
     assert.equal(strangerList.data.auctions.length, 0);
-    const badQuery = await t.app.inject({ method: 'GET', url: '/api/3/auctions?status=Sold&limit=0&cursor=nope', headers: bearer(p.token) });
+    const badQuery = await t.app.inject({
+      method: 'GET',
+      url: '/api/3/auctions?status=Sold&limit=0&cursor=nope',
+      headers: bearer(p.token),
+    });
     assert.equal(badQuery.statusCode, 400);
-    assert.deepEqual(envelopeOf(badQuery).meta.errors.map((e) => e.path).sort(), ['limit', 'status']);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions?cursor=nope', headers: bearer(p.token) })).statusCode, 400);
+    assert.deepEqual(
+      envelopeOf(badQuery)
+        .meta.errors.map((e) => e.path)
+        .sort(),
+      ['limit', 'status'],
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/3/auctions?cursor=nope', headers: bearer(p.token) })).statusCode,
+      400,
+    );
   });
 
   it('reads one auction with its record, images and history', async () => {
     const p = await setupPartner(t);
-    const id = envelopeOf(await createList(t, p, [record('U-1', { imageUrls: ['https://pms.example/a.jpg', 'https://pms.example/b.jpg'] })])).data.results[0].auctionId;
+    const id = envelopeOf(
+      await createList(t, p, [
+        record('U-1', { imageUrls: ['https://pms.example/a.jpg', 'https://pms.example/b.jpg'] }),
+      ]),
+    ).data.results[0].auctionId;
     const auction = await readAuction(t, p, id);
     assert.equal(auction.auctionId, id);
     assert.equal(auction.guid, p.guid);
     assert.equal(auction.status, 'Active');
     assert.equal(auction.record.description, 'Sofa, boxes, two bikes');
-    assert.deepEqual(auction.images.map((i: any) => [i.position, i.sourceUrl, i.status, i.url]), [
-      [0, 'https://pms.example/a.jpg', 'pending', null],
-      [1, 'https://pms.example/b.jpg', 'pending', null],
-    ]);
+    assert.deepEqual(
+      auction.images.map((i: any) => [i.position, i.sourceUrl, i.status, i.url]),
+      [
+        [0, 'https://pms.example/a.jpg', 'pending', null],
+        [1, 'https://pms.example/b.jpg', 'pending', null],
+      ],
+    );
     assert.equal(auction.history.length, 1);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions/not-a-uuid', headers: bearer(p.token) })).statusCode, 404);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/3/auctions/not-a-uuid', headers: bearer(p.token) })).statusCode,
+      404,
+    );
   });
 
   it('a partner whose token lacks auctions:read cannot list', async () => {
     const account = await provisionAccount(t);
     const partner = await partnerToken(t, 'ReadOnly', [account.facilities[0]!.guid!]);
     // Partner tokens carry both scopes; an account token carries neither.
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(partner.token) })).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(account.token) })).statusCode, 403);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(partner.token) })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(account.token) })).statusCode,
+      403,
+    );
   });
 });

@@ -26,7 +26,13 @@ before(async () => {
   host = await startImageHost();
   hook = await startWebhookReceiver();
   s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-s3-jobs-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3Dir, configureBuckets: [{ name: 'auction-media', configs: [] }] });
+  s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: s3Dir,
+    configureBuckets: [{ name: 'auction-media', configs: [] }],
+  });
   const { port } = await s3.run();
   t = await startTestApp({
     runJobs: true,
@@ -50,7 +56,12 @@ after(async () => {
   fs.rmSync(s3Dir, { recursive: true, force: true });
 });
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 45_000): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 45_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -72,7 +83,11 @@ async function create(extra: Record<string, unknown>) {
 describe('background jobs', () => {
   it('fetch images after the commit and store them in the S3 bucket, served at /media', async () => {
     const id = await create({ imageUrls: [`${host.url}/photo.jpg`, `${host.url}/photo.png`] });
-    const auction = await eventually(() => readAuction(t, p, id), (a) => a.images.every((i: any) => i.status === 'stored'), 'stored images');
+    const auction = await eventually(
+      () => readAuction(t, p, id),
+      (a) => a.images.every((i: any) => i.status === 'stored'),
+      'stored images',
+    );
     const [jpeg] = auction.images;
     assert.equal(t.services.auctions.blobs.kind, 's3');
     assert.equal(await t.services.auctions.blobs.has(`${jpeg.sha256}.jpg`), true);
@@ -90,13 +105,22 @@ describe('background jobs', () => {
   it('close an auction at its end', async () => {
     const id = await create({ startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 2_500).toISOString() });
     assert.equal((await readAuction(t, p, id)).status, 'Active');
-    const closed = await eventually(() => readAuction(t, p, id), (a) => a.status === 'ClosedUnsold', 'the auction to close');
+    const closed = await eventually(
+      () => readAuction(t, p, id),
+      (a) => a.status === 'ClosedUnsold',
+      'the auction to close',
+    );
     assert.equal(closed.history.at(-1).reason, 'ENDED_UNSOLD');
   });
 
   it('are enqueued in the transaction: they exist when it commits, and not when it rolls back', async () => {
     const db = t.services.database.db;
-    const count = async () => (await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'auctions.fetch-images'`.execute(db)).rows[0]!.n;
+    const count = async () =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pgboss.job where name = 'auctions.fetch-images'`.execute(db)
+      ).rows[0]!.n;
     const before = await count();
     await assert.rejects(
       db.transaction().execute(async (trx) => {

@@ -5,7 +5,17 @@ import { after, before, describe, it } from 'node:test';
 import { isValidHistory } from '../../src/auctions/transitions.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
-import { adminToken, byUnit, cancelUnit, createList, envelopeOf, readAuction, record, setupPartner, type Partner } from './helpers.ts';
+import {
+  adminToken,
+  byUnit,
+  cancelUnit,
+  createList,
+  envelopeOf,
+  readAuction,
+  record,
+  setupPartner,
+  type Partner,
+} from './helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 let t: TestApp;
@@ -23,7 +33,12 @@ after(async () => {
 });
 
 const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token = admin) =>
-  t.app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
+  t.app.inject({
+    method,
+    url,
+    headers: bearer(token),
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
 
 async function notificationsOf(auctionId: string, state = 'all') {
   const response = await inject('GET', `/admin/notifications?state=${state}&auctionId=${auctionId}`);
@@ -41,7 +56,12 @@ async function historyIsValid(p: Partner, auctionId: string) {
 describe('support notifications', () => {
   it('a Pending auction is stored, listed, logged and POSTed to the webhook', async () => {
     const p = await setupPartner(t);
-    const result = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { description: '', imageUrls: [] })]));
+    const result = envelopeOf(
+      await createList(t, p, [
+        record('U-1', { auctionType: 'Charity' }),
+        record('U-2', { description: '', imageUrls: [] }),
+      ]),
+    );
     const r = byUnit(result.data.results);
     const [charity] = await notificationsOf(r.get('U-1').auctionId, 'open');
     assert.equal(charity.kind, 'AUCTION_PENDING');
@@ -53,14 +73,22 @@ describe('support notifications', () => {
     assert.equal(incomplete.reason, 'INCOMPLETE');
     assert.match(incomplete.message, /lacks description, imageUrls/);
     assert.deepEqual(incomplete.detail.missing, ['description', 'imageUrls']);
-    assert.ok(t.logs.lines.some((line) => line.includes(charity.id) && line.includes('"level":40') && line.includes('support notification')), 'not logged');
+    assert.ok(
+      t.logs.lines.some(
+        (line) => line.includes(charity.id) && line.includes('"level":40') && line.includes('support notification'),
+      ),
+      'not logged',
+    );
 
     const delivered = await t.services.auctions.deliverDueNotifications();
     assert.ok(delivered.delivered >= 2);
     const sent = hook.received.find((h) => h.body.id === charity.id)!;
     assert.equal(sent.headers['content-type'], 'application/json');
     assert.equal(sent.headers['x-gatehouse-notification-id'], charity.id);
-    assert.deepEqual([sent.body.type, sent.body.kind, sent.body.reason, sent.body.auctionId], ['support.notification', 'AUCTION_PENDING', 'CHARITY_NOT_ENROLLED', r.get('U-1').auctionId]);
+    assert.deepEqual(
+      [sent.body.type, sent.body.kind, sent.body.reason, sent.body.auctionId],
+      ['support.notification', 'AUCTION_PENDING', 'CHARITY_NOT_ENROLLED', r.get('U-1').auctionId],
+    );
     const [after] = await notificationsOf(r.get('U-1').auctionId);
     assert.equal(after.delivery.status, 'delivered');
     assert.equal(after.delivery.attempts, 1);
@@ -70,7 +98,8 @@ describe('support notifications', () => {
     const { deliverDueNotifications } = t.services.auctions;
     await deliverDueNotifications(); // nothing left over from other tests
     const p = await setupPartner(t);
-    const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0].auctionId;
+    const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
+      .auctionId;
     hook.failNext(2, 503);
     const start = Date.now();
     assert.deepEqual(await deliverDueNotifications(new Date(start)), { delivered: 0, retried: 1, failed: 0 });
@@ -79,12 +108,18 @@ describe('support notifications', () => {
     // Not due again before its back-off has passed.
     assert.deepEqual(await deliverDueNotifications(new Date(start + 5_000)), { delivered: 0, retried: 0, failed: 0 });
     assert.deepEqual(await deliverDueNotifications(new Date(start + 11_000)), { delivered: 0, retried: 1, failed: 0 });
-    assert.deepEqual(await deliverDueNotifications(new Date(start + 11_000 + 31_000)), { delivered: 1, retried: 0, failed: 0 });
+    assert.deepEqual(await deliverDueNotifications(new Date(start + 11_000 + 31_000)), {
+      delivered: 1,
+      retried: 0,
+      failed: 0,
+    });
     [n] = await notificationsOf(id);
     assert.deepEqual([n.delivery.status, n.delivery.attempts, n.delivery.lastError], ['delivered', 3, null]);
 
     // A receiver that never accepts: 8 attempts, then failed for good, and an error in the log.
-    const other = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity' })])).data.results[1].auctionId;
+    const other = envelopeOf(
+      await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity' })]),
+    ).data.results[1].auctionId;
     hook.failNext(1000, 500);
     let clock = Date.now();
     for (let i = 0; i < 8; i++) {
@@ -94,7 +129,11 @@ describe('support notifications', () => {
     hook.failNext(0);
     [n] = await notificationsOf(other);
     assert.deepEqual([n.delivery.status, n.delivery.attempts], ['failed', 8]);
-    assert.ok(t.logs.lines.some((line) => line.includes('"level":50') && line.includes('support webhook delivery failed for good')));
+    assert.ok(
+      t.logs.lines.some(
+        (line) => line.includes('"level":50') && line.includes('support webhook delivery failed for good'),
+      ),
+    );
   });
 
   it('a job that exhausted its retries becomes a JOB_FAILED notification', async () => {
@@ -108,19 +147,30 @@ describe('support notifications', () => {
 
   it('lists open and resolved notifications, pages them, and resolves one by hand', async () => {
     const p = await setupPartner(t);
-    await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity' }), record('U-3', { auctionType: 'Charity' })]);
+    await createList(t, p, [
+      record('U-1', { auctionType: 'Charity' }),
+      record('U-2', { auctionType: 'Charity' }),
+      record('U-3', { auctionType: 'Charity' }),
+    ]);
     const page1 = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}&limit=2`)).json();
     assert.equal(page1.notifications.length, 2);
     assert.equal(page1.hasMore, true);
-    const page2 = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}&limit=2&cursor=${page1.nextCursor}`)).json();
+    const page2 = (
+      await inject('GET', `/admin/notifications?facilityId=${p.facilityId}&limit=2&cursor=${page1.nextCursor}`)
+    ).json();
     assert.equal(page2.notifications.length, 1);
-    const resolved = await inject('POST', `/admin/notifications/${page2.notifications[0].id}/resolve`, { resolution: 'Called the facility' });
+    const resolved = await inject('POST', `/admin/notifications/${page2.notifications[0].id}/resolve`, {
+      resolution: 'Called the facility',
+    });
     assert.equal(resolved.statusCode, 200);
     assert.equal(resolved.json().resolution, 'Called the facility');
     assert.match(resolved.json().resolvedBy, /^operator:/);
     const open = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}`)).json();
     assert.equal(open.notifications.length, 2);
-    assert.equal((await inject('POST', '/admin/notifications/00000000-0000-0000-0000-000000000000/resolve', {})).statusCode, 404);
+    assert.equal(
+      (await inject('POST', '/admin/notifications/00000000-0000-0000-0000-000000000000/resolve', {})).statusCode,
+      404,
+    );
     const forbidden = await inject('GET', '/admin/notifications', undefined, p.token);
     assert.equal(forbidden.statusCode, 403);
     assert.match(String(forbidden.headers['content-type']), /problem\+json/);
@@ -131,15 +181,30 @@ describe('support resolves Pending auctions', () => {
   it('enrolling the facility activates its Pending charity auctions; an incomplete one stays Pending for that alone', async () => {
     const p = await setupPartner(t);
     const r = byUnit(
-      envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity', imageUrls: [] }), record('U-3')])).data.results,
+      envelopeOf(
+        await createList(t, p, [
+          record('U-1', { auctionType: 'Charity' }),
+          record('U-2', { auctionType: 'Charity', imageUrls: [] }),
+          record('U-3'),
+        ]),
+      ).data.results,
     );
     const enrol = await inject('POST', `/admin/facilities/${p.facilityId}/charity-enrolment`);
     assert.equal(enrol.statusCode, 200, enrol.body);
-    assert.deepEqual(enrol.json(), { facilityId: p.facilityId, guid: p.guid, charityEnrolled: true, activated: [r.get('U-1').auctionId], stillPending: [r.get('U-2').auctionId] });
+    assert.deepEqual(enrol.json(), {
+      facilityId: p.facilityId,
+      guid: p.guid,
+      charityEnrolled: true,
+      activated: [r.get('U-1').auctionId],
+      stillPending: [r.get('U-2').auctionId],
+    });
     const u1 = await historyIsValid(p, r.get('U-1').auctionId);
     assert.equal(u1.status, 'Active');
     assert.deepEqual(u1.pendingReasons, []);
-    assert.deepEqual([u1.history[1].from, u1.history[1].to, u1.history[1].reason], ['Pending', 'Active', 'CHARITY_ENROLLED']);
+    assert.deepEqual(
+      [u1.history[1].from, u1.history[1].to, u1.history[1].reason],
+      ['Pending', 'Active', 'CHARITY_ENROLLED'],
+    );
     assert.match(u1.history[1].actor, /^operator:/);
     const u2 = await historyIsValid(p, r.get('U-2').auctionId);
     assert.deepEqual([u2.status, u2.pendingReasons], ['Pending', ['INCOMPLETE']]);
@@ -147,49 +212,113 @@ describe('support resolves Pending auctions', () => {
     assert.equal(n1.resolution, 'ACTIVATED');
     assert.equal((await notificationsOf(r.get('U-2').auctionId, 'open')).length, 1);
     // A charity record now goes straight to Active.
-    const later = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity', imageUrls: [] }), record('U-3'), record('U-4', { auctionType: 'Charity' })]));
+    const later = envelopeOf(
+      await createList(t, p, [
+        record('U-1', { auctionType: 'Charity' }),
+        record('U-2', { auctionType: 'Charity', imageUrls: [] }),
+        record('U-3'),
+        record('U-4', { auctionType: 'Charity' }),
+      ]),
+    );
     assert.equal(byUnit(later.data.results).get('U-4').outcome, 'created');
     // Enrolment is idempotent; withdrawal holds new charity auctions again.
-    assert.deepEqual((await inject('POST', `/admin/facilities/${p.facilityId}/charity-enrolment`)).json().activated, []);
-    assert.equal((await inject('DELETE', `/admin/facilities/${p.facilityId}/charity-enrolment`)).json().charityEnrolled, false);
-    const held = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity', imageUrls: [] }), record('U-3'), record('U-4', { auctionType: 'Charity' }), record('U-5', { auctionType: 'Charity' })]));
+    assert.deepEqual(
+      (await inject('POST', `/admin/facilities/${p.facilityId}/charity-enrolment`)).json().activated,
+      [],
+    );
+    assert.equal(
+      (await inject('DELETE', `/admin/facilities/${p.facilityId}/charity-enrolment`)).json().charityEnrolled,
+      false,
+    );
+    const held = envelopeOf(
+      await createList(t, p, [
+        record('U-1', { auctionType: 'Charity' }),
+        record('U-2', { auctionType: 'Charity', imageUrls: [] }),
+        record('U-3'),
+        record('U-4', { auctionType: 'Charity' }),
+        record('U-5', { auctionType: 'Charity' }),
+      ]),
+    );
     assert.equal(byUnit(held.data.results).get('U-5').reason, 'CHARITY_NOT_ENROLLED');
-    assert.equal((await inject('POST', '/admin/facilities/00000000-0000-0000-0000-000000000000/charity-enrolment')).statusCode, 404);
+    assert.equal(
+      (await inject('POST', '/admin/facilities/00000000-0000-0000-0000-000000000000/charity-enrolment')).statusCode,
+      404,
+    );
   });
 
   it('changing the type activates a Pending charity auction; completing a record activates an incomplete one', async () => {
     const p = await setupPartner(t);
-    const r = byUnit(envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { description: null, imageUrls: [] })])).data.results);
+    const r = byUnit(
+      envelopeOf(
+        await createList(t, p, [
+          record('U-1', { auctionType: 'Charity' }),
+          record('U-2', { description: null, imageUrls: [] }),
+        ]),
+      ).data.results,
+    );
     const typed = await inject('PATCH', `/admin/auctions/${r.get('U-1').auctionId}`, { auctionType: 'Lien' });
     assert.equal(typed.statusCode, 200, typed.body);
-    assert.deepEqual([typed.json().status, typed.json().auctionType, typed.json().history.at(-1).reason], ['Active', 'Lien', 'TYPE_CHANGED']);
+    assert.deepEqual(
+      [typed.json().status, typed.json().auctionType, typed.json().history.at(-1).reason],
+      ['Active', 'Lien', 'TYPE_CHANGED'],
+    );
 
-    const partial = await inject('PATCH', `/admin/auctions/${r.get('U-2').auctionId}`, { description: 'Boxes and a bike' });
-    assert.deepEqual([partial.json().status, partial.json().pendingReasons, partial.json().history.at(-1).trigger], ['Pending', ['INCOMPLETE'], 'amend']);
-    const complete = await inject('PATCH', `/admin/auctions/${r.get('U-2').auctionId}`, { imageUrls: ['https://pms.example/u2.jpg'] });
+    const partial = await inject('PATCH', `/admin/auctions/${r.get('U-2').auctionId}`, {
+      description: 'Boxes and a bike',
+    });
+    assert.deepEqual(
+      [partial.json().status, partial.json().pendingReasons, partial.json().history.at(-1).trigger],
+      ['Pending', ['INCOMPLETE'], 'amend'],
+    );
+    const complete = await inject('PATCH', `/admin/auctions/${r.get('U-2').auctionId}`, {
+      imageUrls: ['https://pms.example/u2.jpg'],
+    });
     assert.equal(complete.json().status, 'Active');
     assert.equal(complete.json().history.at(-1).reason, 'RECORD_COMPLETED');
-    assert.deepEqual(complete.json().images.map((i: any) => [i.sourceUrl, i.status]), [['https://pms.example/u2.jpg', 'pending']]);
+    assert.deepEqual(
+      complete.json().images.map((i: any) => [i.sourceUrl, i.status]),
+      [['https://pms.example/u2.jpg', 'pending']],
+    );
     assert.ok(isValidHistory(complete.json().history));
 
     // An Active auction cannot change; an invalid change is refused with its paths.
     const active = await inject('PATCH', `/admin/auctions/${r.get('U-1').auctionId}`, { description: 'new' });
     assert.equal(active.statusCode, 409);
     assert.equal(active.json().code, 'AUCTION_NOT_PENDING');
-    const again = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { description: null, imageUrls: [] }), record('U-3', { auctionType: 'Charity' })]));
+    const again = envelopeOf(
+      await createList(t, p, [
+        record('U-1', { auctionType: 'Charity' }),
+        record('U-2', { description: null, imageUrls: [] }),
+        record('U-3', { auctionType: 'Charity' }),
+      ]),
+    );
     const pendingId = byUnit(again.data.results).get('U-3').auctionId;
-    const invalid = await inject('PATCH', `/admin/auctions/${pendingId}`, { auctionType: 'Gift', minimumBid: -5, unitId: 'X' });
+    const invalid = await inject('PATCH', `/admin/auctions/${pendingId}`, {
+      auctionType: 'Gift',
+      minimumBid: -5,
+      unitId: 'X',
+    });
     assert.equal(invalid.statusCode, 400);
-    assert.deepEqual(invalid.json().errors.map((e: any) => e.path).sort(), ['auctionType', 'minimumBid', 'unitId']);
+    assert.deepEqual(
+      invalid
+        .json()
+        .errors.map((e: any) => e.path)
+        .sort(),
+      ['auctionType', 'minimumBid', 'unitId'],
+    );
     assert.equal((await readAuction(t, p, pendingId)).status, 'Pending', 'an invalid change was applied');
   });
 
   it('support cancels an open auction, once', async () => {
     const p = await setupPartner(t);
-    const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0].auctionId;
+    const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
+      .auctionId;
     const cancelled = await inject('POST', `/admin/auctions/${id}/cancel`, { reason: 'Duplicate listing' });
     assert.equal(cancelled.statusCode, 200);
-    assert.deepEqual([cancelled.json().status, cancelled.json().history.at(-1).reason, cancelled.json().history.at(-1).note], ['Cancelled', 'CANCELLED_BY_SUPPORT', 'Duplicate listing']);
+    assert.deepEqual(
+      [cancelled.json().status, cancelled.json().history.at(-1).reason, cancelled.json().history.at(-1).note],
+      ['Cancelled', 'CANCELLED_BY_SUPPORT', 'Duplicate listing'],
+    );
     assert.equal((await notificationsOf(id))[0].resolution, 'CANCELLED');
     assert.equal((await inject('POST', `/admin/auctions/${id}/cancel`, {})).statusCode, 409);
   });
@@ -198,22 +327,47 @@ describe('support resolves Pending auctions', () => {
 describe('sales and closing', () => {
   it('a reported sale closes an Active auction as ClosedSold; nothing else can be sold', async () => {
     const p = await setupPartner(t);
-    const r = byUnit(envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })])).data.results);
-    const sold = await inject('POST', `/admin/auctions/${r.get('U-1').auctionId}/outcome`, { salePrice: 310.5, buyerName: 'B. Bidder', soldAt: '2030-12-08T08:00:00-07:00' });
+    const r = byUnit(
+      envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })])).data.results,
+    );
+    const sold = await inject('POST', `/admin/auctions/${r.get('U-1').auctionId}/outcome`, {
+      salePrice: 310.5,
+      buyerName: 'B. Bidder',
+      soldAt: '2030-12-08T08:00:00-07:00',
+    });
     assert.equal(sold.statusCode, 200, sold.body);
     assert.equal(sold.json().status, 'ClosedSold');
-    assert.deepEqual(sold.json().sale, { salePrice: 310.5, soldAt: '2030-12-08T15:00:00.000Z', buyerName: 'B. Bidder' });
+    assert.deepEqual(sold.json().sale, {
+      salePrice: 310.5,
+      soldAt: '2030-12-08T15:00:00.000Z',
+      buyerName: 'B. Bidder',
+    });
     assert.deepEqual(sold.json().history.at(-1).reason, 'SALE_REPORTED');
     const twice = await inject('POST', `/admin/auctions/${r.get('U-1').auctionId}/outcome`, { salePrice: 1 });
     assert.equal(twice.statusCode, 409);
     assert.equal(twice.json().code, 'AUCTION_NOT_ACTIVE');
-    assert.equal((await inject('POST', `/admin/auctions/${r.get('U-2').auctionId}/outcome`, { salePrice: 1 })).statusCode, 409);
-    assert.equal((await inject('POST', `/admin/auctions/${r.get('U-2').auctionId}/outcome`, { salePrice: 1.234 })).statusCode, 400);
-    assert.equal((await inject('POST', '/admin/auctions/00000000-0000-0000-0000-000000000000/outcome', { salePrice: 1 })).statusCode, 404);
+    assert.equal(
+      (await inject('POST', `/admin/auctions/${r.get('U-2').auctionId}/outcome`, { salePrice: 1 })).statusCode,
+      409,
+    );
+    assert.equal(
+      (await inject('POST', `/admin/auctions/${r.get('U-2').auctionId}/outcome`, { salePrice: 1.234 })).statusCode,
+      400,
+    );
+    assert.equal(
+      (await inject('POST', '/admin/auctions/00000000-0000-0000-0000-000000000000/outcome', { salePrice: 1 }))
+        .statusCode,
+      404,
+    );
     // The unit's auction was sold: the same record leaves it alone, a new record starts a new auction.
     const same = envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })]));
-    assert.deepEqual([byUnit(same.data.results).get('U-1').outcome, byUnit(same.data.results).get('U-1').status], ['unchanged', 'ClosedSold']);
-    const relisted = envelopeOf(await createList(t, p, [record('U-1', { minimumBid: 50 }), record('U-2', { auctionType: 'Charity' })]));
+    assert.deepEqual(
+      [byUnit(same.data.results).get('U-1').outcome, byUnit(same.data.results).get('U-1').status],
+      ['unchanged', 'ClosedSold'],
+    );
+    const relisted = envelopeOf(
+      await createList(t, p, [record('U-1', { minimumBid: 50 }), record('U-2', { auctionType: 'Charity' })]),
+    );
     assert.equal(byUnit(relisted.data.results).get('U-1').outcome, 'created');
   });
 
@@ -222,7 +376,13 @@ describe('sales and closing', () => {
     const now = new Date().toISOString();
     const soon = new Date(Date.now() + 60_000).toISOString();
     const r = byUnit(
-      envelopeOf(await createList(t, p, [record('U-1', { startsAt: now, endsAt: soon }), record('U-2', { endsAt: soon, startsAt: now, auctionType: 'Charity' }), record('U-3')])).data.results,
+      envelopeOf(
+        await createList(t, p, [
+          record('U-1', { startsAt: now, endsAt: soon }),
+          record('U-2', { endsAt: soon, startsAt: now, auctionType: 'Charity' }),
+          record('U-3'),
+        ]),
+      ).data.results,
     );
     const { closeEnded } = t.services.auctions;
     assert.equal(await closeEnded(new Date()), 0, 'closed before its end');
@@ -230,7 +390,10 @@ describe('sales and closing', () => {
     assert.ok(closed >= 1);
     const u1 = await historyIsValid(p, r.get('U-1').auctionId);
     assert.equal(u1.status, 'ClosedUnsold');
-    assert.deepEqual([u1.history.at(-1).reason, u1.history.at(-1).actor, u1.history.at(-1).trigger], ['ENDED_UNSOLD', 'system:closing', 'endUnsold']);
+    assert.deepEqual(
+      [u1.history.at(-1).reason, u1.history.at(-1).actor, u1.history.at(-1).trigger],
+      ['ENDED_UNSOLD', 'system:closing', 'endUnsold'],
+    );
     assert.ok(u1.closedAt);
     assert.equal((await readAuction(t, p, r.get('U-2').auctionId)).status, 'Pending', 'a Pending auction was closed');
     assert.equal((await readAuction(t, p, r.get('U-3').auctionId)).status, 'Active');

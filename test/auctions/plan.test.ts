@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ValidRecord } from '../../src/auctions/model.ts';
 import { planSync, type FacilityAuctionState, type LatestAuction } from '../../src/auctions/plan.ts';
-import { isValidHistory, nextStatus, statusesAllowing, transition, TRANSITIONS, IllegalTransitionError } from '../../src/auctions/transitions.ts';
+import {
+  isValidHistory,
+  nextStatus,
+  statusesAllowing,
+  transition,
+  TRANSITIONS,
+  IllegalTransitionError,
+} from '../../src/auctions/transitions.ts';
 import { contentHash, validateCreateRequest } from '../../src/auctions/validation.ts';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
@@ -32,7 +39,10 @@ function valid(unitId: string, extra: Record<string, unknown> = {}): ValidRecord
   return result.value.records[0]!;
 }
 
-const state = (latest: Omit<LatestAuction, 'cancelledAt'>[] = [], extra: { cancelledAt?: Date; charityEnrolled?: boolean } = {}): FacilityAuctionState => ({
+const state = (
+  latest: Omit<LatestAuction, 'cancelledAt'>[] = [],
+  extra: { cancelledAt?: Date; charityEnrolled?: boolean } = {},
+): FacilityAuctionState => ({
   latest: new Map(latest.map((a) => [a.unitId, { ...a, cancelledAt: extra.cancelledAt ?? null }])),
   charityEnrolled: extra.charityEnrolled ?? false,
 });
@@ -40,7 +50,13 @@ const state = (latest: Omit<LatestAuction, 'cancelledAt'>[] = [], extra: { cance
 describe('planSync', () => {
   it('creates Active auctions for complete records of units without one', () => {
     const plan = planSync(state(), [valid('U-1'), valid('U-2')], NOW, { recreateWaitMs: WAIT });
-    assert.deepEqual(plan.units.map((u) => [u.unitId, u.outcome]), [['U-1', 'created'], ['U-2', 'created']]);
+    assert.deepEqual(
+      plan.units.map((u) => [u.unitId, u.outcome]),
+      [
+        ['U-1', 'created'],
+        ['U-2', 'created'],
+      ],
+    );
     assert.deepEqual(plan.summary, { created: 2, pending: 0, unchanged: 0, deferred: 0, removed: 0 });
     assert.deepEqual(plan.ended, []);
   });
@@ -55,8 +71,16 @@ describe('planSync', () => {
     ];
     const plan = planSync(state(), records, NOW, { recreateWaitMs: WAIT });
     const reasons = plan.units.map((u) => (u.outcome === 'pending' ? u.reasons : u.outcome));
-    assert.deepEqual(reasons, [['CHARITY_NOT_ENROLLED'], ['INCOMPLETE'], ['INCOMPLETE'], ['CHARITY_NOT_ENROLLED', 'INCOMPLETE'], ['INCOMPLETE']]);
-    const enrolled = planSync(state([], { charityEnrolled: true }), [valid('U-1', { auctionType: 'Charity' })], NOW, { recreateWaitMs: WAIT });
+    assert.deepEqual(reasons, [
+      ['CHARITY_NOT_ENROLLED'],
+      ['INCOMPLETE'],
+      ['INCOMPLETE'],
+      ['CHARITY_NOT_ENROLLED', 'INCOMPLETE'],
+      ['INCOMPLETE'],
+    ]);
+    const enrolled = planSync(state([], { charityEnrolled: true }), [valid('U-1', { auctionType: 'Charity' })], NOW, {
+      recreateWaitMs: WAIT,
+    });
     assert.equal(enrolled.units[0]!.outcome, 'created');
   });
 
@@ -79,21 +103,42 @@ describe('planSync', () => {
       { auctionId: 'a9', unitId: 'U-9', status: 'Pending' as const, contentHash: 'y' },
     ];
     const plan = planSync(state(open), [valid('U-2')], NOW, { recreateWaitMs: WAIT });
-    assert.deepEqual(plan.units.map((u) => [u.unitId, u.outcome]), [['U-2', 'created'], ['U-1', 'removed'], ['U-9', 'removed']]);
+    assert.deepEqual(
+      plan.units.map((u) => [u.unitId, u.outcome]),
+      [
+        ['U-2', 'created'],
+        ['U-1', 'removed'],
+        ['U-9', 'removed'],
+      ],
+    );
     assert.equal(planSync(state(open), [], NOW, { recreateWaitMs: WAIT }).summary.removed, 2);
     const closed = [
       { auctionId: 'c1', unitId: 'U-3', status: 'ClosedSold' as const, contentHash: 'z' },
       { auctionId: 'c2', unitId: 'U-4', status: 'Cancelled' as const, contentHash: 'z' },
     ];
-    assert.equal(planSync(state(closed), [], NOW, { recreateWaitMs: WAIT }).summary.removed, 0, 'only open auctions are withdrawn');
+    assert.equal(
+      planSync(state(closed), [], NOW, { recreateWaitMs: WAIT }).summary.removed,
+      0,
+      'only open auctions are withdrawn',
+    );
   });
 
   it('defers a unit cancelled less than the wait ago, and creates it once the wait is over', () => {
     const cancelledAt = new Date(NOW.getTime() - 10 * 60_000);
-    const latest = [{ auctionId: 'old', unitId: 'U-1', status: 'Cancelled' as const, contentHash: valid('U-1').contentHash }];
+    const latest = [
+      { auctionId: 'old', unitId: 'U-1', status: 'Cancelled' as const, contentHash: valid('U-1').contentHash },
+    ];
     const soon = planSync(state(latest, { cancelledAt }), [valid('U-1')], NOW, { recreateWaitMs: WAIT });
-    assert.deepEqual(soon.units[0], { outcome: 'deferred', unitId: 'U-1', auctionId: 'old', status: 'Cancelled', retryAfter: new Date(cancelledAt.getTime() + WAIT) });
-    const exactly = planSync(state(latest, { cancelledAt }), [valid('U-1')], new Date(cancelledAt.getTime() + WAIT), { recreateWaitMs: WAIT });
+    assert.deepEqual(soon.units[0], {
+      outcome: 'deferred',
+      unitId: 'U-1',
+      auctionId: 'old',
+      status: 'Cancelled',
+      retryAfter: new Date(cancelledAt.getTime() + WAIT),
+    });
+    const exactly = planSync(state(latest, { cancelledAt }), [valid('U-1')], new Date(cancelledAt.getTime() + WAIT), {
+      recreateWaitMs: WAIT,
+    });
     assert.equal(exactly.units[0]!.outcome, 'created');
     const noWait = planSync(state(latest, { cancelledAt }), [valid('U-1')], NOW, { recreateWaitMs: 0 });
     assert.equal(noWait.units[0]!.outcome, 'created');
@@ -102,9 +147,22 @@ describe('planSync', () => {
   it('leaves a closed auction alone when the record is the same, and starts a new one for a new record', () => {
     const r = valid('U-1');
     for (const status of ['ClosedSold', 'ClosedUnsold'] as const) {
-      const same = planSync(state([{ auctionId: 'sold', unitId: 'U-1', status, contentHash: r.contentHash }]), [r], NOW, { recreateWaitMs: WAIT });
-      assert.deepEqual(same.units[0], { outcome: 'unchanged', unitId: 'U-1', auctionId: 'sold', status, contentChanged: false });
-      const changed = planSync(state([{ auctionId: 'sold', unitId: 'U-1', status, contentHash: 'before' }]), [r], NOW, { recreateWaitMs: WAIT });
+      const same = planSync(
+        state([{ auctionId: 'sold', unitId: 'U-1', status, contentHash: r.contentHash }]),
+        [r],
+        NOW,
+        { recreateWaitMs: WAIT },
+      );
+      assert.deepEqual(same.units[0], {
+        outcome: 'unchanged',
+        unitId: 'U-1',
+        auctionId: 'sold',
+        status,
+        contentChanged: false,
+      });
+      const changed = planSync(state([{ auctionId: 'sold', unitId: 'U-1', status, contentHash: 'before' }]), [r], NOW, {
+        recreateWaitMs: WAIT,
+      });
       assert.equal(changed.units[0]!.outcome, 'created');
     }
   });
@@ -113,13 +171,25 @@ describe('planSync', () => {
     const past = valid('U-2', { startsAt: null, endsAt: '2030-05-01T00:00:00Z' });
     const plan = planSync(state(), [valid('U-1'), past], NOW, { recreateWaitMs: WAIT });
     assert.deepEqual(plan.ended, [{ index: 1, unitId: 'U-2' }]);
-    const kept = planSync(state([{ auctionId: 'a', unitId: 'U-2', status: 'ClosedUnsold', contentHash: past.contentHash }]), [past], NOW, { recreateWaitMs: WAIT });
+    const kept = planSync(
+      state([{ auctionId: 'a', unitId: 'U-2', status: 'ClosedUnsold', contentHash: past.contentHash }]),
+      [past],
+      NOW,
+      { recreateWaitMs: WAIT },
+    );
     assert.deepEqual(kept.ended, []);
   });
 
   it('plans 5,000 units', () => {
     const records = Array.from({ length: 5000 }, (_, i) => valid(`U-${i}`));
-    const open = records.filter((_, i) => i % 2 === 0).map((r, i) => ({ auctionId: `a${i}`, unitId: r.record.unitId, status: 'Active' as const, contentHash: r.contentHash }));
+    const open = records
+      .filter((_, i) => i % 2 === 0)
+      .map((r, i) => ({
+        auctionId: `a${i}`,
+        unitId: r.record.unitId,
+        status: 'Active' as const,
+        contentHash: r.contentHash,
+      }));
     const plan = planSync(state(open), records, NOW, { recreateWaitMs: WAIT });
     assert.deepEqual(plan.summary, { created: 2500, pending: 0, unchanged: 2500, deferred: 0, removed: 0 });
   });
@@ -158,7 +228,16 @@ describe('the transition table', () => {
 
   it('refuses every other transition', () => {
     for (const from of ['Cancelled', 'ClosedSold', 'ClosedUnsold'] as const) {
-      for (const trigger of ['create', 'hold', 'activate', 'amend', 'cancel', 'withdraw', 'reportSale', 'endUnsold'] as const) {
+      for (const trigger of [
+        'create',
+        'hold',
+        'activate',
+        'amend',
+        'cancel',
+        'withdraw',
+        'reportSale',
+        'endUnsold',
+      ] as const) {
         assert.equal(nextStatus(from, trigger), null, `${from} ${trigger}`);
         assert.throws(() => transition(from, trigger), IllegalTransitionError);
       }
@@ -172,8 +251,22 @@ describe('the transition table', () => {
   });
 
   it('judges histories', () => {
-    assert.equal(isValidHistory([{ from: null, to: 'Pending', trigger: 'hold' }, { from: 'Pending', to: 'Active', trigger: 'activate' }, { from: 'Active', to: 'ClosedSold', trigger: 'reportSale' }]), true);
-    assert.equal(isValidHistory([{ from: null, to: 'Active', trigger: 'create' }, { from: 'Active', to: 'Cancelled', trigger: 'cancel' }, { from: 'Cancelled', to: 'Active', trigger: 'activate' }]), false);
+    assert.equal(
+      isValidHistory([
+        { from: null, to: 'Pending', trigger: 'hold' },
+        { from: 'Pending', to: 'Active', trigger: 'activate' },
+        { from: 'Active', to: 'ClosedSold', trigger: 'reportSale' },
+      ]),
+      true,
+    );
+    assert.equal(
+      isValidHistory([
+        { from: null, to: 'Active', trigger: 'create' },
+        { from: 'Active', to: 'Cancelled', trigger: 'cancel' },
+        { from: 'Cancelled', to: 'Active', trigger: 'activate' },
+      ]),
+      false,
+    );
     assert.equal(isValidHistory([{ from: 'Active', to: 'Cancelled', trigger: 'cancel' }]), false);
     assert.equal(isValidHistory([]), false);
   });

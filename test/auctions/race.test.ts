@@ -26,10 +26,23 @@ after(() => t.close());
 
 async function freshPartner(round: number): Promise<Partner> {
   const db = t.services.database.db;
-  const facility = await admin.createFacility(db, { accountId, name: `Race ${round}`, timeZone: 'America/Denver', guid: uniqueGuid('RACE') });
+  const facility = await admin.createFacility(db, {
+    accountId,
+    name: `Race ${round}`,
+    timeZone: 'America/Denver',
+    guid: uniqueGuid('RACE'),
+  });
   const clientType = `RacePMS${round}`;
   const partner = await partnerToken(t, clientType, [facility.guid!]);
-  return { guid: facility.guid!, facilityId: facility.id, clientType, token: partner.token, clientId: partner.clientId, otherGuid: '', otherFacilityId: '' };
+  return {
+    guid: facility.guid!,
+    facilityId: facility.id,
+    clientType,
+    token: partner.token,
+    clientId: partner.clientId,
+    otherGuid: '',
+    otherFacilityId: '',
+  };
 }
 
 /** Distinct random picks. */
@@ -60,28 +73,48 @@ async function race(create: () => Promise<any>, unitIds: string[], p: Partner) {
 async function checkInvariants(facilityId: string) {
   const db = t.services.database.db;
   const { rows: doubled } = await sql<{ unit_id: string }>`
-    select unit_id from auctions where facility_id = ${facilityId} and status in ('Pending', 'Active') group by unit_id having count(*) > 1`.execute(db);
+    select unit_id from auctions where facility_id = ${facilityId} and status in ('Pending', 'Active') group by unit_id having count(*) > 1`.execute(
+    db,
+  );
   assert.deepEqual(doubled, [], 'a unit has two open auctions');
-  const { rows } = await sql<{ id: string; status: AuctionStatus; from_status: AuctionStatus | null; to_status: AuctionStatus; trigger: Trigger; at: Date }>`
+  const { rows } = await sql<{
+    id: string;
+    status: AuctionStatus;
+    from_status: AuctionStatus | null;
+    to_status: AuctionStatus;
+    trigger: Trigger;
+    at: Date;
+  }>`
     select a.id, a.status, h.from_status, h.to_status, h.trigger, h.at
     from auctions a join auction_history h on h.auction_id = a.id
     where a.facility_id = ${facilityId}
     order by a.id, h.id`.execute(db);
   const histories = new Map<string, typeof rows>();
   for (const row of rows) histories.set(row.id, [...(histories.get(row.id) ?? []), row]);
-  const { rows: count } = await sql<{ n: number }>`select count(*)::int as n from auctions where facility_id = ${facilityId}`.execute(db);
+  const { rows: count } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from auctions where facility_id = ${facilityId}`.execute(db);
   assert.equal(histories.size, count[0]!.n, 'an auction has no history');
   for (const [id, history] of histories) {
     const steps = history.map((h) => ({ from: h.from_status, to: h.to_status, trigger: h.trigger }));
     assert.ok(isValidHistory(steps), `auction ${id}: ${JSON.stringify(steps)}`);
-    assert.equal(history.at(-1)!.to_status, history[0]!.status, `auction ${id}: its history does not end in its status`);
-    for (let i = 1; i < history.length; i++) assert.ok(history[i]!.at >= history[i - 1]!.at, `auction ${id}: history out of order`);
+    assert.equal(
+      history.at(-1)!.to_status,
+      history[0]!.status,
+      `auction ${id}: its history does not end in its status`,
+    );
+    for (let i = 1; i < history.length; i++)
+      assert.ok(history[i]!.at >= history[i - 1]!.at, `auction ${id}: history out of order`);
   }
   return histories;
 }
 
 async function statusOf(auctionId: string) {
-  const row = await t.services.database.db.selectFrom('auctions').select(['status', 'unit_id']).where('id', '=', auctionId).executeTakeFirstOrThrow();
+  const row = await t.services.database.db
+    .selectFrom('auctions')
+    .select(['status', 'unit_id'])
+    .where('id', '=', auctionId)
+    .executeTakeFirstOrThrow();
   return row.status as AuctionStatus;
 }
 
@@ -121,9 +154,22 @@ it(`a ${UNITS}-unit create racing cancels of its units equals the requests in se
     const kept = stillOpen.filter((id) => !droppedSet.has(id));
     const cancelDropped = dropped.slice(0, CANCELS / 2);
     const cancelKept = pick(kept, CANCELS / 2);
-    const b = await race(() => createList(t, p, list.filter((r) => !droppedSet.has(r.unitId as string))), [...cancelDropped, ...cancelKept], p);
+    const b = await race(
+      () =>
+        createList(
+          t,
+          p,
+          list.filter((r) => !droppedSet.has(r.unitId as string)),
+        ),
+      [...cancelDropped, ...cancelKept],
+      p,
+    );
     const outcome = byUnit(b.created.data.results);
-    assert.equal(b.created.data.summary.removed + b.cancels.filter((c) => cancelDropped.includes(c.unitId) && c.status === 200).length, 50);
+    assert.equal(
+      b.created.data.summary.removed +
+        b.cancels.filter((c) => cancelDropped.includes(c.unitId) && c.status === 200).length,
+      50,
+    );
     for (const cancel of b.cancels) {
       const auctionId = createdIds.get(cancel.unitId).auctionId;
       assert.equal(await statusOf(auctionId), 'Cancelled', `${cancel.unitId} is not cancelled`);
@@ -155,7 +201,7 @@ it(`a ${UNITS}-unit create racing cancels of its units equals the requests in se
   context.diagnostic(`cancels that ran before the create: ${orders.cancelFirst}, after it: ${orders.createFirst}`);
 });
 
-it('concurrent statements of different connections never get each other\'s answers', async () => {
+it("concurrent statements of different connections never get each other's answers", async () => {
   // The embedded database serves every connection from one backend: a query's messages must not
   // be interleaved with another connection's (the cause of wrong rows and hangs under load).
   const pool = t.services.database.pool;

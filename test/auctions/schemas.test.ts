@@ -42,7 +42,10 @@ it('every /api/3 answer matches its documented schema', async () => {
   const cancelled = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
   check(EnvelopeOf(CancelData), cancelled.json(), 'cancel');
   const answer = cancelled.json() as { meta: object; data: Record<string, unknown> };
-  assert.throws(() => check(EnvelopeOf(CancelData), { ...answer, data: { ...answer.data, undocumented: 1 } }, 'x'), /additionalProperties/);
+  assert.throws(
+    () => check(EnvelopeOf(CancelData), { ...answer, data: { ...answer.data, undocumented: 1 } }, 'x'),
+    /additionalProperties/,
+  );
   const again = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
   check(EnvelopeOf(CancelData), again.json(), 'already cancelled');
   const deferred = await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity', imageUrls: [] })]);
@@ -50,7 +53,11 @@ it('every /api/3 answer matches its documented schema', async () => {
   const page = await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(p.token) });
   check(EnvelopeOf(AuctionPage), page.json(), 'list');
   for (const auction of page.json().data.auctions) {
-    const one = await t.app.inject({ method: 'GET', url: `/api/3/auctions/${auction.auctionId}`, headers: bearer(p.token) });
+    const one = await t.app.inject({
+      method: 'GET',
+      url: `/api/3/auctions/${auction.auctionId}`,
+      headers: bearer(p.token),
+    });
     check(EnvelopeOf(Auction), one.json(), 'one auction');
   }
   const refused = await createList(t, p, [record('U-1', { minimumBid: -1 })]);

@@ -40,7 +40,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     async waitFor(predicate, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received.map((r) => r.body))) {
-        if (Date.now() > deadline) throw new Error(`the webhook did not receive what was expected; got ${JSON.stringify(received.map((r) => r.body))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the webhook did not receive what was expected; got ${JSON.stringify(received.map((r) => r.body))}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },

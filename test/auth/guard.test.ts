@@ -14,7 +14,14 @@ import { requireAccessDeclarations } from '../../src/http/access.ts';
 import { facilityOf, principalOf } from '../../src/auth/guard.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
-import { bearer, gatewayToken, partnerToken, provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
+import {
+  bearer,
+  gatewayToken,
+  partnerToken,
+  provisionAccount,
+  requestToken,
+  type ProvisionedAccount,
+} from '../helpers/tenants.ts';
 
 let t: TestApp;
 const clock = new ManualClock();
@@ -25,12 +32,25 @@ before(async () => {
   t = await startTestApp({
     clock,
     extend(app) {
-      app.get('/test/accounts/:accountId', { config: { access: { scopes: ['accessevent:read'], accountParam: 'accountId' } }, schema: { params: Type.Object({ accountId: Type.String() }) } }, async (request) => ({
-        kind: principalOf(request).kind,
-      }));
-      app.get('/test/facilities/:facilityId', { config: { access: { scopes: ['accessevent:read', 'auctions:read', 'gateway'], facilityParam: 'facilityId' } } }, async (request) => ({
-        facility: facilityOf(request).id,
-      }));
+      app.get(
+        '/test/accounts/:accountId',
+        {
+          config: { access: { scopes: ['accessevent:read'], accountParam: 'accountId' } },
+          schema: { params: Type.Object({ accountId: Type.String() }) },
+        },
+        async (request) => ({
+          kind: principalOf(request).kind,
+        }),
+      );
+      app.get(
+        '/test/facilities/:facilityId',
+        {
+          config: { access: { scopes: ['accessevent:read', 'auctions:read', 'gateway'], facilityParam: 'facilityId' } },
+        },
+        async (request) => ({
+          facility: facilityOf(request).id,
+        }),
+      );
       app.get('/test/pms-only', { config: { access: { scopes: ['accesscontrol:read'] } } }, async () => ({ ok: true }));
     },
   });
@@ -41,13 +61,21 @@ after(() => t.close());
 
 const get = (url: string, token?: string) => t.app.inject({ method: 'GET', url, headers: token ? bearer(token) : {} });
 
-function assertInvalidToken(response: { statusCode: number; headers: Record<string, unknown>; body: string; json(): any }) {
+function assertInvalidToken(response: {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  body: string;
+  json(): any;
+}) {
   assert.equal(response.statusCode, 401, response.body);
   assert.match(String(response.headers['www-authenticate']), /^Bearer realm="gatehouse", error="invalid_token"/);
   assert.equal(response.json().code, 'INVALID_TOKEN');
 }
 
-async function forge(claims: Record<string, unknown>, options: { expiresIn?: string | number; audience?: string; key?: 'ours' | 'foreign' } = {}) {
+async function forge(
+  claims: Record<string, unknown>,
+  options: { expiresIn?: string | number; audience?: string; key?: 'ours' | 'foreign' } = {},
+) {
   const keys = await loadSigningKeys(t.config);
   const key = options.key === 'foreign' ? (await generateKeyPair('ES256')).privateKey : keys.current.privateKey;
   return new SignJWT(claims)
@@ -70,7 +98,13 @@ const goodClaims = () => {
 describe('401 for a missing or bad token', () => {
   it('no token, a malformed header, a token that is not a JWT', async () => {
     assertInvalidToken(await get(`/test/accounts/${a.accountId}`));
-    assertInvalidToken(await t.app.inject({ method: 'GET', url: `/test/accounts/${a.accountId}`, headers: { authorization: 'Token abc' } }));
+    assertInvalidToken(
+      await t.app.inject({
+        method: 'GET',
+        url: `/test/accounts/${a.accountId}`,
+        headers: { authorization: 'Token abc' },
+      }),
+    );
     assertInvalidToken(await get(`/test/accounts/${a.accountId}`, 'not.a.jwt'));
   });
 
@@ -84,7 +118,9 @@ describe('401 for a missing or bad token', () => {
 
   it('a token signed by another key, or for another audience', async () => {
     assertInvalidToken(await get(`/test/accounts/${a.accountId}`, await forge(goodClaims(), { key: 'foreign' })));
-    assertInvalidToken(await get(`/test/accounts/${a.accountId}`, await forge(goodClaims(), { audience: 'someone-else' })));
+    assertInvalidToken(
+      await get(`/test/accounts/${a.accountId}`, await forge(goodClaims(), { audience: 'someone-else' })),
+    );
   });
 
   it('alg none', async () => {
@@ -130,12 +166,15 @@ describe('403 for a missing scope, 404 for what is not visible', () => {
     const strip = (body: string) => ({ ...JSON.parse(body), traceId: undefined });
     assert.deepEqual(strip(foreign.body), strip(missing.body));
     assert.equal((await get(`/test/facilities/${b.facilities[0]!.id}`, a.token)).statusCode, 404);
-    assert.deepEqual(strip((await get(`/test/facilities/${b.facilities[0]!.id}`, a.token)).body), strip((await get(`/test/facilities/${randomUUID()}`, a.token)).body));
+    assert.deepEqual(
+      strip((await get(`/test/facilities/${b.facilities[0]!.id}`, a.token)).body),
+      strip((await get(`/test/facilities/${randomUUID()}`, a.token)).body),
+    );
     assert.equal((await get(`/test/facilities/not-a-uuid`, a.token)).statusCode, 404);
     assert.equal((await get(`/test/facilities/${a.facilities[1]!.id}`, a.token)).statusCode, 200);
   });
 
-  it("a partner sees only its assigned facilities; a gateway only its own", async () => {
+  it('a partner sees only its assigned facilities; a gateway only its own', async () => {
     const partner = await partnerToken(t, 'AcmePMS', [a.facilities[0]!.guid!]);
     assert.equal((await get(`/test/facilities/${a.facilities[0]!.id}`, partner.token)).statusCode, 200);
     assert.equal((await get(`/test/facilities/${a.facilities[1]!.id}`, partner.token)).statusCode, 404);
@@ -150,9 +189,20 @@ describe('revocation and key rotation', () => {
     const c = await provisionAccount(t);
     assert.equal((await get(`/test/accounts/${c.accountId}`, c.token)).statusCode, 200);
     await admin.revokeAccountKey(t.services.database.db, c.key.apiKey);
-    const again = await requestToken(t, { grant_type: 'password', client_id: c.pms.clientId, client_secret: c.pms.clientSecret, username: c.key.apiKey, password: c.key.apiSecret });
+    const again = await requestToken(t, {
+      grant_type: 'password',
+      client_id: c.pms.clientId,
+      client_secret: c.pms.clientSecret,
+      username: c.key.apiKey,
+      password: c.key.apiSecret,
+    });
     assert.equal(again.status, 400);
-    const refresh = await requestToken(t, { grant_type: 'refresh_token', client_id: c.pms.clientId, client_secret: c.pms.clientSecret, refresh_token: c.refreshToken });
+    const refresh = await requestToken(t, {
+      grant_type: 'refresh_token',
+      client_id: c.pms.clientId,
+      client_secret: c.pms.clientSecret,
+      refresh_token: c.refreshToken,
+    });
     assert.equal(refresh.status, 400);
     // Within the re-check interval the guard may still trust its last look; past it, it asks again.
     clock.advance(RECHECK_MS - 1);
@@ -164,14 +214,21 @@ describe('revocation and key rotation', () => {
   it('after a rotation, new tokens carry the new key and tokens signed before still verify', async () => {
     const before = await loadSigningKeys(t.config);
     const oldService = new TokenService(before, t.config);
-    const oldToken = (await oldService.issue({ kind: 'operator', credentialId: randomUUID(), clientId: 'app_x', scopes: ['admin'] })).accessToken;
+    const oldToken = (
+      await oldService.issue({ kind: 'operator', credentialId: randomUUID(), clientId: 'app_x', scopes: ['admin'] })
+    ).accessToken;
     const { kid } = await rotateSigningKey(t.config.dataDir);
     const after = await loadSigningKeys(t.config); // what the next start loads
     assert.equal(after.current.kid, kid);
     assert.deepEqual(after.publicJwks.map((k) => k.kid).sort(), [before.current.kid, kid].sort());
     const restarted = new TokenService(after, t.config);
     assert.equal((await restarted.verify(oldToken)).kind, 'operator');
-    const fresh = await restarted.issue({ kind: 'operator', credentialId: randomUUID(), clientId: 'app_x', scopes: ['admin'] });
+    const fresh = await restarted.issue({
+      kind: 'operator',
+      credentialId: randomUUID(),
+      clientId: 'app_x',
+      scopes: ['admin'],
+    });
     assert.equal(JSON.parse(Buffer.from(fresh.accessToken.split('.')[0]!, 'base64url').toString()).kid, kid);
     assert.ok(fs.existsSync(t.config.dataDir));
   });
@@ -190,7 +247,10 @@ describe('every route states its needs', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/swagger/v3.0.json' })).json();
     let protectedCount = 0;
     let publicCount = 0;
-    type Operation = { security?: Record<string, string[]>[]; responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }> };
+    type Operation = {
+      security?: Record<string, string[]>[];
+      responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }>;
+    };
     for (const [path, operations] of Object.entries<Record<string, Operation>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const where = `${method.toUpperCase()} ${path}`;
@@ -203,10 +263,14 @@ describe('every route states its needs', () => {
         protectedCount++;
         const scopes = operation.security[0]!.bearerAuth!;
         assert.ok(scopes.length > 0, `${where} names no scope`);
-        for (const status of ['401', '403']) assert.ok(operation.responses[status], `${where} does not document ${status}`);
+        for (const status of ['401', '403'])
+          assert.ok(operation.responses[status], `${where} does not document ${status}`);
         // The body of the face's renderer: the envelope under /api/3, problem+json elsewhere.
         const body = Object.values(operation.responses['401']!.content ?? {})[0]?.schema.properties ?? {};
-        assert.ok(path.startsWith('/api/3/') ? 'meta' in body : 'traceId' in body, `${where}: 401 body is not the face's error body`);
+        assert.ok(
+          path.startsWith('/api/3/') ? 'meta' in body : 'traceId' in body,
+          `${where}: 401 body is not the face's error body`,
+        );
       }
     }
     assert.ok(protectedCount >= 10, `${protectedCount} protected operations`);
@@ -214,7 +278,11 @@ describe('every route states its needs', () => {
     assert.ok(doc.components.securitySchemes.bearerAuth);
     const token = doc.paths['/auth/token'].post;
     assert.deepEqual(token.security, []);
-    assert.ok('error' in Object.values<{ schema: { properties: object } }>(token.responses['400'].content)[0]!.schema.properties, 'the token endpoint documents RFC 6749 errors');
+    assert.ok(
+      'error' in
+        Object.values<{ schema: { properties: object } }>(token.responses['400'].content)[0]!.schema.properties,
+      'the token endpoint documents RFC 6749 errors',
+    );
   });
 
   it('every response of a routed request carries the RateLimit headers', async () => {

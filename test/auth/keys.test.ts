@@ -38,6 +38,9 @@ describe('signing keys', () => {
     const pem = await exportPKCS8(privateKey);
     const configured = await loadSigningKeys({ dataDir, jwtPrivateKeyPem: pem });
     assert.equal(configured.current.kid, await calculateJwkThumbprint(await exportJWK(privateKey)));
-    assert.deepEqual(new Set(configured.publicJwks.map((k) => k.kid)), new Set([configured.current.kid, generated.current.kid]));
+    assert.deepEqual(
+      new Set(configured.publicJwks.map((k) => k.kid)),
+      new Set([configured.current.kid, generated.current.kid]),
+    );
   });
 });

@@ -32,7 +32,9 @@ describe('the line of secret checks', () => {
   it('serves a client behind a flood of unknown client ids as soon as the running check ends', async () => {
     const line = new SecretCheckLine(1, 4, 64);
     const order: string[] = [];
-    const flood = Array.from({ length: 400 }, () => line.run(UNKNOWN_CLIENT, check(20, order, 'guess')).catch((e: unknown) => e));
+    const flood = Array.from({ length: 400 }, () =>
+      line.run(UNKNOWN_CLIENT, check(20, order, 'guess')).catch((e: unknown) => e),
+    );
     await new Promise((r) => setTimeout(r, 30)); // the flood is being served: one check done, one running, three waiting
     await line.run('pms', check(20, order, 'pms'));
     const refused = (await Promise.all(flood)).filter((r) => r instanceof SecretCheckLineFull).length;
@@ -73,7 +75,10 @@ describe('the line of secret checks', () => {
 
   it('frees the place of a check that throws', async () => {
     const line = new SecretCheckLine(1, 10, 10);
-    await assert.rejects(line.run('a', () => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      line.run('a', () => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
     assert.equal(await line.run('a', check(1)), true);
   });
 });

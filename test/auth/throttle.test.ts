@@ -7,7 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { OAuthError } from '../../src/auth/grants.ts';
-import { MemoryAttemptCounter, RedisAttemptCounter, SharedAttemptCounter, TokenThrottle, type AttemptCounter } from '../../src/auth/throttle.ts';
+import {
+  MemoryAttemptCounter,
+  RedisAttemptCounter,
+  SharedAttemptCounter,
+  TokenThrottle,
+  type AttemptCounter,
+} from '../../src/auth/throttle.ts';
 import { SharedState } from '../../src/shared-state.ts';
 import { LogCapture } from '../helpers/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -16,7 +22,11 @@ const REDIS = { host: '127.0.0.1', port: 6379 };
 const unique = () => randomBytes(6).toString('hex');
 
 /** 200 attempts at once, each failing its check after a moment; how many were checked. */
-async function parallelFailures(counter: AttemptCounter, key: string, attempts = 200): Promise<{ checked: number; refused: number[] }> {
+async function parallelFailures(
+  counter: AttemptCounter,
+  key: string,
+  attempts = 200,
+): Promise<{ checked: number; refused: number[] }> {
   let checked = 0;
   const refused: number[] = [];
   await Promise.all(

@@ -9,14 +9,26 @@ import { provisionAccount, requestToken, type ProvisionedAccount } from '../help
 let t: TestApp;
 let acct: ProvisionedAccount;
 before(async () => {
-  t = await startTestApp({ env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  t = await startTestApp({
+    env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' },
+  });
   acct = await provisionAccount(t, { facilities: 1 });
 });
 after(() => t.close());
 
-const passwordForm = () => ({ grant_type: 'password', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, username: acct.key.apiKey, password: acct.key.apiSecret });
+const passwordForm = () => ({
+  grant_type: 'password',
+  client_id: acct.pms.clientId,
+  client_secret: acct.pms.clientSecret,
+  username: acct.key.apiKey,
+  password: acct.key.apiSecret,
+});
 
-function assertOAuthError(response: { status: number; body: any; headers: Record<string, unknown> }, status: number, error: string) {
+function assertOAuthError(
+  response: { status: number; body: any; headers: Record<string, unknown> },
+  status: number,
+  error: string,
+) {
   assert.equal(response.status, status, JSON.stringify(response.body));
   assert.equal(response.body.error, error);
   assert.equal(typeof response.body.error_description, 'string');
@@ -49,9 +61,20 @@ describe('password grant', () => {
   it('accepts a JSON body and HTTP Basic client authentication', async () => {
     const json = await t.app.inject({ method: 'POST', url: '/auth/token', payload: passwordForm() });
     assert.equal(json.statusCode, 200);
-    const basic = Buffer.from(`${encodeURIComponent(acct.pms.clientId)}:${encodeURIComponent(acct.pms.clientSecret)}`).toString('base64');
-    const form = new URLSearchParams({ grant_type: 'password', username: acct.key.apiKey, password: acct.key.apiSecret }).toString();
-    const viaBasic = await t.app.inject({ method: 'POST', url: '/auth/token', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: form });
+    const basic = Buffer.from(
+      `${encodeURIComponent(acct.pms.clientId)}:${encodeURIComponent(acct.pms.clientSecret)}`,
+    ).toString('base64');
+    const form = new URLSearchParams({
+      grant_type: 'password',
+      username: acct.key.apiKey,
+      password: acct.key.apiSecret,
+    }).toString();
+    const viaBasic = await t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form,
+    });
     assert.equal(viaBasic.statusCode, 200, viaBasic.body);
   });
 
@@ -61,11 +84,15 @@ describe('password grant', () => {
     assertOAuthError(await requestToken(t, { ...passwordForm(), scope: 'admin' }), 400, 'invalid_scope');
   });
 
-  it('refuses a wrong API secret, an unknown API key, and another application\'s account key', async () => {
+  it("refuses a wrong API secret, an unknown API key, and another application's account key", async () => {
     assertOAuthError(await requestToken(t, { ...passwordForm(), password: 'gh_as_wrong' }), 400, 'invalid_grant');
     assertOAuthError(await requestToken(t, { ...passwordForm(), username: 'key_nope' }), 400, 'invalid_grant');
     const otherApp = await admin.createApplication(t.services.database.db, { name: 'Other PMS' });
-    assertOAuthError(await requestToken(t, { ...passwordForm(), client_id: otherApp.clientId, client_secret: otherApp.clientSecret }), 400, 'invalid_grant');
+    assertOAuthError(
+      await requestToken(t, { ...passwordForm(), client_id: otherApp.clientId, client_secret: otherApp.clientSecret }),
+      400,
+      'invalid_grant',
+    );
   });
 });
 
@@ -78,23 +105,45 @@ describe('client authentication and request errors', () => {
 
   it('answers a failed Basic authentication with a Basic challenge', async () => {
     const basic = Buffer.from(`${acct.pms.clientId}:wrong`).toString('base64');
-    const response = await t.app.inject({ method: 'POST', url: '/auth/token', headers: { authorization: `Basic ${basic}` }, payload: { grant_type: 'client_credentials' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { authorization: `Basic ${basic}` },
+      payload: { grant_type: 'client_credentials' },
+    });
     assert.equal(response.statusCode, 401);
     assert.match(String(response.headers['www-authenticate']), /^Basic /);
   });
 
   it('names unsupported and missing grant types', async () => {
-    assertOAuthError(await requestToken(t, { ...passwordForm(), grant_type: 'implicit' }), 400, 'unsupported_grant_type');
+    assertOAuthError(
+      await requestToken(t, { ...passwordForm(), grant_type: 'implicit' }),
+      400,
+      'unsupported_grant_type',
+    );
     const { grant_type: _omit, ...noGrant } = passwordForm();
     assertOAuthError(await requestToken(t, noGrant), 400, 'invalid_request');
   });
 
   it('refuses client_credentials for a PMS application (it acts for accounts)', async () => {
-    assertOAuthError(await requestToken(t, { grant_type: 'client_credentials', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret }), 400, 'unauthorized_client');
+    assertOAuthError(
+      await requestToken(t, {
+        grant_type: 'client_credentials',
+        client_id: acct.pms.clientId,
+        client_secret: acct.pms.clientSecret,
+      }),
+      400,
+      'unauthorized_client',
+    );
   });
 
   it('answers malformed and oversized bodies with an RFC 6749 error, never problem+json', async () => {
-    const malformed = await t.app.inject({ method: 'POST', url: '/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":' });
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"grant_type":',
+    });
     assert.equal(malformed.statusCode, 400);
     assert.equal(malformed.json().error, 'invalid_request');
     const tooLong = await requestToken(t, { ...passwordForm(), username: 'k'.repeat(5000) });
@@ -105,13 +154,37 @@ describe('client authentication and request errors', () => {
     // A fresh client and address per attempt, so that throttling does not answer for the checks.
     let n = 0;
     const attempt = (form: Record<string, string>) =>
-      t.app.inject({ method: 'POST', url: '/auth/token', payload: form, remoteAddress: `10.9.${Math.floor(++n / 250)}.${n % 250}` }).then((r) => ({ status: r.statusCode, body: r.json() }));
+      t.app
+        .inject({
+          method: 'POST',
+          url: '/auth/token',
+          payload: form,
+          remoteAddress: `10.9.${Math.floor(++n / 250)}.${n % 250}`,
+        })
+        .then((r) => ({ status: r.statusCode, body: r.json() }));
     const hostile = ["' or '1'='1", '"; drop table accounts; --', 'a\u0000b\r\n\u0007', '%00', '\\x27'];
     for (const value of hostile) {
       const pms = await admin.createApplication(t.services.database.db, { name: 'Hostile test PMS' });
-      const key = await admin.createAccountKey(t.services.database.db, { accountId: acct.accountId, clientId: pms.clientId });
-      const valid = { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret };
-      for (const field of ['client_id', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'grant_type']) {
+      const key = await admin.createAccountKey(t.services.database.db, {
+        accountId: acct.accountId,
+        clientId: pms.clientId,
+      });
+      const valid = {
+        grant_type: 'password',
+        client_id: pms.clientId,
+        client_secret: pms.clientSecret,
+        username: key.apiKey,
+        password: key.apiSecret,
+      };
+      for (const field of [
+        'client_id',
+        'client_secret',
+        'username',
+        'password',
+        'refresh_token',
+        'scope',
+        'grant_type',
+      ]) {
         const form = { ...valid, grant_type: field === 'refresh_token' ? 'refresh_token' : 'password', [field]: value };
         const response = await attempt(form);
         assert.ok([400, 401].includes(response.status), `${field}=${JSON.stringify(value)} → ${response.status}`);
@@ -125,8 +198,16 @@ describe('client authentication and request errors', () => {
 
 describe('client_credentials grant', () => {
   it('gives a partner its client type, facilities and auction scopes', async () => {
-    const partner = await admin.createApplication(t.services.database.db, { name: 'Bidders', clientType: 'AcmePMS', facilityGuids: [acct.facilities[0]!.guid!] });
-    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret });
+    const partner = await admin.createApplication(t.services.database.db, {
+      name: 'Bidders',
+      clientType: 'AcmePMS',
+      facilityGuids: [acct.facilities[0]!.guid!],
+    });
+    const response = await requestToken(t, {
+      grant_type: 'client_credentials',
+      client_id: partner.clientId,
+      client_secret: partner.clientSecret,
+    });
     assert.equal(response.status, 200);
     assert.equal(response.body.scope, 'auctions:write auctions:read');
     assert.equal(response.body.refresh_token, undefined, 'no refresh token for client_credentials (RFC 6749 §4.4.3)');
@@ -137,7 +218,11 @@ describe('client_credentials grant', () => {
 
   it('gives a gateway controller its facility and the gateway scope', async () => {
     const gateway = await admin.createGatewayCredential(t.services.database.db, { facilityId: acct.facilities[0]!.id });
-    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: gateway.clientId, client_secret: gateway.clientSecret });
+    const response = await requestToken(t, {
+      grant_type: 'client_credentials',
+      client_id: gateway.clientId,
+      client_secret: gateway.clientSecret,
+    });
     assert.equal(response.status, 200);
     assert.equal(response.body.scope, 'gateway');
     const claims = decodeJwt(response.body.access_token);
@@ -147,7 +232,11 @@ describe('client_credentials grant', () => {
 
   it('gives an operator the admin scope', async () => {
     const operator = await admin.createApplication(t.services.database.db, { name: 'Ops', operator: true });
-    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
+    const response = await requestToken(t, {
+      grant_type: 'client_credentials',
+      client_id: operator.clientId,
+      client_secret: operator.clientSecret,
+    });
     assert.equal(response.body.scope, 'admin');
   });
 });
@@ -155,17 +244,33 @@ describe('client_credentials grant', () => {
 describe('refresh_token grant', () => {
   it('rotates: a refresh token works once, and its successor works', async () => {
     const first = await requestToken(t, passwordForm());
-    const second = await requestToken(t, { grant_type: 'refresh_token', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, refresh_token: first.body.refresh_token });
+    const second = await requestToken(t, {
+      grant_type: 'refresh_token',
+      client_id: acct.pms.clientId,
+      client_secret: acct.pms.clientSecret,
+      refresh_token: first.body.refresh_token,
+    });
     assert.equal(second.status, 200);
     assert.notEqual(second.body.refresh_token, first.body.refresh_token);
     assert.equal(decodeJwt(second.body.access_token).account_id, acct.accountId);
-    const third = await requestToken(t, { grant_type: 'refresh_token', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, refresh_token: second.body.refresh_token });
+    const third = await requestToken(t, {
+      grant_type: 'refresh_token',
+      client_id: acct.pms.clientId,
+      client_secret: acct.pms.clientSecret,
+      refresh_token: second.body.refresh_token,
+    });
     assert.equal(third.status, 200);
   });
 
   it('refuses a reused refresh token and revokes its whole family', async () => {
     const first = await requestToken(t, passwordForm());
-    const refresh = (token: string) => requestToken(t, { grant_type: 'refresh_token', client_id: acct.pms.clientId, client_secret: acct.pms.clientSecret, refresh_token: token });
+    const refresh = (token: string) =>
+      requestToken(t, {
+        grant_type: 'refresh_token',
+        client_id: acct.pms.clientId,
+        client_secret: acct.pms.clientSecret,
+        refresh_token: token,
+      });
     const second = await refresh(first.body.refresh_token);
     assert.equal(second.status, 200);
     assertOAuthError(await refresh(first.body.refresh_token), 400, 'invalid_grant');
@@ -175,7 +280,16 @@ describe('refresh_token grant', () => {
   it('refuses a refresh token presented by another client', async () => {
     const first = await requestToken(t, passwordForm());
     const other = await admin.createApplication(t.services.database.db, { name: 'Thief' });
-    assertOAuthError(await requestToken(t, { grant_type: 'refresh_token', client_id: other.clientId, client_secret: other.clientSecret, refresh_token: first.body.refresh_token }), 400, 'invalid_grant');
+    assertOAuthError(
+      await requestToken(t, {
+        grant_type: 'refresh_token',
+        client_id: other.clientId,
+        client_secret: other.clientSecret,
+        refresh_token: first.body.refresh_token,
+      }),
+      400,
+      'invalid_grant',
+    );
   });
 });
 
@@ -183,13 +297,27 @@ describe('throttling of failed token requests', () => {
   it('throttles 10,000 wrong passwords in a row, and a right one works after the window', async () => {
     // A client of its own, so that the other tests' clients are not throttled by this one.
     const pms = await admin.createApplication(t.services.database.db, { name: 'Throttled PMS' });
-    const key = await admin.createAccountKey(t.services.database.db, { accountId: acct.accountId, clientId: pms.clientId });
-    const form = { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret };
+    const key = await admin.createAccountKey(t.services.database.db, {
+      accountId: acct.accountId,
+      clientId: pms.clientId,
+    });
+    const form = {
+      grant_type: 'password',
+      client_id: pms.clientId,
+      client_secret: pms.clientSecret,
+      username: key.apiKey,
+      password: key.apiSecret,
+    };
     const wrong = { ...form, password: 'gh_as_guess' };
     let throttled = 0;
     let retryAfter = 0;
     for (let i = 0; i < 10_000; i++) {
-      const response = await t.app.inject({ method: 'POST', url: '/auth/token', payload: wrong, remoteAddress: '203.0.113.7' });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/auth/token',
+        payload: wrong,
+        remoteAddress: '203.0.113.7',
+      });
       if (response.statusCode === 429) {
         throttled++;
         retryAfter = Number(response.headers['retry-after']);

@@ -62,7 +62,13 @@ let s3Port = 0;
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-blobs-'));
   s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-s3rver-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3Dir, configureBuckets: [{ name: 'gatehouse-test', configs: [] }] });
+  s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: s3Dir,
+    configureBuckets: [{ name: 'gatehouse-test', configs: [] }],
+  });
   const address = await s3.run();
   s3Port = address.port;
 });

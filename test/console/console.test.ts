@@ -29,7 +29,15 @@ before(async () => {
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 after(async () => {
@@ -58,7 +66,12 @@ it('serves the page with a strict Content Security Policy', async () => {
 it('support resolves a Pending charity auction and cancels an incomplete one in the browser', async () => {
   const p = await setupPartner(t);
   const created = byUnit(
-    envelopeOf(await createList(t, p, [record('C-1', { auctionType: 'Charity', description: 'Books <img src=x onerror=alert(1)>' }), record('C-2', { imageUrls: [] })])).data.results,
+    envelopeOf(
+      await createList(t, p, [
+        record('C-1', { auctionType: 'Charity', description: 'Books <img src=x onerror=alert(1)>' }),
+        record('C-2', { imageUrls: [] }),
+      ]),
+    ).data.results,
   );
   const operator = await admin.createApplication(t.services.database.db, { name: 'Support desk', operator: true });
   const page = await browser.newPage();
@@ -67,7 +80,8 @@ it('support resolves a Pending charity auction and cancels an incomplete one in 
   page.on('console', (message) => {
     // Failed requests are logged by the browser too (the refused sign-in's 401, the favicon's 404):
     // what matters here is script errors and Content-Security-Policy violations.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(message.text());
   });
   page.on('dialog', (dialog) => {
     problems.push(`dialog: ${dialog.message()}`);
@@ -81,8 +95,11 @@ it('support resolves a Pending charity auction and cancels an incomplete one in 
   await signIn(page, operator.clientId, operator.clientSecret);
   const charity = page.locator(`article[data-auction-id="${created.get('C-1').auctionId}"]`);
   await charity.waitFor();
-  assert.match(await charity.locator('.message').innerText(), /unit C-1 .*not enrolled in the charity programme/);
-  assert.equal(await charity.locator('.reason').innerText(), 'CHARITY_NOT_ENROLLED');
+  assert.match(
+    (await charity.locator('.message').textContent()) ?? '',
+    /unit C-1 .*not enrolled in the charity programme/,
+  );
+  assert.equal(await charity.locator('.reason').textContent(), 'CHARITY_NOT_ENROLLED');
 
   // The record's text is shown as text, never as markup.
   await charity.getByRole('button', { name: 'View auction' }).click();
@@ -103,8 +120,16 @@ it('support resolves a Pending charity auction and cancels an incomplete one in 
 
   // Both notifications now read as resolved.
   await page.click('button[data-view=resolved]');
-  await page.waitForSelector(`article[data-auction-id="${created.get('C-1').auctionId}"] .delivery:has-text("ACTIVATED")`);
-  const notifications = (await t.app.inject({ method: 'GET', url: `/admin/notifications?facilityId=${p.facilityId}`, headers: bearer(await operatorTokenFor(operator)) })).json();
+  await page.waitForSelector(
+    `article[data-auction-id="${created.get('C-1').auctionId}"] .delivery:has-text("ACTIVATED")`,
+  );
+  const notifications = (
+    await t.app.inject({
+      method: 'GET',
+      url: `/admin/notifications?facilityId=${p.facilityId}`,
+      headers: bearer(await operatorTokenFor(operator)),
+    })
+  ).json();
   assert.equal(notifications.notifications.length, 0, 'notifications are still open');
   assert.deepEqual(problems, []);
   await page.close();
@@ -115,7 +140,11 @@ async function operatorTokenFor(operator: { clientId: string; clientSecret: stri
     method: 'POST',
     url: '/auth/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: operator.clientId,
+      client_secret: operator.clientSecret,
+    }).toString(),
   });
   return response.json().access_token;
 }

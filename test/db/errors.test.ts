@@ -47,12 +47,21 @@ describe('databaseUnavailable', () => {
 
   it('leaves every other server error alone: constraint violations, syntax, deadlocks (translated by the faces)', () => {
     for (const code of ['23505', '23503', '42601', '42P01', '40P01', '40001', '22P02', 'XX000']) {
-      assert.equal(databaseUnavailable(serverError(code, 'duplicate key value violates unique constraint')), null, code);
+      assert.equal(
+        databaseUnavailable(serverError(code, 'duplicate key value violates unique constraint')),
+        null,
+        code,
+      );
     }
   });
 
   it('recognises a connection refused, as the driver reports it', async () => {
-    const client = new pg.Client({ host: '127.0.0.1', port: await closedPort(), user: 'postgres', database: 'postgres' });
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: await closedPort(),
+      user: 'postgres',
+      database: 'postgres',
+    });
     const error = await client.connect().then(
       () => null,
       (e: unknown) => e,
@@ -65,13 +74,22 @@ describe('databaseUnavailable', () => {
     // A server that accepts and never answers: the connection attempt times out.
     const silent = net.createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const pool = new pg.Pool({ host: '127.0.0.1', port: (silent.address() as net.AddressInfo).port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 200 });
+    const pool = new pg.Pool({
+      host: '127.0.0.1',
+      port: (silent.address() as net.AddressInfo).port,
+      user: 'postgres',
+      database: 'postgres',
+      connectionTimeoutMillis: 200,
+    });
     try {
       const error = await pool.query('select 1').then(
         () => null,
         (e: unknown) => e,
       );
-      assert.match((error as Error).message, /^Connection terminated due to connection timeout|^timeout exceeded when trying to connect/);
+      assert.match(
+        (error as Error).message,
+        /^Connection terminated due to connection timeout|^timeout exceeded when trying to connect/,
+      );
       assert.ok(databaseUnavailable(error));
     } finally {
       await pool.end().catch(() => {});
@@ -98,24 +116,35 @@ describe('databaseUnavailable', () => {
   it('leaves alone what is not the database: a client that aborted its upload, S3, programming errors, non-errors', () => {
     // Node's http reports a client that went away mid-body as ECONNRESET without a syscall.
     assert.equal(databaseUnavailable(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })), null);
-    assert.equal(databaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect', $metadata: {} })), null);
+    assert.equal(
+      databaseUnavailable(
+        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect', $metadata: {} }),
+      ),
+      null,
+    );
     assert.equal(databaseUnavailable(new TypeError("Cannot read properties of undefined (reading 'id')")), null);
     assert.equal(databaseUnavailable(new Error('Connection to the webhook terminated')), null);
-    for (const value of [null, undefined, 'Connection terminated', 42, { code: 57014 }]) assert.equal(databaseUnavailable(value), null);
+    for (const value of [null, undefined, 'Connection terminated', 42, { code: 57014 }])
+      assert.equal(databaseUnavailable(value), null);
   });
 });
 
 describe('normalizeError on database unavailability', () => {
   it('is a 503 with Retry-After and a detail without SQL, the server message or values', () => {
     const error = serverError('55P03', 'canceling statement due to lock timeout');
-    Object.assign(error, { detail: 'Key (code)=(1234) already exists.', where: 'SQL statement "select * from facilities"', query: 'select * from facilities' });
+    Object.assign(error, {
+      detail: 'Key (code)=(1234) already exists.',
+      where: 'SQL statement "select * from facilities"',
+      query: 'select * from facilities',
+    });
     const normalized = normalizeError(error);
     assert.equal(normalized.status, 503);
     assert.equal(normalized.code, 'DATABASE_UNAVAILABLE');
     assert.equal(normalized.headers['retry-after'], '2');
     assert.equal(normalized.unexpected, undefined);
     const body = JSON.stringify(problemBody(normalized, 'trace-1'));
-    for (const leak of ['select', 'facilities', '1234', 'lock timeout', '55P03']) assert.ok(!body.includes(leak), `${leak} in ${body}`);
+    for (const leak of ['select', 'facilities', '1234', 'lock timeout', '55P03'])
+      assert.ok(!body.includes(leak), `${leak} in ${body}`);
   });
 
   it('still gives 500 for an unexpected error', () => {

@@ -13,7 +13,11 @@ let opened: Database;
 
 before(async () => {
   database = await createTestDatabase();
-  opened = await openDatabase(loadConfig({ ...database.env, LOG_LEVEL: 'silent' }), { role: 'owner', command: 'test', poolSize: 8 });
+  opened = await openDatabase(loadConfig({ ...database.env, LOG_LEVEL: 'silent' }), {
+    role: 'owner',
+    command: 'test',
+    poolSize: 8,
+  });
 });
 after(async () => {
   await opened.close();
@@ -22,7 +26,9 @@ after(async () => {
 
 /** Our statement names on the backend (on the embedded one: every connection's). */
 async function preparedNames(client: pg.PoolClient): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>("select name from pg_prepared_statements where name like '%same_name%' order by name");
+  const { rows } = await client.query<{ name: string }>(
+    "select name from pg_prepared_statements where name like '%same_name%' order by name",
+  );
   return rows.map((r) => r.name);
 }
 
@@ -32,12 +38,22 @@ describe(`named prepared statements (${databaseLabel})`, () => {
     const b = await opened.pool.connect();
     try {
       // Before the fix, b's Parse failed on the embedded database: prepared statement "same_name" already exists.
-      assert.deepEqual((await a.query({ name: 'same_name', text: 'select $1::int + 1 as v', values: [1] })).rows, [{ v: 2 }]);
-      assert.deepEqual((await b.query({ name: 'same_name', text: "select $1::text || '!' as v", values: ['b'] })).rows, [{ v: 'b!' }]);
+      assert.deepEqual((await a.query({ name: 'same_name', text: 'select $1::int + 1 as v', values: [1] })).rows, [
+        { v: 2 },
+      ]);
+      assert.deepEqual(
+        (await b.query({ name: 'same_name', text: "select $1::text || '!' as v", values: ['b'] })).rows,
+        [{ v: 'b!' }],
+      );
       // Again, alternating: each connection keeps running its own statement.
       for (let i = 0; i < 3; i++) {
-        assert.deepEqual((await a.query({ name: 'same_name', text: 'select $1::int + 1 as v', values: [i] })).rows, [{ v: i + 1 }]);
-        assert.deepEqual((await b.query({ name: 'same_name', text: "select $1::text || '!' as v", values: [`b${i}`] })).rows, [{ v: `b${i}!` }]);
+        assert.deepEqual((await a.query({ name: 'same_name', text: 'select $1::int + 1 as v', values: [i] })).rows, [
+          { v: i + 1 },
+        ]);
+        assert.deepEqual(
+          (await b.query({ name: 'same_name', text: "select $1::text || '!' as v", values: [`b${i}`] })).rows,
+          [{ v: `b${i}!` }],
+        );
       }
     } finally {
       a.release();
@@ -50,7 +66,11 @@ describe(`named prepared statements (${databaseLabel})`, () => {
       const client = await opened.pool.connect();
       try {
         for (let i = 0; i < 25; i++) {
-          const { rows } = await client.query({ name: 'same_name_busy', text: `select $1::int * ${n + 1} as v`, values: [i] });
+          const { rows } = await client.query({
+            name: 'same_name_busy',
+            text: `select $1::int * ${n + 1} as v`,
+            values: [i],
+          });
           assert.deepEqual(rows, [{ v: i * (n + 1) }]);
         }
       } finally {
@@ -76,7 +96,10 @@ describe(`named prepared statements (${databaseLabel})`, () => {
         names = await preparedNames(watcher);
       }
       assert.ok(!names.some((n) => n.endsWith('same_name_closing')), `left behind: ${names.join(', ')}`);
-      assert.deepEqual(names.filter((n) => !before.includes(n)), []);
+      assert.deepEqual(
+        names.filter((n) => !before.includes(n)),
+        [],
+      );
     } finally {
       watcher.release();
     }

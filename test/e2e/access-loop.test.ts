@@ -20,10 +20,18 @@ after(async () => {
   await database.drop();
 });
 
-async function http(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
+async function http(
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(server.url + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -37,7 +45,11 @@ async function tokenFor(form: Record<string, string>): Promise<string> {
   return body.access_token;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 90_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  ms = 90_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -49,26 +61,71 @@ async function eventually<T>(what: string, probe: () => Promise<T | null | undef
 
 it('PMS change → command → simulated controller → acknowledgement → Access Granted events; disable → Delinquent events', async () => {
   // Provisioning: an operator application from the command line, the rest through the admin routes.
-  const operatorApp = JSON.parse((await runCli(['admin', 'app', 'create', '--name', 'E2E operator', '--operator'], database.env)).stdout);
-  const operator = await tokenFor({ grant_type: 'client_credentials', client_id: operatorApp.clientId, client_secret: operatorApp.clientSecret });
+  const operatorApp = JSON.parse(
+    (await runCli(['admin', 'app', 'create', '--name', 'E2E operator', '--operator'], database.env)).stdout,
+  );
+  const operator = await tokenFor({
+    grant_type: 'client_credentials',
+    client_id: operatorApp.clientId,
+    client_secret: operatorApp.clientSecret,
+  });
   const account = (await http('POST', '/admin/accounts', operator, { name: 'Loop Storage' })).body;
-  const facility = (await http('POST', '/admin/facilities', operator, { accountId: account.id, name: 'Loop North', timeZone: 'America/Denver' })).body;
+  const facility = (
+    await http('POST', '/admin/facilities', operator, {
+      accountId: account.id,
+      name: 'Loop North',
+      timeZone: 'America/Denver',
+    })
+  ).body;
   const pmsApp = (await http('POST', '/admin/applications', operator, { name: 'Loop PMS' })).body;
-  const key = (await http('POST', '/admin/account-keys', operator, { accountId: account.id, clientId: pmsApp.clientId })).body;
+  const key = (
+    await http('POST', '/admin/account-keys', operator, { accountId: account.id, clientId: pmsApp.clientId })
+  ).body;
   const gateway = (await http('POST', '/admin/gateways', operator, { facilityId: facility.id })).body;
-  const pms = await tokenFor({ grant_type: 'password', client_id: pmsApp.clientId, client_secret: pmsApp.clientSecret, username: key.apiKey, password: key.apiSecret });
+  const pms = await tokenFor({
+    grant_type: 'password',
+    client_id: pmsApp.clientId,
+    client_secret: pmsApp.clientSecret,
+    username: key.apiKey,
+    password: key.apiSecret,
+  });
 
   // The PMS creates a unit and a tenant with a code.
   const unit = await http('POST', `/facilities/${facility.id}/units`, pms, { unitNumber: 'A-101' });
   assert.equal(unit.status, 201);
-  const created = await http('POST', `/facilities/${facility.id}/visitors`, pms, { unitId: unit.body.id, accessCode: '4321', firstName: 'Dana', lastName: 'Loop', isTenant: true });
+  const created = await http('POST', `/facilities/${facility.id}/visitors`, pms, {
+    unitId: unit.body.id,
+    accessCode: '4321',
+    firstName: 'Dana',
+    lastName: 'Loop',
+    isTenant: true,
+  });
   assert.equal(created.status, 201);
   const visitorId = created.body.visitor.id;
 
   // The simulated controller, as its own process: typing codes fast, nothing but valid codes.
   const simulator = spawn(
     process.execPath,
-    [BIN, 'simulate', '--url', server.url, '--gateway', `${gateway.clientId}:${gateway.clientSecret}`, '--rate', '240', '--wrong-code-share', '0', '--door-alarms', '0', '--device-drops', '0', '--flush-ms', '200', '--json', '--quiet'],
+    [
+      BIN,
+      'simulate',
+      '--url',
+      server.url,
+      '--gateway',
+      `${gateway.clientId}:${gateway.clientSecret}`,
+      '--rate',
+      '240',
+      '--wrong-code-share',
+      '0',
+      '--door-alarms',
+      '0',
+      '--device-drops',
+      '0',
+      '--flush-ms',
+      '200',
+      '--json',
+      '--quiet',
+    ],
     { env: { ...process.env, ...database.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let simOut = '';
@@ -80,7 +137,9 @@ it('PMS change → command → simulated controller → acknowledgement → Acce
     // The controller receives the visitor's command and acknowledges it.
     const visitorCommand = await eventually('the visitor command to be acknowledged', async () => {
       const commands = (await http('GET', `/facilities/${facility.id}/commands?limit=1000`, pms)).body as any[];
-      return commands.find((c) => c.type === 'visitor.upsert' && c.payload.visitor.id === visitorId && c.status === 'acknowledged');
+      return commands.find(
+        (c) => c.type === 'visitor.upsert' && c.payload.visitor.id === visitorId && c.status === 'acknowledged',
+      );
     });
     assert.ok(visitorCommand.acknowledgedAt);
 
@@ -93,15 +152,21 @@ it('PMS change → command → simulated controller → acknowledgement → Acce
     assert.equal(granted[0].visitorName, 'Dana Loop');
     assert.equal(granted[0].unitNumber, 'A-101');
     assert.equal(granted[0].eventTypeName, 'Access Granted');
-    const ack = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=3&pageSize=100`, pms)).body.items;
-    assert.ok(ack.some((e: any) => e.data?.commandId === visitorCommand.id), 'the acknowledgement is an event 3 with data.commandId');
+    const ack = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=3&pageSize=100`, pms)).body
+      .items;
+    assert.ok(
+      ack.some((e: any) => e.data?.commandId === visitorCommand.id),
+      'the acknowledgement is an event 3 with data.commandId',
+    );
 
     // Disabling the unit makes the same code produce Delinquent events.
     const disabled = await http('POST', `/facilities/${facility.id}/units/${unit.body.id}/disable`, pms);
     assert.equal(disabled.body.status, 'Delinquent');
     const disableCommand = await eventually('the disable command to be acknowledged', async () => {
       const commands = (await http('GET', `/facilities/${facility.id}/commands?limit=1000`, pms)).body as any[];
-      return commands.find((c) => c.type === 'unit.upsert' && c.payload.action === 'disable' && c.status === 'acknowledged');
+      return commands.find(
+        (c) => c.type === 'unit.upsert' && c.payload.action === 'disable' && c.status === 'acknowledged',
+      );
     });
     const delinquent = await eventually('Delinquent events for the tenant', async () => {
       const page = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=17&pageSize=100`, pms)).body;
@@ -110,7 +175,9 @@ it('PMS change → command → simulated controller → acknowledgement → Acce
     });
     assert.equal(delinquent[0].eventTypeName, 'Delinquent');
     // Every grant came before the controller applied the disable, every Delinquent after it.
-    const allGranted = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=18&pageSize=10000`, pms)).body.items.filter((e: any) => e.visitorId === visitorId);
+    const allGranted = (
+      await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=18&pageSize=10000`, pms)
+    ).body.items.filter((e: any) => e.visitorId === visitorId);
     const lastGrant = Math.max(...allGranted.map((e: any) => Date.parse(e.occurredAt)));
     const firstDelinquent = Math.min(...delinquent.map((e: any) => Date.parse(e.occurredAt)));
     assert.ok(lastGrant < firstDelinquent, 'no grant after the first Delinquent');

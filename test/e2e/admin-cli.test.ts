@@ -34,7 +34,22 @@ describe('gatehouse admin', () => {
   it('creates an account, a facility, applications, an account key and gateway credentials, each as one JSON object', async () => {
     const account = await cli(['admin', 'account', 'create', '--name', 'Acme Storage']);
     assert.match(account.id, /^[0-9a-f-]{36}$/);
-    const facility = await cli(['admin', 'facility', 'create', '--account', account.id, '--name', 'Main St', '--time-zone', 'America/Denver', '--guid', 'FAC-0042', '--property-number', '42', '--charity-enrolled']);
+    const facility = await cli([
+      'admin',
+      'facility',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'Main St',
+      '--time-zone',
+      'America/Denver',
+      '--guid',
+      'FAC-0042',
+      '--property-number',
+      '42',
+      '--charity-enrolled',
+    ]);
     assert.equal(facility.guid, 'FAC-0042');
     const pms = await cli(['admin', 'app', 'create', '--name', 'Acme PMS']);
     assert.match(pms.clientId, /^app_/);
@@ -47,13 +62,19 @@ describe('gatehouse admin', () => {
     operator = await cli(['admin', 'app', 'create', '--name', 'Ops', '--operator']);
     const apps = await cli(['admin', 'app', 'list']);
     assert.equal(apps.items.length, 2);
-    assert.ok(apps.items.every((app: Record<string, unknown>) => !('clientSecret' in app) && !('secret_hash' in app)), 'lists never show secrets');
+    assert.ok(
+      apps.items.every((app: Record<string, unknown>) => !('clientSecret' in app) && !('secret_hash' in app)),
+      'lists never show secrets',
+    );
     const revoked = await cli(['admin', 'gateway', 'revoke', '--client-id', gateway.clientId]);
     assert.equal(revoked.revoked, true);
   });
 
   it('fails with one line on stderr and a non-zero exit for bad input', async () => {
-    const result = await runCli(['admin', 'facility', 'create', '--account', 'nope', '--name', 'X', '--time-zone', 'Mars/Olympus'], database.env);
+    const result = await runCli(
+      ['admin', 'facility', 'create', '--account', 'nope', '--name', 'X', '--time-zone', 'Mars/Olympus'],
+      database.env,
+    );
     assert.notEqual(result.code, 0);
     assert.equal(result.stdout, '');
     assert.equal(result.stderr.trim().split('\n').length, 1);
@@ -71,11 +92,17 @@ describe('gatehouse admin', () => {
     }
   });
 
-  it('reaches the running server\'s database, and keeps every acknowledged write across a SIGKILL', async () => {
+  it("reaches the running server's database, and keeps every acknowledged write across a SIGKILL", async () => {
     // A command while the server runs: same database (through its socket when embedded).
     const account = await cli(['admin', 'account', 'create', '--name', 'Made while serving']);
-    const operatorToken = await token(server.url, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
-    const listed = (await (await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${operatorToken}` } })).json()) as { id: string }[];
+    const operatorToken = await token(server.url, {
+      grant_type: 'client_credentials',
+      client_id: operator.clientId,
+      client_secret: operator.clientSecret,
+    });
+    const listed = (await (
+      await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${operatorToken}` } })
+    ).json()) as { id: string }[];
     assert.ok(listed.some((a: { id: string }) => a.id === account.id));
 
     // Writers create accounts until the kill; every 201 must survive it.
@@ -103,8 +130,14 @@ describe('gatehouse admin', () => {
     assert.equal(await server.exited, 'SIGKILL');
 
     const restarted = await startServerProcess(database.env);
-    const afterToken = await token(restarted.url, { grant_type: 'client_credentials', client_id: operator.clientId, client_secret: operator.clientSecret });
-    const accounts = (await (await fetch(`${restarted.url}/admin/accounts`, { headers: { authorization: `Bearer ${afterToken}` } })).json()) as { id: string }[];
+    const afterToken = await token(restarted.url, {
+      grant_type: 'client_credentials',
+      client_id: operator.clientId,
+      client_secret: operator.clientSecret,
+    });
+    const accounts = (await (
+      await fetch(`${restarted.url}/admin/accounts`, { headers: { authorization: `Bearer ${afterToken}` } })
+    ).json()) as { id: string }[];
     const stored = new Set(accounts.map((a: { id: string }) => a.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
     assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged writes lost`);

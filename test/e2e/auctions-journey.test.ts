@@ -35,7 +35,10 @@ after(async () => {
 async function call(method: string, path: string, token: string | null, body?: unknown) {
   const response = await fetch(server.url + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -52,7 +55,12 @@ async function token(clientId: string, clientSecret: string): Promise<string> {
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -70,14 +78,28 @@ it("a partner's whole journey, against the real server", async () => {
   const ops = await token(operator.clientId, operator.clientSecret);
   const account = await call('POST', '/admin/accounts', ops, { name: 'Sunrise Storage' });
   assert.equal(account.status, 201);
-  const facility = await call('POST', '/admin/facilities', ops, { accountId: account.body.id, name: 'Sunrise North', timeZone: 'America/Denver', guid: 'FAC-0042' });
+  const facility = await call('POST', '/admin/facilities', ops, {
+    accountId: account.body.id,
+    name: 'Sunrise North',
+    timeZone: 'America/Denver',
+    guid: 'FAC-0042',
+  });
   assert.equal(facility.status, 201);
-  const app = await call('POST', '/admin/applications', ops, { name: 'Acme PMS', clientType: 'AcmePMS', facilityGuids: ['FAC-0042'] });
+  const app = await call('POST', '/admin/applications', ops, {
+    name: 'Acme PMS',
+    clientType: 'AcmePMS',
+    facilityGuids: ['FAC-0042'],
+  });
   assert.equal(app.status, 201);
 
   // 1. The partner's token.
   const partner = await token(app.body.clientId, app.body.clientSecret);
-  const list = (units: unknown[]) => call('POST', '/api/3/auctioninfo', partner, { guid: 'FAC-0042', clientType: 'AcmePMS', auctionableUnitInfo: units });
+  const list = (units: unknown[]) =>
+    call('POST', '/api/3/auctioninfo', partner, {
+      guid: 'FAC-0042',
+      clientType: 'AcmePMS',
+      auctionableUnitInfo: units,
+    });
   const startsAt = new Date().toISOString();
   const unit = (unitId: string, extra: Record<string, unknown> = {}) => ({
     unitId,
@@ -101,7 +123,11 @@ it("a partner's whole journey, against the real server", async () => {
 
   // 3. Read back; 4. the images are fetched and stored by the jobs, and served.
   const read = (id: string) => call('GET', `/api/3/auctions/${id}`, partner).then((r) => r.body.data);
-  const stored = await eventually(() => read(lien.auctionId), (a) => a.images.every((i: any) => i.status === 'stored'), 'the images to be stored');
+  const stored = await eventually(
+    () => read(lien.auctionId),
+    (a) => a.images.every((i: any) => i.status === 'stored'),
+    'the images to be stored',
+  );
   assert.equal(stored.status, 'Active');
   assert.equal(stored.record.description, 'Sofa, boxes, two bikes');
   const media = await fetch(server.url + stored.images[0].url);
@@ -110,16 +136,26 @@ it("a partner's whole journey, against the real server", async () => {
   assert.ok(Buffer.from(await media.arrayBuffer()).equals(await makeJpeg()));
 
   // Support was told of the Pending auction: kept, listed, and POSTed to the webhook.
-  await hook.waitFor((bodies) => bodies.some((b) => b.auctionId === charity.auctionId && b.reason === 'CHARITY_NOT_ENROLLED'));
+  await hook.waitFor((bodies) =>
+    bodies.some((b) => b.auctionId === charity.auctionId && b.reason === 'CHARITY_NOT_ENROLLED'),
+  );
   const open = await call('GET', '/admin/notifications', ops);
   assert.ok(open.body.notifications.some((n: any) => n.auctionId === charity.auctionId));
   assert.match(server.output(), /support notification: The auction of unit U-1002/);
 
   // 5. Cancel; the cancel is acknowledged at once.
-  const cancel = await call('PUT', '/api/3/cancelauctions', partner, { guid: 'FAC-0042', clientType: 'AcmePMS', cancelAuctionIds: [{ unitId: 'U-1001', reason: 'Tenant paid' }] });
+  const cancel = await call('PUT', '/api/3/cancelauctions', partner, {
+    guid: 'FAC-0042',
+    clientType: 'AcmePMS',
+    cancelAuctionIds: [{ unitId: 'U-1001', reason: 'Tenant paid' }],
+  });
   assert.equal(cancel.status, 200);
   assert.equal(cancel.body.data.status, 'Cancelled');
-  const again = await call('PUT', '/api/3/cancelauctions', partner, { guid: 'FAC-0042', clientType: 'AcmePMS', cancelAuctionIds: [{ unitId: 'U-1001' }] });
+  const again = await call('PUT', '/api/3/cancelauctions', partner, {
+    guid: 'FAC-0042',
+    clientType: 'AcmePMS',
+    cancelAuctionIds: [{ unitId: 'U-1001' }],
+  });
   assert.deepEqual([again.status, again.body.meta.warnings[0].code], [409, 'ALREADY_CANCELLED']);
 
   // 6. Re-create after the wait (AUCTION_RECREATE_WAIT_MINUTES=0 here), with new content.
@@ -138,10 +174,18 @@ it("a partner's whole journey, against the real server", async () => {
   // 8. Auctions close: a sale reported by the marketplace, and the end passing unsold.
   const sold = await call('POST', `/admin/auctions/${second.auctionId}/outcome`, ops, { salePrice: 310 });
   assert.equal(sold.body.status, 'ClosedSold');
-  const ending = await list([unit('U-1001', { minimumBid: 40 }), unit('U-1002', { auctionType: 'Charity' }), unit('U-1003', { endsAt: new Date(Date.now() + 3000).toISOString(), imageUrls: [`${host.url}/photo.png`] })]);
+  const ending = await list([
+    unit('U-1001', { minimumBid: 40 }),
+    unit('U-1002', { auctionType: 'Charity' }),
+    unit('U-1003', { endsAt: new Date(Date.now() + 3000).toISOString(), imageUrls: [`${host.url}/photo.png`] }),
+  ]);
   const third = ending.body.data.results.find((r: any) => r.unitId === 'U-1003');
   assert.equal(third.outcome, 'created');
-  const closed = await eventually(() => read(third.auctionId), (a) => a.status === 'ClosedUnsold', 'the auction to close at its end');
+  const closed = await eventually(
+    () => read(third.auctionId),
+    (a) => a.status === 'ClosedUnsold',
+    'the auction to close at its end',
+  );
   assert.equal(closed.history.at(-1).actor, 'system:closing');
 
   // Every auction's history is a path through the transition table, with time, actor and reason.

@@ -30,18 +30,46 @@ const token = (form: Record<string, string>) => tokenFrom(server.url, form);
 it('a controller reports events and a PMS pages and exports them', async () => {
   // Provisioning, through the running server's database.
   const account = await admin('account', 'create', '--name', 'End To End Storage');
-  const facility = await admin('facility', 'create', '--account', account.id!, '--name', 'Main Street', '--time-zone', 'America/Chicago');
+  const facility = await admin(
+    'facility',
+    'create',
+    '--account',
+    account.id!,
+    '--name',
+    'Main Street',
+    '--time-zone',
+    'America/Chicago',
+  );
   const pms = await admin('app', 'create', '--name', 'E2E PMS');
   const key = await admin('account-key', 'create', '--account', account.id!, '--app', pms.clientId!);
   const gatewayCredential = await admin('gateway', 'create', '--facility', facility.id!);
-  const gateway = await token({ grant_type: 'client_credentials', client_id: gatewayCredential.clientId!, client_secret: gatewayCredential.clientSecret! });
-  const reader = await token({ grant_type: 'password', client_id: pms.clientId!, client_secret: pms.clientSecret!, username: key.apiKey!, password: key.apiSecret! });
+  const gateway = await token({
+    grant_type: 'client_credentials',
+    client_id: gatewayCredential.clientId!,
+    client_secret: gatewayCredential.clientSecret!,
+  });
+  const reader = await token({
+    grant_type: 'password',
+    client_id: pms.clientId!,
+    client_secret: pms.clientSecret!,
+    username: key.apiKey!,
+    password: key.apiSecret!,
+  });
 
   // The controller posts 3 batches of 40; the second is sent twice (a retry after a lost answer).
   const post = async (events: unknown[]) => {
-    const response = await fetch(`${server.url}/gateway/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${gateway}`, 'content-type': 'application/json' }, body: JSON.stringify({ events }) });
+    const response = await fetch(`${server.url}/gateway/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
     assert.equal(response.status, 200);
-    return (await response.json()) as { accepted: number; duplicates: number; rejected: { index: number }[]; warnings: { index: number }[] };
+    return (await response.json()) as {
+      accepted: number;
+      duplicates: number;
+      rejected: { index: number }[];
+      warnings: { index: number }[];
+    };
   };
   const batches = [0, 1, 2].map((b) =>
     Array.from({ length: 40 }, (_, i) => ({
@@ -59,7 +87,10 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   const retry = await post(batches[1]!);
   assert.deepEqual([retry.accepted, retry.duplicates], [0, 40]);
   const third = await post(batches[2]!);
-  assert.deepEqual([third.accepted, third.rejected.map((r) => r.index), third.warnings.map((w) => w.index)], [39, [7], [8]]);
+  assert.deepEqual(
+    [third.accepted, third.rejected.map((r) => r.index), third.warnings.map((w) => w.index)],
+    [39, [7], [8]],
+  );
 
   // The PMS walks the account by cursor, 25 at a time.
   const ids: string[] = [];
@@ -70,7 +101,10 @@ it('a controller reports events and a PMS pages and exports them', async () => {
     const response = await fetch(url, { headers: { authorization: `Bearer ${reader}` } });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('api-supported-versions'), '1.0, 2.0, 3.0');
-    const page = (await response.json()) as { metadata: { nextCursor: string | null; totalResults: number }; items: { id: string; occurredAtLocal: string; facilityName: string; codeEntered: string | null }[] };
+    const page = (await response.json()) as {
+      metadata: { nextCursor: string | null; totalResults: number };
+      items: { id: string; occurredAtLocal: string; facilityName: string; codeEntered: string | null }[];
+    };
     assert.equal(page.metadata.totalResults, 119);
     for (const item of page.items) {
       assert.equal(item.facilityName, 'Main Street');
@@ -86,14 +120,21 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   assert.equal(new Set(ids).size, 119);
 
   // And exports them.
-  const csv = await fetch(`${server.url}/gatewayevents/facilities/${facility.id}/export`, { headers: { authorization: `Bearer ${reader}` } });
+  const csv = await fetch(`${server.url}/gatewayevents/facilities/${facility.id}/export`, {
+    headers: { authorization: `Bearer ${reader}` },
+  });
   assert.equal(csv.status, 200);
   assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename=".+\.csv"$/);
   const lines = (await csv.text()).split('\r\n').filter(Boolean);
   assert.equal(lines.length, 120);
-  assert.ok(lines[0]!.startsWith('id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType'));
+  assert.ok(
+    lines[0]!.startsWith('id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType'),
+  );
   assert.equal(lines.filter((line) => line.includes(",'=cmd|calc,")).length, 24);
-  assert.equal(lines.some((line) => line.includes(',=cmd')), false);
+  assert.equal(
+    lines.some((line) => line.includes(',=cmd')),
+    false,
+  );
 
   // The code never reached the log in clear.
   assert.equal(server.output().includes('918273'), false);

@@ -28,7 +28,7 @@ describe('the server process', () => {
     if (!onPostgres) assert.equal(fs.existsSync(path.join(database.env.DATA_DIR!, 'gatehouse.lock')), false);
     // The next start is clean.
     const again = await startServerProcess(database.env);
-    assert.equal((await fetch(again.url + '/availability')).status, 200);
+    assert.equal((await fetch(`${again.url}/availability`)).status, 200);
     assert.equal(await again.kill('SIGINT'), 0);
   });
 
@@ -57,11 +57,18 @@ describe('the server process', () => {
   });
 
   it('refuses a DATABASE_URL that points nowhere within seconds, in one line, without the password', async () => {
-    const result = await runCli(['serve'], { ...database.env, DATABASE_URL: 'postgres://postgres:s3cret-pw@127.0.0.1:1/test', PORT: '0' });
+    const result = await runCli(['serve'], {
+      ...database.env,
+      DATABASE_URL: 'postgres://postgres:s3cret-pw@127.0.0.1:1/test',
+      PORT: '0',
+    });
     assert.notEqual(result.code, 0);
     // About 2 s on an idle machine (mostly the TypeScript loader); the bound only catches a hang.
     assert.ok(result.ms < 45_000, `took ${result.ms} ms`);
-    assert.equal(result.stderr, 'gatehouse: cannot connect to PostgreSQL at 127.0.0.1:1/test (DATABASE_URL): ECONNREFUSED\n');
+    assert.equal(
+      result.stderr,
+      'gatehouse: cannot connect to PostgreSQL at 127.0.0.1:1/test (DATABASE_URL): ECONNREFUSED\n',
+    );
   });
 
   it('names a bad configuration variable in one line', async () => {
@@ -77,8 +84,11 @@ if (!onPostgres) {
       const first = await startServerProcess(database.env);
       const second = await runCli(['serve'], { ...database.env, PORT: '0' });
       assert.notEqual(second.code, 0);
-      assert.match(second.stderr, new RegExp(`^gatehouse: data directory .* is in use by process ${first.child.pid} \\(gatehouse serve`));
-      assert.equal((await fetch(first.url + '/availability')).status, 200, 'the first server is unharmed');
+      assert.match(
+        second.stderr,
+        new RegExp(`^gatehouse: data directory .* is in use by process ${first.child.pid} \\(gatehouse serve`),
+      );
+      assert.equal((await fetch(`${first.url}/availability`)).status, 200, 'the first server is unharmed');
       // Other commands use the running server's database through its socket.
       const migrate = await runCli(['migrate'], database.env);
       assert.equal(migrate.code, 0, migrate.stderr);

@@ -52,17 +52,39 @@ function parseCsv(text: string): string[][] {
 
 describe('CSV export', () => {
   it('streams the columns of the contract, quoted, with formula cells neutralised', async () => {
-    const payloads = ['=SUM(A1:A9)', '+1+2', '-2+3', '@cmd', '\tTAB', '\rCR', 'plain, with "quotes"\nand a line break', 'Zürich ✓ 東京'];
+    const payloads = [
+      '=SUM(A1:A9)',
+      '+1+2',
+      '-2+3',
+      '@cmd',
+      '\tTAB',
+      '\rCR',
+      'plain, with "quotes"\nand a line break',
+      'Zürich ✓ 東京',
+    ];
     const events = payloads.map((text, i) =>
       // deviceName admits no control characters (details admits tab and line breaks).
-      event({ eventType: 10, deviceName: text.replace(/[\t\r\n]/g, ''), details: text, deviceId: `dev-${i}`, occurredAt: new Date(Date.now() - (i + 1) * 60_000).toISOString() }),
+      event({
+        eventType: 10,
+        deviceName: text.replace(/[\t\r\n]/g, ''),
+        details: text,
+        deviceId: `dev-${i}`,
+        occurredAt: new Date(Date.now() - (i + 1) * 60_000).toISOString(),
+      }),
     );
     assert.equal((await postEvents(t, gateway, events)).body.accepted, payloads.length);
 
-    const response = await t.app.inject({ method: 'GET', url: `/gatewayevents/facilities/${acme.facilities[0]!.id}/export?eventTypes=10&sort=asc`, headers: { authorization: `Bearer ${acme.token}` } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/gatewayevents/facilities/${acme.facilities[0]!.id}/export?eventTypes=10&sort=asc`,
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
-    assert.match(String(response.headers['content-disposition']), /^attachment; filename="gateway-events-facility-[0-9a-f-]{36}-\d{8}T\d{6}Z\.csv"$/);
+    assert.match(
+      String(response.headers['content-disposition']),
+      /^attachment; filename="gateway-events-facility-[0-9a-f-]{36}-\d{8}T\d{6}Z\.csv"$/,
+    );
     const records = parseCsv(response.body);
     assert.deepEqual(records[0], [...CSV_HEADER]);
     const rows = records.slice(1);
@@ -70,8 +92,14 @@ describe('CSV export', () => {
     const column = (name: string) => CSV_HEADER.indexOf(name as (typeof CSV_HEADER)[number]);
     // Ascending occurredAt: the last payload first.
     const guarded = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
-    assert.deepEqual(rows.map((r) => r[column('details')]), [...payloads].reverse().map(guarded));
-    assert.deepEqual(rows.map((r) => r[column('deviceName')]), [...payloads].reverse().map((text) => guarded(text.replace(/[\t\r\n]/g, ''))));
+    assert.deepEqual(
+      rows.map((r) => r[column('details')]),
+      [...payloads].reverse().map(guarded),
+    );
+    assert.deepEqual(
+      rows.map((r) => r[column('deviceName')]),
+      [...payloads].reverse().map((text) => guarded(text.replace(/[\t\r\n]/g, ''))),
+    );
     for (const row of rows) {
       assert.equal(row.length, CSV_HEADER.length);
       assert.equal(row[column('eventTypeName')], 'Door Alarm');
@@ -90,11 +118,22 @@ describe('CSV export', () => {
     const cursor = String(first.headers['x-next-cursor']);
     assert.ok(cursor.length > 20);
     assert.equal(first.headers['x-total-count'], '8');
-    const second = await t.app.inject({ method: 'GET', url: `${url}&cursor=${cursor}`, headers: { authorization: `Bearer ${acme.token}` } });
-    const firstIds = parseCsv(first.body).slice(1).map((r) => r[0]);
-    const secondIds = parseCsv(second.body).slice(1).map((r) => r[0]);
+    const second = await t.app.inject({
+      method: 'GET',
+      url: `${url}&cursor=${cursor}`,
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
+    const firstIds = parseCsv(first.body)
+      .slice(1)
+      .map((r) => r[0]);
+    const secondIds = parseCsv(second.body)
+      .slice(1)
+      .map((r) => r[0]);
     assert.equal(secondIds.length, 3);
-    assert.equal(firstIds.some((id) => secondIds.includes(id)), false);
+    assert.equal(
+      firstIds.some((id) => secondIds.includes(id)),
+      false,
+    );
     const tampered = await getJson(t, acme.token, `${url}&cursor=${cursor.slice(1)}`);
     assert.equal(tampered.status, 400);
     assert.equal(tampered.headers['content-type'], 'application/problem+json; charset=utf-8');
@@ -102,12 +141,20 @@ describe('CSV export', () => {
   });
 
   it('an export with no match is just the header', async () => {
-    const response = await t.app.inject({ method: 'GET', url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`, headers: { authorization: `Bearer ${acme.token}` } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`,
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
     assert.equal(response.body, `${CSV_HEADER.join(',')}\r\n`);
   });
 
   it('refuses bad parameters before streaming anything', async () => {
-    const response = await getJson(t, acme.token, `/gatewayevents/accounts/${acme.accountId}/export?startDate=tomorrow&pageSize=0`);
+    const response = await getJson(
+      t,
+      acme.token,
+      `/gatewayevents/accounts/${acme.accountId}/export?startDate=tomorrow&pageSize=0`,
+    );
     assert.equal(response.status, 400);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
   });
@@ -136,7 +183,9 @@ describe('a large export', () => {
   };
 
   it('streams every row, in order, chunked', async () => {
-    const response = await fetch(`${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export?sort=asc`, { headers: { authorization: `Bearer ${acme.token}` } });
+    const response = await fetch(`${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export?sort=asc`, {
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('transfer-encoding'), 'chunked');
     const text = await response.text();
@@ -149,7 +198,11 @@ describe('a large export', () => {
 
   it('answers HEAD with the headers and reads nothing', async () => {
     const before = await exportedRows();
-    const response = await t.app.inject({ method: 'HEAD', url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`, headers: { authorization: `Bearer ${acme.token}` } });
+    const response = await t.app.inject({
+      method: 'HEAD',
+      url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`,
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
     assert.equal(response.body, '');
@@ -160,18 +213,24 @@ describe('a large export', () => {
   it('stops reading the database when the client goes away', async () => {
     const before = await exportedRows();
     await new Promise<void>((resolve, reject) => {
-      const request = http.get(`${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export`, { headers: { authorization: `Bearer ${acme.token}` } }, (response) => {
-        assert.equal(response.statusCode, 200);
-        // Read one chunk, then stop reading: the server fills the socket and waits; then hang up.
-        response.once('data', () => {
-          response.pause();
-          setTimeout(() => {
-            request.destroy();
-            resolve();
-          }, 1500);
-        });
-      });
-      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(error)));
+      const request = http.get(
+        `${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export`,
+        { headers: { authorization: `Bearer ${acme.token}` } },
+        (response) => {
+          assert.equal(response.statusCode, 200);
+          // Read one chunk, then stop reading: the server fills the socket and waits; then hang up.
+          response.once('data', () => {
+            response.pause();
+            setTimeout(() => {
+              request.destroy();
+              resolve();
+            }, 1500);
+          });
+        },
+      );
+      request.on('error', (error) =>
+        (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(error),
+      );
     });
     await new Promise((r) => setTimeout(r, 1500));
     const read = (await exportedRows()) - before;

@@ -8,8 +8,18 @@ export interface PostedBatch {
   headers: Record<string, unknown>;
 }
 
-export async function postEvents(t: TestApp, token: string, events: unknown[], headers: Record<string, string> = {}): Promise<PostedBatch> {
-  const response = await t.app.inject({ method: 'POST', url: '/gateway/v1/events', headers: { ...bearer(token), ...headers }, payload: { events } });
+export async function postEvents(
+  t: TestApp,
+  token: string,
+  events: unknown[],
+  headers: Record<string, string> = {},
+): Promise<PostedBatch> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/v1/events',
+    headers: { ...bearer(token), ...headers },
+    payload: { events },
+  });
   return { status: response.statusCode, body: response.json(), headers: response.headers };
 }
 

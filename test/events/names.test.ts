@@ -14,9 +14,18 @@ after(() => t.close());
 it('resolves nothing while the tables are absent, and the facility’s units and visitors once they exist', async () => {
   const account = await provisionAccount(t, { facilities: 2 });
   const [facility, other] = account.facilities;
-  const post = (url: string, payload: object) => t.app.inject({ method: 'POST', url, headers: bearer(account.token), payload });
+  const post = (url: string, payload: object) =>
+    t.app.inject({ method: 'POST', url, headers: bearer(account.token), payload });
   const unitId: string = (await post(`/facilities/${facility!.id}/units`, { unitNumber: 'C7' })).json().id;
-  const visitorId: string = (await post(`/facilities/${facility!.id}/visitors`, { unitId, accessCode: '1357', firstName: 'Ann', lastName: 'Lee', isTenant: true })).json().visitor.id;
+  const visitorId: string = (
+    await post(`/facilities/${facility!.id}/visitors`, {
+      unitId,
+      accessCode: '1357',
+      firstName: 'Ann',
+      lastName: 'Lee',
+      isTenant: true,
+    })
+  ).json().visitor.id;
   const foreignUnit: string = (await post(`/facilities/${other!.id}/units`, { unitNumber: 'D8' })).json().id;
   const db = t.services.database.db;
   const pool = t.services.database.pool;
@@ -29,7 +38,16 @@ it('resolves nothing while the tables are absent, and the facility’s units and
   await pool.query('alter table units_hidden rename to units');
   await pool.query('alter table visitors_hidden rename to visitors');
 
-  const present = await db.transaction().execute((trx) => resolveNames(trx, facility!.id, [unitId.toUpperCase(), foreignUnit, 'not-a-uuid', "x'; drop table units; --"], [visitorId]));
+  const present = await db
+    .transaction()
+    .execute((trx) =>
+      resolveNames(
+        trx,
+        facility!.id,
+        [unitId.toUpperCase(), foreignUnit, 'not-a-uuid', "x'; drop table units; --"],
+        [visitorId],
+      ),
+    );
   assert.deepEqual([...present.unitNumbers], [[unitId, 'C7']]);
   assert.deepEqual([...present.visitorNames], [[visitorId, 'Ann Lee']]);
 });

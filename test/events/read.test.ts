@@ -25,9 +25,17 @@ before(async () => {
   for (let f = 0; f < 3; f++) {
     const batch = [];
     for (let i = 0; i < 12; i++) {
-      const e = event({ eventType: [18, 15, 10][i % 3], occurredAt: new Date(base + i * DAY + f * 60_000).toISOString() });
+      const e = event({
+        eventType: [18, 15, 10][i % 3],
+        occurredAt: new Date(base + i * DAY + f * 60_000).toISOString(),
+      });
       batch.push(e);
-      seeded.push({ eventId: e.eventId as string, facility: f, eventType: e.eventType as number, occurredAt: e.occurredAt as string });
+      seeded.push({
+        eventId: e.eventId as string,
+        facility: f,
+        eventType: e.eventType as number,
+        occurredAt: e.occurredAt as string,
+      });
     }
     assert.equal((await postEvents(t, gateways[f]!, batch)).body.accepted, 12);
   }
@@ -36,7 +44,8 @@ before(async () => {
 after(() => t.close());
 
 const accountUrl = (query = '') => `/gatewayevents/accounts/${acme.accountId}${query ? `?${query}` : ''}`;
-const facilityUrl = (f: number, query = '') => `/gatewayevents/facilities/${acme.facilities[f]!.id}${query ? `?${query}` : ''}`;
+const facilityUrl = (f: number, query = '') =>
+  `/gatewayevents/facilities/${acme.facilities[f]!.id}${query ? `?${query}` : ''}`;
 const read = (url: string, token = acme.token, headers: Record<string, string> = {}) => getJson(t, token, url, headers);
 
 describe('pages', () => {
@@ -44,16 +53,36 @@ describe('pages', () => {
     const page = await read(accountUrl('pageSize=10'));
     assert.equal(page.status, 200);
     assert.equal(page.headers['api-supported-versions'], '1.0, 2.0, 3.0');
-    assert.equal(page.headers['deprecation'], undefined);
-    assert.deepEqual({ ...page.body.metadata, nextCursor: typeof page.body.metadata.nextCursor }, { pageSize: 10, pageNumber: 1, totalResults: 36, totalPages: 4, nextCursor: 'string' });
+    assert.equal(page.headers.deprecation, undefined);
+    assert.deepEqual(
+      { ...page.body.metadata, nextCursor: typeof page.body.metadata.nextCursor },
+      { pageSize: 10, pageNumber: 1, totalResults: 36, totalPages: 4, nextCursor: 'string' },
+    );
     assert.equal(page.body.items.length, 10);
     const times = page.body.items.map((i: any) => i.occurredAt);
     assert.deepEqual(times, [...times].sort().reverse());
     for (const item of page.body.items) {
       assert.equal(item.accountId, acme.accountId);
       assert.deepEqual(Object.keys(item).sort(), [
-        'accountId', 'codeEntered', 'data', 'details', 'deviceId', 'deviceName', 'eventCategory', 'eventType', 'eventTypeName', 'facilityId', 'facilityName',
-        'id', 'occurredAt', 'occurredAtLocal', 'receivedAt', 'unitId', 'unitNumber', 'visitorId', 'visitorName',
+        'accountId',
+        'codeEntered',
+        'data',
+        'details',
+        'deviceId',
+        'deviceName',
+        'eventCategory',
+        'eventType',
+        'eventTypeName',
+        'facilityId',
+        'facilityName',
+        'id',
+        'occurredAt',
+        'occurredAtLocal',
+        'receivedAt',
+        'unitId',
+        'unitNumber',
+        'visitorId',
+        'visitorName',
       ]);
       assert.match(item.occurredAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.match(item.occurredAtLocal, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-0[45]:00$/);
@@ -77,7 +106,10 @@ describe('pages', () => {
     const comma = await read(accountUrl('eventTypes=15,10&pageSize=100'));
     const repeated = await read(accountUrl('eventTypes=15&eventTypes=10&pageSize=100'));
     assert.equal(comma.body.metadata.totalResults, 24);
-    assert.deepEqual(comma.body.items.map((i: any) => i.id), repeated.body.items.map((i: any) => i.id));
+    assert.deepEqual(
+      comma.body.items.map((i: any) => i.id),
+      repeated.body.items.map((i: any) => i.id),
+    );
     assert.ok(comma.body.items.every((i: any) => i.eventType === 15 || i.eventType === 10));
     assert.ok(comma.body.items.some((i: any) => i.eventTypeName === 'Door Alarm' && i.eventCategory === 'Alarm'));
   });
@@ -99,31 +131,55 @@ describe('pages', () => {
     const mine = seeded.filter((s) => s.facility === 0);
     const from = mine[3]!.occurredAt;
     const to = mine[6]!.occurredAt;
-    const page = await read(facilityUrl(0, `startDate=${encodeURIComponent(from)}&endDate=${encodeURIComponent(to)}&sort=asc`));
-    assert.deepEqual(page.body.items.map((i: any) => i.occurredAt), [mine[3], mine[4], mine[5]].map((s) => s!.occurredAt));
+    const page = await read(
+      facilityUrl(0, `startDate=${encodeURIComponent(from)}&endDate=${encodeURIComponent(to)}&sort=asc`),
+    );
+    assert.deepEqual(
+      page.body.items.map((i: any) => i.occurredAt),
+      [mine[3], mine[4], mine[5]].map((s) => s!.occurredAt),
+    );
     const day = from.slice(0, 10);
-    const byDate = await read(facilityUrl(0, `startDate=${day}&endDate=${new Date(Date.parse(day) + DAY).toISOString().slice(0, 10)}`));
-    assert.deepEqual(byDate.body.items.map((i: any) => i.occurredAt), [from]);
-    const offset = await read(facilityUrl(0, `startDate=${encodeURIComponent(new Date(Date.parse(from)).toISOString().replace('Z', '+00:00'))}&pageSize=1&sort=asc`));
+    const byDate = await read(
+      facilityUrl(0, `startDate=${day}&endDate=${new Date(Date.parse(day) + DAY).toISOString().slice(0, 10)}`),
+    );
+    assert.deepEqual(
+      byDate.body.items.map((i: any) => i.occurredAt),
+      [from],
+    );
+    const offset = await read(
+      facilityUrl(
+        0,
+        `startDate=${encodeURIComponent(new Date(Date.parse(from)).toISOString().replace('Z', '+00:00'))}&pageSize=1&sort=asc`,
+      ),
+    );
     assert.equal(offset.body.items[0].occurredAt, from);
   });
 
   it("a facility page holds that facility's events", async () => {
     const page = await read(facilityUrl(2, 'pageSize=100'));
     assert.equal(page.body.metadata.totalResults, 12);
-    assert.ok(page.body.items.every((i: any) => i.facilityId === acme.facilities[2]!.id && i.facilityName === 'Facility 3'));
+    assert.ok(
+      page.body.items.every((i: any) => i.facilityId === acme.facilities[2]!.id && i.facilityName === 'Facility 3'),
+    );
   });
 
   it('lists the event types from the catalogue', async () => {
     const types = await read('/gatewayevents/types');
     assert.equal(types.status, 200);
     assert.equal(types.body.length, 30);
-    assert.deepEqual(types.body.find((x: any) => x.eventType === 18), { eventType: 18, name: 'Access Granted', description: 'Visitor granted access by a keypad.', category: 'Access' });
+    assert.deepEqual(
+      types.body.find((x: any) => x.eventType === 18),
+      { eventType: 18, name: 'Access Granted', description: 'Visitor granted access by a keypad.', category: 'Access' },
+    );
   });
 });
 
 describe('cursor walks', () => {
-  async function walk(url: (cursor: string | null) => string, between?: (page: number) => Promise<void>, token?: string) {
+  async function walk(
+    url: (cursor: string | null) => string,
+    between?: (page: number) => Promise<void>,
+    token?: string,
+  ) {
     const ids: string[] = [];
     let cursor: string | null = null;
     for (let page = 1; page < 100; page++) {
@@ -142,7 +198,11 @@ describe('cursor walks', () => {
     for (const sort of ['desc', 'asc']) {
       const { ids } = await walk((c) => accountUrl(`pageSize=7&sort=${sort}${c ? `&cursor=${c}` : ''}`));
       const all = await read(accountUrl(`pageSize=1000&sort=${sort}`));
-      assert.deepEqual(ids, all.body.items.map((i: any) => i.id), sort);
+      assert.deepEqual(
+        ids,
+        all.body.items.map((i: any) => i.id),
+        sort,
+      );
     }
   });
 
@@ -150,9 +210,12 @@ describe('cursor walks', () => {
     const walker = await provisionAccount(t, { facilities: 1 });
     const facilityId = walker.facilities[0]!.id;
     const token = (await gatewayToken(t, facilityId)).token;
-    const initial = Array.from({ length: 10 }, (_, i) => event({ occurredAt: new Date(Date.now() - (10 - i) * DAY).toISOString() }));
+    const initial = Array.from({ length: 10 }, (_, i) =>
+      event({ occurredAt: new Date(Date.now() - (10 - i) * DAY).toISOString() }),
+    );
     assert.equal((await postEvents(t, token, initial)).body.accepted, 10);
-    const url = (sort: string) => (c: string | null) => `/gatewayevents/facilities/${facilityId}?pageSize=4&sort=${sort}${c ? `&cursor=${c}` : ''}`;
+    const url = (sort: string) => (c: string | null) =>
+      `/gatewayevents/facilities/${facilityId}?pageSize=4&sort=${sort}${c ? `&cursor=${c}` : ''}`;
     for (const sort of ['asc', 'desc']) {
       const { ids, last } = await walk(
         url(sort),
@@ -160,14 +223,21 @@ describe('cursor walks', () => {
           if (page > 3) return;
           // One event now, and one late: it happened 9.5 days ago, among pages an ascending walk has read.
           const fresh = event({ eventType: 18 }, 0);
-          const late = event({ eventType: 15, occurredAt: new Date(Date.now() - 9.5 * DAY - page * 1000).toISOString() });
+          const late = event({
+            eventType: 15,
+            occurredAt: new Date(Date.now() - 9.5 * DAY - page * 1000).toISOString(),
+          });
           assert.equal((await postEvents(t, token, [fresh, late])).body.accepted, 2);
         },
         walker.token,
       );
       const everything = await read(`/gatewayevents/facilities/${facilityId}?pageSize=1000`, walker.token);
       assert.equal(new Set(ids).size, ids.length, `${sort}: no event twice`);
-      assert.deepEqual([...ids].sort(), everything.body.items.map((i: any) => i.id).sort(), `${sort}: every event, the arrivals included`);
+      assert.deepEqual(
+        [...ids].sort(),
+        everything.body.items.map((i: any) => i.id).sort(),
+        `${sort}: every event, the arrivals included`,
+      );
       assert.equal(last.metadata.totalResults, everything.body.items.length);
     }
   });
@@ -191,7 +261,10 @@ describe('cursor walks', () => {
       const response = await read(url);
       assert.equal(response.status, 400, url);
       assert.equal(response.body.code, 'INVALID_CURSOR');
-      assert.deepEqual(response.body.errors.map((e: any) => e.path), ['cursor']);
+      assert.deepEqual(
+        response.body.errors.map((e: any) => e.path),
+        ['cursor'],
+      );
     }
     // The same cursor with its own query still works.
     assert.equal((await read(accountUrl(`pageSize=5&eventTypes=18&cursor=${cursor}`))).status, 200);
@@ -249,7 +322,10 @@ describe('bad parameters', () => {
       const response = await read(accountUrl(query));
       assert.equal(response.status, 400, response.text);
       assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-      assert.ok(response.body.errors.some((e: any) => e.path === path), JSON.stringify(response.body.errors));
+      assert.ok(
+        response.body.errors.some((e: any) => e.path === path),
+        JSON.stringify(response.body.errors),
+      );
       assert.equal(/select|gateway_events|stack/i.test(response.body.detail), false);
     });
   }
@@ -269,7 +345,9 @@ describe('retention', () => {
   it('never returns an event older than the retention window', async () => {
     const old = Date.now() - (t.config.eventRetentionDays + 2) * DAY;
     // Written directly: ingest refuses such an event, but a partition may still hold one until it is dropped.
-    await t.services.database.pool.query('select gateway_events_ensure_partition($1::timestamptz)', [new Date(old).toISOString()]);
+    await t.services.database.pool.query('select gateway_events_ensure_partition($1::timestamptz)', [
+      new Date(old).toISOString(),
+    ]);
     await t.services.database.pool.query(
       `insert into gateway_events (account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at, received_at)
        values ($1, $2, 'Facility 1', 'UTC', 'ancient', 18, $3, $3)`,

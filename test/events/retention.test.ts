@@ -27,7 +27,12 @@ it('ingest makes a missing month on demand; retention drops whole partitions old
   assert.equal((await partitionNames()).includes(nameOf(oldTime)), false, 'the migration made only the default window');
   const old = event({ occurredAt: new Date(oldTime).toISOString() });
   const recent = event();
-  assert.deepEqual((await postEvents(t, token, [old, recent])).body, { accepted: 2, duplicates: 0, rejected: [], warnings: [] });
+  assert.deepEqual((await postEvents(t, token, [old, recent])).body, {
+    accepted: 2,
+    duplicates: 0,
+    rejected: [],
+    warnings: [],
+  });
   assert.ok((await partitionNames()).includes(nameOf(oldTime)));
   const page = await getJson(t, account.token, `/gatewayevents/accounts/${account.accountId}?sort=asc`);
   assert.equal(page.body.items[0].occurredAt, old.occurredAt);
@@ -37,8 +42,14 @@ it('ingest makes a missing month on demand; retention drops whole partitions old
   assert.ok(result.dropped.includes(nameOf(oldTime)));
   assert.equal((await partitionNames()).includes(nameOf(oldTime)), false);
   assert.ok(result.idsDeleted >= 1, 'the old event id is forgotten with it');
-  const { rows } = await t.services.database.pool.query('select gwc_event_id from gateway_events where gwc_event_id = any($1)', [[old.eventId, recent.eventId]]);
-  assert.deepEqual(rows.map((r) => r.gwc_event_id), [recent.eventId]);
+  const { rows } = await t.services.database.pool.query(
+    'select gwc_event_id from gateway_events where gwc_event_id = any($1)',
+    [[old.eventId, recent.eventId]],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.gwc_event_id),
+    [recent.eventId],
+  );
   // A partition that still holds retained days stays.
   assert.ok((await partitionNames()).includes(nameOf(Date.now() - 170 * DAY)));
 });
@@ -48,7 +59,8 @@ it('the maintenance job makes the coming months', async () => {
   await t.services.database.pool.query(`drop table ${nameOf(ahead)}`);
   assert.equal((await partitionNames()).includes(nameOf(ahead)), false);
   await t.services.jobs.send(EVENT_MAINTENANCE_JOB, {});
-  for (let i = 0; i < 100 && !(await partitionNames()).includes(nameOf(ahead)); i++) await new Promise((r) => setTimeout(r, 200));
+  for (let i = 0; i < 100 && !(await partitionNames()).includes(nameOf(ahead)); i++)
+    await new Promise((r) => setTimeout(r, 200));
   assert.ok((await partitionNames()).includes(nameOf(ahead)));
 });
 

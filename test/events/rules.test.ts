@@ -6,13 +6,34 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { EVENT_TYPES, eventTypeInfo, isEventType } from '../../src/events/catalogue.ts';
 import { stringify } from 'csv-stringify/sync';
-import { CSV_HEADER, CSV_HEADER_LINE, csvLine, csvLines, csvRowOf, guardCell, type CsvRow } from '../../src/events/csv.ts';
-import { decodeCursor, encodeCursor, InvalidCursorError, queryFingerprint, type CursorState } from '../../src/events/cursor.ts';
+import {
+  CSV_HEADER,
+  CSV_HEADER_LINE,
+  csvLine,
+  csvLines,
+  csvRowOf,
+  guardCell,
+  type CsvRow,
+} from '../../src/events/csv.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  InvalidCursorError,
+  queryFingerprint,
+  type CursorState,
+} from '../../src/events/cursor.ts';
 import { parseFilter, splitList } from '../../src/events/filters.ts';
 import { judgeBatch, maskCode } from '../../src/events/judge.ts';
 import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partitions.ts';
 import { eventsJson, pageJson } from '../../src/events/render.ts';
-import { countQuery, filterIdentity, pageQuery, toGatewayEvent, type EventFilter, type EventRow } from '../../src/events/query.ts';
+import {
+  countQuery,
+  filterIdentity,
+  pageQuery,
+  toGatewayEvent,
+  type EventFilter,
+  type EventRow,
+} from '../../src/events/query.ts';
 import { formatLocal, offsetMinutes, parseDateParam, parseInstant } from '../../src/events/time.ts';
 import { AppError } from '../../src/errors.ts';
 import { requestedApiVersion } from '../../src/http/versioning.ts';
@@ -21,13 +42,16 @@ describe('catalogue', () => {
   it('has the 30 types of the contract, each once, with a category', () => {
     assert.deepEqual(
       EVENT_TYPES.map((e) => e.eventType),
-      [1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39],
+      [
+        1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+        39,
+      ],
     );
     assert.equal(eventTypeInfo(39)?.name, 'Profile Transition Status');
     assert.equal(isEventType(2), false);
     assert.equal(isEventType('18'), false);
     for (const e of EVENT_TYPES) assert.ok(e.name && e.description && e.category);
-    assert.throws(() => ((EVENT_TYPES as unknown as { push(x: unknown): void }).push({})), TypeError);
+    assert.throws(() => (EVENT_TYPES as unknown as { push(x: unknown): void }).push({}), TypeError);
   });
 });
 
@@ -36,7 +60,16 @@ describe('time', () => {
     assert.equal(parseInstant('2026-03-01T09:15:00-07:00'), Date.UTC(2026, 2, 1, 16, 15));
     assert.equal(parseInstant('2026-03-01T16:15:00.123456Z'), Date.UTC(2026, 2, 1, 16, 15, 0, 123));
     assert.equal(parseInstant('2026-03-01T21:45+0530'), Date.UTC(2026, 2, 1, 16, 15));
-    for (const bad of ['2026-02-30T00:00:00Z', '2026-03-01T24:00:00Z', '2026-03-01T09:15:00', '2026-03-01', 'yesterday', '1772323200', '2026-03-01T09:15:00+25:00', '']) {
+    for (const bad of [
+      '2026-02-30T00:00:00Z',
+      '2026-03-01T24:00:00Z',
+      '2026-03-01T09:15:00',
+      '2026-03-01',
+      'yesterday',
+      '1772323200',
+      '2026-03-01T09:15:00+25:00',
+      '',
+    ]) {
       assert.equal(parseInstant(bad), null, bad);
     }
     assert.equal(parseDateParam('2026-03-01'), Date.UTC(2026, 2, 1));
@@ -58,7 +91,12 @@ describe('time', () => {
 describe('judging a batch', () => {
   const now = Date.UTC(2026, 10, 21, 12);
   const oldest = now - 180 * 86_400_000;
-  const valid = (over: Record<string, unknown> = {}) => ({ eventId: 'e1', eventType: 18, occurredAt: '2026-11-21T11:00:00Z', ...over });
+  const valid = (over: Record<string, unknown> = {}) => ({
+    eventId: 'e1',
+    eventType: 18,
+    occurredAt: '2026-11-21T11:00:00Z',
+    ...over,
+  });
 
   it('masks codes: four asterisks and the last two characters of a code of four or more', () => {
     assert.equal(maskCode('123456'), '****56');
@@ -71,8 +109,18 @@ describe('judging a batch', () => {
     const j = judgeBatch([valid({ codeEntered: 98765, deviceId: 7, data: { a: 1 } })], now, oldest);
     assert.deepEqual(j.rejected, []);
     assert.deepEqual(j.accepted[0], {
-      index: 0, eventId: 'e1', eventType: 18, occurredAt: Date.UTC(2026, 10, 21, 11), deviceId: '7', deviceName: null, unitId: null,
-      visitorId: null, codeEntered: '****65', details: null, data: '{"a":1}', commandId: null,
+      index: 0,
+      eventId: 'e1',
+      eventType: 18,
+      occurredAt: Date.UTC(2026, 10, 21, 11),
+      deviceId: '7',
+      deviceName: null,
+      unitId: null,
+      visitorId: null,
+      codeEntered: '****65',
+      details: null,
+      data: '{"a":1}',
+      commandId: null,
     });
   });
 
@@ -83,11 +131,18 @@ describe('judging a batch', () => {
 
   it('moves a clock more than 5 minutes ahead to the time received, keeping the reported time', () => {
     const reported = '2026-11-21T13:00:00+00:00';
-    const j = judgeBatch([valid({ occurredAt: reported }), valid({ eventId: 'e2', occurredAt: '2026-11-21T12:04:59Z' })], now, oldest);
+    const j = judgeBatch(
+      [valid({ occurredAt: reported }), valid({ eventId: 'e2', occurredAt: '2026-11-21T12:04:59Z' })],
+      now,
+      oldest,
+    );
     assert.equal(j.accepted[0]!.occurredAt, now);
     assert.deepEqual(JSON.parse(j.accepted[0]!.data!), { reportedOccurredAt: reported });
     assert.equal(j.accepted[1]!.occurredAt, Date.UTC(2026, 10, 21, 12, 4, 59));
-    assert.deepEqual(j.warnings.map((w) => [w.index, w.code, w.path]), [[0, 'CLOCK_AHEAD', 'events[0].occurredAt']]);
+    assert.deepEqual(
+      j.warnings.map((w) => [w.index, w.code, w.path]),
+      [[0, 'CLOCK_AHEAD', 'events[0].occurredAt']],
+    );
   });
 
   it('rejects each malformed event with its field, and only it', () => {
@@ -101,25 +156,58 @@ describe('judging a batch', () => {
       [valid({ codeEntered: '1'.repeat(33) }), 'codeEntered'],
       [valid({ details: 'bell \u0007' }), 'details'],
       [valid({ data: 'text' }), 'data'],
-      [valid({ data: JSON.parse('{"a":'.repeat(20) + '1' + '}'.repeat(20)) }), 'data'],
-      [valid({ data: { ['\ud800']: 1 } }), 'data'],
+      [valid({ data: JSON.parse(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`) }), 'data'],
+      [valid({ data: { '\ud800': 1 } }), 'data'],
     ];
-    const j = judgeBatch([...cases.map(([e], i) => ({ ...(e as object), eventId: (e as { eventId: unknown }).eventId === 'e1' ? `c${i}` : (e as { eventId: unknown }).eventId })), valid({ eventId: 'good' })], now, oldest);
-    assert.deepEqual(j.accepted.map((a) => a.eventId), ['good']);
-    assert.deepEqual(j.rejected.map((r) => r.path), cases.map(([, field], i) => `events[${i}].${field}`));
+    const j = judgeBatch(
+      [
+        ...cases.map(([e], i) => ({
+          ...(e as object),
+          eventId: (e as { eventId: unknown }).eventId === 'e1' ? `c${i}` : (e as { eventId: unknown }).eventId,
+        })),
+        valid({ eventId: 'good' }),
+      ],
+      now,
+      oldest,
+    );
+    assert.deepEqual(
+      j.accepted.map((a) => a.eventId),
+      ['good'],
+    );
+    assert.deepEqual(
+      j.rejected.map((r) => r.path),
+      cases.map(([, field], i) => `events[${i}].${field}`),
+    );
     assert.equal(j.rejected[2]!.eventId, null);
   });
 
   it('accepts multi-line details and the commandId of a Command Received event', () => {
-    const j = judgeBatch([valid({ eventType: 3, details: 'line 1\r\n\tline 2', data: { commandId: 'c-1' } }), valid({ eventId: 'x', data: { commandId: 'c-2' } })], now, oldest);
-    assert.deepEqual(j.accepted.map((a) => a.commandId), ['c-1', null]);
+    const j = judgeBatch(
+      [
+        valid({ eventType: 3, details: 'line 1\r\n\tline 2', data: { commandId: 'c-1' } }),
+        valid({ eventId: 'x', data: { commandId: 'c-2' } }),
+      ],
+      now,
+      oldest,
+    );
+    assert.deepEqual(
+      j.accepted.map((a) => a.commandId),
+      ['c-1', null],
+    );
   });
 });
 
 describe('the cursor', () => {
   const key = randomBytes(32);
   const fingerprint = queryFingerprint({ scope: 'a:1', sort: 'desc' });
-  const state: CursorState = { fingerprint, lo: 10, hi: 12345678901, after: { occurredAt: Date.UTC(2026, 0, 1), seq: 9876 }, pageNumber: 7, total: 4200 };
+  const state: CursorState = {
+    fingerprint,
+    lo: 10,
+    hi: 12345678901,
+    after: { occurredAt: Date.UTC(2026, 0, 1), seq: 9876 },
+    pageNumber: 7,
+    total: 4200,
+  };
 
   it('round-trips and is opaque url-safe text', () => {
     const token = encodeCursor(state, key);
@@ -139,13 +227,24 @@ describe('the cursor', () => {
     }
     assert.throws(() => decodeCursor(token, randomBytes(32), fingerprint), InvalidCursorError);
     assert.throws(() => decodeCursor(token, key, queryFingerprint({ scope: 'a:2', sort: 'desc' })), InvalidCursorError);
-    for (const garbage of ['', 'abc', "' or 1=1", 'x'.repeat(600), token + 'A']) assert.throws(() => decodeCursor(garbage, key, fingerprint), InvalidCursorError);
+    for (const garbage of ['', 'abc', "' or 1=1", 'x'.repeat(600), `${token}A`])
+      assert.throws(() => decodeCursor(garbage, key, fingerprint), InvalidCursorError);
   });
 
   it('refuses a well-signed cursor whose numbers JavaScript cannot hold exactly (they reach SQL)', () => {
     const beyond = 2 ** 63; // a bigint column's end, far past Number.MAX_SAFE_INTEGER
-    for (const unsafe of [{ hi: beyond }, { lo: beyond, hi: beyond }, { total: beyond }, { after: { occurredAt: -beyond, seq: 1 } }, { after: { occurredAt: 0, seq: beyond } }]) {
-      assert.throws(() => decodeCursor(encodeCursor({ ...state, ...unsafe }, key), key, fingerprint), InvalidCursorError, JSON.stringify(unsafe));
+    for (const unsafe of [
+      { hi: beyond },
+      { lo: beyond, hi: beyond },
+      { total: beyond },
+      { after: { occurredAt: -beyond, seq: 1 } },
+      { after: { occurredAt: 0, seq: beyond } },
+    ]) {
+      assert.throws(
+        () => decodeCursor(encodeCursor({ ...state, ...unsafe }, key), key, fingerprint),
+        InvalidCursorError,
+        JSON.stringify(unsafe),
+      );
     }
     const largest = { ...state, hi: Number.MAX_SAFE_INTEGER, total: Number.MAX_SAFE_INTEGER };
     assert.deepEqual(decodeCursor(encodeCursor(largest, key), key, fingerprint), largest);
@@ -166,16 +265,33 @@ describe('filters and SQL', () => {
       assert.fail('should throw');
     } catch (error) {
       assert.ok(error instanceof AppError);
-      assert.deepEqual(error.errors.map((e) => e.path), ['eventTypes', 'facilityIds', 'endDate']);
+      assert.deepEqual(
+        error.errors.map((e) => e.path),
+        ['eventTypes', 'facilityIds', 'endDate'],
+      );
     }
-    const filter = parseFilter({ kind: 'facility', facilityId: scope.accountId, accountId: scope.accountId }, { facilityIds: ['not checked on a facility route'] });
+    const filter = parseFilter(
+      { kind: 'facility', facilityId: scope.accountId, accountId: scope.accountId },
+      { facilityIds: ['not checked on a facility route'] },
+    );
     assert.equal(filter.facilityIds, null);
   });
 
   it('binds every value, never splices it', () => {
     const evil = "x'); drop table gateway_events; --";
-    const filter: EventFilter = { scope: { kind: 'account', accountId: evil }, facilityIds: [evil], eventTypes: [18], start: 0, end: 1, sort: 'asc' };
-    const page = pageQuery(filter, { cutoff: 0, lo: 5, hi: 9, after: { occurredAt: 0, seq: 3 } }, { limit: 10, offset: 20 });
+    const filter: EventFilter = {
+      scope: { kind: 'account', accountId: evil },
+      facilityIds: [evil],
+      eventTypes: [18],
+      start: 0,
+      end: 1,
+      sort: 'asc',
+    };
+    const page = pageQuery(
+      filter,
+      { cutoff: 0, lo: 5, hi: 9, after: { occurredAt: 0, seq: 3 } },
+      { limit: 10, offset: 20 },
+    );
     assert.equal(page.text.includes(evil), false);
     assert.ok(page.values.includes(evil));
     assert.match(page.text, /\(occurred_at, seq\) > \(\$\d+::timestamptz, \$\d+::int8\)/);
@@ -193,22 +309,57 @@ describe('filters and SQL', () => {
   });
 
   it('identifies a query by its set and order, not by how lists were written', () => {
-    const a = filterIdentity({ scope, facilityIds: ['B', 'a'], eventTypes: [18, 3], start: null, end: null, sort: 'desc' });
-    const b = filterIdentity({ scope, facilityIds: ['A', 'b'], eventTypes: [3, 18], start: null, end: null, sort: 'desc' });
+    const a = filterIdentity({
+      scope,
+      facilityIds: ['B', 'a'],
+      eventTypes: [18, 3],
+      start: null,
+      end: null,
+      sort: 'desc',
+    });
+    const b = filterIdentity({
+      scope,
+      facilityIds: ['A', 'b'],
+      eventTypes: [3, 18],
+      start: null,
+      end: null,
+      sort: 'desc',
+    });
     assert.deepEqual(a, b);
-    assert.notDeepEqual(a, filterIdentity({ scope, facilityIds: ['a', 'b'], eventTypes: [3, 18], start: null, end: null, sort: 'asc' }));
+    assert.notDeepEqual(
+      a,
+      filterIdentity({ scope, facilityIds: ['a', 'b'], eventTypes: [3, 18], start: null, end: null, sort: 'asc' }),
+    );
   });
 
   it('renders a row as a GatewayEvent', () => {
     const row: EventRow = {
-      seq: 1, id: 'e', account_id: 'a', facility_id: 'f', facility_name: 'F', time_zone: 'America/Denver', event_type: 15,
-      occurred_ms: Date.UTC(2026, 0, 15, 16), received_ms: Date.UTC(2026, 0, 15, 16, 0, 1), device_id: null, device_name: null,
-      unit_id: null, unit_number: null, visitor_id: null, visitor_name: null, code_entered: '****12', details: null, data: null,
+      seq: 1,
+      id: 'e',
+      account_id: 'a',
+      facility_id: 'f',
+      facility_name: 'F',
+      time_zone: 'America/Denver',
+      event_type: 15,
+      occurred_ms: Date.UTC(2026, 0, 15, 16),
+      received_ms: Date.UTC(2026, 0, 15, 16, 0, 1),
+      device_id: null,
+      device_name: null,
+      unit_id: null,
+      unit_number: null,
+      visitor_id: null,
+      visitor_name: null,
+      code_entered: '****12',
+      details: null,
+      data: null,
     };
     const item = toGatewayEvent(row);
     assert.equal(item.occurredAtLocal, '2026-01-15T09:00:00.000-07:00');
     assert.equal(item.receivedAt, '2026-01-15T16:00:01.000Z');
-    assert.deepEqual([item.eventTypeName, item.eventCategory, item.codeEntered], ['Invalid Password', 'Access Denied', '****12']);
+    assert.deepEqual(
+      [item.eventTypeName, item.eventCategory, item.codeEntered],
+      ['Invalid Password', 'Access Denied', '****12'],
+    );
     assert.equal(
       csvLines([csvRowOf(row)]),
       `e,2026-01-15T16:00:00.000Z,2026-01-15T09:00:00.000-07:00,2026-01-15T16:00:01.000Z,a,f,F,15,Invalid Password,,,,,,,\r\n`,
@@ -219,29 +370,83 @@ describe('filters and SQL', () => {
 describe('the JSON of pages', () => {
   it('is exactly the JSON of toGatewayEvent, for awkward rows too', () => {
     const base: EventRow = {
-      seq: 1, id: '6a1f5c0e-8a3c-4c9b-9f5e-0d2f3b4a5c6d', account_id: '7b2f6d1f-9b4d-4dac-8a6f-1e3a4c5b6d7e', facility_id: '8c3a7e2a-0c5e-4ebd-9b7a-2f4b5d6c7e8f',
-      facility_name: 'Main "Street", Ünit ✓', time_zone: 'Asia/Kathmandu', event_type: 3, occurred_ms: Date.UTC(2026, 2, 8, 9, 0, 0, 7), received_ms: Date.UTC(2026, 2, 8, 9, 0, 1),
-      device_id: 'kp\\1', device_name: 'Gate\n1\t"north"', unit_id: null, unit_number: 'A-101', visitor_id: 'v', visitor_name: 'Zoë </script>', code_entered: '****42',
-      details: '\u2028line\u2029separators and emoji 🚪', data: '{"commandId": "c-1", "nested": {"a": [1, 2.5, null, true]}, "text": "\\"quoted\\" \\u00e9"}',
+      seq: 1,
+      id: '6a1f5c0e-8a3c-4c9b-9f5e-0d2f3b4a5c6d',
+      account_id: '7b2f6d1f-9b4d-4dac-8a6f-1e3a4c5b6d7e',
+      facility_id: '8c3a7e2a-0c5e-4ebd-9b7a-2f4b5d6c7e8f',
+      facility_name: 'Main "Street", Ünit ✓',
+      time_zone: 'Asia/Kathmandu',
+      event_type: 3,
+      occurred_ms: Date.UTC(2026, 2, 8, 9, 0, 0, 7),
+      received_ms: Date.UTC(2026, 2, 8, 9, 0, 1),
+      device_id: 'kp\\1',
+      device_name: 'Gate\n1\t"north"',
+      unit_id: null,
+      unit_number: 'A-101',
+      visitor_id: 'v',
+      visitor_name: 'Zoë </script>',
+      code_entered: '****42',
+      details: '\u2028line\u2029separators and emoji 🚪',
+      data: '{"commandId": "c-1", "nested": {"a": [1, 2.5, null, true]}, "text": "\\"quoted\\" \\u00e9"}',
     };
-    const rows: EventRow[] = [base, { ...base, data: null, code_entered: null, details: null, event_type: 99, time_zone: 'UTC' }];
-    for (const row of rows) assert.deepEqual(JSON.parse(eventsJson([row]))[0], JSON.parse(JSON.stringify(toGatewayEvent(row))));
+    const rows: EventRow[] = [
+      base,
+      { ...base, data: null, code_entered: null, details: null, event_type: 99, time_zone: 'UTC' },
+    ];
+    for (const row of rows)
+      assert.deepEqual(JSON.parse(eventsJson([row]))[0], JSON.parse(JSON.stringify(toGatewayEvent(row))));
     const metadata = { pageSize: 2, pageNumber: 1, totalResults: 2, totalPages: 1, nextCursor: null };
-    assert.deepEqual(JSON.parse(pageJson(metadata, rows)), { metadata, items: rows.map((row) => JSON.parse(JSON.stringify(toGatewayEvent(row)))) });
+    assert.deepEqual(JSON.parse(pageJson(metadata, rows)), {
+      metadata,
+      items: rows.map((row) => JSON.parse(JSON.stringify(toGatewayEvent(row)))),
+    });
     assert.equal(eventsJson([]), '[]');
   });
 });
 
 describe('the CSV encoder', () => {
   it('writes what csv-stringify writes (RFC 4180), for every awkward text', () => {
-    const texts = ['plain', 'a,b', 'say "hi"', 'two\r\nlines', 'lf\nonly', 'cr\ronly', '', ' lead', 'trail ', '"', ',', 'Zürich ✓ 東京 🚪', '=1+1', '-5', '@x', '\tx', "'quoted'"];
+    const texts = [
+      'plain',
+      'a,b',
+      'say "hi"',
+      'two\r\nlines',
+      'lf\nonly',
+      'cr\ronly',
+      '',
+      ' lead',
+      'trail ',
+      '"',
+      ',',
+      'Zürich ✓ 東京 🚪',
+      '=1+1',
+      '-5',
+      '@x',
+      '\tx',
+      "'quoted'",
+    ];
     for (const text of texts) {
       const row: CsvRow = ['id', 0, 5, 'a', 'f', text, 'UTC', 18, text, text, text, text, text, text, text, 1];
       const guarded = guardCell(text);
-      const record = ['id', '1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000+00:00', '1970-01-01T00:00:00.005Z', 'a', 'f', guarded, '18', 'Access Granted', ...Array(7).fill(guarded)];
+      const record = [
+        'id',
+        '1970-01-01T00:00:00.000Z',
+        '1970-01-01T00:00:00.000+00:00',
+        '1970-01-01T00:00:00.005Z',
+        'a',
+        'f',
+        guarded,
+        '18',
+        'Access Granted',
+        ...Array(7).fill(guarded),
+      ];
       // csv-stringify leaves a lone LF or CR unquoted when lines end in CRLF; spreadsheets then break
       // the row there, so this encoder quotes any line break (as quoted_match asks of csv-stringify).
-      assert.equal(csvLine(row), stringify([record], { record_delimiter: 'windows', quoted_match: /[\r\n]/ }), JSON.stringify(text));
+      assert.equal(
+        csvLine(row),
+        stringify([record], { record_delimiter: 'windows', quoted_match: /[\r\n]/ }),
+        JSON.stringify(text),
+      );
     }
     assert.equal(CSV_HEADER_LINE, stringify([[...CSV_HEADER]], { record_delimiter: 'windows' }));
   });
@@ -261,13 +466,21 @@ describe('partitions', () => {
       { name: 'gateway_events_p202605', upperBound: Date.UTC(2026, 5, 1) },
     ];
     assert.deepEqual(partitionsToDrop(parts, cutoff), ['gateway_events_p202604']);
-    assert.deepEqual(monthsAhead(Date.UTC(2026, 10, 21), Date.UTC(2026, 4, 25)), ['2026-10', '2026-11', '2026-12', '2027-01']);
+    assert.deepEqual(monthsAhead(Date.UTC(2026, 10, 21), Date.UTC(2026, 4, 25)), [
+      '2026-10',
+      '2026-11',
+      '2026-12',
+      '2027-01',
+    ]);
     assert.equal(monthOf(Date.UTC(2026, 11, 31, 23, 59)), '2026-12');
   });
 });
 
 describe('api-version', () => {
-  const req = (url: string, header?: string | string[]) => ({ url, headers: header === undefined ? {} : { 'api-version': header } });
+  const req = (url: string, header?: string | string[]) => ({
+    url,
+    headers: header === undefined ? {} : { 'api-version': header },
+  });
   it('reads the header or the query, normalized; two different ones match nothing', () => {
     assert.equal(requestedApiVersion(req('/x')), undefined);
     assert.equal(requestedApiVersion(req('/x', '1')), '1.0');

@@ -29,8 +29,8 @@ const accountUrl = () => `/gatewayevents/accounts/${acme.accountId}`;
 function assertDeprecated(headers: Record<string, unknown>) {
   assert.equal(headers['api-supported-versions'], '1.0, 2.0, 3.0');
   assert.equal(headers['api-deprecated-versions'], '1.0, 2.0');
-  assert.match(String(headers['deprecation']), /^@\d+$/);
-  assert.match(String(headers['link']), /rel="deprecation"/);
+  assert.match(String(headers.deprecation), /^@\d+$/);
+  assert.match(String(headers.link), /rel="deprecation"/);
 }
 
 describe('version 3.0', () => {
@@ -45,7 +45,7 @@ describe('version 3.0', () => {
       assert.equal(response.status, 200, url);
       assert.equal(response.body.metadata.totalResults, 5);
       assert.equal(response.headers['api-supported-versions'], '1.0, 2.0, 3.0');
-      assert.equal(response.headers['deprecation'], undefined);
+      assert.equal(response.headers.deprecation, undefined);
     }
   });
 
@@ -78,8 +78,13 @@ describe('version 1.0', () => {
     assert.equal(all.body.length, 5);
     assertDeprecated(all.headers);
     const page = await read(`${accountUrl()}?api-version=1.0&limit=2&offset=1&sort=asc`);
-    assert.deepEqual(page.body.map((i: any) => Date.parse(i.occurredAt)), times.slice(1, 3));
-    const facility = await read(`/gatewayevents/facilities/${acme.facilities[0]!.id}?eventTypes=15`, { 'api-version': '1' });
+    assert.deepEqual(
+      page.body.map((i: any) => Date.parse(i.occurredAt)),
+      times.slice(1, 3),
+    );
+    const facility = await read(`/gatewayevents/facilities/${acme.facilities[0]!.id}?eventTypes=15`, {
+      'api-version': '1',
+    });
     assert.equal(facility.body.length, 2);
     assert.ok(facility.body.every((i: any) => i.eventType === 15));
     const types = await read('/gatewayevents/types', { 'api-version': '1.0' });
@@ -93,7 +98,10 @@ describe('version 1.0', () => {
     assert.equal((await read(`${accountUrl()}?offset=-1`, { 'api-version': '1.0' })).status, 400);
     const rival = await provisionAccount(t, { facilities: 1 });
     assert.equal((await read(`/gatewayevents/accounts/${rival.accountId}`, { 'api-version': '1.0' })).status, 404);
-    assert.equal((await read(`/gatewayevents/facilities/${rival.facilities[0]!.id}`, { 'api-version': '1.0' })).status, 404);
+    assert.equal(
+      (await read(`/gatewayevents/facilities/${rival.facilities[0]!.id}`, { 'api-version': '1.0' })).status,
+      404,
+    );
   });
 });
 
@@ -104,9 +112,15 @@ describe('version 2.0', () => {
     assert.equal(all.status, 200);
     assertDeprecated(all.headers);
     assert.deepEqual(all.body.metadata, { limit: 100, offset: 0, totalResults: 5, totalPages: 1, pageNumber: 1 });
-    assert.deepEqual(all.body.items.map((i: any) => Date.parse(i.occurredAt)), [...times].reverse());
+    assert.deepEqual(
+      all.body.items.map((i: any) => Date.parse(i.occurredAt)),
+      [...times].reverse(),
+    );
     const window = await read(`${url}?minDate=${times[1]! / 1000}&maxDate=${times[3]! / 1000}&api-version=2.0`);
-    assert.deepEqual(window.body.items.map((i: any) => Date.parse(i.occurredAt)), [times[2], times[1]]);
+    assert.deepEqual(
+      window.body.items.map((i: any) => Date.parse(i.occurredAt)),
+      [times[2], times[1]],
+    );
     const second = await read(`${url}?limit=2&offset=2`);
     assert.deepEqual(second.body.metadata, { limit: 2, offset: 2, totalResults: 5, totalPages: 3, pageNumber: 2 });
     const empty = await read(`${url}?offset=5`);
@@ -123,11 +137,19 @@ describe('version 2.0', () => {
 
 describe('OpenAPI documents', () => {
   it('documents each version in its own document', async () => {
-    const doc = async (version: string) => (await t.app.inject({ method: 'GET', url: `/swagger/v${version}.json` })).json();
+    const doc = async (version: string) =>
+      (await t.app.inject({ method: 'GET', url: `/swagger/v${version}.json` })).json();
     const v3 = await doc('3.0');
     const v2 = await doc('2.0');
     const v1 = await doc('1.0');
-    for (const path of ['/gatewayevents/accounts/{accountId}', '/gatewayevents/facilities/{facilityId}', '/gatewayevents/accounts/{accountId}/export', '/gatewayevents/facilities/{facilityId}/export', '/gatewayevents/types', '/gateway/v1/events']) {
+    for (const path of [
+      '/gatewayevents/accounts/{accountId}',
+      '/gatewayevents/facilities/{facilityId}',
+      '/gatewayevents/accounts/{accountId}/export',
+      '/gatewayevents/facilities/{facilityId}/export',
+      '/gatewayevents/types',
+      '/gateway/v1/events',
+    ]) {
       assert.ok(v3.paths[path], `v3.0 documents ${path}`);
     }
     assert.ok(v2.paths['/events/facilities/{facilityId}'].get.deprecated);

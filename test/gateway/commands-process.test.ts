@@ -17,14 +17,30 @@ it('SIGTERM answers polls waiting 30 s with {"commands": []} and stops cleanly w
   try {
     const run = (args: string[]) => runCli(args, database.env).then((r) => JSON.parse(r.stdout));
     const account = await run(['admin', 'account', 'create', '--name', 'Poll Co']);
-    const facility = await run(['admin', 'facility', 'create', '--account', account.id, '--name', 'Poll Site', '--time-zone', 'UTC']);
+    const facility = await run([
+      'admin',
+      'facility',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'Poll Site',
+      '--time-zone',
+      'UTC',
+    ]);
     const gateway = await run(['admin', 'gateway', 'create', '--facility', facility.id]);
     const token = await fetch(`${server.url}/auth/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: gateway.clientId, client_secret: gateway.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: gateway.clientId,
+        client_secret: gateway.clientSecret,
+      }),
     }).then((r) => r.json() as Promise<{ access_token: string }>);
     const polls = [1, 2, 3].map(() =>
-      fetch(`${server.url}/gateway/v1/commands?after=0&wait=30`, { headers: { authorization: `Bearer ${token.access_token}` } }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      fetch(`${server.url}/gateway/v1/commands?after=0&wait=30`, {
+        headers: { authorization: `Bearer ${token.access_token}` },
+      }).then(async (r) => ({ status: r.status, body: await r.json() })),
     );
     await new Promise((r) => setTimeout(r, 500));
     const exited = server.kill('SIGTERM');

@@ -48,9 +48,17 @@ describe('the command poll', () => {
     assert.equal((await poll(t, gatewayA, `?facilityId=${facilityB()}`)).status, 404);
     assert.equal((await poll(t, gatewayA, `?facilityId=${facilityA()}`)).status, 200);
     const b = await poll(t, gatewayB, '?after=0');
-    assert.ok(b.body.commands.some((c: { payload: { unit?: { unitNumber: string } } }) => c.payload.unit?.unitNumber === 'ONLY-B'));
+    assert.ok(
+      b.body.commands.some(
+        (c: { payload: { unit?: { unitNumber: string } } }) => c.payload.unit?.unitNumber === 'ONLY-B',
+      ),
+    );
     // A's gateway token cannot use the PMS face of facility B (nor A).
-    assert.equal((await t.app.inject({ method: 'GET', url: `/facilities/${facilityB()}/commands`, headers: bearer(gatewayA) })).statusCode, 403);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: `/facilities/${facilityB()}/commands`, headers: bearer(gatewayA) }))
+        .statusCode,
+      403,
+    );
   });
 
   it('delivers the facility’s commands in order with the gate codes in clear, on this channel only', async () => {
@@ -61,8 +69,14 @@ describe('the command poll', () => {
     assert.equal(r.status, 200);
     assert.equal(r.headers['cache-control'], 'no-store');
     const sequences = r.body.commands.map((c: { sequence: number }) => c.sequence);
-    assert.deepEqual(sequences, [...sequences].sort((x, y) => x - y));
-    const upsert = r.body.commands.find((c: { type: string; payload: { visitor?: { id: string } } }) => c.type === 'visitor.upsert' && c.payload.visitor?.id === visitor.id);
+    assert.deepEqual(
+      sequences,
+      [...sequences].sort((x, y) => x - y),
+    );
+    const upsert = r.body.commands.find(
+      (c: { type: string; payload: { visitor?: { id: string } } }) =>
+        c.type === 'visitor.upsert' && c.payload.visitor?.id === visitor.id,
+    );
     assert.deepEqual(Object.keys(upsert).sort(), ['createdAt', 'id', 'payload', 'sequence', 'type']);
     assert.equal(upsert.payload.visitor.accessCode, '004711');
     assert.equal('sealedAccessCode' in upsert.payload.visitor, false);
@@ -104,7 +118,10 @@ describe('the command poll', () => {
     const acked = first.slice(0, 2).map((c: { id: string }) => c.id);
     await t.services.database.db.transaction().execute((trx) => acknowledgeCommands(trx, facilityA(), acked));
     const again = (await poll(t, gatewayA, '?after=0&limit=1000')).body.commands.map((c: { id: string }) => c.id);
-    assert.deepEqual(again, first.slice(2).map((c: { id: string }) => c.id));
+    assert.deepEqual(
+      again,
+      first.slice(2).map((c: { id: string }) => c.id),
+    );
   });
 });
 
@@ -116,7 +133,11 @@ describe('instances', () => {
       const pollApp = second?.app ?? t.app;
       const { signals } = (second?.services ?? t.services).accessControl;
       const last = (await poll(t, gatewayA, '?after=0&limit=1000')).body.commands.at(-1)?.sequence ?? 0;
-      const waiting = pollApp.inject({ method: 'GET', url: `/gateway/v1/commands?after=${last}&wait=30`, headers: bearer(gatewayA) });
+      const waiting = pollApp.inject({
+        method: 'GET',
+        url: `/gateway/v1/commands?after=${last}&wait=30`,
+        headers: bearer(gatewayA),
+      });
       await waitFor(async () => signals.waiting === 1);
       await pms(t, account.token, facilityA()).unit('CROSS');
       const r = (await waiting).json();
@@ -131,7 +152,11 @@ describe('instances', () => {
     const other = await startTestApp();
     const acc = await provisionAccount(other);
     const gw = await gatewayToken(other, acc.facilities[0]!.id);
-    const waiting = other.app.inject({ method: 'GET', url: '/gateway/v1/commands?after=0&wait=30', headers: bearer(gw.token) });
+    const waiting = other.app.inject({
+      method: 'GET',
+      url: '/gateway/v1/commands?after=0&wait=30',
+      headers: bearer(gw.token),
+    });
     const { signals } = other.services.accessControl;
     await waitFor(async () => signals.waiting === 1);
     const closing = other.close();
@@ -145,7 +170,11 @@ describe('instances', () => {
 });
 
 async function startSecondInstance() {
-  const services = await startServices(t.config, createLogger({ logLevel: 'warn' }), { role: 'owner', command: 'test-second', runJobs: false });
+  const services = await startServices(t.config, createLogger({ logLevel: 'warn' }), {
+    role: 'owner',
+    command: 'test-second',
+    runJobs: false,
+  });
   const app = await buildApp(services);
   await app.ready();
   return {

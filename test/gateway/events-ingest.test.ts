@@ -20,12 +20,17 @@ before(async () => {
 after(() => t.close());
 
 async function storedRows(where: string, values: unknown[] = []) {
-  return (await t.services.database.pool.query(`select * from gateway_events where ${where} order by seq`, values)).rows;
+  return (await t.services.database.pool.query(`select * from gateway_events where ${where} order by seq`, values))
+    .rows;
 }
 
 describe('POST /gateway/v1/events', () => {
   it('stores a batch once, with the facility attached, and answers after commit', async () => {
-    const batch = [event({ eventType: 18 }), event({ eventType: 10, details: 'Door 3 alarm' }), event({ eventType: 12 })];
+    const batch = [
+      event({ eventType: 18 }),
+      event({ eventType: 10, details: 'Door 3 alarm' }),
+      event({ eventType: 12 }),
+    ];
     const first = await postEvents(t, gateway, batch);
     assert.equal(first.status, 200);
     assert.deepEqual(first.body, { accepted: 3, duplicates: 0, rejected: [], warnings: [] });
@@ -38,7 +43,10 @@ describe('POST /gateway/v1/events', () => {
       assert.equal(row.time_zone, 'America/Denver');
     }
     // Sequence in batch order.
-    assert.deepEqual(rows.map((r) => r.gwc_event_id), batch.map((e) => e.eventId));
+    assert.deepEqual(
+      rows.map((r) => r.gwc_event_id),
+      batch.map((e) => e.eventId),
+    );
 
     // A retried batch is stored once; the answer counts duplicates.
     const retry = await postEvents(t, gateway, [...batch, event()]);
@@ -87,9 +95,20 @@ describe('POST /gateway/v1/events', () => {
     const response = await postEvents(t, gateway, [ahead, near]);
     assert.equal(response.body.accepted, 2);
     assert.equal(response.body.warnings.length, 1);
-    assert.deepEqual([response.body.warnings[0].index, response.body.warnings[0].eventId, response.body.warnings[0].path, response.body.warnings[0].code], [0, ahead.eventId, 'events[0].occurredAt', 'CLOCK_AHEAD']);
+    assert.deepEqual(
+      [
+        response.body.warnings[0].index,
+        response.body.warnings[0].eventId,
+        response.body.warnings[0].path,
+        response.body.warnings[0].code,
+      ],
+      [0, ahead.eventId, 'events[0].occurredAt', 'CLOCK_AHEAD'],
+    );
     const [row] = await storedRows('gwc_event_id = $1', [ahead.eventId]);
-    assert.ok(row.occurred_at.getTime() >= before - 1000 && row.occurred_at.getTime() <= Date.now(), 'stored at the time received');
+    assert.ok(
+      row.occurred_at.getTime() >= before - 1000 && row.occurred_at.getTime() <= Date.now(),
+      'stored at the time received',
+    );
     assert.deepEqual(row.data, { door: 3, reportedOccurredAt: reported });
     // Within the 5-minute tolerance the reported time stands.
     const [nearRow] = await storedRows('gwc_event_id = $1', [near.eventId]);
@@ -151,7 +170,13 @@ describe('POST /gateway/v1/events', () => {
 
   it('keeps SQL fragments and formula text as plain data', async () => {
     const nasty = "x'); drop table gateway_events; --";
-    const e = event({ eventId: nasty, deviceId: "1' or '1'='1", deviceName: '=HYPERLINK("http://evil")', details: '+cmd|calc!A1', unitId: "'; delete from units; --" });
+    const e = event({
+      eventId: nasty,
+      deviceId: "1' or '1'='1",
+      deviceName: '=HYPERLINK("http://evil")',
+      details: '+cmd|calc!A1',
+      unitId: "'; delete from units; --",
+    });
     assert.equal((await postEvents(t, gateway, [e])).body.accepted, 1);
     const [row] = await storedRows('gwc_event_id = $1', [nasty]);
     assert.equal(row.device_id, "1' or '1'='1");
@@ -161,11 +186,18 @@ describe('POST /gateway/v1/events', () => {
 
   it('resolves unit numbers and visitor names at the facility, and acknowledges commands', async () => {
     // Units and visitors made the way a PMS makes them (the access-control face).
-    const post = (url: string, payload: object) => t.app.inject({ method: 'POST', url, headers: bearer(account.token), payload });
+    const post = (url: string, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: bearer(account.token), payload });
     const unitResponse = await post(`/facilities/${facilityId}/units`, { unitNumber: 'A101' });
     assert.equal(unitResponse.statusCode, 201, unitResponse.body);
     const unitId: string = unitResponse.json().id;
-    const visitorResponse = await post(`/facilities/${facilityId}/visitors`, { unitId, accessCode: '2468', firstName: 'Jane', lastName: 'Doe', isTenant: true });
+    const visitorResponse = await post(`/facilities/${facilityId}/visitors`, {
+      unitId,
+      accessCode: '2468',
+      firstName: 'Jane',
+      lastName: 'Doe',
+      isTenant: true,
+    });
     assert.equal(visitorResponse.statusCode, 201, visitorResponse.body);
     const visitorId: string = visitorResponse.json().visitor.id;
     const otherUnit = await post(`/facilities/${account.facilities[1]!.id}/units`, { unitNumber: 'B202' });
@@ -179,7 +211,11 @@ describe('POST /gateway/v1/events', () => {
     assert.equal(row.unit_id, unitId.toUpperCase(), 'the id is kept as reported');
     assert.equal(row.unit_number, 'A101');
     assert.equal(row.visitor_name, 'Jane Doe');
-    assert.equal((await storedRows('gwc_event_id = $1', [foreign.eventId]))[0].unit_number, null, "another facility's unit does not resolve");
+    assert.equal(
+      (await storedRows('gwc_event_id = $1', [foreign.eventId]))[0].unit_number,
+      null,
+      "another facility's unit does not resolve",
+    );
     const [unknownRow] = await storedRows('gwc_event_id = $1', [unknown.eventId]);
     assert.deepEqual([unknownRow.unit_number, unknownRow.visitor_id, unknownRow.visitor_name], [null, 'V-17', null]);
 
@@ -192,13 +228,14 @@ describe('POST /gateway/v1/events', () => {
     const otherGateway = (await gatewayToken(t, account.facilities[1]!.id)).token;
     const foreignAck = event({ eventType: 3, data: { commandId: command.id } });
     assert.equal((await postEvents(t, otherGateway, [foreignAck])).body.accepted, 1);
-    const statusOf = async () => (await t.services.database.pool.query('select acknowledged_at from commands where id = $1', [command.id])).rows[0].acknowledged_at;
+    const statusOf = async () =>
+      (await t.services.database.pool.query('select acknowledged_at from commands where id = $1', [command.id])).rows[0]
+        .acknowledged_at;
     assert.equal(await statusOf(), null, "another facility's controller cannot acknowledge it");
     const ack = event({ eventType: 3, data: { commandId: command.id } });
     assert.equal((await postEvents(t, gateway, [ack])).body.accepted, 1);
     assert.ok((await statusOf()) instanceof Date, 'acknowledged by the ingest transaction');
   });
-
 });
 
 describe('requests that are not a batch', () => {
@@ -212,14 +249,23 @@ describe('requests that are not a batch', () => {
   });
 
   it('accepts exactly 1,000', async () => {
-    const response = await postEvents(t, gateway, Array.from({ length: 1000 }, () => event()));
+    const response = await postEvents(
+      t,
+      gateway,
+      Array.from({ length: 1000 }, () => event()),
+    );
     assert.equal(response.status, 200);
     assert.equal(response.body.accepted, 1000);
   });
 
   it('refuses a 20 MB body with 413', async () => {
     const big = JSON.stringify({ events: [event({ details: 'x'.repeat(20 * 1024 * 1024) })] });
-    const response = await t.app.inject({ method: 'POST', url: '/gateway/v1/events', headers: { ...bearer(gateway), 'content-type': 'application/json' }, payload: big });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/v1/events',
+      headers: { ...bearer(gateway), 'content-type': 'application/json' },
+      payload: big,
+    });
     assert.equal(response.statusCode, 413);
     assert.equal(response.json().code, 'PAYLOAD_TOO_LARGE');
   });
@@ -229,24 +275,48 @@ describe('requests that are not a batch', () => {
     const json = Buffer.from(JSON.stringify({ events: [e] }));
     const at = json.indexOf(Buffer.from('Access granted'));
     const latin1 = Buffer.concat([json.subarray(0, at), Buffer.from([0xe9, 0xff]), json.subarray(at)]);
-    for (const payload of [latin1, Buffer.from('{"events": [ '), Buffer.from('{"batch": []}'), Buffer.from('[]'), Buffer.from('{"events": {"0": 1}}')]) {
-      const response = await t.app.inject({ method: 'POST', url: '/gateway/v1/events', headers: { ...bearer(gateway), 'content-type': 'application/json' }, payload });
+    for (const payload of [
+      latin1,
+      Buffer.from('{"events": [ '),
+      Buffer.from('{"batch": []}'),
+      Buffer.from('[]'),
+      Buffer.from('{"events": {"0": 1}}'),
+    ]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/gateway/v1/events',
+        headers: { ...bearer(gateway), 'content-type': 'application/json' },
+        payload,
+      });
       assert.equal(response.statusCode, 400, payload.toString('latin1'));
       assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
     }
     assert.equal((await storedRows('gwc_event_id = $1', [e.eventId])).length, 0);
-    const xml = await t.app.inject({ method: 'POST', url: '/gateway/v1/events', headers: { ...bearer(gateway), 'content-type': 'application/xml' }, payload: '<events/>' });
+    const xml = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/v1/events',
+      headers: { ...bearer(gateway), 'content-type': 'application/xml' },
+      payload: '<events/>',
+    });
     assert.equal(xml.statusCode, 415);
   });
 
   it('answers 401 without a token and 403 for a token that is not a gateway', async () => {
-    assert.equal((await t.app.inject({ method: 'POST', url: '/gateway/v1/events', payload: { events: [] } })).statusCode, 401);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/gateway/v1/events', payload: { events: [] } })).statusCode,
+      401,
+    );
     const response = await postEvents(t, account.token, [event()]);
     assert.equal(response.status, 403);
   });
 
   it('an empty batch is a batch', async () => {
-    assert.deepEqual((await postEvents(t, gateway, [])).body, { accepted: 0, duplicates: 0, rejected: [], warnings: [] });
+    assert.deepEqual((await postEvents(t, gateway, [])).body, {
+      accepted: 0,
+      duplicates: 0,
+      rejected: [],
+      warnings: [],
+    });
   });
 });
 
@@ -257,7 +327,11 @@ describe('reading what was ingested', () => {
     const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
     const e = event({ eventType: 15, codeEntered: '5544', occurredAt: `${day}T17:30:00.250Z` }, 0);
     await postEvents(t, token, [e]);
-    const page = await getJson(t, kolkata.token, `/gatewayevents/facilities/${kolkata.facilities[0]!.id}?eventTypes=15&startDate=${day}`);
+    const page = await getJson(
+      t,
+      kolkata.token,
+      `/gatewayevents/facilities/${kolkata.facilities[0]!.id}?eventTypes=15&startDate=${day}`,
+    );
     assert.equal(page.status, 200);
     const item = page.body.items.find((i: any) => i.occurredAt === `${day}T17:30:00.250Z`);
     assert.ok(item, JSON.stringify(page.body));

@@ -100,10 +100,19 @@ export interface TestAppOptions {
 /** The real app on a fresh database, for app.inject() tests. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: process.env.GATEHOUSE_TEST_LOG_LEVEL ?? 'info', ...database.env, ...options.env });
+  const config = loadConfig({
+    LOG_LEVEL: process.env.GATEHOUSE_TEST_LOG_LEVEL ?? 'info',
+    ...database.env,
+    ...options.env,
+  });
   const logs = new LogCapture();
   const logger = createLogger(config, logs);
-  const services = await startServices(config, logger, { role: 'owner', command: 'test', runJobs: options.runJobs ?? false, clock: options.clock });
+  const services = await startServices(config, logger, {
+    role: 'owner',
+    command: 'test',
+    runJobs: options.runJobs ?? false,
+    clock: options.clock,
+  });
   const app = await buildApp(services);
   if (options.extend) await options.extend(app);
   await app.ready();

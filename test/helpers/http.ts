@@ -52,11 +52,21 @@ function parsed(text: string): unknown {
 export async function inject(app: App, method: Method, url: string, options: RequestOptions = {}): Promise<Answer> {
   const { headers, payload } = requestParts(options);
   const response = await app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
-  return { status: response.statusCode, headers: response.headers as Answer['headers'], text: response.body, body: parsed(response.body) };
+  return {
+    status: response.statusCode,
+    headers: response.headers as Answer['headers'],
+    text: response.body,
+    body: parsed(response.body),
+  };
 }
 
 /** A request over real HTTP, to a server process. */
-export async function request(baseUrl: string, method: Method, path: string, options: RequestOptions = {}): Promise<Answer> {
+export async function request(
+  baseUrl: string,
+  method: Method,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Answer> {
   const { headers, payload } = requestParts(options);
   const response = await fetch(baseUrl + path, { method, headers, body: payload });
   const text = await response.text();
@@ -71,7 +81,11 @@ export async function tokenFrom(baseUrl: string, form: Record<string, string>): 
 }
 
 /** An operator application made with the command line, and its token (scope admin). */
-export async function operatorToken(baseUrl: string, env: Record<string, string>, name = 'Test operator'): Promise<string> {
+export async function operatorToken(
+  baseUrl: string,
+  env: Record<string, string>,
+  name = 'Test operator',
+): Promise<string> {
   const created = await runCli(['admin', 'app', 'create', '--name', name, '--operator'], env);
   if (created.code !== 0) throw new Error(`admin app create failed: ${created.stderr}`);
   const { clientId, clientSecret } = JSON.parse(created.stdout);

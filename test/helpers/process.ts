@@ -32,7 +32,11 @@ export async function freePort(): Promise<number> {
  * "gatehouse is serving" log line. `quiet`: logs at warn (a benchmark must not measure a log
  * pipe), on a port chosen here, ready when /health answers.
  */
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000, options: { quiet?: boolean } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: { quiet?: boolean } = {},
+): Promise<ServerProcess> {
   if (options.quiet) return startQuietServer(env, timeoutMs);
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
@@ -41,7 +45,9 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   // The output is kept (the last 1 MB) for assertions; it is scanned only until the server serves.
   let output = '';
   let serving = false;
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
@@ -73,19 +79,32 @@ async function startQuietServer(env: Record<string, string>, timeoutMs: number):
   });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000)));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}) before serving:\n${output}`);
-    if ((await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) break;
+    if (
+      (await fetch(`${url}/health`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`server did not start in ${timeoutMs} ms:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return serverProcess(child, url, () => output, exited);
 }
 
-function serverProcess(child: ChildProcess, url: string, output: () => string, exited: Promise<number | string>): ServerProcess {
+function serverProcess(
+  child: ChildProcess,
+  url: string,
+  output: () => string,
+  exited: Promise<number | string>,
+): ServerProcess {
   return {
     child,
     url,
@@ -99,10 +118,17 @@ function serverProcess(child: ChildProcess, url: string, output: () => string, e
 }
 
 /** Runs a `gatehouse` command to completion. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

@@ -12,7 +12,11 @@ import { provisionAccount, type ProvisionedAccount } from './tenants.ts';
 export async function seed<T>(env: Record<string, string>, work: (t: TestApp) => Promise<T>): Promise<T> {
   const logs = new LogCapture();
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
-  const services = await startServices(config, createLogger(config, logs), { role: 'owner', command: 'seed', runJobs: false });
+  const services = await startServices(config, createLogger(config, logs), {
+    role: 'owner',
+    command: 'seed',
+    runJobs: false,
+  });
   const app = await buildApp(services);
   try {
     await app.ready();
@@ -23,6 +27,9 @@ export async function seed<T>(env: Record<string, string>, work: (t: TestApp) =>
   }
 }
 
-export function seedAccount(env: Record<string, string>, options: Parameters<typeof provisionAccount>[1] = {}): Promise<ProvisionedAccount> {
+export function seedAccount(
+  env: Record<string, string>,
+  options: Parameters<typeof provisionAccount>[1] = {},
+): Promise<ProvisionedAccount> {
   return seed(env, (t) => provisionAccount(t, options));
 }

@@ -4,8 +4,16 @@ import { randomBytes } from 'node:crypto';
 import * as admin from '../../src/tenancy/index.ts';
 import type { TestApp } from './harness.ts';
 
-export async function requestToken(t: TestApp, form: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
-  const response = await t.app.inject({ method: 'POST', url: '/auth/token', payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+export async function requestToken(
+  t: TestApp,
+  form: Record<string, string>,
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/auth/token',
+    payload: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   return { status: response.statusCode, body: response.json(), headers: response.headers };
 }
 
@@ -47,8 +55,18 @@ export async function provisionAccount(
     );
   }
   const pms = await admin.createApplication(db, { name: 'Test PMS' });
-  const key = await admin.createAccountKey(db, { accountId: account.id, clientId: pms.clientId, scopes: options.scopes });
-  const { status, body } = await requestToken(t, { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret });
+  const key = await admin.createAccountKey(db, {
+    accountId: account.id,
+    clientId: pms.clientId,
+    scopes: options.scopes,
+  });
+  const { status, body } = await requestToken(t, {
+    grant_type: 'password',
+    client_id: pms.clientId,
+    client_secret: pms.clientSecret,
+    username: key.apiKey,
+    password: key.apiSecret,
+  });
   if (status !== 200) throw new Error(`password grant failed: ${status} ${JSON.stringify(body)}`);
   return {
     accountId: account.id,
@@ -61,15 +79,42 @@ export async function provisionAccount(
 }
 
 /** An auction partner assigned to the given facility guids, and its token. */
-export async function partnerToken(t: TestApp, clientType: string, facilityGuids: string[]): Promise<{ token: string; clientId: string; clientSecret: string }> {
-  const app = await admin.createApplication(t.services.database.db, { name: `Partner ${clientType}`, clientType, facilityGuids });
-  return { token: await token(t, { grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }), clientId: app.clientId, clientSecret: app.clientSecret };
+export async function partnerToken(
+  t: TestApp,
+  clientType: string,
+  facilityGuids: string[],
+): Promise<{ token: string; clientId: string; clientSecret: string }> {
+  const app = await admin.createApplication(t.services.database.db, {
+    name: `Partner ${clientType}`,
+    clientType,
+    facilityGuids,
+  });
+  return {
+    token: await token(t, {
+      grant_type: 'client_credentials',
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+    }),
+    clientId: app.clientId,
+    clientSecret: app.clientSecret,
+  };
 }
 
 /** A facility's gateway controller credentials and token. */
-export async function gatewayToken(t: TestApp, facilityId: string): Promise<{ token: string; clientId: string; clientSecret: string }> {
+export async function gatewayToken(
+  t: TestApp,
+  facilityId: string,
+): Promise<{ token: string; clientId: string; clientSecret: string }> {
   const gateway = await admin.createGatewayCredential(t.services.database.db, { facilityId });
-  return { token: await token(t, { grant_type: 'client_credentials', client_id: gateway.clientId, client_secret: gateway.clientSecret }), clientId: gateway.clientId, clientSecret: gateway.clientSecret };
+  return {
+    token: await token(t, {
+      grant_type: 'client_credentials',
+      client_id: gateway.clientId,
+      client_secret: gateway.clientSecret,
+    }),
+    clientId: gateway.clientId,
+    clientSecret: gateway.clientSecret,
+  };
 }
 
 /** An operator application's token (scope admin). */

@@ -15,14 +15,18 @@ before(async () => {
         {
           config: { access: 'public' },
           schema: {
-            body: Type.Object({ name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 1 }), tags: Type.Optional(Type.Array(Type.String())) }),
+            body: Type.Object({
+              name: Type.String({ minLength: 1 }),
+              count: Type.Integer({ minimum: 1 }),
+              tags: Type.Optional(Type.Array(Type.String())),
+            }),
             querystring: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('a'), Type.Literal('b')])) }),
           },
         },
         async (request) => request.body,
       );
       app.get('/test/boom', { config: { access: 'public' } }, async () => {
-        throw new Error('select password from secrets where api_secret = \'hunter2\'');
+        throw new Error("select password from secrets where api_secret = 'hunter2'");
       });
       app.get('/test/unique', { config: { access: 'public' } }, async () => {
         const pool = t.services.database.pool;
@@ -40,7 +44,11 @@ before(async () => {
 });
 after(() => t.close());
 
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
+function assertProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  code: string,
+) {
   assert.equal(response.statusCode, status, response.body);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
   const body = JSON.parse(response.body);
@@ -55,7 +63,11 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
 
 describe('errors are problem+json and the service keeps serving', () => {
   it('lists every invalid field, across the body and the query string', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/test/echo?mode=c', payload: { name: '', count: 0, tags: 'x' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo?mode=c',
+      payload: { name: '', count: 0, tags: 'x' },
+    });
     const body = assertProblem(response, 400, 'VALIDATION_FAILED');
     const paths = body.errors.map((e: { path: string }) => e.path).sort();
     assert.deepEqual(paths, ['count', 'mode', 'name', 'tags']);
@@ -74,23 +86,43 @@ describe('errors are problem+json and the service keeps serving', () => {
   });
 
   it('refuses malformed JSON with 400', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"name": "x",' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "x",',
+    });
     assertProblem(response, 400, 'MALFORMED_JSON');
   });
 
   it('refuses a body that is JSON but not an object', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '"just a string"' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '"just a string"',
+    });
     assertProblem(response, 400, 'VALIDATION_FAILED');
   });
 
   it('refuses a content type it does not parse with 415', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     assertProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('refuses a body over the limit with 413', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), count: 1 });
-    const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: big });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: big,
+    });
     assertProblem(response, 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -118,8 +150,16 @@ describe('errors are problem+json and the service keeps serving', () => {
   });
 
   it('refuses a body nested 5,000 levels deep with 400 naming where the limit was passed', async () => {
-    for (const payload of ['['.repeat(5_000) + ']'.repeat(5_000), `{"name":"x","count":1,"tags":${'['.repeat(5_000) + ']'.repeat(5_000)}}`]) {
-      const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
+    for (const payload of [
+      '['.repeat(5_000) + ']'.repeat(5_000),
+      `{"name":"x","count":1,"tags":${'['.repeat(5_000) + ']'.repeat(5_000)}}`,
+    ]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
       const body = assertProblem(response, 400, 'BODY_TOO_DEEP');
       assert.equal(body.errors.length, 1);
       assert.match(body.errors[0].path, /^(tags)?(\[0\]){31,32}$/);
@@ -129,9 +169,18 @@ describe('errors are problem+json and the service keeps serving', () => {
 
   it('refuses an integer beyond what JavaScript holds exactly, naming the field', async () => {
     for (const count of ['1e20', '9007199254740993']) {
-      const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: `{"name":"x","count":${count}}` });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload: `{"name":"x","count":${count}}`,
+      });
       const body = assertProblem(response, 400, 'VALIDATION_FAILED');
-      assert.deepEqual(body.errors.map((e: { path: string }) => e.path), ['count'], count);
+      assert.deepEqual(
+        body.errors.map((e: { path: string }) => e.path),
+        ['count'],
+        count,
+      );
     }
   });
 
@@ -147,7 +196,11 @@ describe('request ids and logs', () => {
     assert.equal(given.headers['x-correlation-id'], 'abc-123');
     const made = await t.app.inject({ method: 'GET', url: '/health' });
     assert.match(String(made.headers['x-correlation-id']), /^[0-9a-f-]{36}$/);
-    const unsafe = await t.app.inject({ method: 'GET', url: '/health', headers: { 'x-correlation-id': 'a\u0007b<script>' } });
+    const unsafe = await t.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-correlation-id': 'a\u0007b<script>' },
+    });
     assert.notEqual(unsafe.headers['x-correlation-id'], 'a\u0007b<script>');
   });
 
@@ -172,7 +225,10 @@ describe('operations routes', () => {
     assert.deepEqual((await t.app.inject({ method: 'GET', url: '/health' })).json(), { status: 'ok' });
     const availability = await t.app.inject({ method: 'GET', url: '/availability' });
     assert.equal(availability.statusCode, 200);
-    assert.deepEqual(availability.json(), { status: 'available', checks: { database: true, migrations: true, jobs: true, redis: 'not configured' } });
+    assert.deepEqual(availability.json(), {
+      status: 'available',
+      checks: { database: true, migrations: true, jobs: true, redis: 'not configured' },
+    });
   });
 
   it('/metrics serves Prometheus text with the request histogram to an operator token only', async () => {
@@ -195,7 +251,8 @@ describe('operations routes', () => {
     assert.equal(ui.statusCode, 200);
     assert.match(ui.body, /swagger-ui/i);
     const init = await t.app.inject({ method: 'GET', url: '/swagger/static/swagger-initializer.js' });
-    for (const version of ['v3.0', 'v2.0', 'v1.0']) assert.ok(init.body.includes(`/swagger/${version}.json`), `${version} in the selector`);
+    for (const version of ['v3.0', 'v2.0', 'v1.0'])
+      assert.ok(init.body.includes(`/swagger/${version}.json`), `${version} in the selector`);
     assert.match(init.body, /"urls.primaryName":\s*"v3.0"/);
     for (const version of ['3.0', '2.0', '1.0']) {
       const doc = await t.app.inject({ method: 'GET', url: `/swagger/v${version}.json` });

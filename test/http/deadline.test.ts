@@ -46,7 +46,9 @@ before(async () => {
         };
         return reply.type('text/plain').send(Readable.from(chunks()));
       });
-      app.post('/test/upload', { config: { access: 'public' } }, async (request) => ({ received: JSON.stringify(request.body).length }));
+      app.post('/test/upload', { config: { access: 'public' } }, async (request) => ({
+        received: JSON.stringify(request.body).length,
+      }));
     },
   });
 });
@@ -55,7 +57,11 @@ after(() => t.close());
 describe('the request deadline', () => {
   it('answers 503 problem+json with Retry-After when the handler has not answered in time', async () => {
     const started = Date.now();
-    const response = await t.app.inject({ method: 'GET', url: '/test/slow', headers: { 'x-correlation-id': 'deadline-1' } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/test/slow',
+      headers: { 'x-correlation-id': 'deadline-1' },
+    });
     const ms = Date.now() - started;
     assert.equal(response.statusCode, 503);
     assert.equal(response.headers['retry-after'], '5');
@@ -76,13 +82,19 @@ describe('the request deadline', () => {
     // Still serving, and nothing sent twice.
     assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     const requestLines = t.logs.lines.filter((line) => line.includes('"msg":"request"') && line.includes('/test/slow'));
-    assert.ok(requestLines.every((line) => line.includes('"statusCode":503')), requestLines.join('\n'));
+    assert.ok(
+      requestLines.every((line) => line.includes('"statusCode":503')),
+      requestLines.join('\n'),
+    );
     // The late answers are dropped with a line that says so (not fastify's "did you forget to return reply").
-    assert.ok(t.logs.lines.filter((line) => line.includes('finished after the request deadline')).length >= 2, t.logs.text);
+    assert.ok(
+      t.logs.lines.filter((line) => line.includes('finished after the request deadline')).length >= 2,
+      t.logs.text,
+    );
     assert.ok(!t.logs.text.includes('Reply was already sent'), t.logs.text);
   });
 
-  it("gives a long-poll its wait on top of the deadline", async () => {
+  it('gives a long-poll its wait on top of the deadline', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/test/long-poll' });
     assert.equal(response.statusCode, 200, response.body);
   });
@@ -98,10 +110,19 @@ describe('the request deadline', () => {
     const { port } = t.app.server.address() as AddressInfo;
     const body = JSON.stringify({ text: 'x'.repeat(1000) });
     const status = await new Promise<number>((resolve, reject) => {
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/test/upload', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/test/upload',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on('error', reject);
       // Half the body, a pause longer than the deadline, then the rest.
       request.write(body.slice(0, 500));

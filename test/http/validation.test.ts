@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
-import { faultsFromAjv, MAX_BODY_DEPTH, nulCharacterPaths, pathBeyondDepth, pointerToPath, SAFE_INTEGER_RANGE, withSafeIntegers } from '../../src/http/validation.ts';
+import {
+  faultsFromAjv,
+  MAX_BODY_DEPTH,
+  nulCharacterPaths,
+  pathBeyondDepth,
+  pointerToPath,
+  SAFE_INTEGER_RANGE,
+  withSafeIntegers,
+} from '../../src/http/validation.ts';
 
 describe('validation fault paths', () => {
   it('turns JSON pointers into field paths', () => {
@@ -12,7 +20,13 @@ describe('validation fault paths', () => {
 
   it('names the missing field of a required error and keeps one message per field', () => {
     const faults = faultsFromAjv([
-      { keyword: 'required', instancePath: '/items/0', schemaPath: '', params: { missingProperty: 'unitId' }, message: 'x' },
+      {
+        keyword: 'required',
+        instancePath: '/items/0',
+        schemaPath: '',
+        params: { missingProperty: 'unitId' },
+        message: 'x',
+      },
       { keyword: 'type', instancePath: '/code', schemaPath: '', params: {}, message: 'must be string' },
       { keyword: 'type', instancePath: '/code', schemaPath: '', params: {}, message: 'must be number' },
       { keyword: 'anyOf', instancePath: '/code', schemaPath: '', params: {}, message: 'must match a schema in anyOf' },
@@ -35,7 +49,10 @@ describe('body depth', () => {
   it('names the first object or array past the limit, for bodies nested 5,000 levels deep, without recursion', () => {
     assert.equal(pathBeyondDepth(nested(5_000, 'array')), '[0]'.repeat(MAX_BODY_DEPTH));
     assert.equal(pathBeyondDepth(nested(5_000, 'object')), Array(MAX_BODY_DEPTH).fill('a').join('.'));
-    assert.equal(pathBeyondDepth({ events: [{ id: 1 }, { data: nested(5_000, 'object') }] }), `events[1].data${'.a'.repeat(MAX_BODY_DEPTH - 3)}`);
+    assert.equal(
+      pathBeyondDepth({ events: [{ id: 1 }, { data: nested(5_000, 'object') }] }),
+      `events[1].data${'.a'.repeat(MAX_BODY_DEPTH - 3)}`,
+    );
     // Far deeper than any call stack: still an answer, not a RangeError.
     assert.equal(pathBeyondDepth(nested(1_000_000, 'array'), 3), '[0][0][0]');
   });
@@ -84,14 +101,21 @@ describe('integer ranges', () => {
     assert.deepEqual(bounded.properties.after.anyOf[0], { type: 'integer', ...SAFE_INTEGER_RANGE });
     assert.deepEqual(bounded.properties.limit, query.properties.limit);
     assert.deepEqual(bounded.properties.code, { type: ['string', 'integer'], ...SAFE_INTEGER_RANGE });
-    assert.deepEqual(bounded.properties.ids.items, { type: 'integer', exclusiveMaximum: 10, minimum: SAFE_INTEGER_RANGE.minimum });
+    assert.deepEqual(bounded.properties.ids.items, {
+      type: 'integer',
+      exclusiveMaximum: 10,
+      minimum: SAFE_INTEGER_RANGE.minimum,
+    });
   });
 
   it('refuses, by field, query integers beyond 64 bits or past what JavaScript holds exactly', () => {
     const validate = ajv.compile(withSafeIntegers(query) as object);
     for (const offset of ['99999999999999999999', '9007199254740992', '1e300']) {
       assert.equal(validate({ offset }), false, offset);
-      assert.deepEqual(faultsFromAjv(validate.errors ?? []).map((f) => f.path), ['offset']);
+      assert.deepEqual(
+        faultsFromAjv(validate.errors ?? []).map((f) => f.path),
+        ['offset'],
+      );
     }
     assert.equal(validate({ after: '-99999999999999999999' }), false);
     assert.equal(validate({ offset: '9007199254740991', after: String(Number.MIN_SAFE_INTEGER) }), true);

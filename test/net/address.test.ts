@@ -5,7 +5,14 @@ import { checkUrl, hostAllowed, isIpLiteral, isPublicAddress } from '../../src/n
 
 describe('isPublicAddress', () => {
   it('accepts public unicast addresses, IPv4 and IPv6', () => {
-    for (const address of ['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '[2a00:1450:4001:81c::200e]', '::ffff:8.8.8.8']) {
+    for (const address of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '1.1.1.1',
+      '2606:4700:4700::1111',
+      '[2a00:1450:4001:81c::200e]',
+      '::ffff:8.8.8.8',
+    ]) {
       assert.equal(isPublicAddress(address), true, address);
     }
   });
@@ -45,7 +52,17 @@ describe('isPublicAddress', () => {
   });
 
   it('refuses IPv4-compatible addresses (::/96) in every spelling, whatever IPv4 they embed', () => {
-    for (const address of ['::127.0.0.1', '[::127.0.0.1]', '::7f00:1', '0:0:0:0:0:0:127.0.0.1', '::10.0.0.1', '::a9fe:a9fe', '::192.168.1.1', '::0.0.0.2', '::8.8.8.8']) {
+    for (const address of [
+      '::127.0.0.1',
+      '[::127.0.0.1]',
+      '::7f00:1',
+      '0:0:0:0:0:0:127.0.0.1',
+      '::10.0.0.1',
+      '::a9fe:a9fe',
+      '::192.168.1.1',
+      '::0.0.0.2',
+      '::8.8.8.8',
+    ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
   });
@@ -71,7 +88,17 @@ describe('isPublicAddress', () => {
   });
 
   it('refuses text that is not a canonical address (decimal, hex, octal, names, garbage)', () => {
-    for (const text of ['2130706433', '0x7f000001', '0177.0.0.1', '127.1', 'localhost', 'example.com', '', '1.2.3.4.5', '::gg']) {
+    for (const text of [
+      '2130706433',
+      '0x7f000001',
+      '0177.0.0.1',
+      '127.1',
+      'localhost',
+      'example.com',
+      '',
+      '1.2.3.4.5',
+      '::gg',
+    ]) {
       assert.equal(isPublicAddress(text), false, text);
     }
     assert.equal(isIpLiteral('2130706433'), false);
@@ -81,7 +108,11 @@ describe('isPublicAddress', () => {
 
 describe('checkUrl', () => {
   it('accepts http and https URLs to names and public addresses', () => {
-    for (const url of ['https://pms.example/img/u1001-1.jpg', 'http://93.184.216.34/a.png', 'https://[2606:4700:4700::1111]/x.gif']) {
+    for (const url of [
+      'https://pms.example/img/u1001-1.jpg',
+      'http://93.184.216.34/a.png',
+      'https://[2606:4700:4700::1111]/x.gif',
+    ]) {
       assert.equal(checkUrl(url, []).ok, true, url);
     }
   });

@@ -22,16 +22,24 @@ export interface ImageHost {
 export const MiB = 1024 * 1024;
 
 export async function makeJpeg(width = 8, height = 6, color = '#c0392b'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
 }
 export async function makePng(width = 5, height = 4): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: '#2980b9' } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: '#2980b9' } })
+    .png()
+    .toBuffer();
 }
 export async function makeWebp(): Promise<Buffer> {
-  return sharp({ create: { width: 3, height: 3, channels: 3, background: '#27ae60' } }).webp().toBuffer();
+  return sharp({ create: { width: 3, height: 3, channels: 3, background: '#27ae60' } })
+    .webp()
+    .toBuffer();
 }
 export async function makeGif(): Promise<Buffer> {
-  return sharp({ create: { width: 2, height: 2, channels: 3, background: '#8e44ad' } }).gif().toBuffer();
+  return sharp({ create: { width: 2, height: 2, channels: 3, background: '#8e44ad' } })
+    .gif()
+    .toBuffer();
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {
@@ -55,10 +63,16 @@ export async function makeDecompressionBomb(side = 12_000): Promise<Buffer> {
   const out: Buffer[] = [];
   deflate.on('data', (chunk: Buffer) => out.push(chunk));
   const ended = new Promise((resolve) => deflate.on('end', resolve));
-  for (let i = 0; i < side / 100; i++) if (!deflate.write(rows)) await new Promise((resolve) => deflate.once('drain', resolve));
+  for (let i = 0; i < side / 100; i++)
+    if (!deflate.write(rows)) await new Promise((resolve) => deflate.once('drain', resolve));
   deflate.end();
   await ended;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk('IHDR', header), pngChunk('IDAT', Buffer.concat(out)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', Buffer.concat(out)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export interface ImageHostOptions {
@@ -91,13 +105,16 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
       res.writeHead(failure.status, { 'content-type': 'text/plain' }).end('try later');
       return;
     }
-    const send = (type: string, body: Buffer) => res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
+    const send = (type: string, body: Buffer) =>
+      res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
     const variant = url.searchParams.get('v');
     if (path.startsWith('/img/')) {
       // /img/<anything>.jpg: a distinct JPEG per name (unless ?same), to test storage per content.
       if (url.searchParams.has('same')) return send('image/jpeg', jpeg);
       const seed = [...path].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
-      void makeJpeg(8 + (seed % 13), 6 + (seed % 7), `#${(seed & 0xffffff).toString(16).padStart(6, '0')}`).then((body) => send('image/jpeg', body));
+      void makeJpeg(8 + (seed % 13), 6 + (seed % 7), `#${(seed & 0xffffff).toString(16).padStart(6, '0')}`).then(
+        (body) => send('image/jpeg', body),
+      );
       return;
     }
     switch (path) {
@@ -113,7 +130,10 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
         return send('image/gif', gif);
       case '/claims-jpeg.html':
         // HTML that lies about its type.
-        return send('image/jpeg', Buffer.from(`<!doctype html><html><body>${'<p>not an image</p>'.repeat(400)}${variant ?? ''}</body></html>`));
+        return send(
+          'image/jpeg',
+          Buffer.from(`<!doctype html><html><body>${'<p>not an image</p>'.repeat(400)}${variant ?? ''}</body></html>`),
+        );
       case '/svg-as-png':
         return send('image/png', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>'));
       case '/huge-declared.jpg': {
@@ -165,7 +185,9 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
       case '/bomb.png':
         return send('image/png', bomb);
       case '/redirect-elsewhere':
-        return res.writeHead(302, { location: url.searchParams.get('to') ?? options.redirectTarget ?? 'http://127.0.0.1:1/' }).end();
+        return res
+          .writeHead(302, { location: url.searchParams.get('to') ?? options.redirectTarget ?? 'http://127.0.0.1:1/' })
+          .end();
       case '/redirect-to-photo':
         return res.writeHead(301, { location: '/photo.jpg' }).end();
       case '/redirect-chain': {

@@ -28,7 +28,14 @@ const lookup: LookupAll = async (hostname) => {
 };
 
 function fetcher(options: Partial<ConstructorParameters<typeof SafeFetcher>[0]> = {}) {
-  const f = new SafeFetcher({ allowHosts: [host.hostPort, `images.test:${host.port}`], timeoutMs: 3000, maxBytes: 10 * MiB, maxRedirects: 3, lookup, ...options });
+  const f = new SafeFetcher({
+    allowHosts: [host.hostPort, `images.test:${host.port}`],
+    timeoutMs: 3000,
+    maxBytes: 10 * MiB,
+    maxRedirects: 3,
+    lookup,
+    ...options,
+  });
   fetchers.push(f);
   return f;
 }
@@ -120,9 +127,28 @@ describe('the SSRF-safe fetcher', () => {
     const f = fetcher();
     const hitsBefore = privateHits;
     assert.equal((await refusal(f.fetch(`${host.url}/redirect-elsewhere`))).code, 'ADDRESS_NOT_ALLOWED');
-    assert.equal((await refusal(f.fetch(`${host.url}/redirect-elsewhere?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`))).code, 'ADDRESS_NOT_ALLOWED');
-    assert.equal((await refusal(f.fetch(`${host.url}/redirect-elsewhere?to=${encodeURIComponent(`http://evil.test:${privatePort}/`)}`))).code, 'ADDRESS_NOT_ALLOWED');
-    assert.equal((await refusal(f.fetch(`${host.url}/redirect-elsewhere?to=${encodeURIComponent('file:///etc/passwd')}`))).code, 'SCHEME_NOT_ALLOWED');
+    assert.equal(
+      (
+        await refusal(
+          f.fetch(
+            `${host.url}/redirect-elsewhere?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
+          ),
+        )
+      ).code,
+      'ADDRESS_NOT_ALLOWED',
+    );
+    assert.equal(
+      (
+        await refusal(
+          f.fetch(`${host.url}/redirect-elsewhere?to=${encodeURIComponent(`http://evil.test:${privatePort}/`)}`),
+        )
+      ).code,
+      'ADDRESS_NOT_ALLOWED',
+    );
+    assert.equal(
+      (await refusal(f.fetch(`${host.url}/redirect-elsewhere?to=${encodeURIComponent('file:///etc/passwd')}`))).code,
+      'SCHEME_NOT_ALLOWED',
+    );
     assert.equal((await refusal(f.fetch(`${host.url}/redirect-chain?n=3`))).code, 'TOO_MANY_REDIRECTS');
     assert.equal((await refusal(f.fetch(`${host.url}/redirect-loop`))).code, 'TOO_MANY_REDIRECTS');
     assert.equal(privateHits, hitsBefore);

@@ -46,7 +46,10 @@ interface Answer {
 /** A request that must answer within `limitMs` (else the test fails instead of hanging). */
 async function timed(url: string, token: string | null, limitMs = 15_000): Promise<Answer> {
   const started = Date.now();
-  const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(limitMs) });
+  const response = await fetch(url, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: AbortSignal.timeout(limitMs),
+  });
   const text = await response.text();
   return { status: response.status, ms: Date.now() - started, headers: response.headers, text };
 }
@@ -56,7 +59,10 @@ async function recovers(url: string, token: string | null, withinMs = 20_000): P
   const deadline = Date.now() + withinMs;
   let last = 0;
   while (Date.now() < deadline) {
-    last = await timed(url, token, withinMs).then((a) => a.status, () => 0);
+    last = await timed(url, token, withinMs).then(
+      (a) => a.status,
+      () => 0,
+    );
     if (last === 200) return;
     await sleep(200);
   }
@@ -70,7 +76,10 @@ function assertRetryLater(answer: Answer, code: string) {
   const body = JSON.parse(answer.text);
   assert.equal(body.code, code, answer.text);
   // No SQL, no server message, no driver internals.
-  assert.doesNotMatch(answer.text, /\bselect\b|\bfrom\b|relation|55P03|57014|ECONN|pg_|lock timeout|statement timeout/i);
+  assert.doesNotMatch(
+    answer.text,
+    /\bselect\b|\bfrom\b|relation|55P03|57014|ECONN|pg_|lock timeout|statement timeout/i,
+  );
 }
 
 describe(`exports on any pooled connection, under concurrency (${databaseLabel})`, () => {
@@ -88,7 +97,13 @@ describe(`exports on any pooled connection, under concurrency (${databaseLabel})
       Promise.all(Array.from({ length: 8 }, () => timed(exportUrl, account.token, 120_000))),
       Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          timed(i % 2 === 0 ? `${server.url}/gatewayevents/facilities/${facility}?pageSize=100&pageNumber=${i + 1}` : `${server.url}/facilities`, account.token, 120_000),
+          timed(
+            i % 2 === 0
+              ? `${server.url}/gatewayevents/facilities/${facility}?pageSize=100&pageNumber=${i + 1}`
+              : `${server.url}/facilities`,
+            account.token,
+            120_000,
+          ),
         ),
       ),
     ]);
@@ -143,7 +158,10 @@ if (onPostgres) {
         // Before the fix this waited as long as the lock was held (58 s measured).
         const blocked = await timed(facilities, account.token);
         assertRetryLater(blocked, 'DATABASE_UNAVAILABLE');
-        assert.ok(blocked.ms >= LOCK_TIMEOUT_MS - 100 && blocked.ms < REQUEST_TIMEOUT_MS, `answered after ${blocked.ms} ms`);
+        assert.ok(
+          blocked.ms >= LOCK_TIMEOUT_MS - 100 && blocked.ms < REQUEST_TIMEOUT_MS,
+          `answered after ${blocked.ms} ms`,
+        );
         assert.equal((await timed(`${server.url}/health`, null)).status, 200);
       } finally {
         await holder.query('rollback').catch(() => {});
@@ -170,7 +188,11 @@ if (onPostgres) {
       }
       await recovers(facilities, account.token);
       await recovers(`${server.url}/availability`, null);
-      assert.deepEqual(JSON.parse((await timed(`${server.url}/availability`, null)).text).checks, { database: true, migrations: true, jobs: true });
+      assert.deepEqual(JSON.parse((await timed(`${server.url}/availability`, null)).text).checks, {
+        database: true,
+        migrations: true,
+        jobs: true,
+      });
     });
 
     it('frozen (a partition): answers 503 with Retry-After within the request deadline, then serves again', async () => {
@@ -212,7 +234,12 @@ if (onPostgres) {
       const facilities = `${server.url}/facilities`;
       assert.equal((await timed(facilities, account.token)).status, 200);
       const layout = dataDirLayout(database.env.DATA_DIR!);
-      const holder = new pg.Client({ host: layout.socketDir, port: EMBEDDED_PORT, user: 'postgres', database: 'postgres' });
+      const holder = new pg.Client({
+        host: layout.socketDir,
+        port: EMBEDDED_PORT,
+        user: 'postgres',
+        database: 'postgres',
+      });
       const holderErrors: Error[] = [];
       holder.on('error', (error) => holderErrors.push(error));
       await holder.connect();
@@ -222,7 +249,10 @@ if (onPostgres) {
       // Every other connection of the socket now waits for this one.
       const blocked = await timed(facilities, account.token);
       assertRetryLater(blocked, 'DEADLINE_EXCEEDED');
-      assert.ok(blocked.ms >= REQUEST_TIMEOUT_MS - 100 && blocked.ms < IDLE_IN_TRANSACTION_TIMEOUT_MS, `answered after ${blocked.ms} ms`);
+      assert.ok(
+        blocked.ms >= REQUEST_TIMEOUT_MS - 100 && blocked.ms < IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        `answered after ${blocked.ms} ms`,
+      );
       assert.equal((await timed(`${server.url}/health`, null)).status, 200);
       const availability = await timed(`${server.url}/availability`, null);
       assert.equal(availability.status, 503);

@@ -22,8 +22,14 @@ after(async () => {
 
 const PROBLEM = /^application\/problem\+json/;
 
-const call = (path: string, options: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) =>
-  request(server.url, options.method ?? 'GET', path, { body: options.body, headers: { 'x-correlation-id': 'shape-check-1', ...options.headers } });
+const call = (
+  path: string,
+  options: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {},
+) =>
+  request(server.url, options.method ?? 'GET', path, {
+    body: options.body,
+    headers: { 'x-correlation-id': 'shape-check-1', ...options.headers },
+  });
 
 function assertProblem(answer: Answer, status: number, code: string) {
   assert.equal(answer.status, status, answer.text);
@@ -55,7 +61,9 @@ describe('errors at the edges', () => {
     assertProblem(unauthenticated, 401, 'INVALID_TOKEN');
     const forbidden = await call('/facilities', { headers: { authorization: `Bearer ${operator}` } });
     assertProblem(forbidden, 403, 'INSUFFICIENT_SCOPE');
-    const hidden = await call('/gatewayevents/facilities/00000000-0000-4000-8000-000000000000', { headers: { authorization: `Bearer ${operator}` } });
+    const hidden = await call('/gatewayevents/facilities/00000000-0000-4000-8000-000000000000', {
+      headers: { authorization: `Bearer ${operator}` },
+    });
     assert.ok([403, 404].includes(hidden.status), hidden.text);
     for (const answer of [unauthenticated, forbidden, hidden]) {
       assert.match(String(answer.headers['ratelimit-limit'] ?? ''), /^\d+$/, 'RateLimit-Limit');
@@ -82,11 +90,19 @@ describe('errors at the edges', () => {
   });
 
   it('the token endpoint answers every failure in the RFC 6749 shape, with X-Correlation-ID', async () => {
-    const malformed = await call('/auth/token', { method: 'POST', body: '{"grant_type":', headers: { 'content-type': 'application/json' } });
+    const malformed = await call('/auth/token', {
+      method: 'POST',
+      body: '{"grant_type":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400, malformed.text);
     assert.equal(malformed.body.error, 'invalid_request');
     assert.equal(malformed.headers['x-correlation-id'], 'shape-check-1');
-    const unsupported = await call('/auth/token', { method: 'POST', body: 'x', headers: { 'content-type': 'text/csv' } });
+    const unsupported = await call('/auth/token', {
+      method: 'POST',
+      body: 'x',
+      headers: { 'content-type': 'text/csv' },
+    });
     assert.equal(unsupported.status, 415, unsupported.text);
     assert.equal(unsupported.body.error, 'invalid_request');
     assert.equal(unsupported.headers['x-correlation-id'], 'shape-check-1');

@@ -29,7 +29,10 @@ interface Answer {
 async function http(method: string, path: string, token: string | null, body?: string | object): Promise<Answer> {
   const response = await fetch(server.url + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
@@ -61,18 +64,51 @@ async function stillServes(): Promise<void> {
 before(async () => {
   database = await createTestDatabase();
   server = await startServerProcess({ ...database.env, RATE_LIMIT_PER_MINUTE: '100000' });
-  operatorApp = JSON.parse((await runCli(['admin', 'app', 'create', '--name', 'Hostile operator', '--operator'], database.env)).stdout);
-  operator = await tokenFor({ grant_type: 'client_credentials', client_id: operatorApp.clientId, client_secret: operatorApp.clientSecret });
+  operatorApp = JSON.parse(
+    (await runCli(['admin', 'app', 'create', '--name', 'Hostile operator', '--operator'], database.env)).stdout,
+  );
+  operator = await tokenFor({
+    grant_type: 'client_credentials',
+    client_id: operatorApp.clientId,
+    client_secret: operatorApp.clientSecret,
+  });
   accountId = (await http('POST', '/admin/accounts', operator, { name: 'Hostile Storage' })).body.id;
-  const facility = (await http('POST', '/admin/facilities', operator, { accountId, name: 'Hostile North', timeZone: 'America/Denver', guid: 'HOSTILE-1' })).body;
+  const facility = (
+    await http('POST', '/admin/facilities', operator, {
+      accountId,
+      name: 'Hostile North',
+      timeZone: 'America/Denver',
+      guid: 'HOSTILE-1',
+    })
+  ).body;
   facilityId = facility.id;
   const pmsApp = (await http('POST', '/admin/applications', operator, { name: 'Hostile PMS' })).body;
   const key = (await http('POST', '/admin/account-keys', operator, { accountId, clientId: pmsApp.clientId })).body;
-  pms = await tokenFor({ grant_type: 'password', client_id: pmsApp.clientId, client_secret: pmsApp.clientSecret, username: key.apiKey, password: key.apiSecret });
-  const partnerApp = (await http('POST', '/admin/applications', operator, { name: 'Hostile partner', clientType: 'auctioneer', facilityGuids: ['HOSTILE-1'] })).body;
-  partner = await tokenFor({ grant_type: 'client_credentials', client_id: partnerApp.clientId, client_secret: partnerApp.clientSecret });
+  pms = await tokenFor({
+    grant_type: 'password',
+    client_id: pmsApp.clientId,
+    client_secret: pmsApp.clientSecret,
+    username: key.apiKey,
+    password: key.apiSecret,
+  });
+  const partnerApp = (
+    await http('POST', '/admin/applications', operator, {
+      name: 'Hostile partner',
+      clientType: 'auctioneer',
+      facilityGuids: ['HOSTILE-1'],
+    })
+  ).body;
+  partner = await tokenFor({
+    grant_type: 'client_credentials',
+    client_id: partnerApp.clientId,
+    client_secret: partnerApp.clientSecret,
+  });
   const gatewayApp = (await http('POST', '/admin/gateways', operator, { facilityId })).body;
-  gateway = await tokenFor({ grant_type: 'client_credentials', client_id: gatewayApp.clientId, client_secret: gatewayApp.clientSecret });
+  gateway = await tokenFor({
+    grant_type: 'client_credentials',
+    client_id: gatewayApp.clientId,
+    client_secret: gatewayApp.clientSecret,
+  });
 });
 
 after(async () => {
@@ -122,7 +158,12 @@ describe('a body nested 5,000 levels deep', () => {
   });
 
   it('is refused on /auth/token in the RFC 6749 shape', async () => {
-    const answer = await http('POST', '/auth/token', null, `{"grant_type":"client_credentials","client_id":${nestedArrays(DEPTH)}}`);
+    const answer = await http(
+      'POST',
+      '/auth/token',
+      null,
+      `{"grant_type":"client_credentials","client_id":${nestedArrays(DEPTH)}}`,
+    );
     assert.equal(answer.status, 400, JSON.stringify(answer.body).slice(0, 300));
     assert.equal(answer.body.error, 'invalid_request');
     assert.match(answer.body.error_description, /client_id\[0\].* must not nest deeper than 32 levels/);
@@ -130,7 +171,12 @@ describe('a body nested 5,000 levels deep', () => {
   });
 
   it('is accepted at a legitimate depth', async () => {
-    const answer = await http('POST', `/facilities/${facilityId}/units`, pms, `{"unitNumber":"A-2","extendedData":${nestedObjects(30, '"deep"')}}`);
+    const answer = await http(
+      'POST',
+      `/facilities/${facilityId}/units`,
+      pms,
+      `{"unitNumber":"A-2","extendedData":${nestedObjects(30, '"deep"')}}`,
+    );
     assert.equal(answer.status, 201, JSON.stringify(answer.body).slice(0, 300));
   });
 });
@@ -169,7 +215,9 @@ describe('/metrics', () => {
     assert.equal((await http('GET', '/metrics', pms)).status, 403);
     // The token as Prometheus's `oauth2` configuration asks for it: client_credentials, the
     // client authenticated with HTTP Basic (its default), the scope named.
-    const basic = Buffer.from(`${encodeURIComponent(operatorApp.clientId)}:${encodeURIComponent(operatorApp.clientSecret)}`).toString('base64');
+    const basic = Buffer.from(
+      `${encodeURIComponent(operatorApp.clientId)}:${encodeURIComponent(operatorApp.clientSecret)}`,
+    ).toString('base64');
     const issued = await fetch(`${server.url}/auth/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },

@@ -75,14 +75,29 @@ async function waitForRedis(state: 'ok' | 'degraded', ms = 20_000) {
   }
 }
 
-const passwordForm = () => ({ grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret });
-const guess = (i: number) => ({ grant_type: 'client_credentials', client_id: target.clientId, client_secret: `gh_cs_guess${i}` });
+const passwordForm = () => ({
+  grant_type: 'password',
+  client_id: pms.clientId,
+  client_secret: pms.clientSecret,
+  username: key.apiKey,
+  password: key.apiSecret,
+});
+const guess = (i: number) => ({
+  grant_type: 'client_credentials',
+  client_id: target.clientId,
+  client_secret: `gh_cs_guess${i}`,
+});
 const count = (text: string, what: string) => text.split(what).length - 1;
-const credentialOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).cid as string;
+const credentialOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).cid as string;
 
 function assertRateLimitHeaders(headers: { get(name: string): string | null } | Record<string, unknown>, what: string) {
-  const get = (name: string) => ('get' in headers && typeof headers.get === 'function' ? headers.get(name) : (headers as Record<string, unknown>)[name]);
-  for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) assert.ok(get(name) !== null && get(name) !== undefined, `${what}: ${name}`);
+  const get = (name: string) =>
+    'get' in headers && typeof headers.get === 'function'
+      ? headers.get(name)
+      : (headers as Record<string, unknown>)[name];
+  for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'])
+    assert.ok(get(name) !== null && get(name) !== undefined, `${what}: ${name}`);
 }
 
 describe('the server while Redis is away', () => {
@@ -127,7 +142,11 @@ describe('the server while Redis is away', () => {
       assert.ok(whoami.ms < 1000, `whoami took ${Math.round(whoami.ms)} ms`);
       assertRateLimitHeaders(whoami.response.headers, '/auth/whoami');
       const again = await timed('/auth/whoami', { authorization: `Bearer ${accessToken}` });
-      assert.equal(Number(again.response.headers.get('ratelimit-remaining')), Number(whoami.response.headers.get('ratelimit-remaining')) - 1, 'counted in memory');
+      assert.equal(
+        Number(again.response.headers.get('ratelimit-remaining')),
+        Number(whoami.response.headers.get('ratelimit-remaining')) - 1,
+        'counted in memory',
+      );
 
       // The failed-token throttle still counts (in memory): limit 3, then 429 at that address.
       const from = loopback(12, outages);
@@ -145,10 +164,17 @@ describe('the server while Redis is away', () => {
       assert.equal(count(server.output(), 'Redis is unavailable'), outages);
       const after = loopback(13, outages);
       assert.equal((await postToken(server.url, guess(5), after)).status, 401);
-      assert.equal(await redis.hget(`gh:tokenfail:client-at-address:${target.clientId} ${after}`, 'failed'), '1', 'the failure was counted in Redis');
+      assert.equal(
+        await redis.hget(`gh:tokenfail:client-at-address:${target.clientId} ${after}`, 'failed'),
+        '1',
+        'the failure was counted in Redis',
+      );
       const counted = await timed('/auth/whoami', { authorization: `Bearer ${accessToken}` });
       assert.equal(counted.response.status, 200);
-      assert.ok(Number(await redis.get(`gh:ratelimit:account:${credentialOf(accessToken)}`)) >= 1, 'the request was counted in Redis');
+      assert.ok(
+        Number(await redis.get(`gh:ratelimit:account:${credentialOf(accessToken)}`)) >= 1,
+        'the request was counted in Redis',
+      );
     });
   }
 });

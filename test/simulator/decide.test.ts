@@ -2,13 +2,38 @@
 // doors and open hours. Pure functions, no service.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyCommand, emptyState, visitorByCode, type ControllerState, type VisitorCopy } from '../../src/simulator/controller.ts';
-import { decideEntry, doorOpened, LOCKOUT, nextLockout, noLockout, openingChange, type Keypad, type KeypadLockout } from '../../src/simulator/decide.ts';
+import {
+  applyCommand,
+  emptyState,
+  visitorByCode,
+  type ControllerState,
+  type VisitorCopy,
+} from '../../src/simulator/controller.ts';
+import {
+  decideEntry,
+  doorOpened,
+  LOCKOUT,
+  nextLockout,
+  noLockout,
+  openingChange,
+  type Keypad,
+  type KeypadLockout,
+} from '../../src/simulator/decide.ts';
 
 const gate: Keypad = { id: 'kp-gate', name: 'Main Gate Keypad', area: 'gate' };
 const building: Keypad = { id: 'kp-b', name: 'Building A Door Keypad', area: 'building-a' };
-const allDay = { id: 1, name: '24 Hours', timeZone: 'America/Denver', windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }] };
-const business = { id: 2, name: 'Business Hours', timeZone: 'America/Denver', windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '06:00', end: '22:00' }] };
+const allDay = {
+  id: 1,
+  name: '24 Hours',
+  timeZone: 'America/Denver',
+  windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }],
+};
+const business = {
+  id: 2,
+  name: 'Business Hours',
+  timeZone: 'America/Denver',
+  windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '06:00', end: '22:00' }],
+};
 const allAccess = { id: 1, name: 'All Access', accessAreas: null };
 const gateOnly = { id: 2, name: 'Gate Only', accessAreas: ['gate'] };
 // Monday 2026-03-02 12:00 in Denver (19:00 UTC); 23:00 Denver is 06:00 UTC the next day.
@@ -16,11 +41,28 @@ const NOON = Date.parse('2026-03-02T19:00:00Z');
 const NIGHT = Date.parse('2026-03-03T06:00:00Z');
 
 function visitor(overrides: Partial<VisitorCopy> = {}): VisitorCopy {
-  return { id: 'v1', unitId: 'u1', unitNumber: 'A101', firstName: 'Pat', lastName: 'Lee', isTenant: true, isEnabled: true, accessCode: '1234', timeGroup: allDay, accessProfile: allAccess, ...overrides };
+  return {
+    id: 'v1',
+    unitId: 'u1',
+    unitNumber: 'A101',
+    firstName: 'Pat',
+    lastName: 'Lee',
+    isTenant: true,
+    isEnabled: true,
+    accessCode: '1234',
+    timeGroup: allDay,
+    accessProfile: allAccess,
+    ...overrides,
+  };
 }
 
 function stateWith(v: VisitorCopy, unitStatus: 'Rented' | 'Delinquent' = 'Rented'): ControllerState {
-  let s = applyCommand(emptyState(), { id: 'c1', sequence: 1, type: 'unit.upsert', payload: { action: 'create', unit: { id: v.unitId, unitNumber: v.unitNumber, status: unitStatus } } });
+  let s = applyCommand(emptyState(), {
+    id: 'c1',
+    sequence: 1,
+    type: 'unit.upsert',
+    payload: { action: 'create', unit: { id: v.unitId, unitNumber: v.unitNumber, status: unitStatus } },
+  });
   s = applyCommand(s, { id: 'c2', sequence: 2, type: 'visitor.upsert', payload: { action: 'create', visitor: v } });
   return s;
 }
@@ -33,27 +75,62 @@ describe('applying commands', () => {
     assert.equal(s1.units.get('u1')?.status, 'Rented');
     assert.equal(s1.visitors.get('v1')?.accessCode, '1234');
     assert.equal(s1.timeZone, 'America/Denver');
-    const s2 = applyCommand(s1, { id: 'c3', sequence: 3, type: 'unit.upsert', payload: { action: 'disable', unit: { id: 'u1', unitNumber: 'A101', status: 'Delinquent' } } });
+    const s2 = applyCommand(s1, {
+      id: 'c3',
+      sequence: 3,
+      type: 'unit.upsert',
+      payload: { action: 'disable', unit: { id: 'u1', unitNumber: 'A101', status: 'Delinquent' } },
+    });
     assert.equal(s1.units.get('u1')?.status, 'Rented');
     assert.equal(s2.units.get('u1')?.status, 'Delinquent');
   });
 
   it('vacate and delete drop the unit’s visitors; remove drops one; refreshes replace everything', () => {
     const s = stateWith(visitor());
-    const vacated = applyCommand(s, { id: 'c', sequence: 3, type: 'unit.vacate', payload: { unit: { id: 'u1', unitNumber: 'A101', status: 'Vacant' }, removedVisitorIds: ['v1'] } });
+    const vacated = applyCommand(s, {
+      id: 'c',
+      sequence: 3,
+      type: 'unit.vacate',
+      payload: { unit: { id: 'u1', unitNumber: 'A101', status: 'Vacant' }, removedVisitorIds: ['v1'] },
+    });
     assert.equal(vacated.visitors.size, 0);
     assert.equal(vacated.units.get('u1')?.status, 'Vacant');
-    assert.equal(applyCommand(s, { id: 'c', sequence: 3, type: 'unit.delete', payload: { unitId: 'u1' } }).units.size, 0);
-    assert.equal(applyCommand(s, { id: 'c', sequence: 3, type: 'visitor.remove', payload: { visitorId: 'v1' } }).visitors.size, 0);
-    const refreshed = applyCommand(s, { id: 'c', sequence: 3, type: 'units.refresh', payload: { units: [{ id: 'u9', unitNumber: 'Z9', status: 'Vacant' }] } });
+    assert.equal(
+      applyCommand(s, { id: 'c', sequence: 3, type: 'unit.delete', payload: { unitId: 'u1' } }).units.size,
+      0,
+    );
+    assert.equal(
+      applyCommand(s, { id: 'c', sequence: 3, type: 'visitor.remove', payload: { visitorId: 'v1' } }).visitors.size,
+      0,
+    );
+    const refreshed = applyCommand(s, {
+      id: 'c',
+      sequence: 3,
+      type: 'units.refresh',
+      payload: { units: [{ id: 'u9', unitNumber: 'Z9', status: 'Vacant' }] },
+    });
     assert.deepEqual([...refreshed.units.keys()], ['u9']);
-    const visitors = applyCommand(s, { id: 'c', sequence: 3, type: 'visitors.refresh', payload: { visitors: [visitor({ id: 'v2', accessCode: '999' })] } });
+    const visitors = applyCommand(s, {
+      id: 'c',
+      sequence: 3,
+      type: 'visitors.refresh',
+      payload: { visitors: [visitor({ id: 'v2', accessCode: '999' })] },
+    });
     assert.deepEqual([...visitors.visitors.keys()], ['v2']);
-    assert.equal(applyCommand(s, { id: 'c', sequence: 3, type: 'something.new', payload: {} }), s, 'an unknown type changes nothing');
+    assert.equal(
+      applyCommand(s, { id: 'c', sequence: 3, type: 'something.new', payload: {} }),
+      s,
+      'an unknown type changes nothing',
+    );
   });
 
   it('applying the same command twice gives the same state (a redelivered command is harmless)', () => {
-    const command = { id: 'c', sequence: 3, type: 'visitor.upsert', payload: { visitor: visitor({ accessCode: '777' }) } };
+    const command = {
+      id: 'c',
+      sequence: 3,
+      type: 'visitor.upsert',
+      payload: { visitor: visitor({ accessCode: '777' }) },
+    };
     const once = applyCommand(stateWith(visitor()), command);
     const twice = applyCommand(once, command);
     assert.deepEqual([...twice.visitors.entries()], [...once.visitors.entries()]);
@@ -67,7 +144,8 @@ describe('applying commands', () => {
 });
 
 describe('the keypad decision', () => {
-  const decide = (s: ControllerState, code: string, keypad = gate, at = NOON, lockout: KeypadLockout = noLockout) => decideEntry(s, keypad, code, at, lockout);
+  const decide = (s: ControllerState, code: string, keypad = gate, at = NOON, lockout: KeypadLockout = noLockout) =>
+    decideEntry(s, keypad, code, at, lockout);
 
   it('18 for a valid code in its time group and access area, naming visitor and unit', () => {
     const d = decide(stateWith(visitor()), '1234');
@@ -80,7 +158,15 @@ describe('the keypad decision', () => {
     assert.equal(decide(stateWith(visitor({ isEnabled: false })), '1234').eventType, 15);
   });
   it('17 when the visitor’s unit is delinquent (before time and area)', () => {
-    assert.equal(decide(stateWith(visitor({ timeGroup: business, accessProfile: gateOnly }), 'Delinquent'), '1234', building, NIGHT).eventType, 17);
+    assert.equal(
+      decide(
+        stateWith(visitor({ timeGroup: business, accessProfile: gateOnly }), 'Delinquent'),
+        '1234',
+        building,
+        NIGHT,
+      ).eventType,
+      17,
+    );
   });
   it('19 outside the visitor’s time group', () => {
     assert.equal(decide(stateWith(visitor({ timeGroup: business })), '1234', gate, NIGHT).eventType, 19);
@@ -91,7 +177,10 @@ describe('the keypad decision', () => {
     assert.equal(decide(stateWith(visitor({ accessProfile: gateOnly })), '1234', gate).eventType, 18);
   });
   it('24 for every entry while the keypad is locked out, even a valid code', () => {
-    assert.equal(decide(stateWith(visitor()), '1234', gate, NOON, { failures: [], lockedUntil: NOON + 1 }).eventType, 24);
+    assert.equal(
+      decide(stateWith(visitor()), '1234', gate, NOON, { failures: [], lockedUntil: NOON + 1 }).eventType,
+      24,
+    );
   });
 });
 

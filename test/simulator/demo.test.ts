@@ -6,14 +6,21 @@ import { runCli } from '../helpers/process.ts';
 
 it('provisions, simulates for the given duration, prints credentials and the three curl commands, and cleans up', async () => {
   // DATABASE_URL is ignored on purpose: the demo always runs on its own embedded database.
-  const result = await runCli(['demo', '--duration', '4', '--port', '0'], { DATABASE_URL: 'postgres://127.0.0.1:1/not-used' }, 180_000);
+  const result = await runCli(
+    ['demo', '--duration', '4', '--port', '0'],
+    { DATABASE_URL: 'postgres://127.0.0.1:1/not-used' },
+    180_000,
+  );
   assert.equal(result.code, 0, result.stderr);
   const out = result.stdout;
   const dataDir = /embedded database in (\S+) …/.exec(out)?.[1];
   assert.ok(dataDir);
   assert.match(out, /PMS\s+client_id app_\S+\s+client_secret gh_cs_\S+/);
   assert.match(out, /api key key_\S+\s+api secret gh_as_\S+/);
-  assert.equal((out.match(/gateway\s+Demo (North|South): client_id gwc_\S+\s+client_secret gh_gs_\S+/g) ?? []).length, 2);
+  assert.equal(
+    (out.match(/gateway\s+Demo (North|South): client_id gwc_\S+\s+client_secret gh_gs_\S+/g) ?? []).length,
+    2,
+  );
   assert.match(out, /partner .*\(3 auctions for DEMO-NORTH-/);
   assert.match(out, /export TOKEN=eyJ/);
   const curls = out.split('\n').filter((line) => line.trim().startsWith('curl -s -H "Authorization: Bearer $TOKEN"'));

@@ -11,7 +11,10 @@ const settle = () => new Promise((r) => setImmediate(r));
 describe('the outbox', () => {
   it('sends a full batch at once, a partial one after flushMs, an urgent one at once', async () => {
     const sent: string[][] = [];
-    const ok = async (events: GatewayEvent[]): Promise<IngestAnswer> => (sent.push(events.map((e) => e.eventId)), { accepted: events.length, duplicates: 0, rejected: [] });
+    const ok = async (events: GatewayEvent[]): Promise<IngestAnswer> => {
+      sent.push(events.map((e) => e.eventId));
+      return { accepted: events.length, duplicates: 0, rejected: [] };
+    };
     const stats = newOutboxStats();
     const outbox = new Outbox(ok, { batchSize: 3, flushMs: 1000, maxQueued: 100 }, stats);
     const t0 = Date.now();
@@ -77,11 +80,22 @@ describe('the outbox', () => {
       () => {
         throw new HttpError(400, 'not a batch', null);
       },
-      () => ({ accepted: 1, duplicates: 1, rejected: [{ index: 2, eventId: 'e5', path: 'eventType', reason: 'unknown' }] }),
+      () => ({
+        accepted: 1,
+        duplicates: 1,
+        rejected: [{ index: 2, eventId: 'e5', path: 'eventType', reason: 'unknown' }],
+      }),
     ];
     const calls: string[][] = [];
     const stats = newOutboxStats();
-    const outbox = new Outbox(async (events) => (calls.push(events.map((e) => e.eventId)), outcomes.shift()!()), { batchSize: 10, flushMs: 0, maxQueued: 100 }, stats);
+    const outbox = new Outbox(
+      async (events) => {
+        calls.push(events.map((e) => e.eventId));
+        return outcomes.shift()!();
+      },
+      { batchSize: 10, flushMs: 0, maxQueued: 100 },
+      stats,
+    );
     outbox.push(event(1));
     const t0 = Date.now();
     outbox.maybeFlush(t0);
@@ -103,7 +117,11 @@ describe('the outbox', () => {
 
   it('keeps at most maxQueued events, dropping the oldest', () => {
     const stats = newOutboxStats();
-    const outbox = new Outbox(async () => ({ accepted: 0, duplicates: 0, rejected: [] }), { batchSize: 100, flushMs: 1e9, maxQueued: 3 }, stats);
+    const outbox = new Outbox(
+      async () => ({ accepted: 0, duplicates: 0, rejected: [] }),
+      { batchSize: 100, flushMs: 1e9, maxQueued: 3 },
+      stats,
+    );
     for (let n = 1; n <= 5; n++) outbox.push(event(n));
     assert.equal(outbox.queued, 3);
     assert.equal(stats.dropped, 2);

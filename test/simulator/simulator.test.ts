@@ -11,7 +11,13 @@ import { runCli } from '../helpers/process.ts';
 interface Batch {
   status: number;
   ids: string[];
-  events: { eventId: string; eventType: number; visitorId?: string; codeEntered?: string; data?: { commandId?: string } }[];
+  events: {
+    eventId: string;
+    eventType: number;
+    visitorId?: string;
+    codeEntered?: string;
+    data?: { commandId?: string };
+  }[];
 }
 
 const batches: Batch[] = [];
@@ -30,8 +36,20 @@ const COMMAND = {
     action: 'create',
     unit: { id: 'u1', unitNumber: 'A1', status: 'Rented' },
     visitor: {
-      id: 'v1', unitId: 'u1', unitNumber: 'A1', firstName: 'Sam', lastName: 'Sim', isTenant: true, isEnabled: true, accessCode: '2468',
-      timeGroup: { id: 1, name: '24 Hours', timeZone: 'UTC', windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }] },
+      id: 'v1',
+      unitId: 'u1',
+      unitNumber: 'A1',
+      firstName: 'Sam',
+      lastName: 'Sim',
+      isTenant: true,
+      isEnabled: true,
+      accessCode: '2468',
+      timeGroup: {
+        id: 1,
+        name: '24 Hours',
+        timeZone: 'UTC',
+        windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }],
+      },
       accessProfile: { id: 1, name: 'All Access', accessAreas: null },
     },
   },
@@ -42,7 +60,8 @@ before(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const send = (status: number, value: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (req.url === '/auth/token') {
         tokens++;
         return send(200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600 });
@@ -58,9 +77,12 @@ before(async () => {
       }
       if (req.url === '/gateway/v1/events') {
         const events = JSON.parse(body).events;
-        const status = failNext > 0 ? (failNext--, 503) : 200;
+        const status = failNext > 0 ? 503 : 200;
+        if (failNext > 0) failNext--;
         batches.push({ status, ids: events.map((e: { eventId: string }) => e.eventId), events });
-        return status === 200 ? send(200, { accepted: events.length, duplicates: 0, rejected: [], warnings: [] }) : send(503, {});
+        return status === 200
+          ? send(200, { accepted: events.length, duplicates: 0, rejected: [], warnings: [] })
+          : send(503, {});
       }
       send(404, {});
     });
@@ -94,7 +116,10 @@ it('applies and acknowledges a command, reports the visitor’s entries, retries
   assert.equal(tokens, 1, 'one token, reused');
   const ack = batches.flatMap((b) => b.events).find((e) => e.eventType === 3);
   assert.equal(ack?.data?.commandId, COMMAND.id);
-  const grants = batches.filter((b) => b.status === 200).flatMap((b) => b.events).filter((e) => e.eventType === 18);
+  const grants = batches
+    .filter((b) => b.status === 200)
+    .flatMap((b) => b.events)
+    .filter((e) => e.eventType === 18);
   assert.ok(grants.length > 0);
   assert.ok(grants.every((e) => e.visitorId === 'v1' && e.codeEntered === '2468'));
 
@@ -110,11 +135,17 @@ it('applies and acknowledges a command, reports the visitor’s entries, retries
   assert.equal(summary.queued, 0);
   assert.equal(summary.commandsApplied, 1);
   assert.ok(summary.retries >= 3);
-  assert.match(simulator.progressLine(), /^1 facility · 1 commands applied · [\d,]+ events sent · 0 queued · \d+ errors · service up$/);
+  assert.match(
+    simulator.progressLine(),
+    /^1 facility · 1 commands applied · [\d,]+ events sent · 0 queued · \d+ errors · service up$/,
+  );
 });
 
 it('the command line refuses to run without a gateway credential, in one line', async () => {
   const result = await runCli(['simulate', '--url', url], {});
   assert.equal(result.code, 1);
-  assert.equal(result.stderr, 'gatehouse: give at least one gateway credential: --gateway <clientId:clientSecret> or --gateways-file <file>\n');
+  assert.equal(
+    result.stderr,
+    'gatehouse: give at least one gateway credential: --gateway <clientId:clientSecret> or --gateways-file <file>\n',
+  );
 });

@@ -58,7 +58,12 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     '/admin/auctions/:auctionId',
     {
       config: OPERATOR,
-      schema: { tags, summary: 'Read one auction with its images and history.', params: AuctionParams, response: { 200: Auction } },
+      schema: {
+        tags,
+        summary: 'Read one auction with its images and history.',
+        params: AuctionParams,
+        response: { 200: Auction },
+      },
     },
     async (request) => face.getAuction(request.params.auctionId),
   );
@@ -94,17 +99,18 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: "Change a Pending auction's type, or complete its record.",
         description:
-          "Support resolves a Pending auction: change its auctionType (e.g. Charity → Lien) " +
-          "and/or supply what activation needs. It becomes Active when nothing holds it any more; " +
-          "otherwise it stays Pending with its remaining reasons. " +
-          "Only a Pending auction can change (else 409 AUCTION_NOT_PENDING): " +
+          'Support resolves a Pending auction: change its auctionType (e.g. Charity → Lien) ' +
+          'and/or supply what activation needs. It becomes Active when nothing holds it any more; ' +
+          'otherwise it stays Pending with its remaining reasons. ' +
+          'Only a Pending auction can change (else 409 AUCTION_NOT_PENDING): ' +
           "an Active auction's content is immutable.",
         params: AuctionParams,
         body: RecordPatch,
         response: { 200: Auction },
       },
     },
-    async (request) => face.amendPending(actorOf(request), request.params.auctionId, request.body as Record<string, unknown>),
+    async (request) =>
+      face.amendPending(actorOf(request), request.params.auctionId, request.body as Record<string, unknown>),
   );
 
   app.post(
@@ -116,7 +122,9 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         summary: 'Cancel an open auction (support).',
         description: 'Pending or Active → Cancelled; otherwise 409 AUCTION_NOT_OPEN.',
         params: AuctionParams,
-        body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: LIMITS.cancelReasonLength })) })),
+        body: Type.Optional(
+          Type.Object({ reason: Type.Optional(Type.String({ maxLength: LIMITS.cancelReasonLength })) }),
+        ),
         response: { 200: Auction },
       },
     },

@@ -22,7 +22,11 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
           'default 100) and the opaque `cursor` of the previous page (`nextCursor`). ' +
           'Items carry no images or history: read one auction for those.',
         querystring: ListQuery,
-        response: { 200: EnvelopeOf(AuctionPage), 400: ErrorEnvelope('An invalid query parameter or cursor.'), ...PARTNER_ERRORS },
+        response: {
+          200: EnvelopeOf(AuctionPage),
+          400: ErrorEnvelope('An invalid query parameter or cursor.'),
+          ...PARTNER_ERRORS,
+        },
       },
     },
     async (request, reply) => {
@@ -52,7 +56,11 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
     },
     async (request, reply) => {
       const partner = partnerOf(request);
-      return sendEnvelope(reply, 200, envelope(200, await face.getAuctionForPartner(partner, request.params.auctionId)));
+      return sendEnvelope(
+        reply,
+        200,
+        envelope(200, await face.getAuctionForPartner(partner, request.params.auctionId)),
+      );
     },
   );
 };

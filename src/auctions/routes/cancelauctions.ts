@@ -20,13 +20,13 @@ export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ services: Service
         summary: 'Cancel the auction of one unit.',
         description: [
           'Acknowledged (200) or refused as a whole: there is no partial success. ' +
-          'The open (Pending or Active) auction of the unit becomes Cancelled at once, ' +
-          'and the re-create wait starts then (`recreateAfter`).',
+            'The open (Pending or Active) auction of the unit becomes Cancelled at once, ' +
+            'and the re-create wait starts then (`recreateAfter`).',
           `More than one record → 400 ONE_UNIT_PER_REQUEST ("${ONE_UNIT_MESSAGE}"); none → 400 NO_UNIT; ` +
-          `no auction for the unit at that facility → 404 UNIT_NOT_FOUND; ` +
-          `already cancelled → 409 with the warning ALREADY_CANCELLED; ` +
-          `already ClosedSold or ClosedUnsold → 409 with the warning ALREADY_CLOSED ` +
-          `(both with hasErrors false and the auction in data).`,
+            `no auction for the unit at that facility → 404 UNIT_NOT_FOUND; ` +
+            `already cancelled → 409 with the warning ALREADY_CANCELLED; ` +
+            `already ClosedSold or ClosedUnsold → 409 with the warning ALREADY_CLOSED ` +
+            `(both with hasErrors false and the auction in data).`,
         ].join('\n\n'),
         body: CancelBody,
         response: {
@@ -34,7 +34,10 @@ export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ services: Service
           400: ErrorEnvelope('ONE_UNIT_PER_REQUEST, NO_UNIT, or invalid fields with their paths.'),
           ...PARTNER_ERRORS,
           404: ErrorEnvelope('FACILITY_NOT_FOUND, or UNIT_NOT_FOUND: the unit has no auction at that facility.'),
-          409: EnvelopeOf(CancelData, 'A warning, not an error: ALREADY_CANCELLED or ALREADY_CLOSED (ack false, hasErrors false).'),
+          409: EnvelopeOf(
+            CancelData,
+            'A warning, not an error: ALREADY_CANCELLED or ALREADY_CLOSED (ack false, hasErrors false).',
+          ),
         },
       },
     },

@@ -12,7 +12,9 @@ const Enrolment = Type.Object({
   guid: Nullable(Type.String()),
   charityEnrolled: Type.Boolean(),
   activated: Type.Array(Type.String(), { description: 'Pending charity auctions that became Active.' }),
-  stillPending: Type.Array(Type.String(), { description: 'Pending charity auctions still held for another reason (INCOMPLETE).' }),
+  stillPending: Type.Array(Type.String(), {
+    description: 'Pending charity auctions still held for another reason (INCOMPLETE).',
+  }),
 });
 
 const FacilityParams = Type.Object({ facilityId: Type.String({ maxLength: 100 }) });

@@ -16,7 +16,8 @@ type Options = { services: Services };
 const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
   // Before the routes: their documented error answers are the envelope's.
   registerEnvelopeHandling(app);
-  for (const routes of [auctionInfoRoutes, cancelAuctionsRoutes, partnerAuctionRoutes]) await app.register(routes, { services });
+  for (const routes of [auctionInfoRoutes, cancelAuctionsRoutes, partnerAuctionRoutes])
+    await app.register(routes, { services });
 };
 
 export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {

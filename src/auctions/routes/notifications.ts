@@ -1,7 +1,7 @@
 // /admin/notifications: support lists the notifications and resolves them (notifications.ts).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Nullable, StringEnum } from '../../http/schemas.ts';
+import { Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { Notification, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
@@ -30,7 +30,11 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),
         response: {
-          200: Type.Object({ notifications: Type.Array(Notification), hasMore: Type.Boolean(), nextCursor: Nullable(Type.String()) }),
+          200: Type.Object({
+            notifications: Type.Array(Notification),
+            hasMore: Type.Boolean(),
+            nextCursor: Nullable(Type.String()),
+          }),
         },
       },
     },
@@ -44,7 +48,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       schema: {
         tags,
         summary: 'Mark a support notification resolved.',
-        description: 'Notifications of Pending auctions resolve themselves when the auction becomes Active or is cancelled.',
+        description:
+          'Notifications of Pending auctions resolve themselves when the auction becomes Active or is cancelled.',
         params: Type.Object({ notificationId: Type.String({ maxLength: 100 }) }),
         body: Type.Optional(Type.Object({ resolution: Type.Optional(Type.String({ maxLength: 500 })) })),
         response: { 200: Notification },

@@ -1,7 +1,6 @@
 // The support console: a page for support staff to resolve support notifications through the
 // admin routes. Plain browser JavaScript, no build step. All data is rendered as text (never as
 // HTML); the token lives in this page's memory only.
-'use strict';
 
 const state = { token: null, view: 'open' };
 const $ = (selector) => document.querySelector(selector);
@@ -13,7 +12,8 @@ function element(tag, attributes = {}, ...children) {
     else if (name === 'onclick') node.addEventListener('click', value);
     else node.setAttribute(name, value);
   }
-  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
+  for (const child of children)
+    node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
   return node;
 }
 
@@ -26,7 +26,10 @@ function say(message, ok = false) {
 async function api(method, path, body) {
   const response = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${state.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${state.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (response.status === 401) {
@@ -47,11 +50,24 @@ async function signIn(event) {
   const response = await fetch('/auth/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: form.get('clientId'), client_secret: form.get('clientSecret') }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: form.get('clientId'),
+      client_secret: form.get('clientSecret'),
+    }),
   });
   const payload = await response.json().catch(() => ({}));
-  if (!response.ok || !String(payload.scope ?? '').split(' ').includes('admin')) {
-    say(response.ok ? 'These credentials are not an operator application\'s.' : `Sign-in failed: ${payload.error_description ?? payload.error ?? response.status}`);
+  if (
+    !response.ok ||
+    !String(payload.scope ?? '')
+      .split(' ')
+      .includes('admin')
+  ) {
+    say(
+      response.ok
+        ? "These credentials are not an operator application's."
+        : `Sign-in failed: ${payload.error_description ?? payload.error ?? response.status}`,
+    );
     return;
   }
   state.token = payload.access_token;
@@ -97,19 +113,64 @@ function notificationCard(n) {
     : `Webhook: ${n.delivery.status}${n.delivery.lastError ? ` (${n.delivery.lastError})` : ''}`;
   const actions = card.querySelector('.actions');
   if (!n.resolvedAt) {
-    if (n.auctionId) actions.append(element('button', { type: 'button', onclick: () => showAuction(n.auctionId) }, 'View auction'));
+    if (n.auctionId)
+      actions.append(element('button', { type: 'button', onclick: () => showAuction(n.auctionId) }, 'View auction'));
     if (n.kind === 'AUCTION_PENDING') {
       if (n.reason === 'CHARITY_NOT_ENROLLED' || (n.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED')) {
         actions.append(
-          element('button', { type: 'button', dataset: { action: 'enrol' }, onclick: () => run('Enrol the facility', () => api('POST', `/admin/facilities/${n.facilityId}/charity-enrolment`)) }, 'Enrol facility in charity programme'),
-          element('button', { type: 'button', dataset: { action: 'lien' }, onclick: () => run('Change the type to Lien', () => api('PATCH', `/admin/auctions/${n.auctionId}`, { auctionType: 'Lien' })) }, 'Change type to Lien'),
+          element(
+            'button',
+            {
+              type: 'button',
+              dataset: { action: 'enrol' },
+              onclick: () =>
+                run('Enrol the facility', () => api('POST', `/admin/facilities/${n.facilityId}/charity-enrolment`)),
+            },
+            'Enrol facility in charity programme',
+          ),
+          element(
+            'button',
+            {
+              type: 'button',
+              dataset: { action: 'lien' },
+              onclick: () =>
+                run('Change the type to Lien', () =>
+                  api('PATCH', `/admin/auctions/${n.auctionId}`, { auctionType: 'Lien' }),
+                ),
+            },
+            'Change type to Lien',
+          ),
         );
       }
       actions.append(
-        element('button', { type: 'button', dataset: { action: 'cancel' }, onclick: () => run('Cancel the auction', () => api('POST', `/admin/auctions/${n.auctionId}/cancel`, { reason: 'Cancelled by support' })) }, 'Cancel auction'),
+        element(
+          'button',
+          {
+            type: 'button',
+            dataset: { action: 'cancel' },
+            onclick: () =>
+              run('Cancel the auction', () =>
+                api('POST', `/admin/auctions/${n.auctionId}/cancel`, { reason: 'Cancelled by support' }),
+              ),
+          },
+          'Cancel auction',
+        ),
       );
     }
-    actions.append(element('button', { type: 'button', dataset: { action: 'resolve' }, onclick: () => run('Mark resolved', () => api('POST', `/admin/notifications/${n.id}/resolve`, { resolution: 'Resolved in the support console' })) }, 'Mark resolved'));
+    actions.append(
+      element(
+        'button',
+        {
+          type: 'button',
+          dataset: { action: 'resolve' },
+          onclick: () =>
+            run('Mark resolved', () =>
+              api('POST', `/admin/notifications/${n.id}/resolve`, { resolution: 'Resolved in the support console' }),
+            ),
+        },
+        'Mark resolved',
+      ),
+    );
   }
   return card;
 }
@@ -118,22 +179,39 @@ function auctionRow(a) {
   return element(
     'article',
     { class: 'card', dataset: { auctionId: a.auctionId } },
-    element('header', {}, element('strong', {}, `${a.unitId} · ${a.unitName}`), element('span', { class: 'reason' }, `${a.status} ${a.pendingReasons.join(', ')}`), element('time', {}, new Date(a.createdAt).toLocaleString())),
+    element(
+      'header',
+      {},
+      element('strong', {}, `${a.unitId} · ${a.unitName}`),
+      element('span', { class: 'reason' }, `${a.status} ${a.pendingReasons.join(', ')}`),
+      element('time', {}, new Date(a.createdAt).toLocaleString()),
+    ),
     element('p', {}, `Facility ${a.guid ?? a.facilityId} · ${a.auctionType}`),
-    element('div', { class: 'actions' }, element('button', { type: 'button', onclick: () => showAuction(a.auctionId) }, 'View auction')),
+    element(
+      'div',
+      { class: 'actions' },
+      element('button', { type: 'button', onclick: () => showAuction(a.auctionId) }, 'View auction'),
+    ),
   );
 }
 
 async function show(view) {
   state.view = view;
-  for (const tab of document.querySelectorAll('.tab')) tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
+  for (const tab of document.querySelectorAll('.tab'))
+    tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
   const list = $('#list');
   if (view === 'pending') {
     const page = await api('GET', '/admin/auctions?status=Pending&limit=200');
-    list.replaceChildren(...(page.auctions.length ? page.auctions.map(auctionRow) : [element('p', {}, 'No Pending auctions.')]));
+    list.replaceChildren(
+      ...(page.auctions.length ? page.auctions.map(auctionRow) : [element('p', {}, 'No Pending auctions.')]),
+    );
   } else {
     const page = await api('GET', `/admin/notifications?state=${view === 'resolved' ? 'resolved' : 'open'}&limit=200`);
-    list.replaceChildren(...(page.notifications.length ? page.notifications.map(notificationCard) : [element('p', { class: 'empty' }, view === 'open' ? 'Nothing needs attention.' : 'None.')]));
+    list.replaceChildren(
+      ...(page.notifications.length
+        ? page.notifications.map(notificationCard)
+        : [element('p', { class: 'empty' }, view === 'open' ? 'Nothing needs attention.' : 'None.')]),
+    );
   }
 }
 
@@ -165,7 +243,21 @@ async function showAuction(auctionId) {
         ),
       ),
       element('h3', {}, 'History'),
-      element('table', {}, ...a.history.map((h) => element('tr', {}, element('td', {}, new Date(h.at).toLocaleString()), element('td', {}, `${h.from ?? 'new'} → ${h.to}`), element('td', {}, h.reason), element('td', {}, h.actor), element('td', {}, h.note ?? '')))),
+      element(
+        'table',
+        {},
+        ...a.history.map((h) =>
+          element(
+            'tr',
+            {},
+            element('td', {}, new Date(h.at).toLocaleString()),
+            element('td', {}, `${h.from ?? 'new'} → ${h.to}`),
+            element('td', {}, h.reason),
+            element('td', {}, h.actor),
+            element('td', {}, h.note ?? ''),
+          ),
+        ),
+      ),
     );
     detail.hidden = false;
   } catch (error) {
@@ -174,8 +266,11 @@ async function showAuction(auctionId) {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  $('#sign-in-form').addEventListener('submit', (event) => signIn(event).catch((error) => say(`Sign-in failed: ${error.message}`)));
+  $('#sign-in-form').addEventListener('submit', (event) =>
+    signIn(event).catch((error) => say(`Sign-in failed: ${error.message}`)),
+  );
   $('#sign-out').addEventListener('click', signOut);
   $('#refresh').addEventListener('click', () => show(state.view).catch((error) => say(error.message)));
-  for (const tab of document.querySelectorAll('.tab')) tab.addEventListener('click', () => show(tab.dataset.view).catch((error) => say(error.message)));
+  for (const tab of document.querySelectorAll('.tab'))
+    tab.addEventListener('click', () => show(tab.dataset.view).catch((error) => say(error.message)));
 });

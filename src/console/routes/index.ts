@@ -49,7 +49,10 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         schema: {
           tags: ['support'],
           summary,
-          description: url === '/console' ? 'Public page without data: support signs in with an operator application\'s client credentials; the page then uses the admin routes (scope admin).' : undefined,
+          description:
+            url === '/console'
+              ? "Public page without data: support signs in with an operator application's client credentials; the page then uses the admin routes (scope admin)."
+              : undefined,
           produces: [type.split(';')[0]!],
         },
       },

@@ -45,7 +45,10 @@ export function facilityScope(request: FastifyRequest): EventScope {
 }
 
 /** The scope of an account route (the guard has checked the account is the token's). */
-export const accountScope = (accountId: string): EventScope => ({ kind: 'account', accountId: accountId.toLowerCase() });
+export const accountScope = (accountId: string): EventScope => ({
+  kind: 'account',
+  accountId: accountId.toLowerCase(),
+});
 
 /** The filter parameters of a query, without its paging. */
 export function filterParams(query: FilterParams & { facilityIds?: string[] }): FilterParams {

@@ -10,7 +10,15 @@ import { parseFilter } from '../filters.ts';
 import type { EventFilter } from '../query.ts';
 import type { PagingParams } from '../reads.ts';
 import { AccountEventsQuery, AccountParams, CSV_DESCRIPTION, FacilityEventsQuery, FacilityParams } from '../schemas.ts';
-import { ACCOUNT_ACCESS, FACILITY_ACCESS, V3_NOTE, accountScope, facilityScope, filterParams, retentionNote } from './common.ts';
+import {
+  ACCOUNT_ACCESS,
+  FACILITY_ACCESS,
+  V3_NOTE,
+  accountScope,
+  facilityScope,
+  filterParams,
+  retentionNote,
+} from './common.ts';
 
 const csvResponse = { 200: { description: CSV_DESCRIPTION, content: { 'text/csv': { schema: { type: 'string' } } } } };
 

@@ -9,7 +9,14 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
 import type { EventScope } from '../query.ts';
 import { readSlice } from '../reads.ts';
 import { eventsJson } from '../render.ts';
-import { AccountParams, EventTypeList, FacilityParams, GatewayEventSchema, V1AccountQuery, V1FacilityQuery } from '../schemas.ts';
+import {
+  AccountParams,
+  EventTypeList,
+  FacilityParams,
+  GatewayEventSchema,
+  V1AccountQuery,
+  V1FacilityQuery,
+} from '../schemas.ts';
 import {
   ACCOUNT_ACCESS,
   FACILITY_ACCESS,
@@ -30,7 +37,11 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
     `${what} Send api-version: 1.0 (header or query). A plain JSON array, newest first unless sort=asc, paged by ` +
     `limit (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and offset; filters eventTypes, startDate, endDate as ` +
     `in 3.0. ${retentionNote(services.config.eventRetentionDays)} ${legacyNote('1.0')}`;
-  const slice = async (reply: FastifyReply, scope: EventScope, query: FilterParams & { limit?: number; offset?: number }) => {
+  const slice = async (
+    reply: FastifyReply,
+    scope: EventScope,
+    query: FilterParams & { limit?: number; offset?: number },
+  ) => {
     const filter = parseFilter(scope, filterParams(query));
     const { rows } = await readSlice(store, filter, query.limit ?? DEFAULT_PAGE_SIZE, query.offset ?? 0, false);
     return sendJson(reply, eventsJson(rows));

@@ -51,7 +51,13 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
     '/admin/account-keys/:apiKey/revoke',
     {
       config: OPERATOR,
-      schema: { tags, summary: 'Revoke an account API key.', description: REVOKE_NOTE, params: Type.Object({ apiKey: Type.String() }), response: { 200: Revoked } },
+      schema: {
+        tags,
+        summary: 'Revoke an account API key.',
+        description: REVOKE_NOTE,
+        params: Type.Object({ apiKey: Type.String() }),
+        response: { 200: Revoked },
+      },
     },
     async (request) => revokeAccountKey(db, request.params.apiKey),
   );

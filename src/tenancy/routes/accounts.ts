@@ -10,11 +10,21 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.post(
     '/admin/accounts',
-    { config: OPERATOR, schema: { tags, summary: 'Create an account.', body: Type.Object({ name: Type.String() }), response: { 201: Account } } },
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'Create an account.',
+        body: Type.Object({ name: Type.String() }),
+        response: { 201: Account },
+      },
+    },
     async (request, reply) => reply.code(201).send(await createAccount(db, request.body)),
   );
 
-  app.get('/admin/accounts', { config: OPERATOR, schema: { tags, summary: 'List accounts.', response: { 200: Type.Array(Account) } } }, async () =>
-    listAccounts(db),
+  app.get(
+    '/admin/accounts',
+    { config: OPERATOR, schema: { tags, summary: 'List accounts.', response: { 200: Type.Array(Account) } } },
+    async () => listAccounts(db),
   );
 };

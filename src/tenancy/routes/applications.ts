@@ -42,7 +42,13 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     '/admin/applications/:clientId/revoke',
     {
       config: OPERATOR,
-      schema: { tags, summary: 'Revoke an application.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } },
+      schema: {
+        tags,
+        summary: 'Revoke an application.',
+        description: REVOKE_NOTE,
+        params: Type.Object({ clientId: Type.String() }),
+        response: { 200: Revoked },
+      },
     },
     async (request) => revokeApplication(db, request.params.clientId),
   );

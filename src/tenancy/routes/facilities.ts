@@ -10,7 +10,9 @@ const FacilityBody = Type.Object({
   name: Type.String(),
   timeZone: Type.String({ description: 'IANA time zone, e.g. America/Denver.' }),
   propertyNumber: Type.Optional(Type.String()),
-  guid: Type.Optional(Type.String({ description: 'Auction facility identifier, 1–20 characters, unique across the service.' })),
+  guid: Type.Optional(
+    Type.String({ description: 'Auction facility identifier, 1–20 characters, unique across the service.' }),
+  ),
   charityEnrolled: Type.Optional(Type.Boolean()),
 });
 
@@ -19,7 +21,10 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
 
   app.post(
     '/admin/facilities',
-    { config: OPERATOR, schema: { tags, summary: 'Create a facility of an account.', body: FacilityBody, response: { 201: Facility } } },
+    {
+      config: OPERATOR,
+      schema: { tags, summary: 'Create a facility of an account.', body: FacilityBody, response: { 201: Facility } },
+    },
     async (request, reply) => reply.code(201).send(await createFacility(db, request.body)),
   );
 

@@ -40,7 +40,13 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
     '/admin/gateways/:clientId/revoke',
     {
       config: OPERATOR,
-      schema: { tags, summary: 'Revoke gateway credentials.', description: REVOKE_NOTE, params: Type.Object({ clientId: Type.String() }), response: { 200: Revoked } },
+      schema: {
+        tags,
+        summary: 'Revoke gateway credentials.',
+        description: REVOKE_NOTE,
+        params: Type.Object({ clientId: Type.String() }),
+        response: { 200: Revoked },
+      },
     },
     async (request) => revokeGatewayCredential(db, request.params.clientId),
   );
