@@ -2,8 +2,8 @@
 // at once from 200 source addresses (127.x.y.z), half for made-up client ids and half for a real
 // client with wrong secrets, sent from a worker thread; 100 ms into it, a valid password grant for a
 // client never seen before (two uncached scrypt checks) and a valid client_credentials request for
-// a client that got a token a moment ago (its secret remembered). Each round uses new addresses
-// and a new client.
+// a client that got a token a moment ago (its secret remembered). Each round uses new addresses,
+// a new PMS and a new client to guess at.
 //
 //   npm run bench -- token-flood                              this tree
 //   GATEHOUSE_BIN=/work/main/bin/gatehouse npm run bench -- token-flood   another tree's server
@@ -63,13 +63,15 @@ export default async function run() {
   const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: '', RATE_LIMIT_PER_MINUTE: '10000000' };
   const json = async (args: string[]) => JSON.parse(await gatehouse(args, env));
   const account = await json(['admin', 'account', 'create', '--name', 'Bench']);
-  const other = await json(['admin', 'app', 'create', '--name', 'Guessed', '--operator']);
   const warm = await json(['admin', 'app', 'create', '--name', 'Warm', '--operator']);
-  const cold: { form: Record<string, string> }[] = [];
+  // Per round: a PMS never seen before, and a real client to guess at (a new one each round, so
+  // that a throttle per client id cannot make later floods smaller than the first).
+  const rounds: { cold: Record<string, string>; guessed: string }[] = [];
   for (let i = 0; i <= ROUNDS; i++) {
     const pms = await json(['admin', 'app', 'create', '--name', `PMS ${i}`]);
     const key = await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
-    cold.push({ form: { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret } });
+    const guessed = await json(['admin', 'app', 'create', '--name', `Guessed ${i}`, '--operator']);
+    rounds.push({ cold: { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret }, guessed: guessed.clientId });
   }
   const warmForm = { grant_type: 'client_credentials', client_id: warm.clientId, client_secret: warm.clientSecret };
   const server = await serve(env);
@@ -78,15 +80,14 @@ export default async function run() {
   const cachedMs: number[] = [];
   try {
     // Without a flood, for comparison (the first cold client).
-    const quietUncached = await postToken(server.url, cold[0]!.form, loopback(100, 0));
+    const quietUncached = await postToken(server.url, rounds[0]!.cold, loopback(100, 0));
     const quietCached = await postToken(server.url, warmForm, loopback(100, 1));
     if (quietUncached.status !== 200 || quietCached.status !== 200) throw new Error(`valid requests failed: ${quietUncached.status} ${quietCached.status}`);
     rows.push(`| no flood | ${Math.round(quietUncached.ms)} | ${Math.round(quietCached.ms)} | — | — |`);
     for (let round = 1; round <= ROUNDS; round++) {
-      const flood = floodOfWrongSecrets(server.url, { requests: 400, addresses: 200, block: 10 + round, knownClientId: other.clientId });
-      await flood.sent;
-      await new Promise((r) => setTimeout(r, 100));
-      const [uncached, cached] = await Promise.all([postToken(server.url, cold[round]!.form, loopback(100, 2 * round)), postToken(server.url, warmForm, loopback(100, 2 * round + 1))]);
+      const flood = floodOfWrongSecrets(server.url, { requests: 400, addresses: 200, block: 10 + round, knownClientId: rounds[round]!.guessed });
+      await flood.sent; // the whole flood is on its way: the valid requests arrive behind it
+      const [uncached, cached] = await Promise.all([postToken(server.url, rounds[round]!.cold, loopback(100, 2 * round)), postToken(server.url, warmForm, loopback(100, 2 * round + 1))]);
       const flooded = await flood.answered;
       const outcome = (answer: { status: number; ms: number }) => (answer.status === 200 ? `${Math.round(answer.ms)}` : `${Math.round(answer.ms)} (${answer.status})`);
       rows.push(`| flood ${round} | ${outcome(uncached)} | ${outcome(cached)} | ${Math.round(flooded.ms)} | ${Object.entries(flooded.statuses).map(([status, n]) => `${n}× ${status}`).join(', ')} |`);

@@ -2,8 +2,10 @@
 // reliability tests and bench/token-flood.ts. Linux routes all of 127.0.0.0/8 to loopback, so a
 // client socket bound to 127.0.x.y reaches a server on 127.0.0.1 and is seen as coming from
 // 127.0.x.y — many "addresses" from one test process.
+import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { Worker } from 'node:worker_threads';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 export interface TokenAnswer {
   status: number;
@@ -61,23 +63,41 @@ export interface FloodResult {
 
 /**
  * `requests` wrong-secret token requests at once, from `addresses` source addresses (127.<block>.…):
- * half for made-up client ids, half for `knownClientId` (a real client, wrong secret). Sent from a
- * worker thread; `sent` resolves once every request is on its way, `answered` with the outcome.
+ * half for made-up client ids, half for `knownClientId` (a real client, wrong secret). Sent by a
+ * child process at the lowest CPU priority (token-flood-client.mjs); `sent` resolves once every
+ * request is on its way, `answered` with the outcome.
  */
 export function floodOfWrongSecrets(
   baseUrl: string,
   options: { requests: number; addresses: number; block: number; knownClientId: string },
 ): { sent: Promise<void>; answered: Promise<FloodResult> } {
-  const worker = new Worker(new URL('./token-flood-worker.mjs', import.meta.url), { workerData: { baseUrl, ...options } });
+  const client = spawn(process.execPath, [fileURLToPath(new URL('./token-flood-client.mjs', import.meta.url)), JSON.stringify({ baseUrl, ...options })], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (client.pid !== undefined) os.setPriority(client.pid, 19);
   let onSent: () => void = () => {};
-  const sent = new Promise<void>((resolve) => (onSent = resolve));
+  let failedBeforeSent: (error: Error) => void = () => {};
+  const sent = new Promise<void>((resolve, reject) => {
+    onSent = resolve;
+    failedBeforeSent = reject;
+  });
   const answered = new Promise<FloodResult>((resolve, reject) => {
-    worker.on('message', (message: { sent: true } | FloodResult) => {
-      if ('sent' in message) onSent();
-      else resolve(message);
+    let buffered = '';
+    client.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const message = JSON.parse(buffered.slice(0, end)) as { sent: true } | FloodResult;
+        buffered = buffered.slice(end + 1);
+        if ('sent' in message) onSent();
+        else resolve(message);
+      }
     });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`flood worker exited (${code})`)));
+    const fail = (error: Error) => {
+      failedBeforeSent(error);
+      reject(error);
+    };
+    client.once('error', fail);
+    client.once('exit', (code) => fail(new Error(`flood client exited (${code})`)));
   });
   return { sent, answered };
 }
