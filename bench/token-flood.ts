@@ -22,25 +22,46 @@ const bin = process.env.GATEHOUSE_BIN ?? BIN;
 
 function gatehouse(args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`gatehouse ${args.join(' ')}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`gatehouse ${args.join(' ')}: ${stderr}`)),
+    );
   });
 }
 
 async function serve(env: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
-  while ((await fetch(`${url}/health`).then((r) => r.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${url}/health`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error('the server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))) };
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -71,7 +92,16 @@ export default async function run() {
     const pms = await json(['admin', 'app', 'create', '--name', `PMS ${i}`]);
     const key = await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
     const guessed = await json(['admin', 'app', 'create', '--name', `Guessed ${i}`, '--operator']);
-    rounds.push({ cold: { grant_type: 'password', client_id: pms.clientId, client_secret: pms.clientSecret, username: key.apiKey, password: key.apiSecret }, guessed: guessed.clientId });
+    rounds.push({
+      cold: {
+        grant_type: 'password',
+        client_id: pms.clientId,
+        client_secret: pms.clientSecret,
+        username: key.apiKey,
+        password: key.apiSecret,
+      },
+      guessed: guessed.clientId,
+    });
   }
   const warmForm = { grant_type: 'client_credentials', client_id: warm.clientId, client_secret: warm.clientSecret };
   const server = await serve(env);
@@ -82,15 +112,31 @@ export default async function run() {
     // Without a flood, for comparison (the first cold client).
     const quietUncached = await postToken(server.url, rounds[0]!.cold, loopback(100, 0));
     const quietCached = await postToken(server.url, warmForm, loopback(100, 1));
-    if (quietUncached.status !== 200 || quietCached.status !== 200) throw new Error(`valid requests failed: ${quietUncached.status} ${quietCached.status}`);
+    if (quietUncached.status !== 200 || quietCached.status !== 200)
+      throw new Error(`valid requests failed: ${quietUncached.status} ${quietCached.status}`);
     rows.push(`| no flood | ${Math.round(quietUncached.ms)} | ${Math.round(quietCached.ms)} | — | — |`);
     for (let round = 1; round <= ROUNDS; round++) {
-      const flood = floodOfWrongSecrets(server.url, { requests: 400, addresses: 200, block: 10 + round, knownClientId: rounds[round]!.guessed });
+      const flood = floodOfWrongSecrets(server.url, {
+        requests: 400,
+        addresses: 200,
+        block: 10 + round,
+        knownClientId: rounds[round]!.guessed,
+      });
       await flood.sent; // the whole flood is on its way: the valid requests arrive behind it
-      const [uncached, cached] = await Promise.all([postToken(server.url, rounds[round]!.cold, loopback(100, 2 * round)), postToken(server.url, warmForm, loopback(100, 2 * round + 1))]);
+      const [uncached, cached] = await Promise.all([
+        postToken(server.url, rounds[round]!.cold, loopback(100, 2 * round)),
+        postToken(server.url, warmForm, loopback(100, 2 * round + 1)),
+      ]);
       const flooded = await flood.answered;
-      const outcome = (answer: { status: number; ms: number }) => (answer.status === 200 ? `${Math.round(answer.ms)}` : `${Math.round(answer.ms)} (${answer.status})`);
-      rows.push(`| flood ${round} | ${outcome(uncached)} | ${outcome(cached)} | ${Math.round(flooded.ms)} | ${Object.entries(flooded.statuses).map(([status, n]) => `${n}× ${status}`).join(', ')} |`);
+      const outcome = (answer: { status: number; ms: number }) =>
+        answer.status === 200 ? `${Math.round(answer.ms)}` : `${Math.round(answer.ms)} (${answer.status})`;
+      rows.push(
+        `| flood ${round} | ${outcome(uncached)} | ${outcome(cached)} | ${Math.round(flooded.ms)} | ${Object.entries(
+          flooded.statuses,
+        )
+          .map(([status, n]) => `${n}× ${status}`)
+          .join(', ')} |`,
+      );
       uncachedMs.push(uncached.ms);
       cachedMs.push(cached.ms);
       // Let whatever the flood left waiting drain before the next round.
@@ -106,7 +152,10 @@ export default async function run() {
       await admin.end();
     }
   }
-  console.log(`Valid token requests during a flood of 400 wrong secrets (${databaseUrl ? 'PostgreSQL' : 'embedded'} database; server ${path.relative(process.cwd(), bin) || bin}); ${await machine()}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end
+  console.log(`Valid token requests during a flood of 400 wrong secrets (${databaseUrl ? 'PostgreSQL' : 'embedded'} database; server ${path.relative(process.cwd(), bin) || bin}); ${await machine()}; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} at the end
 
 | round | valid password grant, uncached (ms) | valid client_credentials, cached (ms) | flood answered in (ms) | flood answers |
 |---|---|---|---|---|

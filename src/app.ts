@@ -15,7 +15,13 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.ts';
 import { requireAccessDeclarations } from './http/access.ts';
-import { API_VERSIONS, registerApiDocument, registerDocumentRoutes, registerSwaggerUi, type ApiVersion } from './http/docs.ts';
+import {
+  API_VERSIONS,
+  registerApiDocument,
+  registerDocumentRoutes,
+  registerSwaggerUi,
+  type ApiVersion,
+} from './http/docs.ts';
 import { registerRequestDeadline } from './http/deadline.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
 import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
@@ -65,7 +71,8 @@ export async function buildApp(services: Services): Promise<App> {
     timeWindow: 60_000,
     enableDraftSpec: true,
     ...rateLimitStoreOptions(services.sharedState),
-    keyGenerator: (request) => (request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip),
+    keyGenerator: (request) =>
+      request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip,
   });
 
   app.addHook('onResponse', async (request, reply) => {

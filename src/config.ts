@@ -34,7 +34,13 @@ export interface Config {
   imageFetchAllowHosts: string[];
   imageFetchTimeoutMs: number;
   blobStore: 'fs' | 's3';
-  s3: { endpoint: string | null; bucket: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null };
+  s3: {
+    endpoint: string | null;
+    bucket: string | null;
+    region: string;
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+  };
   supportWebhookUrl: string | null;
   /** Seconds a graceful shutdown waits for in-flight work before it closes anyway. */
   shutdownTimeoutSeconds: number;
@@ -43,7 +49,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -120,8 +129,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const accessCodeKeyText = text(env, 'ACCESS_CODE_KEY');
   let accessCodeKey: Buffer | null = null;
   if (accessCodeKeyText !== null) {
-    accessCodeKey = /^[0-9a-f]{64}$/i.test(accessCodeKeyText) ? Buffer.from(accessCodeKeyText, 'hex') : Buffer.from(accessCodeKeyText, 'base64url');
-    if (accessCodeKey.length !== 32) throw new ConfigError('ACCESS_CODE_KEY', 'must be 32 bytes, as 64 hex digits or base64');
+    accessCodeKey = /^[0-9a-f]{64}$/i.test(accessCodeKeyText)
+      ? Buffer.from(accessCodeKeyText, 'hex')
+      : Buffer.from(accessCodeKeyText, 'base64url');
+    if (accessCodeKey.length !== 32)
+      throw new ConfigError('ACCESS_CODE_KEY', 'must be 32 bytes, as 64 hex digits or base64');
   }
 
   return {

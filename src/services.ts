@@ -53,7 +53,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
     await migrate(database.pool).then((result) => logMigrations(result, logger));
 
     const metrics = new Metrics();
-    const sharedState = new SharedState(config.redisUrl, logger, { commandTimeoutMs: config.redisCommandTimeoutMs, registry: metrics.registry });
+    const sharedState = new SharedState(config.redisUrl, logger, {
+      commandTimeoutMs: config.redisCommandTimeoutMs,
+      registry: metrics.registry,
+    });
     opened.push(() => sharedState.close());
     // A healthy Redis counts from the first request; an absent one never delays the start.
     await sharedState.connected(1000);
@@ -84,11 +87,19 @@ export async function startServices(config: Config, logger: pino.Logger, options
         // Well inside the request deadline, so that /availability always gives its own answer.
         const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
         const [databaseOk, migrationsOk] = await Promise.all([
-          withTimeout(database.pool.query('select 1').then(() => true), checkMs),
+          withTimeout(
+            database.pool.query('select 1').then(() => true),
+            checkMs,
+          ),
           withTimeout(migrationsApplied(database.pool), checkMs),
         ]);
         // The queue's work lives in the database: it runs only when the database answers.
-        return { database: databaseOk, migrations: migrationsOk, jobs: jobs.isRunning && databaseOk, redis: sharedState.status };
+        return {
+          database: databaseOk,
+          migrations: migrationsOk,
+          jobs: jobs.isRunning && databaseOk,
+          redis: sharedState.status,
+        };
       },
       close: closeOpened,
     };
@@ -107,9 +118,9 @@ export async function applyMigrations(database: Database, logger: pino.Logger): 
 
 function logMigrations(result: Awaited<ReturnType<typeof migrate>>, logger: pino.Logger): void {
   if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
-  if (result.changed.length > 0) logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
+  if (result.changed.length > 0)
+    logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
 }
-
 
 async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

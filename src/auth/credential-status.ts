@@ -37,12 +37,20 @@ export class CredentialStatus {
         return Boolean(row && !row.key_revoked && !row.app_revoked);
       }
       case 'gateway': {
-        const row = await this.db.selectFrom('gateway_credentials').select('revoked_at').where('id', '=', principal.credentialId).executeTakeFirst();
+        const row = await this.db
+          .selectFrom('gateway_credentials')
+          .select('revoked_at')
+          .where('id', '=', principal.credentialId)
+          .executeTakeFirst();
         return Boolean(row && !row.revoked_at);
       }
       case 'partner':
       case 'operator': {
-        const row = await this.db.selectFrom('applications').select('revoked_at').where('id', '=', principal.credentialId).executeTakeFirst();
+        const row = await this.db
+          .selectFrom('applications')
+          .select('revoked_at')
+          .where('id', '=', principal.credentialId)
+          .executeTakeFirst();
         return Boolean(row && !row.revoked_at);
       }
     }

@@ -2,7 +2,6 @@
 // secret, for a PMS application), client_credentials (a partner, operator or gateway acting as
 // itself) and refresh_token (rotating; a reused token revokes its family).
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { Scope } from '../http/access.ts';
 import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from './principal.ts';
@@ -53,12 +52,22 @@ export interface TokenResponse {
 }
 
 type Client =
-  | { kind: 'application'; id: string; clientId: string; clientType: string | null; facilityGuids: string[]; isOperator: boolean }
+  | {
+      kind: 'application';
+      id: string;
+      clientId: string;
+      clientType: string | null;
+      facilityGuids: string[];
+      isOperator: boolean;
+    }
   | { kind: 'gateway'; id: string; clientId: string; facilityId: string; accountId: string };
 
 const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
 const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
-const overloaded = () => new OAuthError(503, 'temporarily_unavailable', 'Too many token requests are being checked; retry in a second.', { 'retry-after': '1' });
+const overloaded = () =>
+  new OAuthError(503, 'temporarily_unavailable', 'Too many token requests are being checked; retry in a second.', {
+    'retry-after': '1',
+  });
 
 type SlowCheckRunner = (check: () => Promise<boolean>) => Promise<boolean>;
 const directly: SlowCheckRunner = (check) => check();
@@ -103,8 +112,16 @@ export class Grants {
       .where('client_id', '=', clientId)
       .executeTakeFirst();
     if (app) {
-      if (!(await verifySecret(clientSecret, app.secret_hash, clientId, runSlowCheck)) || app.revoked_at) throw invalidClient();
-      return { kind: 'application', id: app.id, clientId: app.client_id, clientType: app.client_type, facilityGuids: app.facility_guids, isOperator: app.is_operator };
+      if (!(await verifySecret(clientSecret, app.secret_hash, clientId, runSlowCheck)) || app.revoked_at)
+        throw invalidClient();
+      return {
+        kind: 'application',
+        id: app.id,
+        clientId: app.client_id,
+        clientType: app.client_type,
+        facilityGuids: app.facility_guids,
+        isOperator: app.is_operator,
+      };
     }
     const gateway = await this.db
       .selectFrom('gateway_credentials as g')
@@ -113,13 +130,28 @@ export class Grants {
       .where('g.client_id', '=', clientId)
       .executeTakeFirst();
     // Unknown clients cost the same scrypt as known ones.
-    if (!(await verifySecret(clientSecret, gateway?.secret_hash, clientId, runSlowCheck)) || !gateway || gateway.revoked_at) throw invalidClient();
-    return { kind: 'gateway', id: gateway.id, clientId: gateway.client_id, facilityId: gateway.facility_id, accountId: gateway.account_id };
+    if (
+      !(await verifySecret(clientSecret, gateway?.secret_hash, clientId, runSlowCheck)) ||
+      !gateway ||
+      gateway.revoked_at
+    )
+      throw invalidClient();
+    return {
+      kind: 'gateway',
+      id: gateway.id,
+      clientId: gateway.client_id,
+      facilityId: gateway.facility_id,
+      accountId: gateway.account_id,
+    };
   }
 
   async grant(request: TokenRequest): Promise<TokenResponse> {
     if (!['password', 'client_credentials', 'refresh_token'].includes(request.grantType)) {
-      throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be password, client_credentials or refresh_token.');
+      throw new OAuthError(
+        400,
+        'unsupported_grant_type',
+        'grant_type must be password, client_credentials or refresh_token.',
+      );
     }
     const client = await this.authenticateClient(request.clientId, request.clientSecret);
     const requested = parseScope(request.scope);
@@ -133,36 +165,83 @@ export class Grants {
     }
   }
 
-  private async passwordGrant(client: Client, request: TokenRequest, requested: Scope[] | null): Promise<TokenResponse> {
-    if (client.kind !== 'application' || client.isOperator) throw new OAuthError(400, 'unauthorized_client', 'This client may not use the password grant.');
-    if (!request.username || !request.password) throw new OAuthError(400, 'invalid_request', 'username and password are required for the password grant.');
+  private async passwordGrant(
+    client: Client,
+    request: TokenRequest,
+    requested: Scope[] | null,
+  ): Promise<TokenResponse> {
+    if (client.kind !== 'application' || client.isOperator)
+      throw new OAuthError(400, 'unauthorized_client', 'This client may not use the password grant.');
+    if (!request.username || !request.password)
+      throw new OAuthError(400, 'invalid_request', 'username and password are required for the password grant.');
     const credential = await this.db
       .selectFrom('account_credentials')
       .select(['id', 'secret_hash', 'account_id', 'application_id', 'scopes', 'revoked_at'])
       .where('api_key', '=', request.username)
       .executeTakeFirst();
-    const valid = await verifySecret(request.password, credential?.secret_hash, request.username, this.inTurnOf(client.clientId));
+    const valid = await verifySecret(
+      request.password,
+      credential?.secret_hash,
+      request.username,
+      this.inTurnOf(client.clientId),
+    );
     // Another application's account key is refused exactly like a wrong one.
-    if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id) throw invalidGrant('The account API key or secret is not valid for this client.');
+    if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id)
+      throw invalidGrant('The account API key or secret is not valid for this client.');
     const scopes = narrow(credential.scopes.filter(isScope), requested);
-    const principal: PrincipalWithoutToken = { kind: 'account', accountId: credential.account_id, credentialId: credential.id, clientId: client.clientId, scopes };
+    const principal: PrincipalWithoutToken = {
+      kind: 'account',
+      accountId: credential.account_id,
+      credentialId: credential.id,
+      clientId: client.clientId,
+      scopes,
+    };
     return this.respond(principal, { kind: 'account', id: credential.id, familyId: randomUUID() });
   }
 
   private async clientCredentialsGrant(client: Client, requested: Scope[] | null): Promise<TokenResponse> {
     if (client.kind === 'gateway') {
-      return this.respond({ kind: 'gateway', accountId: client.accountId, facilityId: client.facilityId, credentialId: client.id, clientId: client.clientId, scopes: narrow(GATEWAY_SCOPES, requested) }, null);
-    }
-    if (client.isOperator) {
-      return this.respond({ kind: 'operator', credentialId: client.id, clientId: client.clientId, scopes: narrow(OPERATOR_SCOPES, requested) }, null);
-    }
-    if (client.clientType) {
       return this.respond(
-        { kind: 'partner', clientType: client.clientType, facilityGuids: client.facilityGuids, credentialId: client.id, clientId: client.clientId, scopes: narrow(PARTNER_SCOPES, requested) },
+        {
+          kind: 'gateway',
+          accountId: client.accountId,
+          facilityId: client.facilityId,
+          credentialId: client.id,
+          clientId: client.clientId,
+          scopes: narrow(GATEWAY_SCOPES, requested),
+        },
         null,
       );
     }
-    throw new OAuthError(400, 'unauthorized_client', 'This client acts for accounts: use the password grant with an account API key.');
+    if (client.isOperator) {
+      return this.respond(
+        {
+          kind: 'operator',
+          credentialId: client.id,
+          clientId: client.clientId,
+          scopes: narrow(OPERATOR_SCOPES, requested),
+        },
+        null,
+      );
+    }
+    if (client.clientType) {
+      return this.respond(
+        {
+          kind: 'partner',
+          clientType: client.clientType,
+          facilityGuids: client.facilityGuids,
+          credentialId: client.id,
+          clientId: client.clientId,
+          scopes: narrow(PARTNER_SCOPES, requested),
+        },
+        null,
+      );
+    }
+    throw new OAuthError(
+      400,
+      'unauthorized_client',
+      'This client acts for accounts: use the password grant with an account API key.',
+    );
   }
 
   private async refreshGrant(client: Client, request: TokenRequest, requested: Scope[] | null): Promise<TokenResponse> {
@@ -170,32 +249,62 @@ export class Grants {
     if (client.kind !== 'application') throw invalidGrant('The refresh token is not valid.');
     const now = new Date();
     const outcome = await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', sha256(request.refreshToken!)).forUpdate().executeTakeFirst();
+      const row = await trx
+        .selectFrom('refresh_tokens')
+        .selectAll()
+        .where('token_hash', '=', sha256(request.refreshToken!))
+        .forUpdate()
+        .executeTakeFirst();
       if (!row) return { ok: false, reason: 'The refresh token is not valid.' } as const;
       const credential = await trx
         .selectFrom('account_credentials')
         .select(['id', 'account_id', 'application_id', 'scopes', 'revoked_at'])
         .where('id', '=', row.credential_id)
         .executeTakeFirst();
-      if (!credential || credential.application_id !== client.id) return { ok: false, reason: 'The refresh token is not valid.' } as const;
+      if (!credential || credential.application_id !== client.id)
+        return { ok: false, reason: 'The refresh token is not valid.' } as const;
       if (row.used_at) {
         // Replay of a rotated token: whoever holds the family is suspect. End it (and commit that).
-        await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+        await trx
+          .updateTable('refresh_tokens')
+          .set({ revoked_at: now })
+          .where('family_id', '=', row.family_id)
+          .where('revoked_at', 'is', null)
+          .execute();
         return { ok: false, reason: 'The refresh token was already used; its family has been revoked.' } as const;
       }
-      if (row.revoked_at || row.expires_at < now || credential.revoked_at) return { ok: false, reason: 'The refresh token has expired or been revoked.' } as const;
+      if (row.revoked_at || row.expires_at < now || credential.revoked_at)
+        return { ok: false, reason: 'The refresh token has expired or been revoked.' } as const;
       await trx.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', row.id).execute();
       const scopes = narrow(row.scopes.filter(isScope), requested);
-      const principal: PrincipalWithoutToken = { kind: 'account', accountId: credential.account_id, credentialId: credential.id, clientId: client.clientId, scopes };
-      return { ok: true, response: await this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx) } as const;
+      const principal: PrincipalWithoutToken = {
+        kind: 'account',
+        accountId: credential.account_id,
+        credentialId: credential.id,
+        clientId: client.clientId,
+        scopes,
+      };
+      return {
+        ok: true,
+        response: await this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx),
+      } as const;
     });
     if (!outcome.ok) throw invalidGrant(outcome.reason);
     return outcome.response;
   }
 
-  private async respond(principal: PrincipalWithoutToken, refresh: { kind: 'account'; id: string; familyId: string } | null, db: Db = this.db): Promise<TokenResponse> {
+  private async respond(
+    principal: PrincipalWithoutToken,
+    refresh: { kind: 'account'; id: string; familyId: string } | null,
+    db: Db = this.db,
+  ): Promise<TokenResponse> {
     const { accessToken, expiresIn } = await this.tokens.issue(principal);
-    const response: TokenResponse = { token_type: 'Bearer', access_token: accessToken, expires_in: expiresIn, scope: principal.scopes.join(' ') };
+    const response: TokenResponse = {
+      token_type: 'Bearer',
+      access_token: accessToken,
+      expires_in: expiresIn,
+      scope: principal.scopes.join(' '),
+    };
     if (refresh) {
       const refreshToken = randomToken('gh_rt');
       await db
@@ -225,6 +334,7 @@ function parseScope(scope: string | undefined): Scope[] | null {
 /** The requested scopes, which must be a subset of what the credential allows. */
 function narrow(allowed: Scope[], requested: Scope[] | null): Scope[] {
   if (requested === null) return allowed;
-  if (!requested.every((s) => allowed.includes(s))) throw new OAuthError(400, 'invalid_scope', 'scope asks for more than this credential allows.');
+  if (!requested.every((s) => allowed.includes(s)))
+    throw new OAuthError(400, 'invalid_scope', 'scope asks for more than this credential allows.');
   return [...new Set(requested)];
 }

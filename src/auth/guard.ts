@@ -43,7 +43,10 @@ export function facilityOf(request: FastifyRequest): VisibleFacility {
 }
 
 /** Whether a principal may see a facility: the one rule used by the guard and by domain code. */
-export function canSeeFacility(principal: Principal, facility: { id: string; account_id: string; guid: string | null }): boolean {
+export function canSeeFacility(
+  principal: Principal,
+  facility: { id: string; account_id: string; guid: string | null },
+): boolean {
   switch (principal.kind) {
     case 'account':
       return facility.account_id === principal.accountId;
@@ -56,7 +59,11 @@ export function canSeeFacility(principal: Principal, facility: { id: string; acc
   }
 }
 
-export async function loadVisibleFacility(db: Db, principal: Principal, facilityId: string): Promise<VisibleFacility | null> {
+export async function loadVisibleFacility(
+  db: Db,
+  principal: Principal,
+  facilityId: string,
+): Promise<VisibleFacility | null> {
   if (!isEntityId(facilityId)) return null;
   const row = await facilityById(db, facilityId);
   return row && canSeeFacility(principal, row) ? facilityView(row) : null;
@@ -90,9 +97,15 @@ export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clo
     if (request.authFailure !== null) throw request.authFailure;
     const principal = principalOf(request);
     if (!access.scopes.some((scope) => principal.scopes.includes(scope))) {
-      throw new AppError(403, 'INSUFFICIENT_SCOPE', `This operation needs the scope ${access.scopes.join(' or ')}.`, [], {
-        'www-authenticate': `Bearer realm="gatehouse", error="insufficient_scope", scope="${access.scopes.join(' ')}"`,
-      });
+      throw new AppError(
+        403,
+        'INSUFFICIENT_SCOPE',
+        `This operation needs the scope ${access.scopes.join(' or ')}.`,
+        [],
+        {
+          'www-authenticate': `Bearer realm="gatehouse", error="insufficient_scope", scope="${access.scopes.join(' ')}"`,
+        },
+      );
     }
     const params = request.params as Record<string, string | undefined>;
     if (access.accountParam) {
@@ -108,9 +121,14 @@ export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clo
   });
 }
 
-async function authenticate(header: string | undefined, tokens: TokenService, status: CredentialStatus): Promise<Principal> {
+async function authenticate(
+  header: string | undefined,
+  tokens: TokenService,
+  status: CredentialStatus,
+): Promise<Principal> {
   const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(header) : null;
-  if (!match) throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
+  if (!match)
+    throw unauthorized(header ? 'The Authorization header is not a bearer token.' : 'A bearer token is required.');
   let principal: Principal;
   try {
     principal = await tokens.verify(match[1]!);

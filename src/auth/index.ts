@@ -30,7 +30,13 @@ export async function createAuth({ database, config, sharedState }: AuthDeps): P
   const tokens = new TokenService(await loadSigningKeys(config), config);
   // Secrets are checked (scrypt) a few at a time, one per two cores: a flood cannot starve the rest.
   const secretChecks = SecretCheckLine.forCores(os.availableParallelism());
-  const grants = new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks, new ClientDirectory(database.db));
+  const grants = new Grants(
+    database.db,
+    tokens,
+    config.refreshTokenTtlSeconds,
+    secretChecks,
+    new ClientDirectory(database.db),
+  );
   const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds);
   return { tokens, grants, throttle };
 }

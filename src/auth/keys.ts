@@ -3,7 +3,15 @@
 // the JWKS, so tokens signed before a rotation stay valid until they expire.
 import fs from 'node:fs';
 import path from 'node:path';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  importPKCS8,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import type { Config } from '../config.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
 
@@ -55,7 +63,11 @@ export async function loadSigningKeys(config: Pick<Config, 'dataDir' | 'jwtPriva
     const kid = await calculateJwkThumbprint(await exportJWK(privateKey));
     const current = await publicJwkOf(privateKey, kid);
     // Keys generated earlier in the data directory still verify the tokens they signed.
-    const earlier = await Promise.all(readKeyFiles(keysDir).map(async (f) => publicJwkOf((await importJWK(f.privateJwk, SIGNING_ALG, { extractable: true })) as CryptoKey, f.kid)));
+    const earlier = await Promise.all(
+      readKeyFiles(keysDir).map(async (f) =>
+        publicJwkOf((await importJWK(f.privateJwk, SIGNING_ALG, { extractable: true })) as CryptoKey, f.kid),
+      ),
+    );
     return { current: { kid, privateKey }, publicJwks: [current, ...earlier.filter((k) => k.kid !== kid)] };
   }
   let files = readKeyFiles(keysDir);
@@ -68,7 +80,10 @@ export async function loadSigningKeys(config: Pick<Config, 'dataDir' | 'jwtPriva
     files = readKeyFiles(keysDir);
   }
   const imported = await Promise.all(
-    files.map(async (f) => ({ kid: f.kid, privateKey: (await importJWK(f.privateJwk, SIGNING_ALG, { extractable: true })) as CryptoKey })),
+    files.map(async (f) => ({
+      kid: f.kid,
+      privateKey: (await importJWK(f.privateJwk, SIGNING_ALG, { extractable: true })) as CryptoKey,
+    })),
   );
   const newest = imported[imported.length - 1]!;
   return {

@@ -38,7 +38,15 @@ export interface OperatorPrincipal extends PrincipalBase {
 export type Principal = AccountPrincipal | PartnerPrincipal | GatewayPrincipal | OperatorPrincipal;
 export type PrincipalKind = Principal['kind'];
 
-export const ALL_SCOPES: Scope[] = ['auctions:write', 'auctions:read', 'accesscontrol:read', 'accesscontrol:write', 'accessevent:read', 'gateway', 'admin'];
+export const ALL_SCOPES: Scope[] = [
+  'auctions:write',
+  'auctions:read',
+  'accesscontrol:read',
+  'accesscontrol:write',
+  'accessevent:read',
+  'gateway',
+  'admin',
+];
 export const DEFAULT_ACCOUNT_SCOPES: Scope[] = ['accesscontrol:read', 'accesscontrol:write', 'accessevent:read'];
 export const PARTNER_SCOPES: Scope[] = ['auctions:write', 'auctions:read'];
 export const GATEWAY_SCOPES: Scope[] = ['gateway'];

@@ -57,7 +57,8 @@ export class SecretCheckLine {
       this.running += 1;
     } else {
       const line = this.newcomers.get(client) ?? this.others.get(client);
-      if ((line?.length ?? 0) >= this.waitingPerClient || this.waiting >= this.waitingInAll) throw new SecretCheckLineFull();
+      if ((line?.length ?? 0) >= this.waitingPerClient || this.waiting >= this.waitingInAll)
+        throw new SecretCheckLineFull();
       // The place is handed over by next(), which counts it in `running`.
       await new Promise<void>((resolve) => {
         if (line) line.push(resolve);

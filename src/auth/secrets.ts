@@ -1,9 +1,18 @@
 // Generated secrets and their hashes. Secrets are 256 random bits, shown once; only a salted
 // scrypt hash is kept, and comparisons are constant-time.
-import { createHash, createHmac, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  randomBytes,
+  scrypt as scryptCallback,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
+  new Promise<Buffer>((resolve, reject) =>
+    scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 
 const COST = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -29,7 +38,8 @@ const DUMMY_HASH = `scrypt$${COST.N}$${COST.r}$${COST.p}$${Buffer.alloc(16).toSt
 const VERIFIED_TTL_MS = 5 * 60_000;
 const verifiedKey = randomBytes(32);
 const verified = new Map<string, { stored: string; until: number }>();
-const rememberedAs = (owner: string, secret: string) => createHmac('sha256', verifiedKey).update(`${owner.length}:${owner}:${secret}`).digest('base64url');
+const rememberedAs = (owner: string, secret: string) =>
+  createHmac('sha256', verifiedKey).update(`${owner.length}:${owner}:${secret}`).digest('base64url');
 
 /**
  * Whether `owner` presented this very secret successfully in the last few minutes: known without

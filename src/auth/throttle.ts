@@ -36,7 +36,8 @@ interface Tally {
  * Refused while failures fill the window: until it ends. Refused because checks are still in
  * progress: they end within a second or fail, so ask again in one.
  */
-const retryAfter = (failed: number, limit: number, msLeft: number) => (failed >= limit ? Math.max(1, Math.ceil(msLeft / 1000)) : 1);
+const retryAfter = (failed: number, limit: number, msLeft: number) =>
+  failed >= limit ? Math.max(1, Math.ceil(msLeft / 1000)) : 1;
 
 export class MemoryAttemptCounter implements AttemptCounter {
   private readonly tallies = new MemoryWindows<Tally>();
@@ -58,7 +59,8 @@ export class MemoryAttemptCounter implements AttemptCounter {
       tally = { failed: 0, checking: 0, endsAt: now + this.windowSeconds * 1000 };
       this.tallies.set(key, tally, now);
     }
-    if (tally.failed + tally.checking >= this.limit) return { admitted: false, retryAfterSeconds: retryAfter(tally.failed, this.limit, tally.endsAt - now) };
+    if (tally.failed + tally.checking >= this.limit)
+      return { admitted: false, retryAfterSeconds: retryAfter(tally.failed, this.limit, tally.endsAt - now) };
     tally.checking += 1;
     return { admitted: true };
   }
@@ -110,8 +112,16 @@ export class RedisAttemptCounter implements AttemptCounter {
   ) {}
 
   async begin(key: string): Promise<Admission> {
-    const [admitted, failed, msLeft] = (await this.redis.eval(BEGIN, 1, this.prefix + key, this.limit, this.windowSeconds * 1000)) as [number, number, number];
-    return admitted === 1 ? { admitted: true } : { admitted: false, retryAfterSeconds: retryAfter(failed, this.limit, msLeft) };
+    const [admitted, failed, msLeft] = (await this.redis.eval(
+      BEGIN,
+      1,
+      this.prefix + key,
+      this.limit,
+      this.windowSeconds * 1000,
+    )) as [number, number, number];
+    return admitted === 1
+      ? { admitted: true }
+      : { admitted: false, retryAfterSeconds: retryAfter(failed, this.limit, msLeft) };
   }
 
   async end(key: string, failed: boolean): Promise<void> {
@@ -151,7 +161,8 @@ export class SharedAttemptCounter implements AttemptCounter {
 }
 
 /** Failures that use up a place: the secret (client's or account's) was checked and was wrong. */
-const isFailedAuthentication = (error: unknown) => error instanceof OAuthError && (error.error === 'invalid_client' || error.error === 'invalid_grant');
+const isFailedAuthentication = (error: unknown) =>
+  error instanceof OAuthError && (error.error === 'invalid_client' || error.error === 'invalid_grant');
 
 export class TokenThrottle {
   constructor(
@@ -174,12 +185,23 @@ export class TokenThrottle {
   async attempt<T>(clientId: string, address: string, check: () => Promise<T>): Promise<T> {
     // Client ids and addresses hold no space, so the pair cannot be forged from other values.
     const pair = `${clientId} ${address}`;
-    const [byPair, byAddress] = await Promise.all([this.perClientAtAddress.begin(pair), this.perAddress.begin(address)]);
+    const [byPair, byAddress] = await Promise.all([
+      this.perClientAtAddress.begin(pair),
+      this.perAddress.begin(address),
+    ]);
     if (!byPair.admitted || !byAddress.admitted) {
       // A refused attempt checks nothing: give back the place the other counter gave it.
-      await Promise.all([byPair.admitted && this.perClientAtAddress.end(pair, false), byAddress.admitted && this.perAddress.end(address, false)]);
-      const seconds = Math.max(byPair.admitted ? 0 : byPair.retryAfterSeconds, byAddress.admitted ? 0 : byAddress.retryAfterSeconds);
-      throw new OAuthError(429, 'invalid_request', `Too many failed token requests; retry after ${seconds} seconds.`, { 'retry-after': String(seconds) });
+      await Promise.all([
+        byPair.admitted && this.perClientAtAddress.end(pair, false),
+        byAddress.admitted && this.perAddress.end(address, false),
+      ]);
+      const seconds = Math.max(
+        byPair.admitted ? 0 : byPair.retryAfterSeconds,
+        byAddress.admitted ? 0 : byAddress.retryAfterSeconds,
+      );
+      throw new OAuthError(429, 'invalid_request', `Too many failed token requests; retry after ${seconds} seconds.`, {
+        'retry-after': String(seconds),
+      });
     }
     let failed = false;
     try {

@@ -10,7 +10,11 @@ import { SIGNING_ALG, type SigningKeys } from './keys.ts';
 
 export const TOKEN_AUDIENCE = 'gatehouse';
 
-export type PrincipalWithoutToken = Principal extends infer P ? (P extends Principal ? Omit<P, 'tokenId'> : never) : never;
+export type PrincipalWithoutToken = Principal extends infer P
+  ? P extends Principal
+    ? Omit<P, 'tokenId'>
+    : never
+  : never;
 
 interface GatehouseClaims extends JWTPayload {
   scope: string;
@@ -107,7 +111,9 @@ export class TokenService {
         requiredClaims: ['exp', 'iat', 'jti', 'sub'],
       })) as { payload: GatehouseClaims });
     } catch (error) {
-      throw new InvalidTokenError((error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.');
+      throw new InvalidTokenError(
+        (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.',
+      );
     }
     return { principal: principalFromClaims(payload), expiresAt: payload.exp! * 1000 };
   }
@@ -115,10 +121,20 @@ export class TokenService {
 
 function principalFromClaims(claims: GatehouseClaims): Principal {
   const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
-  if (!scopes.every(isScope) || typeof claims.cid !== 'string' || typeof claims.client_id !== 'string' || typeof claims.jti !== 'string') {
+  if (
+    !scopes.every(isScope) ||
+    typeof claims.cid !== 'string' ||
+    typeof claims.client_id !== 'string' ||
+    typeof claims.jti !== 'string'
+  ) {
     throw new InvalidTokenError('The token is not valid.');
   }
-  const base = { credentialId: claims.cid, clientId: claims.client_id, scopes: scopes.filter(isScope), tokenId: claims.jti };
+  const base = {
+    credentialId: claims.cid,
+    clientId: claims.client_id,
+    scopes: scopes.filter(isScope),
+    tokenId: claims.jti,
+  };
   switch (claims.kind) {
     case 'account':
       if (typeof claims.account_id === 'string') return { ...base, kind: 'account', accountId: claims.account_id };
@@ -130,7 +146,12 @@ function principalFromClaims(claims: GatehouseClaims): Principal {
       break;
     case 'partner':
       if (typeof claims.client_type === 'string' && Array.isArray(claims.facility_guids)) {
-        return { ...base, kind: 'partner', clientType: claims.client_type, facilityGuids: claims.facility_guids.map(String) };
+        return {
+          ...base,
+          kind: 'partner',
+          clientType: claims.client_type,
+          facilityGuids: claims.facility_guids.map(String),
+        };
       }
       break;
     case 'operator':

@@ -51,7 +51,10 @@ function post(form, localAddress) {
 const started = performance.now();
 const answers = Array.from({ length: requests }, (_, i) => {
   const clientId = i % 2 === 0 ? `gh_ci_madeup${i}` : knownClientId;
-  return post({ grant_type: 'client_credentials', client_id: clientId, client_secret: `gh_cs_wrong${i}` }, loopback(i % addresses));
+  return post(
+    { grant_type: 'client_credentials', client_id: clientId, client_secret: `gh_cs_wrong${i}` },
+    loopback(i % addresses),
+  );
 });
 const statuses = {};
 for (const status of await Promise.all(answers)) statuses[status] = (statuses[status] ?? 0) + 1;

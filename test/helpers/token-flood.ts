@@ -15,7 +15,11 @@ export interface TokenAnswer {
 }
 
 /** POST /auth/token, form-encoded, from `fromAddress` (a loopback address). */
-export function postToken(baseUrl: string, form: Record<string, string>, fromAddress = '127.0.0.1'): Promise<TokenAnswer> {
+export function postToken(
+  baseUrl: string,
+  form: Record<string, string>,
+  fromAddress = '127.0.0.1',
+): Promise<TokenAnswer> {
   const url = new URL('/auth/token', baseUrl);
   const payload = new URLSearchParams(form).toString();
   const started = performance.now();
@@ -42,7 +46,12 @@ export function postToken(baseUrl: string, form: Record<string, string>, fromAdd
           } catch {
             body = { text };
           }
-          resolve({ status: response.statusCode ?? 0, body, headers: response.headers, ms: performance.now() - started });
+          resolve({
+            status: response.statusCode ?? 0,
+            body,
+            headers: response.headers,
+            ms: performance.now() - started,
+          });
         });
         response.on('error', reject);
       },
@@ -71,9 +80,13 @@ export function floodOfWrongSecrets(
   baseUrl: string,
   options: { requests: number; addresses: number; block: number; knownClientId: string },
 ): { sent: Promise<void>; answered: Promise<FloodResult> } {
-  const client = spawn(process.execPath, [fileURLToPath(new URL('./token-flood-client.mjs', import.meta.url)), JSON.stringify({ baseUrl, ...options })], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const client = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./token-flood-client.mjs', import.meta.url)), JSON.stringify({ baseUrl, ...options })],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   if (client.pid !== undefined) os.setPriority(client.pid, 19);
   let onSent: () => void = () => {};
   let failedBeforeSent: (error: Error) => void = () => {};

@@ -10,7 +10,11 @@ export const jwksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/.well-known/jwks.json',
     {
       config: PUBLIC,
-      schema: { tags: ['authorization'], summary: 'The public keys that verify access tokens (JWKS).', response: { 200: JwksBody } },
+      schema: {
+        tags: ['authorization'],
+        summary: 'The public keys that verify access tokens (JWKS).',
+        response: { 200: JwksBody },
+      },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');

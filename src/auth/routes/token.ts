@@ -26,22 +26,43 @@ const TokenBody = Type.Object(
 const TokenResponse = Type.Object({
   token_type: Type.Literal('Bearer'),
   access_token: Type.String({ description: 'An ES256-signed JWT.' }),
-  expires_in: Type.Integer({ description: 'Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600).' }),
-  refresh_token: Type.Optional(Type.String({ description: 'Password and refresh_token grants only. Single use: each refresh returns the next one.' })),
+  expires_in: Type.Integer({
+    description: 'Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600).',
+  }),
+  refresh_token: Type.Optional(
+    Type.String({
+      description: 'Password and refresh_token grants only. Single use: each refresh returns the next one.',
+    }),
+  ),
   scope: Type.String(),
 });
 
 const OAuthErrorBody = Type.Object({
-  error: Type.String({ description: 'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503)' }),
+  error: Type.String({
+    description:
+      'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503)',
+  }),
   error_description: Type.String(),
 });
 
-function sendOAuthError(reply: FastifyReply, status: number, error: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
-  return reply.code(status).headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers }).send({ error, error_description: description });
+function sendOAuthError(
+  reply: FastifyReply,
+  status: number,
+  error: OAuthErrorCode,
+  description: string,
+  headers: Record<string, string> = {},
+) {
+  return reply
+    .code(status)
+    .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers })
+    .send({ error, error_description: description });
 }
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded, then base64) or the body. */
-function clientCredentials(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string } {
+function clientCredentials(
+  request: FastifyRequest,
+  body: { client_id?: string; client_secret?: string },
+): { clientId: string; clientSecret: string } {
   const header = request.headers.authorization;
   if (typeof header === 'string' && /^Basic /i.test(header)) {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
@@ -49,10 +70,16 @@ function clientCredentials(request: FastifyRequest, body: { client_id?: string; 
     if (colon < 0) throw new OAuthError(401, 'invalid_client', 'The Basic credentials are malformed.');
     const clientId = safeDecode(decoded.slice(0, colon));
     const clientSecret = safeDecode(decoded.slice(colon + 1));
-    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError(400, 'invalid_request', 'client_id in the body differs from the Authorization header.');
+    if (body.client_id !== undefined && body.client_id !== clientId)
+      throw new OAuthError(400, 'invalid_request', 'client_id in the body differs from the Authorization header.');
     return { clientId, clientSecret };
   }
-  if (!body.client_id || body.client_secret === undefined) throw new OAuthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret, or HTTP Basic).');
+  if (!body.client_id || body.client_secret === undefined)
+    throw new OAuthError(
+      401,
+      'invalid_client',
+      'Client authentication is required (client_id and client_secret, or HTTP Basic).',
+    );
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
@@ -85,7 +112,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
           .headers({ 'cache-control': 'no-store', ...normalized.headers })
           .send({ error: code, error_description: normalized.detail });
       }
-      if (normalized.status === 429) return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
+      if (normalized.status === 429)
+        return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
       const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
       const status = [413, 414, 415].includes(normalized.status) ? normalized.status : 400;
       const description = fields ? `${normalized.detail} ${fields}` : normalized.detail;
@@ -106,7 +134,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
           `Secrets are checked (scrypt) a few at a time — one per two CPU cores — the waiting requests served in turn per client; a secret this service verified in the last 5 minutes is not checked again and never waits. When ${WAITING_PER_CLIENT} requests of one client, or ${WAITING_IN_ALL} in all, are already waiting, a request is answered 503 (\`temporarily_unavailable\`) with Retry-After: 1 at once — retry then.`,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenBody,
-        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody, 503: OAuthErrorBody },
+        response: {
+          200: TokenResponse,
+          400: OAuthErrorBody,
+          401: OAuthErrorBody,
+          429: OAuthErrorBody,
+          503: OAuthErrorBody,
+        },
       },
     },
     async (request, reply) => {

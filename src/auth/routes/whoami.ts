@@ -13,7 +13,8 @@ export const whoamiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       schema: {
         tags: ['authorization'],
         summary: 'Who the bearer token speaks for (any valid token).',
-        description: 'The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type and facility guids.',
+        description:
+          'The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type and facility guids.',
         response: {
           200: Type.Object({
             kind: Type.String(),

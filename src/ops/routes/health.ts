@@ -14,7 +14,8 @@ const Availability = Type.Object({
     migrations: Type.Boolean(),
     jobs: Type.Boolean(),
     redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not configured')], {
-      description: '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
+      description:
+        '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
     }),
   }),
 });
@@ -36,7 +37,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       config: PUBLIC,
       schema: {
         tags: ['operations'],
-        summary: 'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
+        summary:
+          'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
         description:
           '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false.',
         response: { 200: Availability, 503: Availability },

@@ -14,7 +14,8 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format).',
-        description: "Scrape with an operator application's token (client_credentials grant at /auth/token); Prometheus does it with its `oauth2` configuration.",
+        description:
+          "Scrape with an operator application's token (client_credentials grant at /auth/token); Prometheus does it with its `oauth2` configuration.",
         produces: ['text/plain'],
       },
     },
