@@ -60,7 +60,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
     opened.push(() => sharedState.close());
     // A healthy Redis counts from the first request; an absent one never delays the start.
     await sharedState.connected(1000);
-    const auth = await createAuth({ database, config, sharedState });
+    const clock = options.clock ?? systemClock;
+    const auth = await createAuth({ database, config, sharedState, clock });
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
     const events = await createEvents({ database, config, logger, metrics });
@@ -76,7 +77,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       logger,
       database,
       metrics,
-      clock: options.clock ?? systemClock,
+      clock,
       auth,
       sharedState,
       jobs,

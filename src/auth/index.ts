@@ -3,6 +3,7 @@
 // failed token requests. The guard (guard.ts) enforces every route's access; routes/ holds the
 // token endpoint, whoami and the JWKS.
 import os from 'node:os';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { SharedState } from '../shared-state.ts';
@@ -17,6 +18,7 @@ export interface AuthDeps {
   database: Database;
   config: Config;
   sharedState: SharedState;
+  clock: Clock;
 }
 
 export interface Auth {
@@ -26,7 +28,7 @@ export interface Auth {
   throttle: TokenThrottle;
 }
 
-export async function createAuth({ database, config, sharedState }: AuthDeps): Promise<Auth> {
+export async function createAuth({ database, config, sharedState, clock }: AuthDeps): Promise<Auth> {
   const tokens = new TokenService(await loadSigningKeys(config), config);
   // Secrets are checked (scrypt) a few at a time, one per two cores: a flood cannot starve the rest.
   const secretChecks = SecretCheckLine.forCores(os.availableParallelism());
@@ -37,6 +39,6 @@ export async function createAuth({ database, config, sharedState }: AuthDeps): P
     secretChecks,
     new ClientDirectory(database.db),
   );
-  const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds);
+  const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds, clock);
   return { tokens, grants, throttle };
 }

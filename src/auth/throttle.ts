@@ -14,6 +14,7 @@
 // check ends, a failure (invalid_client, invalid_grant) keeps its place until the window ends;
 // anything else — success, an unsupported grant, an overloaded server — gives it back, so
 // successful requests never use up a client's allowance.
+import { systemClock, type Clock } from '../clock.ts';
 import type { Redis } from 'ioredis';
 import { MemoryWindows, type SharedState } from '../shared-state.ts';
 import { OAuthError } from './grants.ts';
@@ -45,6 +46,7 @@ export class MemoryAttemptCounter implements AttemptCounter {
   constructor(
     private readonly limit: number,
     private readonly windowSeconds: number,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async begin(key: string): Promise<Admission> {
@@ -53,7 +55,7 @@ export class MemoryAttemptCounter implements AttemptCounter {
 
   /** Synchronous, so no two attempts can read the same count. */
   beginNow(key: string): Admission {
-    const now = Date.now();
+    const now = this.clock.now();
     let tally = this.tallies.get(key, now);
     if (!tally) {
       tally = { failed: 0, checking: 0, endsAt: now + this.windowSeconds * 1000 };
@@ -66,7 +68,7 @@ export class MemoryAttemptCounter implements AttemptCounter {
   }
 
   async end(key: string, failed: boolean): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     let tally = this.tallies.get(key, now);
     if (tally) tally.checking = Math.max(0, tally.checking - 1);
     if (!failed) return;
@@ -141,8 +143,9 @@ export class SharedAttemptCounter implements AttemptCounter {
     private readonly prefix: string,
     private readonly limit: number,
     private readonly windowSeconds: number,
+    clock: Clock = systemClock,
   ) {
-    this.memory = new MemoryAttemptCounter(limit, windowSeconds);
+    this.memory = new MemoryAttemptCounter(limit, windowSeconds, clock);
   }
 
   begin(key: string): Promise<Admission> {
@@ -171,10 +174,10 @@ export class TokenThrottle {
   ) {}
 
   /** Counters in Redis when configured (with memory standing in while it is down), else in memory. */
-  static create(shared: SharedState, limit: number, windowSeconds: number): TokenThrottle {
+  static create(shared: SharedState, limit: number, windowSeconds: number, clock: Clock = systemClock): TokenThrottle {
     return new TokenThrottle(
-      new SharedAttemptCounter(shared, 'gh:tokenfail:client-at-address:', limit, windowSeconds),
-      new SharedAttemptCounter(shared, 'gh:tokenfail:address:', limit * 10, windowSeconds),
+      new SharedAttemptCounter(shared, 'gh:tokenfail:client-at-address:', limit, windowSeconds, clock),
+      new SharedAttemptCounter(shared, 'gh:tokenfail:address:', limit * 10, windowSeconds, clock),
     );
   }
 
