@@ -4,24 +4,32 @@
 // that alone delayed every token request by seconds). Ids only — never a secret or a state; the
 // lookup that authenticates still reads the row.
 //
-// Read once on first use, then again in the background when older than a minute; a client created
-// since (by another process) is treated as unknown until then — it still gets its token, in the
-// turn that unknown ids share — and is added as soon as it authenticates.
+// Read in full on first use. An id not found makes the directory read the ids created since —
+// at most once every few seconds, however many made-up ids come — so a client created by another
+// process (the admin CLI, another instance) is known within seconds; until then its requests are
+// still served, in the turn that unknown ids share (which a flood may fill: 503, retry). Ids are
+// never removed: a revoked client stays known, and its requests fail authentication as usual.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 
-const MAX_AGE_MS = 60_000;
+// A transaction's created_at is its start, so a row can become visible after rows with later
+// times: each read goes back this far before the newest time seen.
+const LATE_COMMIT_MARGIN_MS = 60_000;
 
 export class ClientDirectory {
-  private ids = new Set<string>();
+  private readonly ids = new Set<string>();
+  private newest: Date | null = null;
   private readAt = 0;
   private reading: Promise<void> | null = null;
 
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly rereadAfterMs = 5_000,
+  ) {}
 
   async knows(clientId: string): Promise<boolean> {
-    if (this.readAt === 0) await this.read();
-    else if (Date.now() - this.readAt > MAX_AGE_MS) void this.read();
+    if (this.ids.has(clientId)) return true;
+    if (Date.now() - this.readAt >= this.rereadAfterMs) await this.read();
     return this.ids.has(clientId);
   }
 
@@ -30,22 +38,29 @@ export class ClientDirectory {
   }
 
   private read(): Promise<void> {
-    this.reading ??= this.db
-      .selectFrom('applications')
-      .select('client_id')
-      .unionAll(this.db.selectFrom('gateway_credentials').select('client_id'))
-      .execute()
-      .then(
-        (rows) => {
-          this.ids = new Set(rows.map((row) => row.client_id));
-          this.readAt = Date.now();
-        },
-        // The database is away: keep what is known and try again on a later request.
-        () => undefined,
-      )
+    this.reading ??= this.readCreatedSince(this.newest && new Date(this.newest.getTime() - LATE_COMMIT_MARGIN_MS))
+      // The database is away: keep what is known; a later miss tries again.
+      .catch(() => undefined)
       .finally(() => {
+        this.readAt = Date.now();
         this.reading = null;
       });
     return this.reading;
+  }
+
+  private async readCreatedSince(since: Date | null): Promise<void> {
+    const after = since ?? new Date(0);
+    const rows = await this.db
+      .selectFrom('applications')
+      .select(['client_id', 'created_at'])
+      .where('created_at', '>', after)
+      .unionAll(
+        this.db.selectFrom('gateway_credentials').select(['client_id', 'created_at']).where('created_at', '>', after),
+      )
+      .execute();
+    for (const row of rows) {
+      this.ids.add(row.client_id);
+      if (!this.newest || row.created_at > this.newest) this.newest = row.created_at;
+    }
   }
 }

@@ -11,10 +11,12 @@ import { floodOfWrongSecrets, loopback, postToken } from '../helpers/token-flood
 let database: TestDatabase;
 let server: ServerProcess;
 type Client = { clientId: string; clientSecret: string };
-type Key = { apiKey: string; apiSecret: string };
 const clients: Record<'victim' | 'other' | 'warm', Client> = {} as never;
-/** PMS applications never used before, with an account key each: one for the quiet measurement, one for the flood. */
-const coldPms: { pms: Client; key: Key }[] = [];
+
+/** Password grants of PMS applications never used before (two scrypt checks each, nothing remembered): one quiet, one per round. */
+const coldPasswordForms: Record<string, string>[] = [];
+/** Well above the valid requests' time with the fix (under a second), well below it without (8–30 s). */
+const STARVED_MS = 5000;
 
 before(async () => {
   database = await createTestDatabase();
@@ -26,11 +28,15 @@ before(async () => {
     return JSON.parse(result.stdout);
   };
   const account = await json(['admin', 'account', 'create', '--name', 'Flooded']);
-  for (const name of ['Quiet PMS', 'Cold PMS']) {
-    const pms = await json(['admin', 'app', 'create', '--name', name]);
-    coldPms.push({
-      pms,
-      key: await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]),
+  for (let i = 0; i < 4; i++) {
+    const pms = await json(['admin', 'app', 'create', '--name', `Cold PMS ${i}`]);
+    const key = await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
+    coldPasswordForms.push({
+      grant_type: 'password',
+      client_id: pms.clientId,
+      client_secret: pms.clientSecret,
+      username: key.apiKey,
+      password: key.apiSecret,
     });
   }
   clients.victim = await json(['admin', 'app', 'create', '--name', 'Victim', '--operator']);
@@ -79,48 +85,47 @@ describe('a flood of wrong secrets', () => {
     // Cache hits are the usual case for a client that asks often (secrets verified in the last
     // 5 minutes skip scrypt); a first request — or one an hour later — is not: test both. The
     // password grant checks two secrets (the client's and the account key's), both uncached here.
-    const passwordForm = ({ pms, key }: { pms: Client; key: Key }) => ({
-      grant_type: 'password',
-      client_id: pms.clientId,
-      client_secret: pms.clientSecret,
-      username: key.apiKey,
-      password: key.apiSecret,
-    });
-    // The same requests without a flood: what this machine takes right now.
-    const quietUncached = await postToken(server.url, passwordForm(coldPms[0]!), loopback(4, 0));
-    const quietCached = await postToken(server.url, clientCredentials(clients.warm), loopback(4, 1));
-    assert.equal(quietUncached.status, 200);
-    assert.equal(quietCached.status, 200);
-
-    const flood = floodOfWrongSecrets(server.url, {
-      requests: 400,
-      addresses: 200,
-      block: 3,
-      knownClientId: clients.other.clientId,
-    });
-    // The whole flood is on its way before the valid requests: they arrive behind it.
-    await flood.sent;
-    const [uncached, cached] = await Promise.all([
-      postToken(server.url, passwordForm(coldPms[1]!), loopback(4, 2)),
-      postToken(server.url, clientCredentials(clients.warm), loopback(4, 3)),
-    ]);
-    const flooded = await flood.answered;
-    const report =
-      `uncached ${Math.round(uncached.ms)} ms (quiet ${Math.round(quietUncached.ms)}), cached ${Math.round(cached.ms)} ms (quiet ${Math.round(quietCached.ms)}); ` +
-      `flood answers ${JSON.stringify(flooded.statuses)} in ${Math.round(flooded.ms)} ms`;
-    assert.equal(uncached.status, 200, `${JSON.stringify(uncached.body)} — ${report}`);
-    assert.equal(cached.status, 200, `${JSON.stringify(cached.body)} — ${report}`);
-    // Not a speed target (that is measured in docs/BENCHMARKS.md: under a second): a bound that
-    // catches starvation on a shared machine. The old code queued the valid request behind the whole
-    // flood's scrypt work, 12–30 s here; now it waits for at most a few checks.
-    assert.ok(uncached.ms < Math.max(5000, 5 * quietUncached.ms), report);
-    assert.ok(cached.ms < Math.max(5000, 5 * quietCached.ms), report);
-    // The flood was answered: checked (401) or refused at once (503 + Retry-After), never a 500.
+    const quiet = await postToken(server.url, coldPasswordForms[0]!, loopback(4, 0));
+    assert.equal(quiet.status, 200);
     assert.equal(
-      (flooded.statuses[401] ?? 0) + (flooded.statuses[503] ?? 0) + (flooded.statuses[429] ?? 0),
-      400,
-      report,
+      (await postToken(server.url, clientCredentials(clients.warm), loopback(4, 1))).status,
+      200,
+      'the warm client is remembered',
     );
-    console.log(`# ${report}`);
+    // Not a speed target (measured in docs/BENCHMARKS.md: under a second): a bound that catches
+    // starvation. Before the fix every round took 8–30 s (the valid request queued behind the whole
+    // flood's scrypt work). Other test files run beside this one on a 2-core machine and can slow
+    // one round; the flood cannot slow every round. Up to 3 rounds, each with a PMS never seen
+    // before and the flood from new addresses.
+    const rounds: string[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const cold = coldPasswordForms[round]!;
+      const flood = floodOfWrongSecrets(server.url, {
+        requests: 400,
+        addresses: 200,
+        block: 10 + round,
+        knownClientId: clients.other.clientId,
+      });
+      // The whole flood is on its way before the valid requests: they arrive behind it.
+      await flood.sent;
+      const [uncached, cached] = await Promise.all([
+        postToken(server.url, cold, loopback(4, 2 * round)),
+        postToken(server.url, clientCredentials(clients.warm), loopback(4, 2 * round + 1)),
+      ]);
+      const flooded = await flood.answered;
+      const report = `uncached ${Math.round(uncached.ms)} ms, cached ${Math.round(cached.ms)} ms; flood answers ${JSON.stringify(flooded.statuses)} in ${Math.round(flooded.ms)} ms`;
+      rounds.push(report);
+      console.log(`# round ${round}: ${report} (no flood: ${Math.round(quiet.ms)} ms uncached)`);
+      assert.equal(uncached.status, 200, `${JSON.stringify(uncached.body)} — ${report}`);
+      assert.equal(cached.status, 200, `${JSON.stringify(cached.body)} — ${report}`);
+      // The flood was answered: checked (401) or refused at once (503 + Retry-After), never a 500.
+      assert.equal(
+        (flooded.statuses[401] ?? 0) + (flooded.statuses[503] ?? 0) + (flooded.statuses[429] ?? 0),
+        400,
+        report,
+      );
+      if (uncached.ms < STARVED_MS && cached.ms < STARVED_MS) return;
+    }
+    assert.fail(`no round answered both valid requests within ${STARVED_MS} ms:\n${rounds.join('\n')}`);
   });
 });
