@@ -13,27 +13,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { BIN, freePort } from '../test/helpers/process.ts';
+import { BIN, freePort, runCli } from '../test/helpers/process.ts';
 import { floodOfWrongSecrets, loopback, postToken } from '../test/helpers/token-flood.ts';
 import { machine } from './load.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const bin = process.env.GATEHOUSE_BIN ?? BIN;
 
-function gatehouse(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`gatehouse ${args.join(' ')}: ${stderr}`)),
-    );
-  });
+async function gatehouse(args: string[], env: Record<string, string>): Promise<string> {
+  const result = await runCli(args, env, 60_000, bin);
+  if (result.code !== 0) throw new Error(`gatehouse ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
 }
 
 async function serve(env: Record<string, string>) {

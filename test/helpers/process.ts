@@ -117,15 +117,16 @@ function serverProcess(
   };
 }
 
-/** Runs a `gatehouse` command to completion. */
+/** Runs a `gatehouse` command to completion (of this tree, or of another tree's `bin`). */
 export function runCli(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 60_000,
+  bin = BIN,
 ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
