@@ -10,6 +10,7 @@
 // Settings (environment): BENCH_CONTROLLERS (1000), BENCH_UPDATES (300), BENCH_TARGETS
 // (embedded,postgres), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; a database is
 // created and dropped).
+import type { EntityId } from '../src/ids.ts';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -92,15 +93,15 @@ const newAgent = () =>
 let agent = newAgent();
 
 interface Controller {
-  facilityId: string;
+  facilityId: EntityId;
   token: string;
   after: number;
-  visitorId: string | null;
+  visitorId: EntityId | null;
   inFlight: boolean;
 }
 
 interface Provisioned {
-  facilities: { id: string; gateway: { clientId: string; clientSecret: string } }[];
+  facilities: { id: EntityId; gateway: { clientId: string; clientSecret: string } }[];
   pms: { clientId: string; clientSecret: string; apiKey: string; apiSecret: string };
 }
 
@@ -211,11 +212,11 @@ const ms = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
 class Pollers {
   private readonly abort = new AbortController();
   private readonly agent = newAgent();
-  private readonly waiting = new Map<string, (at: number) => void>();
+  private readonly waiting = new Map<EntityId, (at: number) => void>();
   private loops: Promise<void>[] = [];
   /** From this moment (performance.now()), each controller's first outcome and its time are kept. */
   since = 0;
-  readonly firstOutcome = new Map<string, { outcome: string; at: number }>();
+  readonly firstOutcome = new Map<EntityId, { outcome: string; at: number }>();
 
   constructor(
     private readonly base: string,
@@ -233,7 +234,7 @@ class Pollers {
   }
 
   /** Resolves with the arrival time of the next update command for this visitor. */
-  arrivalOf(visitorId: string, timeoutMs = 35_000): Promise<number | null> {
+  arrivalOf(visitorId: EntityId, timeoutMs = 35_000): Promise<number | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(visitorId);
@@ -415,7 +416,7 @@ async function prepare(
       client_id: f.gateway.clientId,
       client_secret: f.gateway.clientSecret,
     });
-    let visitorId: string | null = null;
+    let visitorId: EntityId | null = null;
     if (i < SAMPLED) {
       const unit = await call(base, 'POST', `/facilities/${f.id}/units`, pmsToken, { unitNumber: 'B-1' });
       const visitor = await call(base, 'POST', `/facilities/${f.id}/visitors`, pmsToken, {

@@ -22,6 +22,7 @@ import {
   registerSwaggerUi,
   type ApiVersion,
 } from './http/docs.ts';
+import { corsHeadersWithoutHooks, registerCors } from './http/cors.ts';
 import { registerRequestDeadline } from './http/deadline.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
 import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
@@ -45,8 +46,15 @@ export async function buildApp(services: Services): Promise<App> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
-    // Errors of the router itself (a bad percent-encoding, an over-long path parameter), in the face's shape.
-    frameworkErrors: (error, request, reply) => renderError(errorRenderers, error, request, reply),
+    // Errors of the router itself (a bad percent-encoding, an over-long path parameter), in the face's
+    // shape, and readable by a browser (no hook runs for them, the CORS hook included).
+    frameworkErrors: (error, request, reply) =>
+      renderError(
+        errorRenderers,
+        error,
+        request,
+        reply.headers(corsHeadersWithoutHooks(config.corsOrigins, request.headers.origin)),
+      ),
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -54,6 +62,9 @@ export async function buildApp(services: Services): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, request.id);
   });
+  // CORS next: a preflight is answered before the guard asks for a token, and every later answer,
+  // errors included, already carries the CORS headers.
+  await registerCors(app, config.corsOrigins);
   requireAccessDeclarations(app, errorRenderers);
   registerValidation(app);
   registerProblemHandling(app, errorRenderers);

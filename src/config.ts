@@ -46,6 +46,8 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   /** 32-byte key that seals gate codes at rest (else DATA_DIR/keys/access-codes.key). */
   accessCodeKey: Buffer | null;
+  /** Browser origins allowed to call the service (CORS): every origin, or these exactly (`scheme://host[:port]`). */
+  corsOrigins: '*' | string[];
 }
 
 export class ConfigError extends Error {
@@ -96,6 +98,43 @@ function url(env: Env, name: string, protocols: string[]): string | null {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
   }
   return raw;
+}
+
+/**
+ * `*`, or a comma-separated list of origins as browsers send them: `http(s)://host[:port]`, without
+ * a path, a trailing slash, credentials or a wildcard. Each is kept in the form of the browser's
+ * `Origin` header (host lower-cased, a default port dropped), so that comparing is exact.
+ */
+function corsOrigins(env: Env, name: string): '*' | string[] {
+  const raw = text(env, name);
+  if (raw === null || raw === '*') return '*';
+  const listed = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  if (listed.length === 0) throw new ConfigError(name, `lists no origin, got "${raw}"`);
+  const origins = new Set<string>();
+  for (const entry of listed) {
+    if (entry === '*') throw new ConfigError(name, '"*" allows every origin and cannot be listed with others');
+    const origin = originOf(entry);
+    if (origin === null) {
+      throw new ConfigError(
+        name,
+        `"${entry}" is not an origin: scheme://host[:port] with http or https, no path (e.g. https://pms.example.com)`,
+      );
+    }
+    origins.add(origin);
+  }
+  return [...origins];
+}
+
+function originOf(entry: string): string | null {
+  if (!/^https?:\/\/[^/?#@\s*\\]+$/i.test(entry)) return null;
+  try {
+    return new URL(entry).origin;
+  } catch {
+    return null;
+  }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -166,6 +205,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:']),
     shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, 1, 600),
     accessCodeKey,
+    corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
   };
 }
 

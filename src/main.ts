@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirError } from './db/data-dir.ts';
 import { DatabaseUnavailableError } from './db/database.ts';
+import { MigrationMismatchError } from './db/migrate.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { closeOnSignals, startServer } from './server.ts';
@@ -49,7 +50,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-const EXPECTED = [ConfigError, DataDirError, DatabaseUnavailableError, CliError];
+const EXPECTED = [ConfigError, DataDirError, DatabaseUnavailableError, CliError, MigrationMismatchError];
 
 export async function main(argv: string[]): Promise<void> {
   try {

@@ -6,7 +6,7 @@ import type pino from 'pino';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { migrate, migrationsApplied } from './db/migrate.ts';
+import { MigrationMismatchError, migrate, migrationsApplied } from './db/migrate.ts';
 import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
 import { createAccessControl, type AccessControl } from './access-control/index.ts';
@@ -119,8 +119,8 @@ export async function applyMigrations(database: Database, logger: pino.Logger): 
 
 function logMigrations(result: Awaited<ReturnType<typeof migrate>>, logger: pino.Logger): void {
   if (result.applied.length > 0) logger.info({ applied: result.applied }, 'migrations applied');
-  if (result.changed.length > 0)
-    logger.warn({ changed: result.changed }, 'applied migrations differ from the files in this version');
+  // A schema that differs from the files would fail later, query by query: refuse to start instead.
+  if (result.changed.length > 0) throw new MigrationMismatchError(result.changed);
 }
 
 async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean> {

@@ -46,6 +46,17 @@ describe('configuration', () => {
     [{ TOKEN_TTL_SECONDS: '-5' }, 'TOKEN_TTL_SECONDS'],
     [{ IMAGE_FETCH_ALLOW_HOSTS: 'http://x/' }, 'IMAGE_FETCH_ALLOW_HOSTS'],
     [{ JWT_PRIVATE_KEY: 'secret' }, 'JWT_PRIVATE_KEY'],
+    [{ CORS_ORIGINS: 'pms.example.com' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://pms.example.com/' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://pms.example.com/app' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'ftp://pms.example.com' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://*.example.com' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://user:pw@pms.example.com' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://pms.example.com:99999' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://pms.example.com http://localhost:3000' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: '*, https://pms.example.com' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'null' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: ' , ' + ',' }, 'CORS_ORIGINS'],
   ];
   for (const [env, variable] of bad) {
     it(`names ${variable} when it is invalid (${JSON.stringify(env)})`, () => {
@@ -56,6 +67,28 @@ describe('configuration', () => {
       );
     });
   }
+
+  it('reads CORS_ORIGINS: every origin by default, else the origins listed, as browsers write them', () => {
+    assert.equal(loadConfig({}).corsOrigins, '*');
+    assert.equal(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins, '*');
+    assert.deepEqual(
+      loadConfig({ CORS_ORIGINS: 'https://PMS.Example.com:443, http://localhost:3000,,http://[::1]:8080' }).corsOrigins,
+      ['https://pms.example.com', 'http://localhost:3000', 'http://[::1]:8080'],
+    );
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, https://a.example' }).corsOrigins, [
+      'https://a.example',
+    ]);
+  });
+
+  it('says in one line which CORS_ORIGINS entry is not an origin', () => {
+    assert.throws(
+      () => loadConfig({ CORS_ORIGINS: 'https://pms.example.com, pms2.example.com' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        !error.message.includes('\n') &&
+        error.message.startsWith('CORS_ORIGINS: "pms2.example.com" is not an origin'),
+    );
+  });
 
   it('never shows a database password', () => {
     assert.equal(describeDatabaseUrl('postgres://user:hunter2@db.internal:6543/gh'), 'db.internal:6543/gh');

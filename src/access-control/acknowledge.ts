@@ -3,12 +3,13 @@
 // ingest inside its transaction. Ids that are not commands of this facility — another
 // facility's, unknown, not even a UUID — are ignored without a trace: a controller can only
 // acknowledge its own facility's commands, and a bad id must not fail the ingest transaction.
+import type { EntityId } from '../ids.ts';
 import type { Db } from '../db/tables.ts';
 import { isOpaqueId } from '../ids.ts';
 import { markCommandsAcknowledged } from './command-repository.ts';
 
 /** Marks the facility's listed commands acknowledged (once); returns how many it acknowledged now. */
-export async function acknowledgeCommands(trx: Db, facilityId: string, commandIds: string[]): Promise<number> {
+export async function acknowledgeCommands(trx: Db, facilityId: EntityId, commandIds: string[]): Promise<number> {
   const ids = [...new Set(commandIds.filter((id) => isOpaqueId(id)).map((id) => id.toLowerCase()))];
   if (ids.length === 0) return 0;
   return markCommandsAcknowledged(trx, facilityId, ids);

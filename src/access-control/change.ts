@@ -1,6 +1,9 @@
 // One change of a facility's access data: a transaction that does the work and writes its command
 // (unless suppressed), then, once committed, wakes the controller's waiting poll. Constraint
-// violations become 409s that name the rule, never the value (a duplicate gate code must not echo).
+// violations become 400s that name the field and the rule, never the value (a duplicate gate code
+// must not echo): existing PMS integrations correct these by themselves — an adapter regenerates a
+// gate code only on a 400 naming accessCode (SPEC §4).
+import type { EntityId } from '../ids.ts';
 import type { Transaction } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
@@ -15,16 +18,13 @@ export interface Change {
 }
 
 export const accessCodeInUse = () =>
-  new AppError(
-    409,
-    'ACCESS_CODE_IN_USE',
-    'Another enabled visitor of this facility already has this access code; choose another code.',
-    [{ path: 'accessCode', message: 'is already used by an enabled visitor of this facility' }],
-  );
+  new AppError(400, 'ACCESS_CODE_IN_USE', 'The access code is already in use at this facility; choose another code.', [
+    { path: 'accessCode', message: 'is already in use at this facility (by another enabled visitor)' },
+  ]);
 
 const unitNumberTaken = () =>
-  new AppError(409, 'UNIT_NUMBER_TAKEN', 'The facility already has a unit with this unit number.', [
-    { path: 'unitNumber', message: 'is already used by another unit of this facility' },
+  new AppError(400, 'UNIT_NUMBER_TAKEN', 'The unit number is already in use at this facility.', [
+    { path: 'unitNumber', message: 'is already in use at this facility (by another unit)' },
   ]);
 
 /** The face's unique indexes (src/db/migrations/0005_access_control.sql), as the rules they keep. */
@@ -35,7 +35,7 @@ export const CONSTRAINTS = {
 
 export async function inChange<T>(
   ac: AccessControl,
-  facilityId: string,
+  facilityId: EntityId,
   suppressCommands: boolean,
   work: (change: Change) => Promise<T>,
 ): Promise<T> {

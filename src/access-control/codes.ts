@@ -6,6 +6,7 @@
 // Both keys derive (HKDF-SHA256) from one 32-byte code key: ACCESS_CODE_KEY when configured,
 // else DATA_DIR/keys/access-codes.key, generated on first start. The database records the key's
 // fingerprint; an instance started with another key refuses to start rather than break codes.
+import type { EntityId } from '../ids.ts';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,24 +39,24 @@ export class AccessCodeVault {
     this.fingerprint = createHmac('sha256', fingerprintKey).update('fingerprint').digest('hex').slice(0, 32);
   }
 
-  digest(facilityId: string, code: string): Buffer {
+  digest(facilityId: EntityId, code: string): Buffer {
     return createHmac('sha256', this.digestKey).update(`${facilityId}:${code}`).digest();
   }
 
-  seal(visitorId: string, code: string): Buffer {
+  seal(visitorId: EntityId, code: string): Buffer {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    cipher.setAAD(Buffer.from(visitorId));
+    cipher.setAAD(Buffer.from(String(visitorId)));
     const body = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
     return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
   }
 
-  unseal(visitorId: string, sealed: Buffer): string {
+  unseal(visitorId: EntityId, sealed: Buffer): string {
     if (sealed[0] !== VERSION) throw new Error('unknown sealed access code version');
     const iv = sealed.subarray(1, 1 + IV_BYTES);
     const tag = sealed.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
     const decipher = createDecipheriv('aes-256-gcm', this.sealKey, iv);
-    decipher.setAAD(Buffer.from(visitorId));
+    decipher.setAAD(Buffer.from(String(visitorId)));
     decipher.setAuthTag(tag);
     const body = sealed.subarray(1 + IV_BYTES + TAG_BYTES);
     return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');

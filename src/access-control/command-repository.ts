@@ -1,6 +1,7 @@
 // The SQL of the command queue: the commands of each facility's controller and their per-facility
 // sequence. The rest of the face's SQL is in repository.ts; what a command says and when it is
 // written is decided by commands.ts and change.ts.
+import type { EntityId } from '../ids.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import { COMMAND_LIFETIME_DAYS, type CommandStatus, type CommandType } from './rules.ts';
@@ -9,7 +10,7 @@ import { COMMAND_CHANNEL } from './signals.ts';
 /**
  * Takes the facility's command sequence row lock (held until commit) without moving the sequence.
  */
-export async function lockCommandSequence(trx: Db, facilityId: string): Promise<void> {
+export async function lockCommandSequence(trx: Db, facilityId: EntityId): Promise<void> {
   await trx
     .insertInto('command_sequences')
     .values({ facility_id: facilityId, last_sequence: 0 })
@@ -18,7 +19,7 @@ export async function lockCommandSequence(trx: Db, facilityId: string): Promise<
 }
 
 /** The facility's next command sequence; its row lock is held until commit. */
-export async function nextCommandSequence(trx: Db, facilityId: string): Promise<number> {
+export async function nextCommandSequence(trx: Db, facilityId: EntityId): Promise<number> {
   const row = await trx
     .insertInto('command_sequences')
     .values({ facility_id: facilityId, last_sequence: 1 })
@@ -33,7 +34,7 @@ export async function nextCommandSequence(trx: Db, facilityId: string): Promise<
 /** Stores one command, expiring COMMAND_LIFETIME_DAYS from now; returns its id. */
 export async function insertCommand(
   trx: Db,
-  command: { facilityId: string; sequence: number; type: CommandType; payload: object },
+  command: { facilityId: EntityId; sequence: number; type: CommandType; payload: object },
 ): Promise<string> {
   const row = await trx
     .insertInto('commands')
@@ -50,7 +51,7 @@ export async function insertCommand(
 }
 
 /** pg_notify for the facility's waiting polls on every instance (sent when the transaction commits). */
-export async function notifyCommandWritten(trx: Db, facilityId: string): Promise<void> {
+export async function notifyCommandWritten(trx: Db, facilityId: EntityId): Promise<void> {
   await sql`select pg_notify(${COMMAND_CHANNEL}, ${facilityId})`.execute(trx);
 }
 
@@ -60,7 +61,7 @@ const commandStatus = sql<CommandStatus>`case
   when delivered_at is not null then 'delivered'
   else 'pending' end`;
 
-const commandWithStatus = (db: Db, facilityId: string) =>
+const commandWithStatus = (db: Db, facilityId: EntityId) =>
   db
     .selectFrom('commands')
     .select([
@@ -81,7 +82,7 @@ export type CommandRow = Awaited<ReturnType<ReturnType<typeof commandWithStatus>
 /** The facility's commands after a sequence, in order, with their status (of one status, when given). */
 export function selectCommands(
   db: Db,
-  facilityId: string,
+  facilityId: EntityId,
   options: { after: number; limit: number; status?: CommandStatus },
 ): Promise<CommandRow[]> {
   let query = commandWithStatus(db, facilityId)
@@ -92,12 +93,12 @@ export function selectCommands(
   return query.execute();
 }
 
-export function findCommand(db: Db, facilityId: string, commandId: string): Promise<CommandRow | undefined> {
+export function findCommand(db: Db, facilityId: EntityId, commandId: string): Promise<CommandRow | undefined> {
   return commandWithStatus(db, facilityId).where('id', '=', commandId).executeTakeFirst();
 }
 
 /** The facility's unacknowledged, unexpired commands after a sequence, in order. */
-export function selectCommandsToDeliver(db: Db, facilityId: string, after: number, limit: number) {
+export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: number, limit: number) {
   return db
     .selectFrom('commands')
     .select(['id', 'sequence', 'type', 'payload', 'created_at', 'delivered_at'])
@@ -121,7 +122,7 @@ export async function markCommandsDelivered(db: Db, commandIds: string[]): Promi
 }
 
 /** Marks the facility's listed commands acknowledged (and delivered) unless they were; returns how many. */
-export async function markCommandsAcknowledged(trx: Db, facilityId: string, commandIds: string[]): Promise<number> {
+export async function markCommandsAcknowledged(trx: Db, facilityId: EntityId, commandIds: string[]): Promise<number> {
   const result = await trx
     .updateTable('commands')
     .set({ acknowledged_at: sql`now()`, delivered_at: sql`coalesce(delivered_at, now())` })

@@ -3,9 +3,9 @@
 // acknowledged by its type-3 events (acknowledge.ts). Status is computed, never stored (rules.ts).
 // A stored payload carries each visitor's sealed gate code; the controller receives it in clear,
 // the PMS never sees it in any form.
+import { type EntityId, isEntityId, isOpaqueId } from '../ids.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound } from '../errors.ts';
-import { isOpaqueId } from '../ids.ts';
 import type { AccessCodeVault } from './codes.ts';
 import * as repo from './command-repository.ts';
 import type { CommandRow } from './command-repository.ts';
@@ -20,7 +20,7 @@ export const COMMAND_RETENTION_DAYS = 30;
  */
 export async function addCommand(
   trx: Db,
-  facilityId: string,
+  facilityId: EntityId,
   type: CommandType,
   payload: object,
   notifyAcrossInstances: boolean,
@@ -61,7 +61,7 @@ function commandView(r: CommandRow): CommandView {
 /** A facility's commands for its PMS, in sequence order, gate codes left out. */
 export async function listCommands(
   db: Db,
-  facilityId: string,
+  facilityId: EntityId,
   options: { after?: number; limit?: number; status?: CommandStatus },
 ): Promise<CommandView[]> {
   const rows = await repo.selectCommands(db, facilityId, {
@@ -73,7 +73,7 @@ export async function listCommands(
 }
 
 /** One command of the facility, gate codes left out; 404 otherwise. */
-export async function getCommand(db: Db, facilityId: string, commandId: string): Promise<CommandView> {
+export async function getCommand(db: Db, facilityId: EntityId, commandId: string): Promise<CommandView> {
   const row = isOpaqueId(commandId) ? await repo.findCommand(db, facilityId, commandId) : undefined;
   if (!row) throw notFound('The command');
   return commandView(row);
@@ -94,7 +94,7 @@ export interface DeliveredCommand {
 export async function deliverCommands(
   db: Db,
   vault: AccessCodeVault,
-  facilityId: string,
+  facilityId: EntityId,
   after: number,
   limit: number,
 ): Promise<DeliveredCommand[]> {
@@ -152,7 +152,7 @@ export function withoutCodes(payload: unknown): unknown {
 export function revealCodes(payload: unknown, vault: AccessCodeVault): unknown {
   return mapObjects(payload, (object) => {
     const sealed = object[SEALED];
-    if (typeof sealed !== 'string' || typeof object.id !== 'string') return object;
+    if (typeof sealed !== 'string' || !isEntityId(object.id)) return object;
     const { [SEALED]: _sealed, ...rest } = object;
     return { ...rest, accessCode: vault.unseal(object.id, Buffer.from(sealed, 'base64')) };
   });

@@ -3,11 +3,27 @@
 // view of it; the route's schema keeps the fields this face documents.
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/tables.ts';
+import { notFound } from '../errors.ts';
 import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
-import { selectAccountFacilities } from './repository.ts';
+import { selectAccountFacilities, selectFacilityByPropertyNumber } from './repository.ts';
 
 /** The facilities of the token's account, by name; none for a token that speaks for no account. */
 export async function listFacilities(db: Db, principal: Principal): Promise<FacilityView[]> {
   if (principal.kind !== 'account') return [];
   return (await selectAccountFacilities(db, principal.accountId)).map(facilityView);
+}
+
+/**
+ * The visible facility with this property number (how operators link a site); 404 otherwise —
+ * the same answer whether no facility has the number or another account's does.
+ */
+export async function facilityByPropertyNumber(
+  db: Db,
+  principal: Principal,
+  propertyNumber: string,
+): Promise<FacilityView> {
+  if (principal.kind !== 'account') throw notFound('The facility');
+  const row = await selectFacilityByPropertyNumber(db, propertyNumber);
+  if (!row || row.account_id !== principal.accountId) throw notFound('The facility');
+  return facilityView(row);
 }

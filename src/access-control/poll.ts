@@ -3,6 +3,7 @@
 // process or, on PostgreSQL, from another instance through LISTEN/NOTIFY), the wait ends, the
 // client goes away, or the service shuts down — then no commands at once, so that SIGTERM is not
 // held by waiting polls. Waiting holds no database connection (signals.ts).
+import type { EntityId } from '../ids.ts';
 import { deliverCommands, type DeliveredCommand } from './commands.ts';
 import type { AccessControl } from './index.ts';
 
@@ -17,7 +18,7 @@ export interface PollRequest {
 /** The facility's commands after `after` for its controller (delivered, codes unsealed); [] when none came in time. */
 export async function waitForCommands(
   ac: AccessControl,
-  facilityId: string,
+  facilityId: EntityId,
   { after, limit, waitMs }: PollRequest,
   clientGone?: AbortSignal,
 ): Promise<DeliveredCommand[]> {

@@ -5,13 +5,14 @@
 // connection or transaction it is given.
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
 import type { UnitStatus } from './rules.ts';
 import type { VisitorsTable } from './tables.ts';
 
 // ---- facilities (tenancy's table, read for the PMS's list) ----
 
 /** The account's facilities, by name. */
-export function selectAccountFacilities(db: Db, accountId: string) {
+export function selectAccountFacilities(db: Db, accountId: EntityId) {
   return db
     .selectFrom('facilities')
     .selectAll()
@@ -21,19 +22,24 @@ export function selectAccountFacilities(db: Db, accountId: string) {
     .execute();
 }
 
+/** The facility with this property number (unique within the service). */
+export function selectFacilityByPropertyNumber(db: Db, propertyNumber: string) {
+  return db.selectFrom('facilities').selectAll().where('property_number', '=', propertyNumber).executeTakeFirst();
+}
+
 // ---- units ----
 
 const UNIT_COLUMNS = ['id', 'facility_id', 'unit_number', 'status', 'extended_data'] as const;
 
 export interface UnitRow {
-  id: string;
-  facility_id: string;
+  id: EntityId;
+  facility_id: EntityId;
   unit_number: string;
   status: UnitStatus;
   extended_data: Record<string, unknown> | null;
 }
 
-const liveUnit = (db: Db, facilityId: string, unitId: string) =>
+const liveUnit = (db: Db, facilityId: EntityId, unitId: EntityId) =>
   db
     .selectFrom('units')
     .select(UNIT_COLUMNS)
@@ -42,17 +48,21 @@ const liveUnit = (db: Db, facilityId: string, unitId: string) =>
     .where('deleted_at', 'is', null);
 
 /** A live unit of the facility. */
-export function findUnit(db: Db, facilityId: string, unitId: string): Promise<UnitRow | undefined> {
+export function findUnit(db: Db, facilityId: EntityId, unitId: EntityId): Promise<UnitRow | undefined> {
   return liveUnit(db, facilityId, unitId).executeTakeFirst();
 }
 
 /** A live unit of the facility, its row locked until the transaction ends. */
-export function lockUnitRow(trx: Db, facilityId: string, unitId: string): Promise<UnitRow | undefined> {
+export function lockUnitRow(trx: Db, facilityId: EntityId, unitId: EntityId): Promise<UnitRow | undefined> {
   return liveUnit(trx, facilityId, unitId).forUpdate().executeTakeFirst();
 }
 
 /** The facility's live units by unit number, a page of them when asked. */
-export function selectUnits(db: Db, facilityId: string, page: { limit?: number; offset?: number }): Promise<UnitRow[]> {
+export function selectUnits(
+  db: Db,
+  facilityId: EntityId,
+  page: { limit?: number; offset?: number },
+): Promise<UnitRow[]> {
   let query = db
     .selectFrom('units')
     .select(UNIT_COLUMNS)
@@ -66,7 +76,7 @@ export function selectUnits(db: Db, facilityId: string, page: { limit?: number; 
 }
 
 /** What a units refresh carries: every live unit of the facility, by unit number. */
-export function selectUnitStates(trx: Db, facilityId: string) {
+export function selectUnitStates(trx: Db, facilityId: EntityId) {
   return trx
     .selectFrom('units')
     .select(['id', 'unit_number', 'status'])
@@ -78,7 +88,7 @@ export function selectUnitStates(trx: Db, facilityId: string) {
 
 export function insertUnit(
   trx: Db,
-  facilityId: string,
+  facilityId: EntityId,
   unitNumber: string,
   extendedData: string | null,
 ): Promise<UnitRow> {
@@ -89,7 +99,7 @@ export function insertUnit(
     .executeTakeFirstOrThrow();
 }
 
-export function setUnitStatus(trx: Db, unitId: string, status: UnitStatus): Promise<UnitRow> {
+export function setUnitStatus(trx: Db, unitId: EntityId, status: UnitStatus): Promise<UnitRow> {
   return trx
     .updateTable('units')
     .set({ status, updated_at: sql`now()` })
@@ -99,7 +109,7 @@ export function setUnitStatus(trx: Db, unitId: string, status: UnitStatus): Prom
 }
 
 /** Deletes the unit (it is kept, marked deleted). */
-export async function deleteUnit(trx: Db, unitId: string): Promise<void> {
+export async function deleteUnit(trx: Db, unitId: EntityId): Promise<void> {
   await trx
     .updateTable('units')
     .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
@@ -113,7 +123,7 @@ export async function deleteUnit(trx: Db, unitId: string): Promise<void> {
 const visitorQuery = (db: Db) =>
   db
     .selectFrom('visitors as v')
-    .innerJoin('units as u', 'u.id', 'v.unit_id')
+    .leftJoin('units as u', 'u.id', 'v.unit_id')
     .innerJoin('time_groups as tg', 'tg.id', 'v.time_group_id')
     .innerJoin('access_profiles as ap', 'ap.id', 'v.access_profile_id')
     .select([
@@ -124,6 +134,8 @@ const visitorQuery = (db: Db) =>
       'v.last_name',
       'v.email',
       'v.mobile_phone_number',
+      'v.contact_method_preference',
+      'v.country_code',
       'v.is_tenant',
       'v.is_portal_visitor',
       'v.is_enabled',
@@ -142,15 +154,15 @@ const visitorQuery = (db: Db) =>
 
 export type VisitorRow = Awaited<ReturnType<ReturnType<typeof visitorQuery>['executeTakeFirstOrThrow']>>;
 
-export function findVisitor(db: Db, facilityId: string, visitorId: string): Promise<VisitorRow | undefined> {
+export function findVisitor(db: Db, facilityId: EntityId, visitorId: EntityId): Promise<VisitorRow | undefined> {
   return visitorQuery(db).where('v.id', '=', visitorId).where('v.facility_id', '=', facilityId).executeTakeFirst();
 }
 
 /** The facility's visitors (of one unit, when given) by unit number and name, a page of them when asked. */
 export function selectVisitors(
   db: Db,
-  facilityId: string,
-  options: { unitId?: string; limit?: number; offset?: number },
+  facilityId: EntityId,
+  options: { unitId?: EntityId; unitNumber?: string; limit?: number; offset?: number },
 ): Promise<VisitorRow[]> {
   let query = visitorQuery(db)
     .where('v.facility_id', '=', facilityId)
@@ -158,15 +170,25 @@ export function selectVisitors(
     .orderBy('v.last_name')
     .orderBy('v.first_name')
     .orderBy('v.id');
-  if (options.unitId) query = query.where('v.unit_id', '=', options.unitId);
+  if (options.unitId !== undefined) query = query.where('v.unit_id', '=', options.unitId);
+  if (options.unitNumber !== undefined)
+    query = query.where('u.unit_number', '=', options.unitNumber).where('u.deleted_at', 'is', null);
   if (options.limit !== undefined) query = query.limit(options.limit);
   if (options.offset) query = query.offset(options.offset);
   return query.execute();
 }
 
 /** What a visitors refresh carries: every live visitor of the facility, by unit number. */
-export function selectVisitorStates(trx: Db, facilityId: string): Promise<VisitorRow[]> {
+export function selectVisitorStates(trx: Db, facilityId: EntityId): Promise<VisitorRow[]> {
   return visitorQuery(trx).where('v.facility_id', '=', facilityId).orderBy('u.unit_number').orderBy('v.id').execute();
+}
+
+/** The next visitor id, drawn before the insert (the sealed code is bound to it). */
+export async function nextVisitorId(trx: Db): Promise<EntityId> {
+  const { rows } = await sql<{ id: EntityId }>`select nextval(pg_get_serial_sequence('visitors', 'id')) as id`.execute(
+    trx,
+  );
+  return rows[0]!.id;
 }
 
 export async function insertVisitor(trx: Db, values: Insertable<VisitorsTable>): Promise<void> {
@@ -174,7 +196,11 @@ export async function insertVisitor(trx: Db, values: Insertable<VisitorsTable>):
 }
 
 /** The columns given, and updated_at. */
-export async function updateVisitorRow(trx: Db, visitorId: string, changes: Updateable<VisitorsTable>): Promise<void> {
+export async function updateVisitorRow(
+  trx: Db,
+  visitorId: EntityId,
+  changes: Updateable<VisitorsTable>,
+): Promise<void> {
   await trx
     .updateTable('visitors')
     .set({ ...changes, updated_at: sql`now()` })
@@ -183,7 +209,7 @@ export async function updateVisitorRow(trx: Db, visitorId: string, changes: Upda
 }
 
 /** A live visitor's unit and tenancy, the row locked until the transaction ends. */
-export function lockVisitorPlacement(trx: Db, visitorId: string) {
+export function lockVisitorPlacement(trx: Db, visitorId: EntityId) {
   return trx
     .selectFrom('visitors')
     .select(['unit_id', 'is_tenant'])
@@ -194,7 +220,7 @@ export function lockVisitorPlacement(trx: Db, visitorId: string) {
 }
 
 /** A live visitor's switch, the row locked until the transaction ends. */
-export function lockVisitorSwitch(trx: Db, facilityId: string, visitorId: string) {
+export function lockVisitorSwitch(trx: Db, facilityId: EntityId, visitorId: EntityId) {
   return trx
     .selectFrom('visitors')
     .select(['id', 'is_enabled'])
@@ -206,7 +232,7 @@ export function lockVisitorSwitch(trx: Db, facilityId: string, visitorId: string
 }
 
 /** Removes a live visitor of the facility (kept, marked removed); undefined when there was none. */
-export function removeVisitorRow(trx: Db, facilityId: string, visitorId: string) {
+export function removeVisitorRow(trx: Db, facilityId: EntityId, visitorId: EntityId) {
   return trx
     .updateTable('visitors')
     .set({ removed_at: sql`now()`, updated_at: sql`now()` })
@@ -218,7 +244,7 @@ export function removeVisitorRow(trx: Db, facilityId: string, visitorId: string)
 }
 
 /** Removes every live visitor of the unit; returns their ids. */
-export async function removeUnitVisitors(trx: Db, unitId: string): Promise<string[]> {
+export async function removeUnitVisitors(trx: Db, unitId: EntityId): Promise<EntityId[]> {
   const rows = await trx
     .updateTable('visitors')
     .set({ removed_at: sql`now()`, updated_at: sql`now()` })
@@ -234,7 +260,7 @@ export async function removeUnitVisitors(trx: Db, unitId: string): Promise<strin
 /** The id of the facility's time group `which`, or of its default one. */
 export async function findTimeGroupId(
   trx: Db,
-  facilityId: string,
+  facilityId: EntityId,
   which: number | 'default',
 ): Promise<number | undefined> {
   let query = trx.selectFrom('time_groups').select('id').where('facility_id', '=', facilityId);
@@ -245,7 +271,7 @@ export async function findTimeGroupId(
 /** The id of the facility's access profile `which`, or of its default one. */
 export async function findAccessProfileId(
   trx: Db,
-  facilityId: string,
+  facilityId: EntityId,
   which: number | 'default',
 ): Promise<number | undefined> {
   let query = trx.selectFrom('access_profiles').select('id').where('facility_id', '=', facilityId);
@@ -253,7 +279,7 @@ export async function findAccessProfileId(
   return (await query.executeTakeFirst())?.id;
 }
 
-export function selectTimeGroups(db: Db, facilityId: string) {
+export function selectTimeGroups(db: Db, facilityId: EntityId) {
   return db
     .selectFrom('time_groups')
     .select(['id', 'name', 'is_default', 'windows'])
@@ -262,7 +288,7 @@ export function selectTimeGroups(db: Db, facilityId: string) {
     .execute();
 }
 
-export function selectAccessProfiles(db: Db, facilityId: string) {
+export function selectAccessProfiles(db: Db, facilityId: EntityId) {
   return db
     .selectFrom('access_profiles')
     .select(['id', 'name', 'is_default', 'access_areas'])

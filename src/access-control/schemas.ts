@@ -2,9 +2,8 @@
 // not listed here is never serialized — a gate code cannot leak through a read) and feed OpenAPI;
 // with the notes and tags its routes share.
 import { Type } from '@fastify/type-provider-typebox';
-import { Nullable, StringEnum } from '../http/schemas.ts';
+import { EntityId, Nullable, StringAcceptingInteger, StringEnum } from '../http/schemas.ts';
 import {
-  ACCESS_CODE_MAX,
   ACCESS_CODE_PATTERN,
   COMMAND_STATUSES,
   COMMAND_TYPES,
@@ -24,11 +23,19 @@ export const COMMAND_NOTE =
 export const REPEAT_NOTE =
   'Repeating an action whose result already holds answers 200 with the resource unchanged and sends no command.';
 
-const idOf = (what: string) => Type.String({ description: `The ${what} id (UUID).` });
-export const FacilityParams = Type.Object({ facilityId: idOf('facility') });
-export const UnitParams = Type.Object({ facilityId: Type.String(), unitId: idOf('unit') });
-export const VisitorParams = Type.Object({ facilityId: Type.String(), visitorId: idOf('visitor') });
-export const CommandParams = Type.Object({ facilityId: Type.String(), commandId: idOf('command') });
+export const CODES_NOTE =
+  'Each visitor carries its gate code (`code`) only for a token with the scope accesscontrol:codes, which an ' +
+  'operator grants to an account key by name; every such read is recorded for audit (who, when, which visitors — ' +
+  'never the code). Without the scope no `code` field is present.';
+
+const facilityId = EntityId('The facility id.');
+export const FacilityParams = Type.Object({ facilityId });
+export const UnitParams = Type.Object({ facilityId, unitId: EntityId('The unit id.') });
+export const VisitorParams = Type.Object({ facilityId, visitorId: EntityId('The visitor id.') });
+export const CommandParams = Type.Object({
+  facilityId,
+  commandId: Type.String({ description: 'The command id (UUID).' }),
+});
 
 export const SUPPRESS_NOTE =
   'Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a ' +
@@ -45,15 +52,20 @@ export const suppressed = (request: { query: { suppressCommands?: boolean }; bod
   request.query.suppressCommands === true ||
   (request.body as { suppressCommands?: unknown } | null | undefined)?.suppressCommands === true;
 
+const extendedDataOf = (description: string) =>
+  Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100, description });
+
+/** extendedData as sent: an object, or null (nothing). */
 export const ExtendedData = Nullable(
-  Type.Record(Type.String(), Type.Unknown(), {
-    maxProperties: 100,
-    description:
-      'Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ' +
+  extendedDataOf(
+    'Free-form data of the PMS: any JSON object (null values allowed), at most 100 keys and ' +
       `${EXTENDED_DATA_MAX_BYTES} bytes, nesting at most ${MAX_BODY_DEPTH - 1} levels counting itself ` +
-      `(a request body nests at most ${MAX_BODY_DEPTH}); stored and returned as sent.`,
-  }),
+      `(a request body nests at most ${MAX_BODY_DEPTH}); stored and returned as sent. null stores nothing.`,
+  ),
 );
+
+/** extendedData as read: {} when nothing was stored, never null (clients read its keys without a null check). */
+const StoredExtendedData = extendedDataOf('The object stored, as sent; {} when nothing was stored (never null).');
 
 export const PageQuery = {
   limit: Type.Optional(
@@ -67,19 +79,31 @@ export const PageQuery = {
 };
 
 export const Facility = Type.Object({
-  id: Type.String(),
-  accountId: Type.String(),
+  id: EntityId('The facility id.'),
+  accountId: EntityId('The owning account.'),
   name: Type.String(),
-  propertyNumber: Nullable(Type.String()),
+  propertyNumber: Nullable(
+    Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
+  ),
   timeZone: Type.String({ description: 'IANA time zone; time groups are in this local time.' }),
+  addressLine: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  postalCode: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+});
+
+export const PropertyNumberQuery = Type.Object({
+  propertyNumber: Type.String({ minLength: 1, maxLength: 50, description: 'The facility’s property number.' }),
 });
 
 export const Unit = Type.Object({
-  id: Type.String(),
+  id: EntityId('The unit id.'),
   unitNumber: Type.String(),
   status: StringEnum(UNIT_STATUSES),
-  facilityId: Type.String(),
-  extendedData: ExtendedData,
+  facilityId: EntityId('The facility id.'),
+  propertyNumber: Nullable(Type.String({ description: 'The facility’s property number.' })),
+  extendedData: StoredExtendedData,
 });
 
 export const CreateUnitBody = Type.Object({
@@ -96,33 +120,42 @@ export const CreateUnitBody = Type.Object({
 export const ActionBody = Nullable(Type.Object({ suppressCommands: SuppressField }));
 
 export const Visitor = Type.Object({
-  id: Type.String(),
+  id: EntityId('The visitor id.'),
   name: Type.String({ description: '"First Last".' }),
   firstName: Type.String(),
   lastName: Type.String(),
-  unitId: Type.String(),
-  unitNumber: Type.String(),
+  unitId: Nullable(EntityId('The visitor’s unit; null for a visitor who is not a tenant and has none.')),
+  unitNumber: Nullable(Type.String()),
   isTenant: Type.Boolean(),
   isPortalVisitor: Type.Boolean(),
   email: Nullable(Type.String()),
   mobilePhoneNumber: Nullable(Type.String()),
-  timeGroupId: Type.Integer(),
+  contactMethodPreference: Nullable(Type.String()),
+  countryCode: Nullable(Type.String()),
+  timeGroupId: EntityId('The time group.'),
   timeGroupName: Type.String(),
-  accessProfileId: Type.Integer(),
+  accessProfileId: EntityId('The access profile.'),
   accessProfileName: Type.String(),
   isEnabled: Type.Boolean({ description: 'False after disable (the visitor is locked out), true after enable.' }),
   isLockedOut: Type.Boolean({ description: 'The gate refuses this visitor: disabled, or their unit is Delinquent.' }),
-  extendedData: ExtendedData,
+  extendedData: StoredExtendedData,
+  code: Type.Optional(
+    Type.String({
+      pattern: ACCESS_CODE_PATTERN,
+      description:
+        'The gate code (digits, leading zeros kept): only for a token with the scope accesscontrol:codes, and every ' +
+        'such read is recorded for audit. Absent otherwise.',
+    }),
+  ),
 });
 
-const AccessCode = Type.Unsafe<string | number>({
-  type: ['string', 'integer'],
+// A string of digits; a JSON number is read as its digits before validation (the face's lenient
+// bodies, src/http/lenient.ts), so every rule below is one pattern on one string.
+const AccessCode = StringAcceptingInteger({
   pattern: ACCESS_CODE_PATTERN,
-  minimum: 0,
-  maximum: ACCESS_CODE_MAX,
   description:
-    'Gate code: 1–10 digits, as a string ("0042") or a whole number (42; a number cannot keep leading zeros). ' +
-    'Unique among the facility’s enabled visitors. Write-only: never returned.',
+    'Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep ' +
+    'leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned.',
   writeOnly: true,
 });
 
@@ -137,9 +170,18 @@ const visitorFields = {
   lastName: Type.String({ maxLength: 100 }),
   email: Type.Optional(Nullable(Type.String({ maxLength: 254, description: 'Empty means none.' }))),
   mobilePhoneNumber: Type.Optional(Nullable(Type.String({ maxLength: 32, description: 'Empty means none.' }))),
+  contactMethodPreference: Type.Optional(
+    Nullable(
+      Type.String({ maxLength: 50, description: 'How the tenant prefers to be contacted (as the PMS says it).' }),
+    ),
+  ),
+  countryCode: Type.Optional(
+    Nullable(Type.String({ maxLength: 10, description: 'The phone number’s country calling code.' })),
+  ),
   isTenant: Type.Boolean({
     description:
-      'A tenant makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit.',
+      'A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or ' +
+      'Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest).',
   }),
   isPortalVisitor: Type.Optional(Type.Boolean()),
   timeGroupId: DefaultableId('time group'),
@@ -149,17 +191,25 @@ const visitorFields = {
 };
 
 export const CreateVisitorBody = Type.Object({
-  unitId: Type.String({ description: 'A unit of this facility.' }),
+  unitId: Type.Optional(
+    Nullable(EntityId('A unit of this facility; required for a tenant, null or absent for a visitor without one.')),
+  ),
   ...visitorFields,
 });
 
 export const UpdateVisitorBody = Type.Object({
-  unitId: Type.Optional(Type.String({ description: 'Moves the visitor to this unit of the facility.' })),
+  unitId: Type.Optional(
+    Nullable(
+      EntityId('Moves the visitor to this unit of the facility; null takes a visitor who is not a tenant off it.'),
+    ),
+  ),
   accessCode: Type.Optional(AccessCode),
   firstName: Type.Optional(visitorFields.firstName),
   lastName: Type.Optional(visitorFields.lastName),
   email: visitorFields.email,
   mobilePhoneNumber: visitorFields.mobilePhoneNumber,
+  contactMethodPreference: visitorFields.contactMethodPreference,
+  countryCode: visitorFields.countryCode,
   isTenant: Type.Optional(visitorFields.isTenant),
   isPortalVisitor: visitorFields.isPortalVisitor,
   timeGroupId: visitorFields.timeGroupId,
@@ -168,10 +218,13 @@ export const UpdateVisitorBody = Type.Object({
   suppressCommands: SuppressField,
 });
 
-export const VisitorWithUnit = Type.Object({ visitor: Visitor, unit: Unit });
+export const VisitorWithUnit = Type.Object({
+  visitor: Visitor,
+  unit: Nullable(Unit),
+});
 
 export const TimeGroup = Type.Object({
-  id: Type.Integer(),
+  id: EntityId('The time group id.'),
   name: Type.String(),
   isDefault: Type.Boolean(),
   windows: Type.Array(
@@ -184,7 +237,7 @@ export const TimeGroup = Type.Object({
 });
 
 export const AccessProfile = Type.Object({
-  id: Type.Integer(),
+  id: EntityId('The access profile id.'),
   name: Type.String(),
   isDefault: Type.Boolean(),
   accessAreas: Nullable(

@@ -4,6 +4,7 @@
 // LISTENs on a dedicated connection, so a poll waiting on another instance wakes too. (The
 // embedded database is one process's, and its NOTIFY does not cross connections.)
 // Waiting costs no database connection: a waiter is a callback in a map.
+import { type EntityId, parseEntityId } from '../ids.ts';
 import pg from 'pg';
 import type pino from 'pino';
 
@@ -16,7 +17,7 @@ interface Waiter {
 }
 
 export class CommandSignals {
-  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly waiters = new Map<EntityId, Set<Waiter>>();
   private closing = false;
   private listener: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -42,7 +43,7 @@ export class CommandSignals {
    * Resolves when a command for the facility may exist ('notified'), after `ms` ('timeout'), when
    * the service shuts down ('closing'), or when `abort` fires ('aborted').
    */
-  wait(facilityId: string, ms: number, abort?: AbortSignal): Promise<WaitResult> {
+  wait(facilityId: EntityId, ms: number, abort?: AbortSignal): Promise<WaitResult> {
     if (this.closing) return Promise.resolve('closing');
     if (abort?.aborted) return Promise.resolve('aborted');
     return new Promise((resolve) => {
@@ -67,7 +68,7 @@ export class CommandSignals {
   }
 
   /** Wakes the facility's waiters in this process. */
-  notify(facilityId: string): void {
+  notify(facilityId: EntityId): void {
     const set = this.waiters.get(facilityId);
     if (!set) return;
     for (const waiter of [...set]) waiter.resolve('notified');
@@ -82,7 +83,8 @@ export class CommandSignals {
     if (!this.databaseUrl || this.closing) return;
     const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
     client.on('notification', (message) => {
-      if (message.channel === COMMAND_CHANNEL && message.payload) this.notify(message.payload);
+      const facilityId = parseEntityId(message.payload);
+      if (message.channel === COMMAND_CHANNEL && facilityId !== null) this.notify(facilityId);
     });
     client.on('error', (error) => {
       this.logger.warn({ err: error }, 'command notification listener lost its connection');

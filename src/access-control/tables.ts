@@ -5,7 +5,7 @@ import type { CommandType, TimeWindow, UnitStatus } from './rules.ts';
 
 export interface TimeGroupsTable {
   id: Generated<number>;
-  facility_id: string;
+  facility_id: number;
   name: string;
   windows: Json<TimeWindow[]>;
   is_default: Generated<boolean>;
@@ -14,7 +14,7 @@ export interface TimeGroupsTable {
 
 export interface AccessProfilesTable {
   id: Generated<number>;
-  facility_id: string;
+  facility_id: number;
   name: string;
   access_areas: string[] | null;
   is_default: Generated<boolean>;
@@ -22,8 +22,8 @@ export interface AccessProfilesTable {
 }
 
 export interface UnitsTable {
-  id: Generated<string>;
-  facility_id: string;
+  id: Generated<number>;
+  facility_id: number;
   unit_number: string;
   status: ColumnType<UnitStatus, UnitStatus | undefined, UnitStatus>;
   extended_data: Json<Record<string, unknown> | null> | null;
@@ -33,13 +33,16 @@ export interface UnitsTable {
 }
 
 export interface VisitorsTable {
-  id: Generated<string>;
-  facility_id: string;
-  unit_id: string;
+  /** Drawn before the insert (nextVisitorId): the sealed code is bound to it. */
+  id: number;
+  facility_id: number;
+  unit_id: number | null;
   first_name: string;
   last_name: string;
   email: string | null;
   mobile_phone_number: string | null;
+  contact_method_preference: string | null;
+  country_code: string | null;
   is_tenant: boolean;
   is_portal_visitor: Generated<boolean>;
   time_group_id: number;
@@ -54,13 +57,13 @@ export interface VisitorsTable {
 }
 
 export interface CommandSequencesTable {
-  facility_id: string;
+  facility_id: number;
   last_sequence: number;
 }
 
 export interface CommandsTable {
   id: Generated<string>;
-  facility_id: string;
+  facility_id: number;
   sequence: number;
   type: CommandType;
   payload: Json<unknown>;
@@ -68,6 +71,19 @@ export interface CommandsTable {
   expires_at: Timestamp;
   delivered_at: Timestamp | null;
   acknowledged_at: Timestamp | null;
+}
+
+export interface CodeReadsTable {
+  id: Generated<number>;
+  read_at: CreatedAt;
+  account_id: number;
+  facility_id: number;
+  credential_id: string;
+  client_id: string;
+  token_id: string;
+  request_id: string;
+  route: string;
+  visitor_ids: number[];
 }
 
 export interface AccessCodeKeysTable {
@@ -83,4 +99,5 @@ export interface AccessControlTables {
   command_sequences: CommandSequencesTable;
   commands: CommandsTable;
   access_code_keys: AccessCodeKeysTable;
+  code_reads: CodeReadsTable;
 }

@@ -3,7 +3,7 @@
 import type { VisibleFacility } from '../auth/guard.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, conflict, validationFailed } from '../errors.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, isEntityId } from '../ids.ts';
 import { inChange } from './change.ts';
 import type { AccessControl } from './index.ts';
 import * as repo from './repository.ts';
@@ -11,26 +11,29 @@ import type { UnitRow } from './repository.ts';
 import { decideUnitAction, EXTENDED_DATA_MAX_BYTES, type UnitAction, type UnitStatus } from './rules.ts';
 
 export interface UnitView {
-  id: string;
+  id: EntityId;
   unitNumber: string;
   status: UnitStatus;
-  facilityId: string;
-  extendedData: Record<string, unknown> | null;
+  facilityId: EntityId;
+  /** The facility's: PMS tools show a unit with the property it belongs to. */
+  propertyNumber: string | null;
+  extendedData: Record<string, unknown>;
 }
 
 /** What the controller keeps of a unit. */
 export interface UnitState {
-  id: string;
+  id: EntityId;
   unitNumber: string;
   status: UnitStatus;
 }
 
-export const unitView = (r: UnitRow): UnitView => ({
+export const unitView = (r: UnitRow, facility: Pick<VisibleFacility, 'propertyNumber'>): UnitView => ({
   id: r.id,
   unitNumber: r.unit_number,
   status: r.status,
   facilityId: r.facility_id,
-  extendedData: r.extended_data,
+  propertyNumber: facility.propertyNumber,
+  extendedData: r.extended_data ?? {},
 });
 
 export const unitState = (r: Pick<UnitRow, 'id' | 'unit_number' | 'status'>): UnitState => ({
@@ -48,7 +51,7 @@ export const unitNotFound = (path?: string) =>
   );
 
 /** A live unit of the facility, locked for the rest of the transaction; 404 otherwise (naming `path`). */
-export async function lockUnit(trx: Db, facilityId: string, unitId: string, path?: string): Promise<UnitRow> {
+export async function lockUnit(trx: Db, facilityId: EntityId, unitId: EntityId, path?: string): Promise<UnitRow> {
   if (!isEntityId(unitId)) throw unitNotFound(path);
   const row = await repo.lockUnitRow(trx, facilityId, unitId);
   if (!row) throw unitNotFound(path);
@@ -70,18 +73,18 @@ export function extendedDataText(
 
 export async function listUnits(
   db: Db,
-  facilityId: string,
+  facility: VisibleFacility,
   page: { limit?: number; offset?: number },
 ): Promise<UnitView[]> {
-  return (await repo.selectUnits(db, facilityId, page)).map(unitView);
+  return (await repo.selectUnits(db, facility.id, page)).map((row) => unitView(row, facility));
 }
 
 /** A live unit of the facility; 404 otherwise. */
-export async function getUnit(db: Db, facilityId: string, unitId: string): Promise<UnitView> {
+export async function getUnit(db: Db, facility: VisibleFacility, unitId: EntityId): Promise<UnitView> {
   if (!isEntityId(unitId)) throw unitNotFound();
-  const row = await repo.findUnit(db, facilityId, unitId);
+  const row = await repo.findUnit(db, facility.id, unitId);
   if (!row) throw unitNotFound();
-  return unitView(row);
+  return unitView(row, facility);
 }
 
 export async function createUnit(
@@ -96,7 +99,7 @@ export async function createUnit(
   return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
     const row = await repo.insertUnit(trx, facility.id, unitNumber, extended);
     await command('unit.upsert', { action: 'create', unit: unitState(row) });
-    return unitView(row);
+    return unitView(row, facility);
   });
 }
 
@@ -108,7 +111,7 @@ export async function createUnit(
 export async function actOnUnit(
   ac: AccessControl,
   facility: VisibleFacility,
-  unitId: string,
+  unitId: EntityId,
   action: UnitAction,
   suppressCommands: boolean,
 ): Promise<UnitView | null> {
@@ -117,7 +120,7 @@ export async function actOnUnit(
     const decision = decideUnitAction(unit.status, action);
     if (!decision.ok) throw conflict(decision.code, decision.reason);
     const { status, changed } = decision.value;
-    if (!changed) return unitView(unit);
+    if (!changed) return unitView(unit, facility);
     if (status === null) {
       await repo.deleteUnit(trx, unit.id);
       await command('unit.delete', { action, unitId: unit.id, unitNumber: unit.unit_number });
@@ -130,6 +133,6 @@ export async function actOnUnit(
     } else {
       await command('unit.upsert', { action, unit: unitState(updated) });
     }
-    return unitView(updated);
+    return unitView(updated, facility);
   });
 }

@@ -1,15 +1,16 @@
 // Visitors of a facility (tenants and the people they allow in), with their gate codes: create,
-// update, remove, disable/enable, and reads. A code is write-only: it goes in as digest + sealed
-// copy (codes.ts) and comes out only to the controller, inside a command.
-import { randomUUID } from 'node:crypto';
+// update, remove, disable/enable, and reads. A code goes in as digest + sealed copy (codes.ts) and
+// comes out to the controller, inside a command, and to a reader holding accesscontrol:codes,
+// audited (code-reads.ts).
 import type { Updateable } from 'kysely';
 import type { VisibleFacility } from '../auth/guard.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, isEntityId } from '../ids.ts';
 import { resolveAccessProfile } from './access-profiles.ts';
 import { inChange, violates } from './change.ts';
 import type { AccessCodeVault } from './codes.ts';
+import { type Reader, withCodes } from './code-reads.ts';
 import { sealedField } from './commands.ts';
 import type { AccessControl } from './index.ts';
 import * as repo from './repository.ts';
@@ -17,35 +18,43 @@ import type { UnitRow, VisitorRow } from './repository.ts';
 import { ACCESS_CODE_RULE, normalizeAccessCode, placeVisitor, switchVisitor, visitorName } from './rules.ts';
 import type { VisitorsTable } from './tables.ts';
 import { resolveTimeGroup } from './time-groups.ts';
-import { extendedDataText, getUnit, lockUnit, unitState, unitView, type UnitView } from './units.ts';
+import { extendedDataText, getUnit, lockUnit, type UnitState, unitState, unitView, type UnitView } from './units.ts';
 
 export interface VisitorView {
-  id: string;
+  id: EntityId;
   name: string;
   firstName: string;
   lastName: string;
-  unitId: string;
-  unitNumber: string;
+  /** Null for a visitor who is not a tenant and has no unit (a portal visitor, a facility-wide guest). */
+  unitId: EntityId | null;
+  unitNumber: string | null;
   isTenant: boolean;
   isPortalVisitor: boolean;
   email: string | null;
   mobilePhoneNumber: string | null;
+  contactMethodPreference: string | null;
+  countryCode: string | null;
   timeGroupId: number;
   timeGroupName: string;
   accessProfileId: number;
   accessProfileName: string;
   isEnabled: boolean;
   isLockedOut: boolean;
-  extendedData: Record<string, unknown> | null;
+  extendedData: Record<string, unknown>;
+  /** Only for a reader holding accesscontrol:codes (code-reads.ts). */
+  code?: string;
 }
 
 export interface VisitorInput {
-  unitId?: string;
+  /** null: no unit (only for a visitor who is not a tenant). */
+  unitId?: EntityId | null;
   accessCode?: string | number;
   firstName?: string;
   lastName?: string;
   email?: string | null;
   mobilePhoneNumber?: string | null;
+  contactMethodPreference?: string | null;
+  countryCode?: string | null;
   isTenant?: boolean;
   isPortalVisitor?: boolean;
   timeGroupId?: number | null;
@@ -66,6 +75,8 @@ export const visitorView = (r: VisitorRow): VisitorView => ({
   isPortalVisitor: r.is_portal_visitor,
   email: r.email,
   mobilePhoneNumber: r.mobile_phone_number,
+  contactMethodPreference: r.contact_method_preference,
+  countryCode: r.country_code,
   timeGroupId: r.time_group_id,
   timeGroupName: r.time_group_name,
   accessProfileId: r.access_profile_id,
@@ -73,8 +84,12 @@ export const visitorView = (r: VisitorRow): VisitorView => ({
   isEnabled: r.is_enabled,
   // The gate refuses this visitor: disabled, or their unit is Delinquent.
   isLockedOut: !r.is_enabled || r.unit_status === 'Delinquent',
-  extendedData: r.extended_data,
+  extendedData: r.extended_data ?? {},
 });
+
+/** The visitor's unit as the controller keeps it; null for a visitor without one. */
+const unitOfVisitor = (r: VisitorRow): UnitState | null =>
+  r.unit_id === null ? null : unitState({ id: r.unit_id, unit_number: r.unit_number!, status: r.unit_status! });
 
 /** What the controller keeps of a visitor: enough to decide at a keypad, code sealed until delivery. */
 export const visitorState = (r: VisitorRow, timeZone: string) => ({
@@ -91,35 +106,52 @@ export const visitorState = (r: VisitorRow, timeZone: string) => ({
 });
 
 /** A live visitor of the facility; 404 otherwise. */
-async function loadVisitor(db: Db, facilityId: string, visitorId: string): Promise<VisitorRow> {
+async function loadVisitor(db: Db, facilityId: EntityId, visitorId: EntityId): Promise<VisitorRow> {
   if (!isEntityId(visitorId)) throw visitorNotFound();
   const row = await repo.findVisitor(db, facilityId, visitorId);
   if (!row) throw visitorNotFound();
   return row;
 }
 
+/**
+ * The facility's visitors: of one unit (by id or by unit number — a unit number that names no
+ * live unit has no visitors), a page of them when asked; codes for a reader with the scope.
+ */
 export async function listVisitors(
-  db: Db,
-  facilityId: string,
-  options: { unitId?: string; limit?: number; offset?: number },
+  ac: AccessControl,
+  facility: VisibleFacility,
+  reader: Reader,
+  options: { unitId?: EntityId; unitNumber?: string; limit?: number; offset?: number },
 ): Promise<VisitorView[]> {
-  return (await repo.selectVisitors(db, facilityId, options)).map(visitorView);
+  const rows = await repo.selectVisitors(ac.db, facility.id, options);
+  return withCodes(ac.db, ac.vault, facility.id, reader, rows, rows.map(visitorView));
 }
 
 /** The visitors of a live unit of the facility; 404 for another unit. */
-export async function listUnitVisitors(db: Db, facilityId: string, unitId: string): Promise<VisitorView[]> {
-  const unit = await getUnit(db, facilityId, unitId);
-  return listVisitors(db, unit.facilityId, { unitId: unit.id });
+export async function listUnitVisitors(
+  ac: AccessControl,
+  facility: VisibleFacility,
+  reader: Reader,
+  unitId: EntityId,
+): Promise<VisitorView[]> {
+  const unit = await getUnit(ac.db, facility, unitId);
+  return listVisitors(ac, facility, reader, { unitId: unit.id });
 }
 
-export async function getVisitor(db: Db, facilityId: string, visitorId: string): Promise<VisitorView> {
-  return visitorView(await loadVisitor(db, facilityId, visitorId));
+export async function getVisitor(
+  ac: AccessControl,
+  facility: VisibleFacility,
+  reader: Reader,
+  visitorId: EntityId,
+): Promise<VisitorView> {
+  const row = await loadVisitor(ac.db, facility.id, visitorId);
+  return (await withCodes(ac.db, ac.vault, facility.id, reader, [row], [visitorView(row)]))[0]!;
 }
 
 // ---- changes ----
 
 /** The stored forms of a gate code: its digest (the uniqueness rule) and its sealed copy. */
-function codeColumns(vault: AccessCodeVault, facilityId: string, visitorId: string, accessCode: string | number) {
+function codeColumns(vault: AccessCodeVault, facilityId: EntityId, visitorId: EntityId, accessCode: string | number) {
   // The schema admits only codes; normalizeAccessCode is the same rule, applied to the value kept.
   const code = normalizeAccessCode(accessCode);
   if (code === null) throw validationFailed([{ path: 'accessCode', message: ACCESS_CODE_RULE }]);
@@ -129,41 +161,52 @@ function codeColumns(vault: AccessCodeVault, facilityId: string, visitorId: stri
 const blankToNull = (value: string | null | undefined) =>
   value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
 
+/** A tenant is placed on a unit; only a visitor who is not a tenant may have none. */
+const tenantNeedsUnit = () =>
+  validationFailed([{ path: 'unitId', message: 'is required for a tenant (isTenant true)' }]);
+
 export async function createVisitor(
   ac: AccessControl,
   facility: VisibleFacility,
-  input: Required<Pick<VisitorInput, 'unitId' | 'accessCode' | 'firstName' | 'lastName' | 'isTenant'>> & VisitorInput,
+  input: Required<Pick<VisitorInput, 'accessCode' | 'firstName' | 'lastName' | 'isTenant'>> & VisitorInput,
   suppressCommands: boolean,
-): Promise<{ visitor: VisitorView; unit: UnitView }> {
-  const id = randomUUID();
-  const code = codeColumns(ac.vault, facility.id, id, input.accessCode);
+): Promise<{ visitor: VisitorView; unit: UnitView | null }> {
+  const unitId = input.unitId ?? null;
+  if (unitId === null && input.isTenant) throw tenantNeedsUnit();
   const extended = extendedDataText(input.extendedData);
   return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
-    const unit = await lockUnit(trx, facility.id, input.unitId, 'unitId');
-    const placement = placeVisitor(unit.status, input.isTenant);
-    if (!placement.ok) throw conflict(placement.code, placement.reason);
+    let unit: UnitRow | null = null;
+    if (unitId !== null) {
+      unit = await lockUnit(trx, facility.id, unitId, 'unitId');
+      const placement = placeVisitor(unit.status, input.isTenant);
+      if (!placement.ok) throw conflict(placement.code, placement.reason);
+      if (placement.value.changed) unit = await repo.setUnitStatus(trx, unit.id, placement.value.status!);
+    }
     const timeGroupId = await resolveTimeGroup(trx, facility.id, input.timeGroupId);
     const accessProfileId = await resolveAccessProfile(trx, facility.id, input.accessProfileId);
+    // The id first: the sealed code is bound to it.
+    const id = await repo.nextVisitorId(trx);
     await repo.insertVisitor(trx, {
       id,
       facility_id: facility.id,
-      unit_id: unit.id,
+      unit_id: unit?.id ?? null,
       first_name: input.firstName.trim(),
       last_name: input.lastName.trim(),
       email: blankToNull(input.email) ?? null,
       mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null,
+      contact_method_preference: blankToNull(input.contactMethodPreference) ?? null,
+      country_code: blankToNull(input.countryCode) ?? null,
       is_tenant: input.isTenant,
       is_portal_visitor: input.isPortalVisitor ?? false,
       time_group_id: timeGroupId,
       access_profile_id: accessProfileId,
       extended_data: extended,
-      ...code,
+      ...codeColumns(ac.vault, facility.id, id, input.accessCode),
     });
-    const unitRow = placement.value.changed ? await repo.setUnitStatus(trx, unit.id, placement.value.status!) : unit;
     const row = await loadVisitor(trx, facility.id, id);
     const visitor = visitorState(row, facility.timeZone);
-    await command('visitor.upsert', { action: 'create', visitor, unit: unitState(unitRow) });
-    return { visitor: visitorView(row), unit: unitView(unitRow) };
+    await command('visitor.upsert', { action: 'create', visitor, unit: unit && unitState(unit) });
+    return { visitor: visitorView(row), unit: unit && unitView(unit, facility) };
   });
 }
 
@@ -175,7 +218,7 @@ export async function createVisitor(
 export async function updateVisitor(
   ac: AccessControl,
   facility: VisibleFacility,
-  visitorId: string,
+  visitorId: EntityId,
   input: VisitorInput,
   suppressCommands: boolean,
 ): Promise<VisitorView> {
@@ -184,9 +227,13 @@ export async function updateVisitor(
   const extended = input.extendedData === undefined ? undefined : extendedDataText(input.extendedData);
   return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
     // Lock order everywhere: units (by id), then visitors — never the other way round.
-    const targetUnitId = input.unitId ?? current.unit_id;
-    const unitIds = [...new Set([current.unit_id, targetUnitId])].sort();
-    const locked = new Map<string, UnitRow>();
+    const targetUnitId = input.unitId === undefined ? current.unit_id : input.unitId;
+    const isTenant = input.isTenant ?? current.is_tenant;
+    if (targetUnitId === null && isTenant) throw tenantNeedsUnit();
+    const unitIds = [...new Set([current.unit_id, targetUnitId])]
+      .filter((id): id is EntityId => id !== null)
+      .sort((a, b) => a - b);
+    const locked = new Map<EntityId, UnitRow>();
     for (const unitId of unitIds) {
       locked.set(unitId, await lockUnit(trx, facility.id, unitId, unitId === targetUnitId ? 'unitId' : undefined));
     }
@@ -199,13 +246,11 @@ export async function updateVisitor(
       );
     }
 
-    const target = locked.get(targetUnitId)!;
-    const isTenant = input.isTenant ?? still.is_tenant;
-    let unitRow = target;
-    if (targetUnitId !== current.unit_id || isTenant !== still.is_tenant) {
-      const placement = placeVisitor(target.status, isTenant);
+    let unitRow = targetUnitId === null ? null : locked.get(targetUnitId)!;
+    if (unitRow && (targetUnitId !== current.unit_id || isTenant !== still.is_tenant)) {
+      const placement = placeVisitor(unitRow.status, isTenant);
       if (!placement.ok) throw conflict(placement.code, placement.reason);
-      if (placement.value.changed) unitRow = await repo.setUnitStatus(trx, target.id, placement.value.status!);
+      if (placement.value.changed) unitRow = await repo.setUnitStatus(trx, unitRow.id, placement.value.status!);
     }
     const changes: Updateable<VisitorsTable> = {
       unit_id: targetUnitId,
@@ -215,6 +260,10 @@ export async function updateVisitor(
       ...(input.mobilePhoneNumber !== undefined
         ? { mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null }
         : {}),
+      ...(input.contactMethodPreference !== undefined
+        ? { contact_method_preference: blankToNull(input.contactMethodPreference) ?? null }
+        : {}),
+      ...(input.countryCode !== undefined ? { country_code: blankToNull(input.countryCode) ?? null } : {}),
       is_tenant: isTenant,
       ...(input.isPortalVisitor !== undefined ? { is_portal_visitor: input.isPortalVisitor } : {}),
       ...(input.timeGroupId !== undefined
@@ -229,7 +278,7 @@ export async function updateVisitor(
     await repo.updateVisitorRow(trx, current.id, changes);
     const row = await loadVisitor(trx, facility.id, current.id);
     const visitor = visitorState(row, facility.timeZone);
-    await command('visitor.upsert', { action: 'update', visitor, unit: unitState(unitRow) });
+    await command('visitor.upsert', { action: 'update', visitor, unit: unitRow && unitState(unitRow) });
     return visitorView(row);
   });
 }
@@ -238,7 +287,7 @@ export async function updateVisitor(
 export async function removeVisitor(
   ac: AccessControl,
   facility: VisibleFacility,
-  visitorId: string,
+  visitorId: EntityId,
   suppressCommands: boolean,
 ): Promise<void> {
   if (!isEntityId(visitorId)) throw visitorNotFound();
@@ -265,7 +314,7 @@ const codeTakenMeanwhile = () =>
 export async function switchVisitorAccess(
   ac: AccessControl,
   facility: VisibleFacility,
-  visitorId: string,
+  visitorId: EntityId,
   action: 'disable' | 'enable',
   suppressCommands: boolean,
 ): Promise<VisitorView> {
@@ -284,8 +333,11 @@ export async function switchVisitorAccess(
     }
     const row = await loadVisitor(trx, facility.id, current.id);
     if (next.changed) {
-      const unit = unitState({ id: row.unit_id, unit_number: row.unit_number, status: row.unit_status });
-      await command('visitor.upsert', { action, visitor: visitorState(row, facility.timeZone), unit });
+      await command('visitor.upsert', {
+        action,
+        visitor: visitorState(row, facility.timeZone),
+        unit: unitOfVisitor(row),
+      });
     }
     return visitorView(row);
   });

@@ -2,7 +2,7 @@
 // charity auctions that nothing else holds; those still incomplete stay Pending for that alone.
 // Withdrawal holds the facility's later charity auctions as Pending; its Active ones stay.
 import { notFound } from '../errors.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, isEntityId } from '../ids.ts';
 import type { AuctionDeps } from './deps.ts';
 import type { PendingReason } from './model.ts';
 import { resolveAuctionNotifications } from './notifications.ts';
@@ -10,7 +10,7 @@ import * as repo from './repository.ts';
 import { wakeForAuctions } from './wake-ups.ts';
 
 export interface Enrolment {
-  facilityId: string;
+  facilityId: EntityId;
   guid: string | null;
   charityEnrolled: boolean;
   /** Pending charity auctions that became Active. */
@@ -22,7 +22,7 @@ export interface Enrolment {
 export async function setCharityEnrolment(
   deps: Pick<AuctionDeps, 'db' | 'queue'>,
   actor: string,
-  facilityId: string,
+  facilityId: EntityId,
   enrolled: boolean,
 ): Promise<Enrolment> {
   if (!isEntityId(facilityId)) throw notFound('The facility');

@@ -1,5 +1,6 @@
 // SQL of the auctions' images: `auction_images` (one row per image URL of an auction, which is
 // also the work list of image retrieval) and `media_blobs` (one row per distinct content stored).
+import type { EntityId } from '../ids.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 
@@ -59,7 +60,7 @@ export interface ImageClaim {
   position: number;
   source_url: string;
   attempts: number;
-  facility_id: string;
+  facility_id: EntityId;
   unit_id: string;
   guid: string | null;
 }

@@ -1,5 +1,6 @@
 // SQL of the support notifications (`support_notifications`): the outbox rows, their resolution,
 // and their delivery to the webhook (claimed with a lease, SKIP LOCKED).
+import type { EntityId } from '../ids.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 
@@ -8,7 +9,7 @@ export interface NotificationRow {
   kind: string;
   reason: string | null;
   message: string;
-  facility_id: string | null;
+  facility_id: EntityId | null;
   auction_id: string | null;
   detail: Record<string, unknown>;
   created_at: Date;
@@ -25,7 +26,7 @@ export interface NotificationInsert {
   kind: string;
   reason: string | null;
   message: string;
-  facilityId: string | null;
+  facilityId: EntityId | null;
   auctionId: string | null;
   detail: Record<string, unknown>;
 }
@@ -44,7 +45,7 @@ export async function insertNotifications(
       ${delivery === 'pending' ? now : null}::timestamptz
     from unnest(
       ${items.map((i) => i.kind)}::text[], ${items.map((i) => i.reason)}::text[], ${items.map((i) => i.message)}::text[],
-      ${items.map((i) => i.facilityId)}::uuid[], ${items.map((i) => i.auctionId)}::uuid[],
+      ${items.map((i) => i.facilityId)}::int8[], ${items.map((i) => i.auctionId)}::uuid[],
       ${items.map((i) => JSON.stringify(i.detail))}::text[]
     ) as u(kind, reason, message, facility_id, auction_id, detail)
     returning *`.execute(db);
@@ -84,7 +85,7 @@ export async function resolveNotificationRow(
 export interface NotificationFilter {
   state: 'open' | 'resolved' | 'all';
   kind?: string;
-  facilityId?: string;
+  facilityId?: EntityId;
   auctionId?: string;
   after?: { createdAt: Date; id: string };
   limit: number;

@@ -3,6 +3,7 @@
 // (kept and listed), a log line (always) and a POST to SUPPORT_WEBHOOK_URL (when set). The table
 // is the outbox: rows are written in the transaction that caused them, with the wake-up of their
 // delivery (deliver-notifications.ts), which then happens after the commit, with retries.
+import type { EntityId } from '../ids.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { isOpaqueId } from '../ids.ts';
 import type { Db } from '../db/tables.ts';
@@ -17,7 +18,7 @@ export interface NewNotification {
   kind: NotificationKind;
   reason: string | null;
   message: string;
-  facilityId: string | null;
+  facilityId: EntityId | null;
   auctionId: string | null;
   detail: Record<string, unknown>;
 }
@@ -108,7 +109,7 @@ export async function resolveNotification(
 export interface NotificationQuery {
   state: 'open' | 'resolved' | 'all';
   kind?: NotificationKind;
-  facilityId?: string;
+  facilityId?: EntityId;
   auctionId?: string;
   limit: number;
   cursor?: string;

@@ -1,5 +1,6 @@
 // What a partner may name in /api/3: its assigned facilities, with its client type. Refusals are
 // in the envelope's terms (envelope.ts), as the partner's calls are answered.
+import type { EntityId } from '../ids.ts';
 import type { PartnerPrincipal } from '../auth/principal.ts';
 import type { Db } from '../db/tables.ts';
 import { EnvelopeError, type EnvelopeMessage } from './envelope.ts';
@@ -58,7 +59,7 @@ export async function partnerFacilityIds(
   db: Db,
   partner: PartnerPrincipal,
   guid: string | undefined,
-): Promise<string[]> {
+): Promise<EntityId[]> {
   if (guid !== undefined) return [(await partnerFacility(db, partner, guid)).id];
   return partner.facilityGuids.length > 0 ? facilityIdsByGuids(db, partner.facilityGuids) : [];
 }

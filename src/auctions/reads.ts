@@ -1,4 +1,5 @@
 // Reads of auctions: a partner's (its facilities only, refusals in the envelope) and support's.
+import type { EntityId } from '../ids.ts';
 import type { PartnerPrincipal } from '../auth/principal.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { recreateWaitMs, type AuctionDeps } from './deps.ts';
@@ -49,7 +50,7 @@ export async function listAuctionsForPartner(
 /** Support's list: of one facility, or of all. */
 export async function listAllAuctions(
   deps: ReadDeps,
-  query: AuctionQuery & { facilityId?: string },
+  query: AuctionQuery & { facilityId?: EntityId },
 ): Promise<AuctionPage> {
   const facilityIds = query.facilityId ? [query.facilityId] : null;
   return page(deps, { ...query, facilityIds }, (message) => validationFailed([{ path: 'cursor', message }]));
@@ -70,7 +71,7 @@ async function detail(deps: ReadDeps, row: AuctionRow): Promise<AuctionView> {
 /** Newest first, keyset-paged; the items carry no images or history. */
 async function page(
   deps: ReadDeps,
-  query: AuctionQuery & { facilityIds: string[] | null },
+  query: AuctionQuery & { facilityIds: EntityId[] | null },
   badCursor: (message: string) => Error,
 ): Promise<AuctionPage> {
   const after = query.cursor ? cursor.decode(query.cursor) : undefined;

@@ -3,6 +3,7 @@
 // Bulk writes go through `unnest` (one statement for 5,000 rows); status changes go through
 // `transitionAuctions`, which applies one trigger of the transition table as a conditional UPDATE
 // and writes the history rows in the same statement.
+import type { EntityId } from '../ids.ts';
 import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { SqlRunner } from '../jobs/queue.ts';
@@ -22,15 +23,21 @@ export function sqlRunner(db: Db): SqlRunner {
 }
 
 export interface FacilityRow {
-  id: string;
-  accountId: string;
+  id: EntityId;
+  accountId: EntityId;
   name: string;
   guid: string | null;
   charityEnrolled: boolean;
 }
 
 const facilityColumns = ['id', 'account_id', 'name', 'guid', 'charity_enrolled'] as const;
-type FacilityColumns = { id: string; account_id: string; name: string; guid: string | null; charity_enrolled: boolean };
+type FacilityColumns = {
+  id: EntityId;
+  account_id: EntityId;
+  name: string;
+  guid: string | null;
+  charity_enrolled: boolean;
+};
 const toFacility = (r: FacilityColumns): FacilityRow => ({
   id: r.id,
   accountId: r.account_id,
@@ -44,18 +51,18 @@ export async function facilityByGuid(db: Db, guid: string): Promise<FacilityRow 
   return row ? toFacility(row) : null;
 }
 
-export async function facilityById(db: Db, id: string): Promise<FacilityRow | null> {
+export async function facilityById(db: Db, id: EntityId): Promise<FacilityRow | null> {
   const row = await db.selectFrom('facilities').select(facilityColumns).where('id', '=', id).executeTakeFirst();
   return row ? toFacility(row) : null;
 }
 
 /** The ids of the facilities with these guids. */
-export async function facilityIdsByGuids(db: Db, guids: string[]): Promise<string[]> {
+export async function facilityIdsByGuids(db: Db, guids: string[]): Promise<EntityId[]> {
   const rows = await db.selectFrom('facilities').select('id').where('guid', 'in', guids).execute();
   return rows.map((r) => r.id);
 }
 
-export async function setCharityEnrolled(db: Db, facilityId: string, enrolled: boolean) {
+export async function setCharityEnrolled(db: Db, facilityId: EntityId, enrolled: boolean) {
   return (await db
     .updateTable('facilities')
     .set({ charity_enrolled: enrolled })
@@ -71,7 +78,7 @@ export async function setCharityEnrolled(db: Db, facilityId: string, enrolled: b
  */
 export async function lockFacility(
   db: Db,
-  facilityId: string,
+  facilityId: EntityId,
 ): Promise<{ charityEnrolled: boolean; now: Date } | null> {
   const { rows } = await sql<{ charity_enrolled: boolean }>`
     select charity_enrolled from facilities where id = ${facilityId} for no key update`.execute(db);
@@ -84,7 +91,7 @@ export async function lockFacility(
 }
 
 /** Per unit of the facility, its latest auction (ordered by unit, so withdrawals come out sorted). */
-export async function latestAuctions(db: Db, facilityId: string): Promise<Map<string, LatestAuction>> {
+export async function latestAuctions(db: Db, facilityId: EntityId): Promise<Map<string, LatestAuction>> {
   const { rows } = await sql<{
     id: string;
     unit_id: string;
@@ -122,7 +129,7 @@ export interface NewAuction {
   endsAt: Date | null;
 }
 
-export async function insertAuctions(db: Db, facilityId: string, now: Date, rows: NewAuction[]): Promise<void> {
+export async function insertAuctions(db: Db, facilityId: EntityId, now: Date, rows: NewAuction[]): Promise<void> {
   if (rows.length === 0) return;
   // One JSON document for all rows: the records are JSON already, and one text parameter costs
   // far less than arrays of JSON strings (escaped element by element by the driver).
@@ -143,7 +150,7 @@ export async function insertAuctions(db: Db, facilityId: string, now: Date, rows
   await sql`
     insert into auctions (id, facility_id, unit_id, unit_name, auction_type, status, pending_reasons, record,
       content_hash, starts_at, ends_at, created_at, updated_at)
-    select u.id, ${facilityId}::uuid, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','),
+    select u.id, ${facilityId}::int8, u.unit_id, u.unit_name, u.auction_type, u.status, string_to_array(u.reasons, ','),
       u.record, u.content_hash, u.starts_at, u.ends_at, ${now}, ${now}
     from json_to_recordset(${document}::json) as u(
       id uuid, unit_id text, unit_name text, auction_type text, status text, reasons text, record jsonb,
@@ -220,7 +227,7 @@ export async function transitionAuctions(
 }
 
 /** The auction a cancel of this unit is about: its open one, else its latest. */
-export async function currentAuctionOfUnit(db: Db, facilityId: string, unitId: string) {
+export async function currentAuctionOfUnit(db: Db, facilityId: EntityId, unitId: string) {
   return db
     .selectFrom('auctions')
     .select(['id', 'status', 'cancelled_at', 'closed_at'])
@@ -279,7 +286,7 @@ export async function historyOf(db: Db, auctionId: string) {
 export type HistoryRow = Awaited<ReturnType<typeof historyOf>>[number];
 
 export interface ListFilter {
-  facilityIds: string[] | null;
+  facilityIds: EntityId[] | null;
   status?: AuctionStatus;
   unitId?: string;
   after?: { createdAt: Date; id: string };
@@ -296,12 +303,11 @@ export async function listAuctions(db: Db, filter: ListFilter) {
     .orderBy('a.created_at', 'desc')
     .orderBy('a.id', 'desc')
     .limit(filter.limit + 1);
-  if (filter.facilityIds)
-    query = query.where(
-      'a.facility_id',
-      'in',
-      filter.facilityIds.length > 0 ? filter.facilityIds : ['00000000-0000-0000-0000-000000000000'],
-    );
+  if (filter.facilityIds) {
+    // No facility: no auction (an empty IN list is not SQL).
+    if (filter.facilityIds.length === 0) return [];
+    query = query.where('a.facility_id', 'in', filter.facilityIds);
+  }
   if (filter.status) query = query.where('a.status', '=', filter.status);
   if (filter.unitId) query = query.where('a.unit_id', '=', filter.unitId);
   if (filter.after) {
@@ -314,7 +320,7 @@ export async function listAuctions(db: Db, filter: ListFilter) {
 // ---- charity enrolment and closing ----
 
 /** The facility's Pending auctions held (among other reasons, perhaps) because it is not enrolled. */
-export async function pendingForCharity(db: Db, facilityId: string) {
+export async function pendingForCharity(db: Db, facilityId: EntityId) {
   return db
     .selectFrom('auctions')
     .select(['id', 'pending_reasons'])
@@ -331,7 +337,7 @@ export async function endsOf(db: Db, auctionIds: string[]): Promise<{ status: st
 }
 
 /** Up to 50 facilities with an Active auction whose end is at or before `cutOff`. */
-export async function facilitiesWithEnded(db: Db, cutOff: Date): Promise<string[]> {
+export async function facilitiesWithEnded(db: Db, cutOff: Date): Promise<EntityId[]> {
   const rows = await db
     .selectFrom('auctions')
     .select('facility_id')
@@ -344,7 +350,7 @@ export async function facilitiesWithEnded(db: Db, cutOff: Date): Promise<string[
 }
 
 /** The facility's Active auctions whose end is at or before `cutOff`. */
-export async function endedAuctions(db: Db, facilityId: string, cutOff: Date): Promise<string[]> {
+export async function endedAuctions(db: Db, facilityId: EntityId, cutOff: Date): Promise<string[]> {
   const rows = await db
     .selectFrom('auctions')
     .select('id')

@@ -2,7 +2,7 @@
 // /api/3 are validated by validation.ts (every fault with its path and code, cross-field rules
 // included); these schemas describe the same rules, with the limits taken from LIMITS.
 import { Type } from '@fastify/type-provider-typebox';
-import { Nullable, StringEnum } from '../http/schemas.ts';
+import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import { AUCTION_STATUSES, AUCTION_TYPES, CATEGORIES, LIMITS, OUTCOMES, PENDING_REASONS } from './model.ts';
 
 /** The OpenAPI tags of the face's routes. */
@@ -169,7 +169,7 @@ export const HistoryEntry = Type.Object({
 export const Auction = Type.Object({
   auctionId: Type.String({ format: 'uuid' }),
   guid: Nullable(Type.String()),
-  facilityId: Type.String({ format: 'uuid' }),
+  facilityId: EntityId('The facility id.'),
   unitId: Type.String(),
   unitName: Type.String(),
   auctionType: StringEnum(AUCTION_TYPES),
@@ -221,7 +221,7 @@ export const Notification = Type.Object({
   kind: StringEnum(['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED']),
   reason: Nullable(Type.String()),
   message: Type.String(),
-  facilityId: Nullable(Type.String()),
+  facilityId: Nullable(EntityId('The facility id.')),
   auctionId: Nullable(Type.String()),
   detail: Type.Record(Type.String(), Type.Unknown()),
   createdAt: Type.String({ format: 'date-time' }),

@@ -4,7 +4,7 @@ import type { CreatedAt, Timestamp } from '../db/columns.ts';
 
 export interface AuctionsTable {
   id: Generated<string>;
-  facility_id: string;
+  facility_id: number;
   unit_id: string;
   unit_name: string;
   auction_type: string;
@@ -61,7 +61,7 @@ export interface SupportNotificationsTable {
   kind: string;
   reason: string | null;
   message: string;
-  facility_id: string | null;
+  facility_id: number | null;
   auction_id: string | null;
   detail: JSONColumnType<Record<string, unknown>>;
   created_at: CreatedAt;

@@ -1,5 +1,6 @@
 // How auctions read back (GET /api/3/auctions…, the admin routes, the console), and the keyset
 // pages of the lists. Pure: rows in, views out.
+import type { EntityId } from '../ids.ts';
 import type { ImageRow } from './images-repository.ts';
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
 import type { AuctionRow, HistoryRow } from './repository.ts';
@@ -34,7 +35,7 @@ export interface HistoryView {
 export interface AuctionView {
   auctionId: string;
   guid: string | null;
-  facilityId: string;
+  facilityId: EntityId;
   unitId: string;
   unitName: string;
   auctionType: AuctionType;

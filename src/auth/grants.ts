@@ -9,6 +9,7 @@ import type { ClientDirectory } from './client-directory.ts';
 import { SecretCheckLineFull, UNKNOWN_CLIENT, type SecretCheckLine } from './secret-checks.ts';
 import { randomToken, recentlyVerified, sha256, verifySecret } from './secrets.ts';
 import type { PrincipalWithoutToken, TokenService } from './tokens.ts';
+import type { EntityId } from '../ids.ts';
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -60,7 +61,7 @@ type Client =
       facilityGuids: string[];
       isOperator: boolean;
     }
-  | { kind: 'gateway'; id: string; clientId: string; facilityId: string; accountId: string };
+  | { kind: 'gateway'; id: string; clientId: string; facilityId: EntityId; accountId: EntityId };
 
 const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
 const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);

@@ -9,7 +9,7 @@ import { AppError, notFound } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 import { CredentialStatus } from './credential-status.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, parseEntityId } from '../ids.ts';
 import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
 import { facilityById } from '../tenancy/repository.ts';
 
@@ -45,7 +45,7 @@ export function facilityOf(request: FastifyRequest): VisibleFacility {
 /** Whether a principal may see a facility: the one rule used by the guard and by domain code. */
 export function canSeeFacility(
   principal: Principal,
-  facility: { id: string; account_id: string; guid: string | null },
+  facility: { id: EntityId; account_id: EntityId; guid: string | null },
 ): boolean {
   switch (principal.kind) {
     case 'account':
@@ -62,10 +62,11 @@ export function canSeeFacility(
 export async function loadVisibleFacility(
   db: Db,
   principal: Principal,
-  facilityId: string,
+  facilityId: EntityId | string | undefined,
 ): Promise<VisibleFacility | null> {
-  if (!isEntityId(facilityId)) return null;
-  const row = await facilityById(db, facilityId);
+  const id = parseEntityId(facilityId);
+  if (id === null) return null;
+  const row = await facilityById(db, id);
   return row && canSeeFacility(principal, row) ? facilityView(row) : null;
 }
 
@@ -111,10 +112,10 @@ export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clo
     if (access.accountParam) {
       const accountId = params[access.accountParam];
       const own = principal.kind === 'account' || principal.kind === 'gateway' ? principal.accountId : null;
-      if (!accountId || accountId !== own) throw notFound('The account');
+      if (own === null || parseEntityId(accountId) !== own) throw notFound('The account');
     }
     if (access.facilityParam) {
-      const facility = await loadVisibleFacility(db, principal, params[access.facilityParam] ?? '');
+      const facility = await loadVisibleFacility(db, principal, params[access.facilityParam]);
       if (!facility) throw notFound('The facility');
       request.facility = facility;
     }

@@ -1,6 +1,7 @@
 // Who a verified token speaks for. Built from the token's claims; routes read it as
 // `request.principal` and never look at claims themselves.
 import type { Scope } from '../http/access.ts';
+import type { EntityId } from '../ids.ts';
 
 interface PrincipalBase {
   /** The credential the token was issued for: revoking it ends the token. */
@@ -13,7 +14,7 @@ interface PrincipalBase {
 /** A PMS acting for an account (password grant with the account's API key). */
 export interface AccountPrincipal extends PrincipalBase {
   kind: 'account';
-  accountId: string;
+  accountId: EntityId;
 }
 
 /** An auction partner's application (client_credentials with a client type). */
@@ -26,8 +27,8 @@ export interface PartnerPrincipal extends PrincipalBase {
 /** One facility's gateway controller. */
 export interface GatewayPrincipal extends PrincipalBase {
   kind: 'gateway';
-  accountId: string;
-  facilityId: string;
+  accountId: EntityId;
+  facilityId: EntityId;
 }
 
 /** The service operator (support, administration). */
@@ -43,11 +44,14 @@ export const ALL_SCOPES: Scope[] = [
   'auctions:read',
   'accesscontrol:read',
   'accesscontrol:write',
+  'accesscontrol:codes',
   'accessevent:read',
   'gateway',
   'admin',
 ];
 export const DEFAULT_ACCOUNT_SCOPES: Scope[] = ['accesscontrol:read', 'accesscontrol:write', 'accessevent:read'];
+/** What an account key may hold: the defaults, and the gate-code scope when the operator names it. */
+export const ACCOUNT_KEY_SCOPES: Scope[] = [...DEFAULT_ACCOUNT_SCOPES, 'accesscontrol:codes'];
 export const PARTNER_SCOPES: Scope[] = ['auctions:write', 'auctions:read'];
 export const GATEWAY_SCOPES: Scope[] = ['gateway'];
 export const OPERATOR_SCOPES: Scope[] = ['admin'];

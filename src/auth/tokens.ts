@@ -2,6 +2,7 @@
 // Principal. Verification accepts only ES256 with a published key, our issuer and audience:
 // `alg: none`, HS256 (with the public key as a secret), a foreign key, a tampered payload and an
 // expired token all fail.
+import { isEntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
@@ -21,8 +22,9 @@ interface GatehouseClaims extends JWTPayload {
   client_id: string;
   kind: Principal['kind'];
   cid: string;
-  account_id?: string;
-  facility_id?: string;
+  /** Integer ids as JSON numbers (SPEC §1). */
+  account_id?: number;
+  facility_id?: number;
   facility_guids?: string[];
   client_type?: string;
 }
@@ -137,10 +139,10 @@ function principalFromClaims(claims: GatehouseClaims): Principal {
   };
   switch (claims.kind) {
     case 'account':
-      if (typeof claims.account_id === 'string') return { ...base, kind: 'account', accountId: claims.account_id };
+      if (isEntityId(claims.account_id)) return { ...base, kind: 'account', accountId: claims.account_id };
       break;
     case 'gateway':
-      if (typeof claims.account_id === 'string' && typeof claims.facility_id === 'string') {
+      if (isEntityId(claims.account_id) && isEntityId(claims.facility_id)) {
         return { ...base, kind: 'gateway', accountId: claims.account_id, facilityId: claims.facility_id };
       }
       break;

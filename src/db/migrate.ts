@@ -33,6 +33,17 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
     });
 }
 
+/** The database was migrated by files that differ from this version's (a pre-release schema). */
+export class MigrationMismatchError extends Error {
+  override name = 'MigrationMismatchError';
+  constructor(readonly changed: string[]) {
+    super(
+      `the database was made by migrations that differ from this version's (${changed.join(', ')}); ` +
+        'it cannot be upgraded in place: start on an empty DATA_DIR or database',
+    );
+  }
+}
+
 export interface MigrationResult {
   applied: string[];
   changed: string[];

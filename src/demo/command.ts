@@ -145,7 +145,7 @@ export function demoCommand(): Command {
 
         // Operator provisioning (what `gatehouse admin …` does).
         const account = await admin.createAccount(db, { name: 'Demo Storage Co' });
-        const suffix = account.id.slice(0, 4).toUpperCase();
+        const suffix = String(account.id);
         const facilities = [];
         for (const f of FACILITIES) {
           facilities.push(
@@ -154,7 +154,7 @@ export function demoCommand(): Command {
               name: f.name,
               timeZone: f.timeZone,
               guid: `${f.guid}-${suffix}`,
-              propertyNumber: String(100 + facilities.length),
+              propertyNumber: `${suffix}-${100 + facilities.length}`,
             }),
           );
         }

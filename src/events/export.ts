@@ -15,6 +15,8 @@ export interface CsvExport {
   /** Paged exports: the next page's cursor (X-Next-Cursor) and the total (X-Total-Count). */
   nextCursor: string | null;
   totalResults: number | null;
+  /** Whether totalResults is exact (X-Total-Count-Exact): above EXACT_TOTAL_CAP it is an estimate. */
+  totalResultsExact: boolean | null;
 }
 
 const isPaged = (paging: PagingParams) =>
@@ -31,30 +33,34 @@ export async function exportCsv(
   exportedRows: Counter,
 ): Promise<CsvExport> {
   if (isPaged(paging)) {
-    const { page } = await readPage(store, filter, paging);
+    const { page, metadata } = await readPage(store, filter, paging);
     exportedRows.inc(page.rows.length);
     const lines = (async function* () {
       yield CSV_HEADER_LINE + csvLines(page.rows.map(csvRowOf));
     })();
-    return { lines, nextCursor: page.nextCursor, totalResults: page.totalResults };
+    return {
+      lines,
+      nextCursor: page.nextCursor,
+      totalResults: page.totalResults,
+      totalResultsExact: metadata.totalResultsExact,
+    };
   }
-  const chunks = store.exportChunks(filter, EXPORT_CHUNK_ROWS);
+  const chunks = store.exportText(filter, EXPORT_CHUNK_ROWS);
   const first = await chunks.next();
   const lines = (async function* () {
     try {
-      let rows = first.done ? [] : first.value;
-      exportedRows.inc(rows.length);
-      yield CSV_HEADER_LINE + csvLines(rows);
+      const rows = first.done ? 0 : first.value.rows;
+      exportedRows.inc(rows);
+      yield CSV_HEADER_LINE + (first.done ? '' : first.value.text);
       for (;;) {
         const next = await chunks.next();
         if (next.done) return;
-        rows = next.value;
-        exportedRows.inc(rows.length);
-        yield csvLines(rows);
+        exportedRows.inc(next.value.rows);
+        yield next.value.text;
       }
     } finally {
       await chunks.return(undefined);
     }
   })();
-  return { lines, nextCursor: null, totalResults: null };
+  return { lines, nextCursor: null, totalResults: null, totalResultsExact: null };
 }

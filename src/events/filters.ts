@@ -6,11 +6,13 @@ import { isEventType } from './catalogue.ts';
 import { MAX_FILTER_VALUES } from './limits.ts';
 import type { EventFilter, EventScope, SortOrder } from './query.ts';
 import { parseDateParam } from './time.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, parseEntityId } from '../ids.ts';
 
 export interface FilterParams {
   eventTypes?: string[];
   facilityIds?: string[];
+  unitIds?: string[];
+  visitorIds?: string[];
   startDate?: string;
   endDate?: string;
   sort?: SortOrder;
@@ -37,6 +39,7 @@ export function parseEventTypes(
   values: readonly string[] | undefined,
   faults: FieldError[],
   path = 'eventTypes',
+  typesRoute = '/gatewayevents/types',
 ): number[] | null {
   const items = splitList(values);
   if (items === null || items.length === 0 || listFault(faults, path, items)) return null;
@@ -46,7 +49,7 @@ export function parseEventTypes(
     if (!isEventType(value)) {
       faults.push({
         path,
-        message: `${JSON.stringify(item.slice(0, 40))} is not an event type (see GET /gatewayevents/types)`,
+        message: `${JSON.stringify(item.slice(0, 40))} is not an event type (see GET ${typesRoute})`,
       });
       return null;
     }
@@ -55,16 +58,26 @@ export function parseEventTypes(
   return types;
 }
 
-export function parseFacilityIds(values: readonly string[] | undefined, faults: FieldError[]): string[] | null {
+/** A list of facility, unit or visitor ids: positive integers, comma-separated or repeated. */
+export function parseIdList(
+  values: readonly string[] | undefined,
+  faults: FieldError[],
+  path: string,
+  what: 'facility' | 'unit' | 'visitor',
+): EntityId[] | null {
   const items = splitList(values);
-  if (items === null || items.length === 0 || listFault(faults, 'facilityIds', items)) return null;
-  const bad = items.find((item) => !isEntityId(item));
+  if (items === null || items.length === 0 || listFault(faults, path, items)) return null;
+  const ids = items.map(parseEntityId);
+  const bad = items.find((_, i) => ids[i] === null);
   if (bad !== undefined) {
-    faults.push({ path: 'facilityIds', message: `${JSON.stringify(bad.slice(0, 40))} is not a facility id` });
+    faults.push({ path, message: `${JSON.stringify(bad.slice(0, 40))} is not a ${what} id (a positive integer)` });
     return null;
   }
-  return [...new Set(items.map((item) => item.toLowerCase()))];
+  return [...new Set(ids as EntityId[])];
 }
+
+export const parseFacilityIds = (values: readonly string[] | undefined, faults: FieldError[]) =>
+  parseIdList(values, faults, 'facilityIds', 'facility');
 
 const DATE_HINT =
   'must be an ISO 8601 date-time with an offset (2026-03-01T00:00:00Z) or a date (2026-03-01, midnight UTC)';
@@ -92,9 +105,11 @@ export function parseFilter(scope: EventScope, params: FilterParams): EventFilte
   const faults: FieldError[] = [];
   const eventTypes = parseEventTypes(params.eventTypes, faults);
   const facilityIds = scope.kind === 'account' ? parseFacilityIds(params.facilityIds, faults) : null;
+  const unitIds = parseIdList(params.unitIds, faults, 'unitIds', 'unit');
+  const visitorIds = parseIdList(params.visitorIds, faults, 'visitorIds', 'visitor');
   const { start, end } = parseDates(params.startDate, params.endDate, faults);
   if (faults.length > 0) throw validationFailed(faults);
-  return { scope, facilityIds, eventTypes, start, end, sort: params.sort ?? 'desc' };
+  return { scope, facilityIds, eventTypes, unitIds, visitorIds, start, end, sort: params.sort ?? 'desc' };
 }
 
 /** The legacy 2.0 filter: Unix-second minDate (inclusive) and maxDate (exclusive), newest first. */
@@ -109,5 +124,56 @@ export function parseLegacyFilter(
   if (start !== null && end !== null && end <= start)
     faults.push({ path: 'maxDate', message: 'must be after minDate' });
   if (faults.length > 0) throw validationFailed(faults);
-  return { scope, facilityIds: null, eventTypes, start, end, sort: 'desc' };
+  return { scope, facilityIds: null, eventTypes, unitIds: null, visitorIds: null, start, end, sort: 'desc' };
+}
+
+/** What the combined-events route (SPEC §6.3) is asked: its own parameter names, as the schema passes them. */
+export interface CombinedParams {
+  gtq?: string[];
+  uq?: string;
+  vq?: string;
+  minDate?: number;
+  maxDate?: number;
+}
+
+/** The window the combined-events route reads when minDate is absent: the 12 hours before maxDate. */
+export const COMBINED_DEFAULT_WINDOW_MS = 12 * 3_600_000;
+
+/** A single unit or visitor id: empty (or absent) means no filter. */
+function parseOptionalId(
+  text: string | undefined,
+  faults: FieldError[],
+  path: string,
+  what: 'unit' | 'visitor',
+): EntityId[] | null {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return null;
+  const id = parseEntityId(trimmed);
+  if (id === null) {
+    faults.push({ path, message: `${JSON.stringify(trimmed.slice(0, 40))} is not a ${what} id (a positive integer)` });
+    return null;
+  }
+  return [id];
+}
+
+/**
+ * The combined-events parameters mapped onto the one EventFilter (so the one query builder serves
+ * that route too): gtq → eventTypes, uq → unitIds, vq → visitorIds, minDate (inclusive) and maxDate
+ * (exclusive) in Unix seconds → start and end. maxDate defaults to `now`, minDate to 12 hours before
+ * maxDate. Newest first. etq and itq (edge-router and IoT device types) select nothing here: this
+ * service has no such devices. Throws a 400 naming every bad parameter.
+ */
+export function parseCombinedFilter(scope: EventScope, params: CombinedParams, now: number): EventFilter {
+  const faults: FieldError[] = [];
+  const eventTypes = parseEventTypes(params.gtq, faults, 'gtq', '/combinedevents/types');
+  const unitIds = parseOptionalId(params.uq, faults, 'uq', 'unit');
+  const visitorIds = parseOptionalId(params.vq, faults, 'vq', 'visitor');
+  if (params.minDate !== undefined && params.maxDate !== undefined && params.minDate > params.maxDate) {
+    faults.push({ path: 'minDate', message: 'must not be after maxDate' });
+    faults.push({ path: 'maxDate', message: 'must not be before minDate' });
+  }
+  if (faults.length > 0) throw validationFailed(faults);
+  const end = params.maxDate !== undefined ? params.maxDate * 1000 : now;
+  const start = params.minDate !== undefined ? params.minDate * 1000 : end - COMBINED_DEFAULT_WINDOW_MS;
+  return { scope, facilityIds: null, eventTypes, unitIds, visitorIds, start, end, sort: 'desc' };
 }

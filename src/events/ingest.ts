@@ -7,6 +7,7 @@
 // sequence — the property cursor walks rely on (cursor.ts) — while accounts ingest in parallel.
 // Everything that can be done outside the lock (parsing, judging, partition checks, name look-ups,
 // event ids) is.
+import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
@@ -21,8 +22,8 @@ import { ensurePartitions, forgetPartitions, monthOf } from './partitions.ts';
 export const INGEST_LOCK_CLASS = 727_004;
 
 export interface GatewayIdentity {
-  accountId: string;
-  facilityId: string;
+  accountId: EntityId;
+  facilityId: EntityId;
 }
 
 export interface IngestResult {
@@ -44,12 +45,14 @@ async function insertBatch(
     const names = await resolveNames(
       trx,
       gateway.facilityId,
-      events.flatMap((e) => (e.unitId ? [e.unitId] : [])),
-      events.flatMap((e) => (e.visitorId ? [e.visitorId] : [])),
+      events.flatMap((e) => (e.unitId !== null ? [e.unitId] : [])),
+      events.flatMap((e) => (e.visitorId !== null ? [e.visitorId] : [])),
     );
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
     const ids = events.map(() => randomUUID());
-    await sql`select pg_advisory_xact_lock(${INGEST_LOCK_CLASS}::int4, hashtext(${gateway.accountId}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(${INGEST_LOCK_CLASS}::int4, hashtext(${String(gateway.accountId)}))`.execute(
+      trx,
+    );
     // New ids first (the duplicates of earlier batches drop out here), then the events of the new
     // ids, in batch order, with the facility's account, name and time zone attached.
     const { rows } = await sql<{ inserted: number; acknowledging: string[] }>`
@@ -61,10 +64,10 @@ async function insertBatch(
           ${column((e) => iso(e.occurredAt))}::timestamptz[],
           ${column((e) => e.deviceId)}::text[],
           ${column((e) => e.deviceName)}::text[],
-          ${column((e) => e.unitId)}::text[],
-          ${column((e) => (e.unitId ? (names.unitNumbers.get(e.unitId.toLowerCase()) ?? null) : null))}::text[],
-          ${column((e) => e.visitorId)}::text[],
-          ${column((e) => (e.visitorId ? (names.visitorNames.get(e.visitorId.toLowerCase()) ?? null) : null))}::text[],
+          ${column((e) => e.unitId)}::int8[],
+          ${column((e) => (e.unitId !== null ? (names.unitNumbers.get(e.unitId) ?? null) : null))}::text[],
+          ${column((e) => e.visitorId)}::int8[],
+          ${column((e) => (e.visitorId !== null ? (names.visitorNames.get(e.visitorId) ?? null) : null))}::text[],
           ${column((e) => e.codeEntered)}::text[],
           ${column((e) => e.details)}::text[],
           ${column((e) => e.data)}::text[]
@@ -73,7 +76,7 @@ async function insertBatch(
       ),
       fresh as (
         insert into gateway_event_ids (facility_id, event_id, occurred_at)
-        select ${gateway.facilityId}::uuid, event_id, occurred_at from batch
+        select ${gateway.facilityId}::int8, event_id, occurred_at from batch
         on conflict do nothing
         returning event_id
       ),
@@ -87,7 +90,7 @@ async function insertBatch(
           from batch b
           join fresh using (event_id)
          cross join facilities f
-         where f.id = ${gateway.facilityId}::uuid and f.account_id = ${gateway.accountId}::uuid
+         where f.id = ${gateway.facilityId}::int8 and f.account_id = ${gateway.accountId}::int8
          order by b.ord
         returning gwc_event_id, event_type
       )

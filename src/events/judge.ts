@@ -2,6 +2,7 @@
 // malformed event never jams a controller's queue (SPEC.md §5). Valid events come out normalized
 // (gate code masked, clock-ahead times replaced by the time received); the others are rejected with
 // their index, field and reason.
+import { type EntityId, parseEntityId } from '../ids.ts';
 import { isEventType } from './catalogue.ts';
 import { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS } from './limits.ts';
 import { formatUtc, parseInstant } from './time.ts';
@@ -15,8 +16,8 @@ export interface AcceptedEvent {
   occurredAt: number;
   deviceId: string | null;
   deviceName: string | null;
-  unitId: string | null;
-  visitorId: string | null;
+  unitId: EntityId | null;
+  visitorId: EntityId | null;
   /** Masked: "****42". */
   codeEntered: string | null;
   details: string | null;
@@ -37,7 +38,7 @@ export interface IngestWarning {
   index: number;
   eventId: string | null;
   path: string;
-  code: 'CLOCK_AHEAD';
+  code: 'CLOCK_AHEAD' | 'NOT_AN_ID';
   message: string;
 }
 
@@ -115,7 +116,7 @@ function judgeOne(
   raw: unknown,
   now: number,
   oldest: number,
-  warn: (path: string, message: string) => void,
+  warn: (path: string, code: IngestWarning['code'], message: string) => void,
 ): AcceptedEvent | Fault {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return new Fault('', 'must be an object');
   const event = raw as Record<string, unknown>;
@@ -135,8 +136,25 @@ function judgeOne(
 
     const deviceId = optionalIdentifier(event, 'deviceId', FIELD_LIMITS.deviceId);
     const deviceName = optionalText(event, 'deviceName', FIELD_LIMITS.deviceName);
-    const unitId = optionalIdentifier(event, 'unitId', FIELD_LIMITS.unitId);
-    const visitorId = optionalIdentifier(event, 'visitorId', FIELD_LIMITS.visitorId);
+    // Unit and visitor ids are integers (the controller has them from its commands). Another value
+    // must not cost the event: it is stored without the id, the value kept in data, with a warning.
+    const reportedIds: Record<string, string> = {};
+    const entityId = (field: 'unitId' | 'visitorId'): EntityId | null => {
+      const text = optionalIdentifier(event, field, FIELD_LIMITS[field]);
+      if (text === null) return null;
+      const id = parseEntityId(text);
+      if (id !== null) return id;
+      const kept = `reported${field[0]!.toUpperCase()}${field.slice(1)}`;
+      reportedIds[kept] = text;
+      warn(
+        field,
+        'NOT_AN_ID',
+        `is not a ${field === 'unitId' ? 'unit' : 'visitor'} id (a positive integer): stored in data.${kept}`,
+      );
+      return null;
+    };
+    const unitId = entityId('unitId');
+    const visitorId = entityId('visitorId');
     const code =
       typeof event.codeEntered === 'number' && Number.isSafeInteger(event.codeEntered)
         ? String(event.codeEntered)
@@ -149,6 +167,7 @@ function judgeOne(
       checkJsonStrings(event.data, 0);
       data = event.data as Record<string, unknown>;
     }
+    if (Object.keys(reportedIds).length > 0) data = { ...data, ...reportedIds };
 
     let occurredAt = reported;
     if (reported > now + CLOCK_AHEAD_TOLERANCE_MS) {
@@ -157,6 +176,7 @@ function judgeOne(
       const minutes = Math.round((reported - now) / 60_000);
       warn(
         'occurredAt',
+        'CLOCK_AHEAD',
         `is ${minutes} minutes ahead of the service's clock: stored at the time received, the reported time kept in data.reportedOccurredAt`,
       );
     }
@@ -204,8 +224,8 @@ export function judgeBatch(events: readonly unknown[], now: number, oldest: numb
   events.forEach((raw, index) => {
     const path = (field: string) => (field ? `events[${index}].${field}` : `events[${index}]`);
     const pendingWarnings: IngestWarning[] = [];
-    const result = judgeOne(raw, now, oldest, (field, message) =>
-      pendingWarnings.push({ index, eventId: rawEventId(raw), path: path(field), code: 'CLOCK_AHEAD', message }),
+    const result = judgeOne(raw, now, oldest, (field, code, message) =>
+      pendingWarnings.push({ index, eventId: rawEventId(raw), path: path(field), code, message }),
     );
     if (result instanceof Fault) {
       judgement.rejected.push({ index, eventId: rawEventId(raw), path: path(result.field), reason: result.reason });

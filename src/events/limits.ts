@@ -23,7 +23,15 @@ export const FIELD_LIMITS = {
 export const MAX_PAGE_SIZE = 10_000;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_NUMBER = 10_000_000;
+/** The combined-events route (SPEC §6.3) answers the newest 10,000 events of its filter at most. */
+export const MAX_COMBINED_RESULTS = 10_000;
 /** Values of one list parameter (eventTypes, facilityIds). */
 export const MAX_FILTER_VALUES = 500;
 /** Rows fetched from the database per step of a CSV export. */
 export const EXPORT_CHUNK_ROWS = 5000;
+/**
+ * A page's total (v3 metadata.totalResults, the paged export's X-Total-Count) is counted exactly up to
+ * this many events; beyond it, it is the planner's estimate (never below this + 1), flagged
+ * totalResultsExact: false. So the count reads at most this many index entries, whatever the filter.
+ */
+export const EXACT_TOTAL_CAP = 10_000;

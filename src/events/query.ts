@@ -1,6 +1,7 @@
 // The read side's rules, as pure functions: a filter becomes SQL text with bound values (never
 // spliced), and a row becomes a GatewayEvent. Tested without a database; the benchmark runs the
 // very same SQL directly to measure the route's overhead.
+import type { EntityId } from '../ids.ts';
 import type { Selectable } from 'kysely';
 import { eventTypeInfo } from './catalogue.ts';
 import type { GatewayEventsTable } from './tables.ts';
@@ -8,15 +9,18 @@ import { formatLocal, formatUtc } from './time.ts';
 
 /** The route's scope. A facility scope names its account too: watermarks are per account. */
 export type EventScope =
-  | { kind: 'account'; accountId: string }
-  | { kind: 'facility'; facilityId: string; accountId: string };
+  | { kind: 'account'; accountId: EntityId }
+  | { kind: 'facility'; facilityId: EntityId; accountId: EntityId };
 export type SortOrder = 'asc' | 'desc';
 
 export interface EventFilter {
   scope: EventScope;
   /** Account route: only these facilities (another account's simply match nothing). */
-  facilityIds: string[] | null;
+  facilityIds: EntityId[] | null;
   eventTypes: number[] | null;
+  /** Only events that name one of these units / visitors (the ids the controller reported). */
+  unitIds: EntityId[] | null;
+  visitorIds: EntityId[] | null;
   /** Epoch ms, inclusive. */
   start: number | null;
   /** Epoch ms, exclusive. */
@@ -42,8 +46,10 @@ export interface SqlText {
 export function filterIdentity(filter: EventFilter): Record<string, unknown> {
   return {
     scope: filter.scope.kind === 'account' ? `a:${filter.scope.accountId}` : `f:${filter.scope.facilityId}`,
-    facilityIds: filter.facilityIds ? [...filter.facilityIds].map((id) => id.toLowerCase()).sort() : null,
+    facilityIds: filter.facilityIds ? [...filter.facilityIds].sort((a, b) => a - b) : null,
     eventTypes: filter.eventTypes ? [...filter.eventTypes].sort((a, b) => a - b) : null,
+    unitIds: filter.unitIds ? [...filter.unitIds].sort((a, b) => a - b) : null,
+    visitorIds: filter.visitorIds ? [...filter.visitorIds].sort((a, b) => a - b) : null,
     start: filter.start,
     end: filter.end,
     sort: filter.sort,
@@ -52,10 +58,21 @@ export function filterIdentity(filter: EventFilter): Record<string, unknown> {
 
 function whereClause(filter: EventFilter, window: Window, values: unknown[]): string {
   const bind = (value: unknown) => `$${values.push(value)}`;
-  const conditions = [`account_id = ${bind(filter.scope.accountId)}::uuid`];
-  if (filter.scope.kind === 'facility') conditions.push(`facility_id = ${bind(filter.scope.facilityId)}::uuid`);
-  if (filter.facilityIds) conditions.push(`facility_id = any(${bind(filter.facilityIds)}::uuid[])`);
+  // A unit or visitor filter is served by the partial indexes on (unit_id | visitor_id, occurred_at,
+  // seq) (migration 0003). One id is an equality: the index then yields the rows already in
+  // (occurred_at, seq) order and a page stops after its rows. Several ids are `= any(…)`, with
+  // `is not null` spelled out: the planner proves a partial index's predicate from the query's own
+  // conditions, and cannot prove it from `= any($1)` in a generic plan (the export's named statement).
+  const idCondition = (column: 'unit_id' | 'visitor_id', ids: EntityId[]) =>
+    ids.length === 1
+      ? `${column} = ${bind(ids[0])}::int8`
+      : `${column} = any(${bind(ids)}::int8[]) and ${column} is not null`;
+  const conditions = [`account_id = ${bind(filter.scope.accountId)}::int8`];
+  if (filter.scope.kind === 'facility') conditions.push(`facility_id = ${bind(filter.scope.facilityId)}::int8`);
+  if (filter.facilityIds) conditions.push(`facility_id = any(${bind(filter.facilityIds)}::int8[])`);
   if (filter.eventTypes) conditions.push(`event_type = any(${bind(filter.eventTypes)}::int2[])`);
+  if (filter.unitIds) conditions.push(idCondition('unit_id', filter.unitIds));
+  if (filter.visitorIds) conditions.push(idCondition('visitor_id', filter.visitorIds));
   const from = Math.max(filter.start ?? window.cutoff, window.cutoff);
   conditions.push(`occurred_at >= ${bind(formatUtc(from))}::timestamptz`);
   if (filter.end !== null) conditions.push(`occurred_at < ${bind(formatUtc(filter.end))}::timestamptz`);
@@ -114,19 +131,33 @@ export function pageQuery(filter: EventFilter, window: Window, options: PageOpti
   return { text, values };
 }
 
-/** How many events of the phase match. */
-export function countQuery(filter: EventFilter, window: Omit<Window, 'after'>): SqlText {
+/**
+ * How many events of the phase match; with `cap`, counting stops there (a route that answers at
+ * most `cap` events needs no more, and a wide filter then costs `cap` index entries, not millions).
+ */
+export function countQuery(filter: EventFilter, window: Omit<Window, 'after'>, cap?: number): SqlText {
   const values: unknown[] = [];
   const where = whereClause(filter, { ...window, after: null }, values);
-  return { text: `select count(*)::int8 as n from gateway_events where ${where}`, values };
+  if (cap === undefined) return { text: `select count(*)::int8 as n from gateway_events where ${where}`, values };
+  return {
+    text: `select count(*)::int8 as n from (select from gateway_events where ${where} limit $${values.push(cap)}) capped`,
+    values,
+  };
+}
+
+/** The planner's estimate of how many events of the phase match (EXPLAIN, nothing is read). */
+export function estimateQuery(filter: EventFilter, window: Omit<Window, 'after'>): SqlText {
+  const values: unknown[] = [];
+  const where = whereClause(filter, { ...window, after: null }, values);
+  return { text: `explain (format json) select from gateway_events where ${where}`, values };
 }
 
 /**
  * The account's highest committed sequence: a safe upper bound for a phase (within an account,
  * sequence order is commit order), read from the (account_id, seq) index.
  */
-export const watermarkQuery = (accountId: string): SqlText => ({
-  text: 'select coalesce(max(seq), 0)::int8 as w from gateway_events where account_id = $1::uuid',
+export const watermarkQuery = (accountId: EntityId): SqlText => ({
+  text: 'select coalesce(max(seq), 0)::int8 as w from gateway_events where account_id = $1::int8',
   values: [accountId],
 });
 
@@ -147,8 +178,8 @@ export type EventRow = Omit<
 
 export interface GatewayEvent {
   id: string;
-  accountId: string;
-  facilityId: string;
+  accountId: EntityId;
+  facilityId: EntityId;
   facilityName: string;
   eventType: number;
   eventTypeName: string;
@@ -158,9 +189,9 @@ export interface GatewayEvent {
   receivedAt: string;
   deviceId: string | null;
   deviceName: string | null;
-  unitId: string | null;
+  unitId: EntityId | null;
   unitNumber: string | null;
-  visitorId: string | null;
+  visitorId: EntityId | null;
   visitorName: string | null;
   codeEntered: string | null;
   details: string | null;

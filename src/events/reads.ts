@@ -1,7 +1,8 @@
 // Reading events: a page (by number or by cursor) with its metadata, and a legacy limit/offset slice.
 import { AppError } from '../errors.ts';
+import { COMBINED_COLUMNS, type CombinedEventRow, CombinedItemsWriter } from './combined.ts';
 import { InvalidCursorError } from './cursor.ts';
-import { DEFAULT_PAGE_SIZE } from './limits.ts';
+import { DEFAULT_PAGE_SIZE, EXACT_TOTAL_CAP, MAX_COMBINED_RESULTS } from './limits.ts';
 import type { EventFilter } from './query.ts';
 import type { EventStore } from './store.ts';
 
@@ -16,7 +17,7 @@ const invalidCursor = () =>
     400,
     'INVALID_CURSOR',
     'The cursor is not valid for this request: pass metadata.nextCursor unchanged, to the same route, with the same ' +
-      'eventTypes, facilityIds, startDate, endDate and sort.',
+      'eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort.',
     [{ path: 'cursor', message: 'is not a cursor of this query' }],
   );
 
@@ -35,12 +36,40 @@ export async function readPage(store: EventStore, filter: EventFilter, paging: P
       totalResults: page.totalResults,
       totalPages: Math.ceil(page.totalResults / pageSize),
       nextCursor: page.nextCursor,
+      // Above the cap the total is the planner's estimate (store.ts).
+      totalResultsExact: page.totalResults <= EXACT_TOTAL_CAP,
     };
     return { page, metadata };
   } catch (error) {
     if (error instanceof InvalidCursorError) throw invalidCursor();
     throw error;
   }
+}
+
+/**
+ * A page of the combined-events route, as the JSON it answers: the newest MAX_COMBINED_RESULTS events
+ * of the filter at most, paged by number (a page reaching past them holds only the part within
+ * them); totalResults counts up to that many. Without metadata (hideMetadata) nothing is counted.
+ * Each row is written into the answer as it arrives from the database.
+ */
+export async function readCombinedPage(
+  store: EventStore,
+  filter: EventFilter,
+  pageSize: number,
+  pageNumber: number,
+  withMetadata: boolean,
+): Promise<Buffer> {
+  const offset = (pageNumber - 1) * pageSize;
+  const limit = Math.max(0, Math.min(pageSize, MAX_COMBINED_RESULTS - offset));
+  const items = new CombinedItemsWriter(limit);
+  const { totalResults } = await store.slice<CombinedEventRow>(filter, limit, offset, withMetadata, {
+    columns: COMBINED_COLUMNS,
+    countCap: MAX_COMBINED_RESULTS,
+    onRow: (row) => items.add(row),
+  });
+  if (!withMetadata) return items.answer(null);
+  const total = totalResults ?? 0;
+  return items.answer({ totalResults: total, pageSize, pageNumber, totalPages: Math.ceil(total / pageSize) });
 }
 
 /** A legacy page by limit and offset, with the total and the page number it implies when asked. */

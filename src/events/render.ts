@@ -23,10 +23,10 @@ function typeFragment(eventType: number): string {
 /** One GatewayEvent as JSON text. */
 export function eventJson(row: EventRow): string {
   return (
-    `{"id":"${row.id}","accountId":"${row.account_id}","facilityId":"${row.facility_id}","facilityName":${text(row.facility_name)},` +
+    `{"id":"${row.id}","accountId":${row.account_id},"facilityId":${row.facility_id},"facilityName":${text(row.facility_name)},` +
     `${typeFragment(row.event_type)},"occurredAt":"${formatUtc(row.occurred_ms)}","occurredAtLocal":"${formatLocal(row.occurred_ms, row.time_zone)}",` +
     `"receivedAt":"${formatUtc(row.received_ms)}","deviceId":${text(row.device_id)},"deviceName":${text(row.device_name)},` +
-    `"unitId":${text(row.unit_id)},"unitNumber":${text(row.unit_number)},"visitorId":${text(row.visitor_id)},"visitorName":${text(row.visitor_name)},` +
+    `"unitId":${row.unit_id ?? 'null'},"unitNumber":${text(row.unit_number)},"visitorId":${row.visitor_id ?? 'null'},"visitorName":${text(row.visitor_name)},` +
     `"codeEntered":${text(row.code_entered)},"details":${text(row.details)},"data":${row.data ?? 'null'}}`
   );
 }

@@ -1,17 +1,29 @@
 // Reading events: pages (by number or by cursor), legacy limit/offset slices, and the chunks of a
 // CSV export. The SQL comes from query.ts; this file decides which statements run, and when.
+import type { EntityId } from '../ids.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
+import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
-import { CSV_ROW_OCCURRED, CSV_ROW_SEQ, CSV_SELECT, type CsvRow } from './csv.ts';
+import {
+  CSV_ROW_OCCURRED,
+  CSV_ROW_SEQ,
+  CSV_SELECT,
+  CSV_SQL_COLUMNS,
+  csvChunkSql,
+  eventTypeNameArray,
+  type CsvRow,
+} from './csv.ts';
 import {
   countQuery,
+  estimateQuery,
   filterIdentity,
   pageQuery,
   watermarkQuery,
   type EventFilter,
   type EventRow,
   type SqlText,
+  type Window,
 } from './query.ts';
 
 export interface PageRequest {
@@ -58,8 +70,24 @@ export class EventStore {
     return Number((await this.pool.query<{ n: number }>(query.text, query.values)).rows[0]!.n);
   }
 
+  /**
+   * The phase's total: exact up to EXACT_TOTAL_CAP (a count that stops at cap + 1), beyond it the
+   * planner's estimate, never below cap + 1 (so a total above the cap is known to be an estimate).
+   */
+  private async total(filter: EventFilter, window: Omit<Window, 'after'>): Promise<number> {
+    const counted = await this.count(countQuery(filter, window, EXACT_TOTAL_CAP + 1));
+    if (counted <= EXACT_TOTAL_CAP) return counted;
+    const query = estimateQuery(filter, window);
+    const { rows } = await this.pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+      query.text,
+      query.values,
+    );
+    const estimate = Math.round(Number(rows[0]?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0));
+    return Math.max(EXACT_TOTAL_CAP + 1, estimate);
+  }
+
   /** The account's highest committed sequence number: all of its events at or below it are committed (ingest.ts). */
-  async watermark(accountId: string): Promise<number> {
+  async watermark(accountId: EntityId): Promise<number> {
     const query = watermarkQuery(accountId);
     return Number((await this.pool.query<{ w: number }>(query.text, query.values)).rows[0]!.w);
   }
@@ -79,7 +107,7 @@ export class EventStore {
       offset = (request.pageNumber - 1) * request.pageSize;
       const [pageRows, total] = await Promise.all([
         this.rows(pageQuery(filter, { cutoff, lo: 0, hi }, { limit: request.pageSize + 1, offset })),
-        this.count(countQuery(filter, { cutoff, lo: 0, hi })),
+        this.total(filter, { cutoff, lo: 0, hi }),
       ]);
       rows = pageRows;
       state = { fingerprint, lo: 0, hi, after: null, pageNumber: request.pageNumber, total };
@@ -124,20 +152,101 @@ export class EventStore {
     }
   }
 
-  /** A legacy slice: limit/offset over the events committed now, with or without the total. */
-  async slice(
+  /**
+   * Runs a query and hands each row to `onRow` as it arrives, rather than once all have: a consumer
+   * that renders them does so while the database is still sending the rest.
+   */
+  private async eachRow<Row>(query: SqlText, onRow: (row: Row) => void): Promise<void> {
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
+    // Checked out, the client has no pool listener: a connection lost now must not go unheard.
+    const onClientError = (error: Error) => {
+      failure ??= error;
+    };
+    client.on('error', onClientError);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let consumerFailure: unknown;
+        const submitted = client.query(new pg.Query(query.text, query.values));
+        submitted.on('row', (row: Row) => {
+          if (consumerFailure !== undefined) return;
+          try {
+            onRow(row);
+          } catch (error) {
+            consumerFailure = error;
+          }
+        });
+        submitted.on('end', () => (consumerFailure === undefined ? resolve() : reject(consumerFailure)));
+        submitted.on('error', (error: Error) => {
+          failure = error;
+          reject(error);
+        });
+      });
+    } finally {
+      client.removeListener('error', onClientError);
+      // A connection whose statement failed is not handed to the next caller.
+      client.release(failure);
+    }
+  }
+
+  /**
+   * A slice by limit and offset over the events committed now, with or without the total: the
+   * legacy routes, and the combined-events route (its own columns; its total counted up to
+   * `countCap`; its rows handed to `onRow` as they arrive, and not returned).
+   */
+  async slice<Row = EventRow>(
     filter: EventFilter,
     limit: number,
     offset: number,
     withTotal: boolean,
-  ): Promise<{ rows: EventRow[]; totalResults: number | null }> {
+    options: { columns?: string; countCap?: number; onRow?: (row: Row) => void } = {},
+  ): Promise<{ rows: Row[]; totalResults: number | null }> {
     const cutoff = this.cutoff();
     const hi = await this.watermark(filter.scope.accountId);
+    const page = pageQuery(filter, { cutoff, lo: 0, hi }, { limit, offset, columns: options.columns });
+    const { onRow } = options;
     const [rows, total] = await Promise.all([
-      this.rows(pageQuery(filter, { cutoff, lo: 0, hi }, { limit, offset })),
-      withTotal ? this.count(countQuery(filter, { cutoff, lo: 0, hi })) : Promise.resolve(null),
+      limit === 0 ? [] : onRow ? this.eachRow(page, onRow).then(() => []) : this.pool.query(page).then((r) => r.rows),
+      withTotal ? this.count(countQuery(filter, { cutoff, lo: 0, hi }, options.countCap)) : Promise.resolve(null),
     ]);
-    return { rows, totalResults: total };
+    return { rows: rows as Row[], totalResults: total };
+  }
+
+  /**
+   * The export's CSV text, chunk by chunk, written by the database (csvChunkSql): the same walk as
+   * exportChunks (keyset chunks of `chunkRows`, one short named statement each, the next chunk
+   * read while the consumer writes this one, no reads once the consumer stops pulling), but each
+   * chunk arrives as one text value, so Node parses one field per chunk instead of 16 per row.
+   */
+  async *exportText(filter: EventFilter, chunkRows: number): AsyncGenerator<{ text: string; rows: number }> {
+    const cutoff = this.cutoff();
+    const hi = await this.watermark(filter.scope.accountId);
+    const names = eventTypeNameArray();
+    const read = async (after: { occurredAt: number; seq: number } | null) => {
+      const page = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SQL_COLUMNS });
+      const values = [...page.values, names];
+      const text = csvChunkSql(page.text, `$${values.length}`, filter.sort);
+      const { rows } = await this.pool.query<{ text: string | null; n: number; last_ms: number; last_seq: number }>({
+        name: statementName(text),
+        text,
+        values,
+      });
+      return rows[0]!;
+    };
+    let pending: ReturnType<typeof read> | null = read(null);
+    try {
+      while (pending) {
+        const chunk = await pending;
+        pending = null;
+        if (chunk.n === chunkRows) {
+          pending = read({ occurredAt: Number(chunk.last_ms), seq: Number(chunk.last_seq) });
+        }
+        if (chunk.n > 0) yield { text: chunk.text ?? '', rows: chunk.n };
+      }
+    } finally {
+      // Stopped early: let the read in flight finish quietly (its text is dropped).
+      pending?.catch(() => {});
+    }
   }
 
   /**

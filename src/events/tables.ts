@@ -10,8 +10,8 @@ type Timestamp = WrittenOnce<Date>;
 export interface GatewayEventsTable {
   seq: Generated<number>;
   id: Generated<string>;
-  account_id: string;
-  facility_id: string;
+  account_id: number;
+  facility_id: number;
   facility_name: string;
   time_zone: string;
   gwc_event_id: string;
@@ -20,9 +20,9 @@ export interface GatewayEventsTable {
   received_at: Timestamp;
   device_id: string | null;
   device_name: string | null;
-  unit_id: string | null;
+  unit_id: number | null;
   unit_number: string | null;
-  visitor_id: string | null;
+  visitor_id: number | null;
   visitor_name: string | null;
   code_entered: string | null;
   details: string | null;
@@ -31,7 +31,7 @@ export interface GatewayEventsTable {
 
 /** The controllers' event ids seen per facility (idempotent ingest). */
 export interface GatewayEventIdsTable {
-  facility_id: string;
+  facility_id: number;
   event_id: string;
   occurred_at: Timestamp;
 }

@@ -159,6 +159,11 @@ function offsetText(offset: number): string {
   return text;
 }
 
+/** The instant on the zone's wall clock, without an offset, milliseconds kept: "2026-01-15T09:15:02.123". */
+export function formatWallClock(ms: number, timeZone: string): string {
+  return wallClock(ms + offsetMinutes(ms, timeZone) * 60_000);
+}
+
 /** The instant in the zone's local time with its offset, milliseconds kept: "2026-01-15T09:15:02.123-07:00". */
 export function formatLocal(ms: number, timeZone: string): string {
   const offset = offsetMinutes(ms, timeZone);

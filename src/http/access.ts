@@ -9,6 +9,7 @@ export type Scope =
   | 'auctions:read'
   | 'accesscontrol:read'
   | 'accesscontrol:write'
+  | 'accesscontrol:codes'
   | 'accessevent:read'
   | 'gateway'
   | 'admin';
@@ -34,8 +35,12 @@ declare module 'fastify' {
   }
 }
 
-// Routes added by third-party plugins that are public by nature.
+// Routes added by third-party plugins that are public by nature: Swagger UI's pages, and the route
+// @fastify/cors adds for preflights (`OPTIONS *`: a browser sends a preflight without credentials,
+// and the plugin's onRequest hook answers it before the guard runs; see src/http/cors.ts).
 const PUBLIC_PREFIXES = ['/swagger'];
+const isCorsPreflightRoute = (route: { method: string | string[]; url: string }) =>
+  route.url === '*' && [route.method].flat().every((method) => method === 'OPTIONS');
 
 /**
  * Refuses a route without an access declaration, and documents from it what every route shares:
@@ -47,7 +52,7 @@ export function requireAccessDeclarations(app: FastifyInstance, renderers: reado
   app.addHook('onRoute', (route) => {
     let access = route.config?.access;
     if (!access) {
-      if (!PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix))) {
+      if (!PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix)) && !isCorsPreflightRoute(route)) {
         throw new Error(`route ${route.method} ${route.url} does not declare config.access`);
       }
       access = 'public';

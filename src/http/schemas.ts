@@ -9,3 +9,20 @@ export const StringEnum = <T extends string>(
   values: readonly T[],
   options: { description?: string; default?: T } = {},
 ) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * An account, facility, unit, visitor, time group, access profile or action group id: a positive
+ * integer (src/ids.ts). In a path or a query it is written in decimal digits.
+ */
+export const EntityId = (description: string) => Type.Integer({ minimum: 1, format: 'int64', description });
+
+/**
+ * Schema keyword: this string field, on a face that accepts lenient bodies (src/http/lenient.ts),
+ * also accepts a non-negative JSON integer, read as its decimal digits (42 → "42"). Elsewhere it has
+ * no effect. It is emitted in the OpenAPI document as it is, a vendor extension that says so.
+ */
+export const ACCEPTS_INTEGER = 'x-accepts-integer';
+
+/** A string that a lenient face also accepts as a non-negative JSON integer (its decimal digits). */
+export const StringAcceptingInteger = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({ ...options, [ACCEPTS_INTEGER]: true });

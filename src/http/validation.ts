@@ -29,8 +29,10 @@ export function pointerToPath(pointer: string, extra?: string): string {
 }
 
 export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
+  const unions = judgeUnions(errors);
   const byPath = new Map<string, FieldError>();
   for (const error of errors) {
+    if (unions.silenced.has(error)) continue;
     let path: string;
     let message: string;
     if (error.keyword === 'required') {
@@ -43,7 +45,7 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
       path = pointerToPath(error.instancePath);
       message =
         error.keyword === 'anyOf' || error.keyword === 'oneOf'
-          ? 'does not match any allowed form'
+          ? (unions.messages.get(error) ?? 'does not match any allowed form')
           : (error.message ?? 'is invalid');
     }
     path = path || root;
@@ -52,6 +54,43 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
     if (!existing || error.keyword === 'anyOf' || error.keyword === 'oneOf') byPath.set(path, { path, message });
   }
   return [...byPath.values()];
+}
+
+/**
+ * What each failed union (anyOf, oneOf) says. A branch "does not fit" when its only fault is the
+ * value's type. When no branch fits, the union says which types it takes ("12a" for an
+ * `integer | null`: "must be integer or null"); when exactly one fits (-1 for a nullable integer
+ * with a minimum of 0), that branch's own faults speak and the union and the other branches are
+ * silent ("must be >= 0"); otherwise no form fits.
+ */
+function judgeUnions(errors: ErrorObject[]): { messages: Map<ErrorObject, string>; silenced: Set<ErrorObject> } {
+  const messages = new Map<ErrorObject, string>();
+  const silenced = new Set<ErrorObject>();
+  for (const union of errors) {
+    if (union.keyword !== 'anyOf' && union.keyword !== 'oneOf') continue;
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    for (const error of errors) {
+      if (!error.schemaPath.startsWith(prefix)) continue;
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
+      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+    }
+    const misfits: ErrorObject[] = [];
+    let fitting = 0;
+    for (const [first, ...more] of branches.values()) {
+      if (more.length === 0 && first!.keyword === 'type' && first!.instancePath === union.instancePath)
+        misfits.push(first!);
+      else fitting++;
+    }
+    if (fitting === 0 && misfits.length > 0) {
+      const types = misfits.flatMap((misfit) => [(misfit.params as { type: string | string[] }).type].flat());
+      messages.set(union, `must be ${[...new Set(types)].join(' or ')}`);
+    } else if (fitting === 1) {
+      silenced.add(union);
+      for (const misfit of misfits) silenced.add(misfit);
+    }
+  }
+  return { messages, silenced };
 }
 
 /**
@@ -120,10 +159,57 @@ function compile(ajv: Ajv, schema: object): ValidateFunction {
   return ajv.compile(bounded);
 }
 
+/**
+ * A path segment that is not of its parameter's form (an id that is not digits) names nothing:
+ * the route answers it as it answers an id that does not exist — its own 404, the body a client
+ * gets for any missing id — not a 400. The value becomes 0, which no entity has (ids start at 1)
+ * and every id check and query treats as not found.
+ */
+const NAMES_NOTHING = 0;
+
+/** Text an integer of a path may be written as: decimal digits, no sign, no leading zero. */
+const PATH_INTEGER = /^(0|[1-9][0-9]*)$/;
+/** Text an integer of a query may be written as: decimal digits, with a sign. */
+const QUERY_INTEGER = /^-?[0-9]+$/;
+
+/** The names of a params or querystring schema's integer properties. */
+function integerProperties(schema: object): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties)
+    .filter(([, property]) => property?.type === 'integer')
+    .map(([name]) => name);
+}
+
+/**
+ * Ajv's coercion reads any text JavaScript reads as a number ("1e3", " 12", "0x10"); an integer
+ * of a path or a query is only its digits. Anything else in a path names nothing; in a query it
+ * becomes NaN, which the validator then names as "must be integer".
+ */
+function holdIntegerText(data: unknown, names: string[], httpPart: string | undefined): void {
+  if (names.length === 0 || data === null || typeof data !== 'object') return;
+  const values = data as Record<string, unknown>;
+  const pattern = httpPart === 'params' ? PATH_INTEGER : QUERY_INTEGER;
+  for (const name of names) {
+    const value = values[name];
+    if (typeof value === 'string' && !pattern.test(value))
+      values[name] = httpPart === 'params' ? NAMES_NOTHING : Number.NaN;
+  }
+}
+
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const validate = compile(httpPart === 'body' ? bodyAjv : textAjv, schema);
+  const integers = httpPart === 'params' || httpPart === 'querystring' ? integerProperties(schema) : [];
   return (data: unknown) => {
+    holdIntegerText(data, integers, httpPart);
     if (validate(data)) return { value: data };
+    if (httpPart === 'params' && data !== null && typeof data === 'object') {
+      const params = data as Record<string, unknown>;
+      for (const error of validate.errors ?? []) {
+        const name = error.instancePath.split('/')[1];
+        if (name !== undefined && name in params) params[name] = NAMES_NOTHING;
+      }
+      return { value: params };
+    }
     const faults = faultsFromAjv(validate.errors ?? [], httpPart ?? 'body');
     if (data !== null && typeof data === 'object') {
       pendingFaults.set(data, [...(pendingFaults.get(data) ?? []), ...faults]);
@@ -145,12 +231,15 @@ interface BodyPlace {
   key: string | number;
 }
 
-/** Only what a body parser makes is entered: arrays and plain objects (not a Buffer, not a stream). */
-function isPlainContainer(value: unknown): value is object {
+/**
+ * Only what a body parser makes is entered: arrays, plain objects (JSON), and the form parser's
+ * dictionaries (fast-querystring's, whose prototype has no prototype) — not a Buffer, not a stream.
+ */
+export function isPlainContainer(value: unknown): value is object {
   if (Array.isArray(value)) return true;
   if (value === null || typeof value !== 'object') return false;
   const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  return prototype === null || Object.getPrototypeOf(prototype) === null;
 }
 
 /**

@@ -1,5 +1,6 @@
 // The simulated controller's HTTP side: its gateway token (client credentials, renewed before it
 // expires), the command long poll and event batches.
+import type { EntityId } from '../ids.ts';
 import type { ReceivedCommand } from './controller.ts';
 
 export class HttpError extends Error {
@@ -23,8 +24,8 @@ export interface GatewayEvent {
   occurredAt: string;
   deviceId?: string;
   deviceName?: string;
-  unitId?: string;
-  visitorId?: string;
+  unitId?: EntityId;
+  visitorId?: EntityId;
   codeEntered?: string;
   details?: string;
   data?: Record<string, unknown>;

@@ -1,17 +1,19 @@
 // The simulated controller's own copy of its facility — units and visitors — and how a command
 // changes it. Pure: applyCommand returns the next state and never touches the one given.
+import type { EntityId } from '../ids.ts';
 import type { UnitStatus, TimeWindow } from '../access-control/rules.ts';
 
 export interface UnitCopy {
-  id: string;
+  id: EntityId;
   unitNumber: string;
   status: UnitStatus;
 }
 
 export interface VisitorCopy {
-  id: string;
-  unitId: string;
-  unitNumber: string;
+  id: EntityId;
+  /** Null for a visitor without a unit (a facility-wide guest). */
+  unitId: EntityId | null;
+  unitNumber: string | null;
   firstName: string;
   lastName: string;
   isTenant: boolean;
@@ -22,8 +24,8 @@ export interface VisitorCopy {
 }
 
 export interface ControllerState {
-  units: ReadonlyMap<string, UnitCopy>;
-  visitors: ReadonlyMap<string, VisitorCopy>;
+  units: ReadonlyMap<EntityId, UnitCopy>;
+  visitors: ReadonlyMap<EntityId, VisitorCopy>;
   /** The facility's time zone, learned from the time groups of its visitors (UTC until then). */
   timeZone: string;
 }
@@ -40,11 +42,11 @@ export const emptyState = (): ControllerState => ({ units: new Map(), visitors: 
 type Payload = {
   unit?: UnitCopy;
   units?: UnitCopy[];
-  unitId?: string;
+  unitId?: EntityId;
   visitor?: VisitorCopy;
   visitors?: VisitorCopy[];
-  visitorId?: string;
-  removedVisitorIds?: string[];
+  visitorId?: EntityId;
+  removedVisitorIds?: EntityId[];
 };
 
 /** The state after applying one command; an unknown command type changes nothing. */

@@ -1,5 +1,6 @@
 // How the simulated controller decides, by the rules its events describe (BRIEF.md §6). Pure
 // functions over the controller's state, the keypad and the time: no I/O, no randomness.
+import type { EntityId } from '../ids.ts';
 import { isWithinTimeWindows } from '../access-control/rules.ts';
 import { visitorByCode, type ControllerState } from './controller.ts';
 
@@ -43,8 +44,8 @@ export type EntryEvent = 15 | 16 | 17 | 18 | 19 | 24;
 
 export interface EntryDecision {
   eventType: EntryEvent;
-  visitorId: string | null;
-  unitId: string | null;
+  visitorId: EntityId | null;
+  unitId: EntityId | null;
   details: string;
 }
 
@@ -71,7 +72,7 @@ export function decideEntry(
   const visitor = visitorByCode(state, code);
   if (!visitor) return { eventType: 15, visitorId: null, unitId: null, details: `Invalid code at ${keypad.name}` };
   const who = { visitorId: visitor.id, unitId: visitor.unitId };
-  const unit = state.units.get(visitor.unitId);
+  const unit = visitor.unitId === null ? undefined : state.units.get(visitor.unitId);
   if (unit?.status === 'Delinquent')
     return { eventType: 17, ...who, details: `Unit ${visitor.unitNumber} is delinquent` };
   const group = visitor.timeGroup;

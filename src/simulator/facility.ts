@@ -2,6 +2,7 @@
 // acknowledges each with an event 3) and its site — keypads where visitors type codes, unit doors,
 // devices that drop off and come back, open hours, a health report. Decisions are the pure rules
 // of decide.ts; randomness comes from a seeded generator, so a run can be repeated.
+import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { GatewayClient, HttpError, type Credential, type GatewayEvent } from './client.ts';
 import { applyCommand, emptyState, type ControllerState, type ReceivedCommand } from './controller.ts';
@@ -80,7 +81,7 @@ export class SimulatedFacility {
   readonly counters: FacilityCounters = { commandsApplied: 0, pollErrors: 0, byType: new Map() };
   private readonly lockouts = new Map<string, KeypadLockout>();
   private readonly online = new Map<string, boolean>(DEVICES.map((d) => [d.id, true]));
-  private readonly lastGrant = new Map<string, number>();
+  private readonly lastGrant = new Map<EntityId, number>();
   private readonly timers: { at: number; run: () => void }[] = [];
   private isOpen: boolean | null = null;
   private nextEntryAt: number;
@@ -239,7 +240,7 @@ export class SimulatedFacility {
     }
   }
 
-  private openDoor(at: number, unitId: string | undefined): void {
+  private openDoor(at: number, unitId: EntityId | undefined): void {
     if (!this.online.get(ALARM_BOARD.id)) return;
     const id = unitId ?? this.pick([...this.state.units.keys()]);
     if (!id) return;

@@ -1,27 +1,31 @@
 // Account keys: an API key and secret with which an account authorises a PMS application to act on
 // it, with the scopes the operator grants. The secret is shown once, stored hashed.
-import { DEFAULT_ACCOUNT_SCOPES, isScope } from '../auth/principal.ts';
+import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES, isScope } from '../auth/principal.ts';
 import { hashSecret, randomToken } from '../auth/secrets.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed, type FieldError } from '../errors.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
 import { refuseFaults } from './rules.ts';
 
-export async function createAccountKey(db: Db, input: { accountId: string; clientId: string; scopes?: string[] }) {
+export async function createAccountKey(
+  db: Db,
+  input: { accountId: EntityId | string; clientId: string; scopes?: string[] },
+) {
   const faults: FieldError[] = [];
-  if (!isEntityId(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
+  const accountId = parseEntityId(input.accountId);
+  if (accountId === null) faults.push({ path: 'accountId', message: 'must be an account id (a positive integer)' });
   if (typeof input.clientId !== 'string' || input.clientId.length === 0)
     faults.push({ path: 'clientId', message: 'is required' });
   const scopes = input.scopes ?? DEFAULT_ACCOUNT_SCOPES;
-  const allowed = new Set<string>(DEFAULT_ACCOUNT_SCOPES);
+  const allowed = new Set<string>(ACCOUNT_KEY_SCOPES);
   scopes.forEach((scope, i) => {
     if (!isScope(scope) || !allowed.has(scope))
-      faults.push({ path: `scopes[${i}]`, message: `must be one of ${DEFAULT_ACCOUNT_SCOPES.join(', ')}` });
+      faults.push({ path: `scopes[${i}]`, message: `must be one of ${ACCOUNT_KEY_SCOPES.join(', ')}` });
   });
   if (scopes.length === 0) faults.push({ path: 'scopes', message: 'must name at least one scope' });
   refuseFaults(faults);
-  if (!(await repository.accountExists(db, input.accountId))) throw notFound('The account');
+  if (!(await repository.accountExists(db, accountId!))) throw notFound('The account');
   const app = await repository.activeApplication(db, input.clientId);
   if (!app) throw notFound('An active application with that client id');
   if (app.is_operator) {
@@ -34,7 +38,7 @@ export async function createAccountKey(db: Db, input: { accountId: string; clien
   const row = await repository.insertAccountKey(db, {
     api_key: apiKey,
     secret_hash: await hashSecret(apiSecret),
-    account_id: input.accountId,
+    account_id: accountId!,
     application_id: app.id,
     scopes: [...new Set(scopes)],
   });
@@ -42,9 +46,10 @@ export async function createAccountKey(db: Db, input: { accountId: string; clien
 }
 
 /** Every account key, or an account's (none for a value that cannot be an account id). */
-export async function listAccountKeys(db: Db, accountId?: string) {
-  if (accountId && !isEntityId(accountId)) return [];
-  return (await repository.accountKeysOf(db, accountId || null)).map((r) => ({
+export async function listAccountKeys(db: Db, accountId?: EntityId | string) {
+  const id = accountId === undefined || accountId === '' ? null : parseEntityId(accountId);
+  if (accountId !== undefined && accountId !== '' && id === null) return [];
+  return (await repository.accountKeysOf(db, id)).map((r) => ({
     id: r.id,
     apiKey: r.api_key,
     accountId: r.account_id,

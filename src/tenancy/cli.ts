@@ -37,9 +37,14 @@ export function adminCommand(): Command {
     .requiredOption('--account <accountId>', 'owning account id')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--time-zone <IANA>', 'e.g. America/Denver')
-    .option('--property-number <n>', 'property number')
+    .option('--property-number <n>', 'property number, unique within the service (PMS integrations link a site by it)')
     .option('--guid <guid>', 'auction facility identifier, ≤ 20 characters, unique')
     .option('--charity-enrolled', 'enrolled in the charity auction programme', false)
+    .option('--address-line <text>', 'street address')
+    .option('--city <text>', 'city')
+    .option('--state <text>', 'state or region')
+    .option('--postal-code <text>', 'postal code')
+    .option('--country <text>', 'country')
     .action(
       (o: {
         account: string;
@@ -48,6 +53,11 @@ export function adminCommand(): Command {
         propertyNumber?: string;
         guid?: string;
         charityEnrolled: boolean;
+        addressLine?: string;
+        city?: string;
+        state?: string;
+        postalCode?: string;
+        country?: string;
       }) =>
         run('facility create', async (db) => {
           const created = await admin.createFacility(db, {
@@ -57,6 +67,11 @@ export function adminCommand(): Command {
             propertyNumber: o.propertyNumber ?? null,
             guid: o.guid ?? null,
             charityEnrolled: o.charityEnrolled,
+            addressLine: o.addressLine ?? null,
+            city: o.city ?? null,
+            state: o.state ?? null,
+            postalCode: o.postalCode ?? null,
+            country: o.country ?? null,
           });
           return { id: created.id, guid: created.guid };
         })(),
@@ -97,7 +112,12 @@ export function adminCommand(): Command {
     .command('create')
     .requiredOption('--account <accountId>', 'the account')
     .requiredOption('--app <clientId>', 'the application client id')
-    .option('--scopes <s1,s2>', 'default accesscontrol:read,accesscontrol:write,accessevent:read', list)
+    .option(
+      '--scopes <s1,s2>',
+      'default accesscontrol:read,accesscontrol:write,accessevent:read; accesscontrol:codes (visitor reads include ' +
+        'the gate code, every such read audited) only when named',
+      list,
+    )
     .action((o: { account: string; app: string; scopes?: string[] }) =>
       run('account-key create', async (db) => {
         const created = await admin.createAccountKey(db, { accountId: o.account, clientId: o.app, scopes: o.scopes });

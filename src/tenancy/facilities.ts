@@ -1,13 +1,25 @@
-// Facilities: the sites of an account, each with its time zone and, for auctions, its guid.
+// Facilities: the sites of an account, each with its time zone, postal address, property number
+// (how PMS integrations link a site) and, for auctions, its guid.
 import type { Db } from '../db/tables.ts';
 import { AppError, notFound, type FieldError } from '../errors.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
 import type { FacilityRow } from './repository.ts';
-import { GUID_RULE, isGuid, isTimeZone, refuseFaults, requireText } from './rules.ts';
+import { GUID_RULE, isGuid, isTimeZone, optionalText, refuseFaults, requireText } from './rules.ts';
 
-export interface FacilityInput {
-  accountId: string;
+/** The postal address of a facility: every part optional (shown by PMS tools as given). */
+export const ADDRESS_FIELDS = {
+  addressLine: { column: 'address_line', max: 200 },
+  city: { column: 'city', max: 100 },
+  state: { column: 'state', max: 100 },
+  postalCode: { column: 'postal_code', max: 20 },
+  country: { column: 'country', max: 100 },
+} as const;
+type AddressField = keyof typeof ADDRESS_FIELDS;
+
+export interface FacilityInput extends Partial<Record<AddressField, string | null>> {
+  /** A number, or its digits (the command line). */
+  accountId: EntityId | string;
   name: string;
   timeZone: string;
   propertyNumber?: string | null;
@@ -17,11 +29,16 @@ export interface FacilityInput {
 
 /** A facility as every face shows it: the one mapping of its row. */
 export interface FacilityView {
-  id: string;
-  accountId: string;
+  id: EntityId;
+  accountId: EntityId;
   name: string;
   propertyNumber: string | null;
   timeZone: string;
+  addressLine: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
   guid: string | null;
   charityEnrolled: boolean;
 }
@@ -33,40 +50,66 @@ export function facilityView(row: Omit<FacilityRow, 'created_at'>): FacilityView
     name: row.name,
     propertyNumber: row.property_number,
     timeZone: row.time_zone,
+    addressLine: row.address_line,
+    city: row.city,
+    state: row.state,
+    postalCode: row.postal_code,
+    country: row.country,
     guid: row.guid,
     charityEnrolled: row.charity_enrolled,
   };
 }
 
+// The unique constraints of facilities (0002_tenancy.sql) and the field each one is about.
+const UNIQUE_FIELDS: Record<string, { path: 'guid' | 'propertyNumber'; code: string; what: string }> = {
+  facilities_guid_key: { path: 'guid', code: 'GUID_TAKEN', what: 'guid' },
+  facilities_property_number_key: { path: 'propertyNumber', code: 'PROPERTY_NUMBER_TAKEN', what: 'property number' },
+};
+
 export async function createFacility(db: Db, input: FacilityInput): Promise<FacilityView> {
   const faults: FieldError[] = [];
-  if (!isEntityId(input.accountId)) faults.push({ path: 'accountId', message: 'must be an account id' });
+  const accountId = parseEntityId(input.accountId);
+  if (accountId === null) faults.push({ path: 'accountId', message: 'must be an account id (a positive integer)' });
   requireText(faults, 'name', input.name, 200);
   if (typeof input.timeZone !== 'string' || !isTimeZone(input.timeZone)) {
     faults.push({ path: 'timeZone', message: 'must be an IANA time zone such as America/Denver' });
   }
   if (input.propertyNumber != null) requireText(faults, 'propertyNumber', input.propertyNumber, 50);
   if (input.guid != null && !isGuid(input.guid)) faults.push({ path: 'guid', message: GUID_RULE });
+  const address: Partial<Record<(typeof ADDRESS_FIELDS)[AddressField]['column'], string | null>> = {};
+  for (const [field, { column, max }] of Object.entries(ADDRESS_FIELDS)) {
+    address[column] = optionalText(faults, field, input[field as AddressField], max);
+  }
   refuseFaults(faults);
-  if (!(await repository.accountExists(db, input.accountId))) throw notFound('The account');
-  if (input.guid != null && (await repository.guidTaken(db, input.guid))) {
-    throw new AppError(409, 'GUID_TAKEN', `The guid ${input.guid} is already assigned to another facility.`, [
-      { path: 'guid', message: 'is already in use' },
+  if (!(await repository.accountExists(db, accountId!))) throw notFound('The account');
+  try {
+    const row = await repository.insertFacility(db, {
+      account_id: accountId!,
+      name: input.name.trim(),
+      time_zone: input.timeZone,
+      property_number: input.propertyNumber?.trim() ?? null,
+      address_line: address.address_line ?? null,
+      city: address.city ?? null,
+      state: address.state ?? null,
+      postal_code: address.postal_code ?? null,
+      country: address.country ?? null,
+      guid: input.guid ?? null,
+      charity_enrolled: input.charityEnrolled ?? false,
+    });
+    return facilityView(row);
+  } catch (error) {
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    const taken = code === '23505' && constraint ? UNIQUE_FIELDS[constraint] : undefined;
+    if (!taken) throw error;
+    throw new AppError(409, taken.code, `That ${taken.what} is already assigned to another facility.`, [
+      { path: taken.path, message: 'is already in use' },
     ]);
   }
-  const row = await repository.insertFacility(db, {
-    account_id: input.accountId,
-    name: input.name.trim(),
-    time_zone: input.timeZone,
-    property_number: input.propertyNumber ?? null,
-    guid: input.guid ?? null,
-    charity_enrolled: input.charityEnrolled ?? false,
-  });
-  return facilityView(row);
 }
 
 /** Every facility, or an account's (none for a value that cannot be an account id). */
-export async function listFacilities(db: Db, accountId?: string): Promise<FacilityView[]> {
-  if (accountId && !isEntityId(accountId)) return [];
-  return (await repository.facilitiesOf(db, accountId || null)).map(facilityView);
+export async function listFacilities(db: Db, accountId?: EntityId | string): Promise<FacilityView[]> {
+  if (accountId === undefined || accountId === '') return (await repository.facilitiesOf(db, null)).map(facilityView);
+  const id = parseEntityId(accountId);
+  return id === null ? [] : (await repository.facilitiesOf(db, id)).map(facilityView);
 }

@@ -3,26 +3,29 @@
 import { hashSecret, randomToken } from '../auth/secrets.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed } from '../errors.ts';
-import { isEntityId } from '../ids.ts';
+import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
 
-export async function createGatewayCredential(db: Db, input: { facilityId: string }) {
-  if (!isEntityId(input.facilityId)) throw validationFailed([{ path: 'facilityId', message: 'must be a facility id' }]);
-  if (!(await repository.facilityExists(db, input.facilityId))) throw notFound('The facility');
+export async function createGatewayCredential(db: Db, input: { facilityId: EntityId | string }) {
+  const facilityId = parseEntityId(input.facilityId);
+  if (facilityId === null)
+    throw validationFailed([{ path: 'facilityId', message: 'must be a facility id (a positive integer)' }]);
+  if (!(await repository.facilityExists(db, facilityId))) throw notFound('The facility');
   const clientId = randomToken('gwc', 12);
   const clientSecret = randomToken('gh_gs');
   const row = await repository.insertGatewayCredential(db, {
     client_id: clientId,
     secret_hash: await hashSecret(clientSecret),
-    facility_id: input.facilityId,
+    facility_id: facilityId,
   });
   return { id: row.id, clientId, clientSecret };
 }
 
 /** Every gateway credential, or a facility's (none for a value that cannot be a facility id). */
-export async function listGatewayCredentials(db: Db, facilityId?: string) {
-  if (facilityId && !isEntityId(facilityId)) return [];
-  return (await repository.gatewayCredentialsOf(db, facilityId || null)).map((r) => ({
+export async function listGatewayCredentials(db: Db, facilityId?: EntityId | string) {
+  const id = facilityId === undefined || facilityId === '' ? null : parseEntityId(facilityId);
+  if (facilityId !== undefined && facilityId !== '' && id === null) return [];
+  return (await repository.gatewayCredentialsOf(db, id)).map((r) => ({
     id: r.id,
     clientId: r.client_id,
     facilityId: r.facility_id,

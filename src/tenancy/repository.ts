@@ -1,5 +1,6 @@
 // The tenancy face's SQL: accounts, facilities, applications and the credentials that act for them.
 import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
 import type { FacilitiesTable } from './tables.ts';
 import type { Selectable } from 'kysely';
 
@@ -10,27 +11,24 @@ export const insertAccount = (db: Db, name: string) =>
   db.insertInto('accounts').values({ name }).returning(['id', 'name', 'created_at']).executeTakeFirstOrThrow();
 
 export const allAccounts = (db: Db) =>
-  db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('created_at').execute();
+  db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('id').execute();
 
-export const accountExists = async (db: Db, id: string) =>
+export const accountExists = async (db: Db, id: EntityId) =>
   Boolean(await db.selectFrom('accounts').select('id').where('id', '=', id).executeTakeFirst());
 
-export const facilityExists = async (db: Db, id: string) =>
+export const facilityExists = async (db: Db, id: EntityId) =>
   Boolean(await db.selectFrom('facilities').select('id').where('id', '=', id).executeTakeFirst());
-
-export const guidTaken = async (db: Db, guid: string) =>
-  Boolean(await db.selectFrom('facilities').select('id').where('guid', '=', guid).executeTakeFirst());
 
 export const insertFacility = (db: Db, values: Omit<FacilityRow, 'id' | 'created_at'>) =>
   db.insertInto('facilities').values(values).returningAll().executeTakeFirstOrThrow();
 
-export function facilitiesOf(db: Db, accountId: string | null) {
-  let query = db.selectFrom('facilities').selectAll().orderBy('created_at');
+export function facilitiesOf(db: Db, accountId: EntityId | null) {
+  let query = db.selectFrom('facilities').selectAll().orderBy('id');
   if (accountId !== null) query = query.where('account_id', '=', accountId);
   return query.execute();
 }
 
-export const facilityById = (db: Db, id: string) =>
+export const facilityById = (db: Db, id: EntityId) =>
   db.selectFrom('facilities').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const insertApplication = (
@@ -57,10 +55,10 @@ export const activeApplication = (db: Db, clientId: string) =>
 
 export const insertAccountKey = (
   db: Db,
-  values: { api_key: string; secret_hash: string; account_id: string; application_id: string; scopes: string[] },
+  values: { api_key: string; secret_hash: string; account_id: EntityId; application_id: string; scopes: string[] },
 ) => db.insertInto('account_credentials').values(values).returning('id').executeTakeFirstOrThrow();
 
-export function accountKeysOf(db: Db, accountId: string | null) {
+export function accountKeysOf(db: Db, accountId: EntityId | null) {
   let query = db
     .selectFrom('account_credentials as c')
     .innerJoin('applications as a', 'a.id', 'c.application_id')
@@ -72,10 +70,10 @@ export function accountKeysOf(db: Db, accountId: string | null) {
 
 export const insertGatewayCredential = (
   db: Db,
-  values: { client_id: string; secret_hash: string; facility_id: string },
+  values: { client_id: string; secret_hash: string; facility_id: EntityId },
 ) => db.insertInto('gateway_credentials').values(values).returning('id').executeTakeFirstOrThrow();
 
-export function gatewayCredentialsOf(db: Db, facilityId: string | null) {
+export function gatewayCredentialsOf(db: Db, facilityId: EntityId | null) {
   let query = db
     .selectFrom('gateway_credentials')
     .select(['id', 'client_id', 'facility_id', 'created_at', 'revoked_at'])

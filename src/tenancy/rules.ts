@@ -26,6 +26,16 @@ export function requireText(faults: FieldError[], path: string, value: unknown, 
   return true;
 }
 
+/** An optional text: null when absent or blank, else trimmed; a fault unless it is printable and ≤ max. */
+export function optionalText(faults: FieldError[], path: string, value: unknown, max: number): string | null {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return null;
+  if (typeof value !== 'string' || value.length > max || /[\x00-\x1f\x7f]/.test(value)) {
+    faults.push({ path, message: `must be at most ${max} printable characters` });
+    return null;
+  }
+  return value.trim();
+}
+
 /** Refuses with every fault found, if any. */
 export function refuseFaults(faults: FieldError[]): void {
   if (faults.length > 0) throw validationFailed(faults);

@@ -1,17 +1,24 @@
 // TypeBox schemas of the tenancy face's admin routes.
 import { Type } from '@fastify/type-provider-typebox';
-import { Nullable } from '../http/schemas.ts';
+import { EntityId, Nullable } from '../http/schemas.ts';
 
 export const tags = ['admin'];
 
-export const Account = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String() });
+export const Account = Type.Object({ id: EntityId('The account id.'), name: Type.String(), createdAt: Type.String() });
 
 export const Facility = Type.Object({
-  id: Type.String(),
-  accountId: Type.String(),
+  id: EntityId('The facility id.'),
+  accountId: EntityId('The owning account.'),
   name: Type.String(),
-  propertyNumber: Nullable(Type.String()),
+  propertyNumber: Nullable(
+    Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
+  ),
   timeZone: Type.String(),
+  addressLine: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  postalCode: Nullable(Type.String()),
+  country: Nullable(Type.String()),
   guid: Nullable(Type.String()),
   charityEnrolled: Type.Boolean(),
 });
@@ -30,7 +37,7 @@ export const Application = Type.Object({
 export const AccountKey = Type.Object({
   id: Type.String(),
   apiKey: Type.String(),
-  accountId: Type.String(),
+  accountId: EntityId('The account the key acts for.'),
   clientId: Type.String(),
   scopes: Type.Array(Type.String()),
   createdAt: Type.String(),
@@ -40,7 +47,7 @@ export const AccountKey = Type.Object({
 export const Gateway = Type.Object({
   id: Type.String(),
   clientId: Type.String(),
-  facilityId: Type.String(),
+  facilityId: EntityId('The facility of the controller.'),
   createdAt: Type.String(),
   revokedAt: Nullable(Type.String()),
 });

@@ -3,17 +3,22 @@ import type { Generated } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns.ts';
 
 export interface AccountsTable {
-  id: Generated<string>;
+  id: Generated<number>;
   name: string;
   created_at: CreatedAt;
 }
 
 export interface FacilitiesTable {
-  id: Generated<string>;
-  account_id: string;
+  id: Generated<number>;
+  account_id: number;
   name: string;
   property_number: string | null;
   time_zone: string;
+  address_line: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
   guid: string | null;
   charity_enrolled: Generated<boolean>;
   created_at: CreatedAt;
@@ -35,7 +40,7 @@ export interface AccountCredentialsTable {
   id: Generated<string>;
   api_key: string;
   secret_hash: string;
-  account_id: string;
+  account_id: number;
   application_id: string;
   scopes: string[];
   created_at: CreatedAt;
@@ -46,7 +51,7 @@ export interface GatewayCredentialsTable {
   id: Generated<string>;
   client_id: string;
   secret_hash: string;
-  facility_id: string;
+  facility_id: number;
   created_at: CreatedAt;
   revoked_at: Timestamp | null;
 }

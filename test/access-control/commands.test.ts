@@ -1,5 +1,6 @@
 // The command queue as the PMS sees it: one command per change, in the change's transaction,
 // sequence per facility, statuses, expiry, acknowledgement, purge.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { acknowledgeCommands } from '../../src/access-control/acknowledge.ts';
@@ -11,7 +12,7 @@ import { pms, poll } from './helpers.ts';
 let t: TestApp;
 let account: ProvisionedAccount;
 let api: ReturnType<typeof pms>;
-let facilityId: string;
+let facilityId: EntityId;
 before(async () => {
   t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
@@ -73,7 +74,7 @@ describe('commands', () => {
       lastName: 'B',
       isTenant: true,
     });
-    assert.equal(refused.status, 409);
+    assert.equal(refused.status, 400);
     assert.equal((await api.post(`/units/${unit.id}/delete/vacant`)).status, 409);
     assert.equal((await api.commands('?limit=1000')).length, before + 2);
   });

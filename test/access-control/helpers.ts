@@ -1,4 +1,5 @@
 // Helpers of the access-control tests: calls through the PMS face and the gateway face.
+import type { EntityId } from '../../src/ids.ts';
 import type { TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 
@@ -41,7 +42,7 @@ function safeJson(text: string): unknown {
   }
 }
 
-export function pms(t: TestApp, token: string, facilityId: string) {
+export function pms(t: TestApp, token: string, facilityId: EntityId) {
   const base = `/facilities/${facilityId}`;
   return {
     get: (path: string) => call(t, token, 'GET', `${base}${path}`),
@@ -50,9 +51,9 @@ export function pms(t: TestApp, token: string, facilityId: string) {
     async unit(unitNumber: string, extra: object = {}) {
       const r = await call(t, token, 'POST', `${base}/units`, { unitNumber, ...extra });
       if (r.status !== 201) throw new Error(`unit create failed: ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body as { id: string; unitNumber: string; status: string };
+      return r.body as { id: EntityId; unitNumber: string; status: string };
     },
-    async visitor(unitId: string, accessCode: string | number, extra: object = {}) {
+    async visitor(unitId: EntityId, accessCode: string | number, extra: object = {}) {
       const r = await call(t, token, 'POST', `${base}/visitors`, {
         unitId,
         accessCode,
@@ -62,7 +63,7 @@ export function pms(t: TestApp, token: string, facilityId: string) {
         ...extra,
       });
       if (r.status !== 201) throw new Error(`visitor create failed: ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body as { visitor: { id: string; [k: string]: unknown }; unit: { id: string; status: string } };
+      return r.body as { visitor: { id: EntityId; [k: string]: unknown }; unit: { id: EntityId; status: string } };
     },
     commands: async (query = '') => (await call(t, token, 'GET', `${base}/commands${query}`)).body as any[],
   };

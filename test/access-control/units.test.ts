@@ -1,5 +1,6 @@
 // Units through the PMS face: create, state actions and their refusals, compatibility forms,
 // visibility, and the command each change writes.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -9,7 +10,7 @@ import { call, pms } from './helpers.ts';
 let t: TestApp;
 let account: ProvisionedAccount;
 let other: ProvisionedAccount;
-let facilityId: string;
+let facilityId: EntityId;
 before(async () => {
   t = await startTestApp();
   account = await provisionAccount(t, { facilities: 2 });
@@ -26,7 +27,18 @@ describe('facilities', () => {
     assert.deepEqual(list.body.map((f: { id: string }) => f.id).sort(), account.facilities.map((f) => f.id).sort());
     const one = await call(t, account.token, 'GET', `/facilities/${facilityId}`);
     assert.equal(one.status, 200);
-    assert.deepEqual(Object.keys(one.body).sort(), ['accountId', 'id', 'name', 'propertyNumber', 'timeZone']);
+    assert.deepEqual(Object.keys(one.body).sort(), [
+      'accountId',
+      'addressLine',
+      'city',
+      'country',
+      'id',
+      'name',
+      'postalCode',
+      'propertyNumber',
+      'state',
+      'timeZone',
+    ]);
     assert.equal(one.body.timeZone, 'America/Denver');
   });
 
@@ -41,7 +53,7 @@ describe('facilities', () => {
       (await call(t, account.token, 'POST', `/facilities/${foreign}/units`, { unitNumber: 'X1' })).status,
       404,
     );
-    assert.equal((await call(t, account.token, 'GET', '/facilities/00000000-0000-4000-8000-000000000000')).status, 404);
+    assert.equal((await call(t, account.token, 'GET', '/facilities/999999999')).status, 404);
   });
 
   it('needs the accesscontrol scopes: 401 without a token, 403 for a gateway or partner token, 403 to write with a read-only key', async () => {
@@ -84,7 +96,14 @@ describe('units', () => {
       extendedData: { pmsId: 17, 'odd key': null, nested: { a: [1, null] } },
     });
     assert.equal(created.status, 201);
-    assert.deepEqual(Object.keys(created.body).sort(), ['extendedData', 'facilityId', 'id', 'status', 'unitNumber']);
+    assert.deepEqual(Object.keys(created.body).sort(), [
+      'extendedData',
+      'facilityId',
+      'id',
+      'propertyNumber',
+      'status',
+      'unitNumber',
+    ]);
     assert.equal(created.body.status, 'Vacant');
     assert.equal(created.body.facilityId, facilityId);
     assert.deepEqual(created.body.extendedData, { pmsId: 17, 'odd key': null, nested: { a: [1, null] } });
@@ -92,12 +111,16 @@ describe('units', () => {
     assert.equal((await api.get(`/units/${created.body.id}`)).body.unitNumber, 'A101');
   });
 
-  it('refuses a unit number already used at the facility (409), allows it at another facility', async () => {
+  it('refuses a unit number already used at the facility (400 naming unitNumber), allows it at another facility', async () => {
     const api = pms(t, account.token, facilityId);
     await api.unit('B200');
     const again = await api.post('/units', { unitNumber: 'B200' });
-    assert.equal(again.status, 409);
+    assert.equal(again.status, 400);
     assert.equal(again.body.code, 'UNIT_NUMBER_TAKEN');
+    assert.deepEqual(
+      again.body.errors.map((e: { path: string }) => e.path),
+      ['unitNumber'],
+    );
     assert.equal(
       (await pms(t, account.token, account.facilities[1]!.id).post('/units', { unitNumber: 'B200' })).status,
       201,
@@ -129,7 +152,8 @@ describe('units', () => {
     assert.equal((await api.post(`/units/${unit.id}/vacate`)).body.status, 'Vacant');
     assert.deepEqual((await api.get(`/units/${unit.id}/visitors`)).body, [], 'vacating removes every visitor');
     const deleted = await api.post(`/units/${unit.id}/delete/vacant`);
-    assert.equal(deleted.status, 204);
+    assert.equal(deleted.status, 200);
+    assert.equal(deleted.body, true);
     assert.equal((await api.get(`/units/${unit.id}`)).status, 404);
     assert.equal(
       (await api.post('/units', { unitNumber: 'C300' })).status,
@@ -171,7 +195,7 @@ describe('units', () => {
 
   it('unknown or malformed unit ids are 404', async () => {
     const api = pms(t, account.token, facilityId);
-    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+    for (const id of ['999999999', 'not-an-id', '0', '-1', '1e3', '99999999999999999999']) {
       assert.equal((await api.get(`/units/${id}`)).status, 404);
       assert.equal((await api.post(`/units/${id}/disable`)).status, 404);
       assert.equal((await api.get(`/units/${id}/visitors`)).status, 404);

@@ -19,6 +19,8 @@ after(() => t.close());
 const VISITOR_KEYS = [
   'accessProfileId',
   'accessProfileName',
+  'contactMethodPreference',
+  'countryCode',
   'email',
   'extendedData',
   'firstName',
@@ -134,7 +136,7 @@ describe('creating a visitor', () => {
     assert.equal((await api.get(`/units/${unit.id}`)).body.status, 'Vacant', 'nothing was applied');
   });
 
-  it('refuses a code already used by an enabled visitor of the facility (409), not naming it; allows it at another facility', async () => {
+  it('refuses a code already used by an enabled visitor of the facility (400 naming accessCode), not echoing it; allows it at another facility', async () => {
     const one = await api.unit('V103');
     const two = await api.unit('V104');
     await api.visitor(one.id, '8675309');
@@ -145,8 +147,13 @@ describe('creating a visitor', () => {
       lastName: 'Code',
       isTenant: true,
     });
-    assert.equal(dup.status, 409);
+    assert.equal(dup.status, 400);
     assert.equal(dup.body.code, 'ACCESS_CODE_IN_USE');
+    assert.deepEqual(
+      dup.body.errors.map((e: { path: string }) => e.path),
+      ['accessCode'],
+    );
+    assert.match(dup.body.errors[0].message, /already in use at this facility/);
     assert.equal(JSON.stringify(dup.body).includes('8675309'), false);
     assert.equal((await api.get(`/units/${two.id}`)).body.status, 'Vacant', 'the refused change was rolled back whole');
     const elsewhere = pms(t, account.token, account.facilities[1]!.id);
@@ -177,7 +184,8 @@ describe('creating a visitor', () => {
 
   it('refuses an unknown unit and another facility’s unit alike (404 UNIT_NOT_FOUND on unitId)', async () => {
     const foreign = await pms(t, account.token, account.facilities[1]!.id).unit('FOREIGN');
-    for (const unitId of [foreign.id, '00000000-0000-4000-8000-000000000000', 'nope']) {
+    // Another facility's unit, the next id (none yet), and one far beyond any id.
+    for (const unitId of [foreign.id, foreign.id + 1, 9_007_199_254_740_991]) {
       const r = await api.post('/visitors', {
         unitId,
         accessCode: '4242',
@@ -185,7 +193,7 @@ describe('creating a visitor', () => {
         lastName: 'B',
         isTenant: true,
       });
-      assert.equal(r.status, 404, unitId);
+      assert.equal(r.status, 404, String(unitId));
       assert.equal(r.body.code, 'UNIT_NOT_FOUND');
       assert.deepEqual(
         r.body.errors.map((e: { path: string }) => e.path),

@@ -1,4 +1,5 @@
 // Helpers of the auction tests: a facility with a partner, records, and calls in the envelope.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from '../helpers/harness.ts';
@@ -6,13 +7,13 @@ import { bearer, operatorToken, partnerToken, provisionAccount } from '../helper
 
 export interface Partner {
   guid: string;
-  facilityId: string;
+  facilityId: EntityId;
   clientType: string;
   token: string;
   clientId: string;
   /** Other facility of the same partner. */
   otherGuid: string;
-  otherFacilityId: string;
+  otherFacilityId: EntityId;
 }
 
 let counter = 0;

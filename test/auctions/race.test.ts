@@ -2,6 +2,7 @@
 // many times; after each round the invariants must hold — at most one open auction per unit,
 // every acknowledged cancel cancelled, every history a path through the transition table — and
 // the outcome must be that of the requests applied one after the other.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
@@ -17,7 +18,7 @@ const UNITS = 5000;
 const CANCELS = 16;
 
 let t: TestApp;
-let accountId: string;
+let accountId: EntityId;
 before(async () => {
   t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15', LOG_LEVEL: 'warn' } });
   accountId = (await admin.createAccount(t.services.database.db, { name: 'Race Storage' })).id;
@@ -41,7 +42,7 @@ async function freshPartner(round: number): Promise<Partner> {
     token: partner.token,
     clientId: partner.clientId,
     otherGuid: '',
-    otherFacilityId: '',
+    otherFacilityId: 0,
   };
 }
 
@@ -70,7 +71,7 @@ async function race(create: () => Promise<any>, unitIds: string[], p: Partner) {
   return { created: envelopeOf(createResponse), cancels: cancelResults };
 }
 
-async function checkInvariants(facilityId: string) {
+async function checkInvariants(facilityId: EntityId) {
   const db = t.services.database.db;
   const { rows: doubled } = await sql<{ unit_id: string }>`
     select unit_id from auctions where facility_id = ${facilityId} and status in ('Pending', 'Active') group by unit_id having count(*) > 1`.execute(

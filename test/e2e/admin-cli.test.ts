@@ -33,13 +33,13 @@ describe('gatehouse admin', () => {
 
   it('creates an account, a facility, applications, an account key and gateway credentials, each as one JSON object', async () => {
     const account = await cli(['admin', 'account', 'create', '--name', 'Acme Storage']);
-    assert.match(account.id, /^[0-9a-f-]{36}$/);
+    assert.ok(Number.isSafeInteger(account.id) && account.id > 0, 'an integer id');
     const facility = await cli([
       'admin',
       'facility',
       'create',
       '--account',
-      account.id,
+      String(account.id),
       '--name',
       'Main St',
       '--time-zone',
@@ -54,10 +54,10 @@ describe('gatehouse admin', () => {
     const pms = await cli(['admin', 'app', 'create', '--name', 'Acme PMS']);
     assert.match(pms.clientId, /^app_/);
     assert.match(pms.clientSecret, /^gh_cs_/);
-    const key = await cli(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
+    const key = await cli(['admin', 'account-key', 'create', '--account', String(account.id), '--app', pms.clientId]);
     assert.match(key.apiKey, /^key_/);
     assert.match(key.apiSecret, /^gh_as_/);
-    const gateway = await cli(['admin', 'gateway', 'create', '--facility', facility.id]);
+    const gateway = await cli(['admin', 'gateway', 'create', '--facility', String(facility.id)]);
     assert.match(gateway.clientId, /^gwc_/);
     operator = await cli(['admin', 'app', 'create', '--name', 'Ops', '--operator']);
     const apps = await cli(['admin', 'app', 'list']);
@@ -78,7 +78,10 @@ describe('gatehouse admin', () => {
     assert.notEqual(result.code, 0);
     assert.equal(result.stdout, '');
     assert.equal(result.stderr.trim().split('\n').length, 1);
-    assert.match(result.stderr, /accountId must be an account id; timeZone must be an IANA time zone/);
+    assert.match(
+      result.stderr,
+      /accountId must be an account id \(a positive integer\); timeZone must be an IANA time zone/,
+    );
     const missing = await runCli(['admin', 'account', 'create'], database.env);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /required option '--name <name>'/);
@@ -102,11 +105,11 @@ describe('gatehouse admin', () => {
     });
     const listed = (await (
       await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${operatorToken}` } })
-    ).json()) as { id: string }[];
-    assert.ok(listed.some((a: { id: string }) => a.id === account.id));
+    ).json()) as { id: number }[];
+    assert.ok(listed.some((a: { id: number }) => a.id === account.id));
 
     // Writers create accounts until the kill; every 201 must survive it.
-    const acknowledged: string[] = [];
+    const acknowledged: number[] = [];
     let stop = false;
     const writer = async (n: number) => {
       for (let i = 0; !stop; i++) {
@@ -116,7 +119,7 @@ describe('gatehouse admin', () => {
             headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
             body: JSON.stringify({ name: `kill-test ${n}-${i}` }),
           });
-          if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id);
+          if (response.status === 201) acknowledged.push(((await response.json()) as { id: number }).id);
         } catch {
           return;
         }
@@ -137,8 +140,8 @@ describe('gatehouse admin', () => {
     });
     const accounts = (await (
       await fetch(`${restarted.url}/admin/accounts`, { headers: { authorization: `Bearer ${afterToken}` } })
-    ).json()) as { id: string }[];
-    const stored = new Set(accounts.map((a: { id: string }) => a.id));
+    ).json()) as { id: number }[];
+    const stored = new Set(accounts.map((a) => a.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
     assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged writes lost`);
     server = restarted; // stopped by after()

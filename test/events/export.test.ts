@@ -1,5 +1,6 @@
 // CSV export: columns, RFC 4180 quoting, formula neutralisation, filters, paged exports, a large
-// export streamed in chunks, and a client that goes away mid-export stopping the database reads.
+// export streamed in chunks, and a client that goes away mid-export stopping the database reads;
+// unit and visitor filters across chunks and cursor pages.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -83,7 +84,7 @@ describe('CSV export', () => {
     assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
     assert.match(
       String(response.headers['content-disposition']),
-      /^attachment; filename="gateway-events-facility-[0-9a-f-]{36}-\d{8}T\d{6}Z\.csv"$/,
+      new RegExp(`^attachment; filename="gateway-events-facility-${acme.facilities[0]!.id}-\\d{8}T\\d{6}Z\\.csv"$`),
     );
     const records = parseCsv(response.body);
     assert.deepEqual(records[0], [...CSV_HEADER]);
@@ -104,7 +105,7 @@ describe('CSV export', () => {
       assert.equal(row.length, CSV_HEADER.length);
       assert.equal(row[column('eventTypeName')], 'Door Alarm');
       assert.equal(row[column('facilityName')], 'Facility 1');
-      assert.equal(row[column('accountId')], acme.accountId);
+      assert.equal(row[column('accountId')], String(acme.accountId));
       assert.match(row[column('occurredAtLocal')]!, /\.\d{3}\+0[12]:00$/);
       for (const cell of row) assert.equal(/^[=+\-@\t\r]/.test(cell), false, cell);
     }
@@ -238,5 +239,107 @@ describe('a large export', () => {
     const later = (await exportedRows()) - before;
     assert.ok(read < TOTAL, `read ${read} of ${TOTAL} rows: the export ran on without its client`);
     assert.equal(later, read, 'no reads after the client left');
+    // Every connection the export took is back in the pool, idle.
+    const pool = t.services.database.pool;
+    for (let i = 0; i < 50 && pool.idleCount !== pool.totalCount; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(pool.waitingCount, 0);
+    assert.equal(
+      pool.idleCount,
+      pool.totalCount,
+      `${pool.totalCount - pool.idleCount} connection(s) still checked out`,
+    );
+  });
+});
+
+describe('unit and visitor filters', () => {
+  const ROWS = 12_000;
+  const column = (name: string) => CSV_HEADER.indexOf(name as (typeof CSV_HEADER)[number]);
+  const exportOf = async (query: string) => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/gatewayevents/facilities/${acme.facilities[0]!.id}/export?${query}`,
+      headers: { authorization: `Bearer ${acme.token}` },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    return { rows: parseCsv(response.body).slice(1), headers: response.headers };
+  };
+
+  before(async () => {
+    // Unit n % 4 and visitor n % 5 (ids 1001–1004, 2001–2005, as a controller reports them), written
+    // straight to the table: more rows than one export chunk holds.
+    await t.services.database.pool.query(
+      `insert into gateway_events (account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type, occurred_at, received_at, unit_id, visitor_id, details)
+       select $1, $2, 'Facility 1', 'Europe/Zurich', 'unit-' || n, 18, now() - (n || ' seconds')::interval, now(),
+              1001 + n % 4, 2001 + n % 5, 'n' || n
+         from generate_series(1, ${ROWS}) as n`,
+      [acme.accountId, acme.facilities[0]!.id],
+    );
+  });
+
+  it('streams only the listed units (more than one chunk) and visitors', async () => {
+    const { rows } = await exportOf('unitIds=1002,1003&sort=asc');
+    assert.equal(rows.length, ROWS / 2);
+    assert.ok(rows.every((r) => r[column('unitId')] === '1002' || r[column('unitId')] === '1003'));
+    assert.equal(new Set(rows.map((r) => r[0])).size, rows.length, 'no row twice across chunks');
+    const times = rows.map((r) => r[column('occurredAt')]!);
+    assert.deepEqual(times, [...times].sort());
+    const both = await exportOf('unitIds=1002&visitorIds=2004');
+    // n % 4 = 1 and n % 5 = 3: n % 20 = 13.
+    assert.deepEqual(
+      both.rows.map((r) => r[column('details')]).sort(),
+      Array.from({ length: ROWS / 20 }, (_, k) => `n${13 + 20 * k}`).sort(),
+    );
+    const repeated = await exportOf('visitorIds=2001&visitorIds=2005');
+    assert.equal(repeated.rows.length, (2 * ROWS) / 5);
+    assert.ok(repeated.rows.every((r) => ['2001', '2005'].includes(r[column('visitorId')]!)));
+  });
+
+  it('pages by cursor with the filter, every row once, and refuses the cursor with other ids', async () => {
+    const query = 'unitIds=1002&visitorIds=2004&pageSize=250';
+    const whole = (await exportOf('unitIds=1002&visitorIds=2004')).rows.map((r) => r[0]);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await exportOf(`${query}${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(page.headers['x-total-count'], String(ROWS / 20));
+      seen.push(...page.rows.map((r) => r[0]!));
+      const next = page.headers['x-next-cursor'];
+      if (pages === 0) {
+        for (const other of [
+          'unitIds=1003&visitorIds=2004',
+          'unitIds=1002',
+          'visitorIds=2004',
+          'unitIds=1002,1003&visitorIds=2004',
+        ]) {
+          const refused = await getJson(
+            t,
+            acme.token,
+            `/gatewayevents/facilities/${acme.facilities[0]!.id}/export?${other}&pageSize=250&cursor=${next}`,
+          );
+          assert.equal(refused.status, 400, other);
+          assert.equal(refused.body.code, 'INVALID_CURSOR');
+        }
+      }
+      cursor = next === undefined ? undefined : String(next);
+      pages++;
+    } while (cursor && pages < 10);
+    assert.equal(pages, 3);
+    assert.deepEqual(seen, whole);
+  });
+
+  it('refuses ids that are not positive integers', async () => {
+    for (const [query, path] of [
+      ['unitIds=abc', 'unitIds'],
+      ['visitorIds=1,0', 'visitorIds'],
+    ]) {
+      const response = await getJson(t, acme.token, `/gatewayevents/accounts/${acme.accountId}/export?${query}`);
+      assert.equal(response.status, 400);
+      assert.deepEqual(
+        response.body.errors.map((e: any) => e.path),
+        [path],
+      );
+      assert.equal(response.headers['content-disposition'], undefined);
+    }
   });
 });

@@ -22,7 +22,7 @@ import {
   queryFingerprint,
   type CursorState,
 } from '../../src/events/cursor.ts';
-import { parseFilter, splitList } from '../../src/events/filters.ts';
+import { parseCombinedFilter, parseFilter, splitList } from '../../src/events/filters.ts';
 import { judgeBatch, maskCode } from '../../src/events/judge.ts';
 import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partitions.ts';
 import { eventsJson, pageJson } from '../../src/events/render.ts';
@@ -252,7 +252,8 @@ describe('the cursor', () => {
 });
 
 describe('filters and SQL', () => {
-  const scope = { kind: 'account' as const, accountId: '11111111-1111-4111-8111-111111111111' };
+  const scope = { kind: 'account' as const, accountId: 11 };
+  const noFilter = { facilityIds: null, eventTypes: null, unitIds: null, visitorIds: null, start: null, end: null };
 
   it('splits lists given comma-separated or repeated', () => {
     assert.deepEqual(splitList(['1,3', ' 5 ', '', '7,']), ['1', '3', '5', '7']);
@@ -261,28 +262,43 @@ describe('filters and SQL', () => {
 
   it('collects every fault of a filter in one 400', () => {
     try {
-      parseFilter(scope, { eventTypes: ['99'], facilityIds: ['x'], startDate: '2026-03-02', endDate: '2026-03-01' });
+      parseFilter(scope, {
+        eventTypes: ['99'],
+        facilityIds: ['x'],
+        unitIds: ['12', '0'],
+        visitorIds: ['-1'],
+        startDate: '2026-03-02',
+        endDate: '2026-03-01',
+      });
       assert.fail('should throw');
     } catch (error) {
       assert.ok(error instanceof AppError);
       assert.deepEqual(
         error.errors.map((e) => e.path),
-        ['eventTypes', 'facilityIds', 'endDate'],
+        ['eventTypes', 'facilityIds', 'unitIds', 'visitorIds', 'endDate'],
       );
     }
+    const ids = parseFilter(scope, { unitIds: ['7,3', '7'], visitorIds: [' 12 '] });
+    assert.deepEqual([ids.unitIds, ids.visitorIds], [[7, 3], [12]]);
+    const none = parseFilter(scope, { unitIds: [''], visitorIds: [] });
+    assert.deepEqual([none.unitIds, none.visitorIds], [null, null]);
     const filter = parseFilter(
-      { kind: 'facility', facilityId: scope.accountId, accountId: scope.accountId },
+      { kind: 'facility', facilityId: 12, accountId: scope.accountId },
       { facilityIds: ['not checked on a facility route'] },
     );
     assert.equal(filter.facilityIds, null);
   });
 
   it('binds every value, never splices it', () => {
-    const evil = "x'); drop table gateway_events; --";
+    // Ids are numbers once parsed; the builder binds whatever it is given all the same.
+    const evilText = "x'); drop table gateway_events; --";
+    const evil = evilText as unknown as number;
     const filter: EventFilter = {
       scope: { kind: 'account', accountId: evil },
       facilityIds: [evil],
       eventTypes: [18],
+      unitIds: [evil],
+      visitorIds: [evil, 4],
       start: 0,
       end: 1,
       sort: 'asc',
@@ -292,17 +308,80 @@ describe('filters and SQL', () => {
       { cutoff: 0, lo: 5, hi: 9, after: { occurredAt: 0, seq: 3 } },
       { limit: 10, offset: 20 },
     );
-    assert.equal(page.text.includes(evil), false);
+    assert.equal(page.text.includes(evilText), false);
     assert.ok(page.values.includes(evil));
     assert.match(page.text, /\(occurred_at, seq\) > \(\$\d+::timestamptz, \$\d+::int8\)/);
     assert.match(page.text, /order by occurred_at asc, seq asc limit \$\d+ offset \$\d+$/);
     assert.equal((page.text.match(/\$\d+/g) ?? []).length, page.values.length);
     const count = countQuery({ ...filter, sort: 'desc' }, { cutoff: 0, lo: 0, hi: 9 });
     assert.doesNotMatch(count.text, /seq >/);
+    const capped = countQuery(filter, { cutoff: 0, lo: 0, hi: 9 }, 10_000);
+    assert.match(
+      capped.text,
+      /^select count\(\*\)::int8 as n from \(select from gateway_events where .* limit \$\d+\) capped$/,
+    );
+    assert.equal(capped.values.at(-1), 10_000);
+    assert.equal((capped.text.match(/\$\d+/g) ?? []).length, capped.values.length);
+  });
+
+  it('filters units and visitors so that their partial indexes serve the query', () => {
+    const one = pageQuery(
+      { scope, ...noFilter, unitIds: [5], sort: 'desc' },
+      { cutoff: 0, lo: 0, hi: 9 },
+      { limit: 1 },
+    );
+    // One id: an equality (the index then returns rows in (occurred_at, seq) order).
+    assert.match(one.text, /unit_id = \$\d+::int8/);
+    assert.doesNotMatch(one.text.split(' where ')[1]!, /visitor_id/);
+    assert.ok(one.values.includes(5));
+    const many = pageQuery(
+      { scope, ...noFilter, unitIds: [5, 6], visitorIds: [8, 9], sort: 'desc' },
+      { cutoff: 0, lo: 0, hi: 9 },
+      { limit: 1 },
+    );
+    // Several: = any(…) with the partial index's predicate spelled out (a generic plan cannot prove it).
+    assert.match(many.text, /unit_id = any\(\$\d+::int8\[\]\) and unit_id is not null/);
+    assert.match(many.text, /visitor_id = any\(\$\d+::int8\[\]\) and visitor_id is not null/);
+    assert.ok(many.values.some((v) => Array.isArray(v) && v.join() === '5,6'));
+  });
+
+  it('maps the combined-events parameters onto the one filter', () => {
+    const facility = { kind: 'facility' as const, facilityId: 3, accountId: 11 };
+    const now = Date.UTC(2026, 2, 1, 12);
+    assert.deepEqual(parseCombinedFilter(facility, {}, now), {
+      scope: facility,
+      ...noFilter,
+      start: now - 12 * 3_600_000,
+      end: now,
+      sort: 'desc',
+    });
+    assert.deepEqual(
+      parseCombinedFilter(facility, { gtq: ['18', '15,18'], uq: ' 7 ', vq: '', minDate: 100, maxDate: 200 }, now),
+      { scope: facility, ...noFilter, eventTypes: [18, 15], unitIds: [7], start: 100_000, end: 200_000, sort: 'desc' },
+    );
+    // Only maxDate: the 12 hours before it; only minDate: up to now.
+    assert.deepEqual(
+      [
+        parseCombinedFilter(facility, { maxDate: 86_400 }, now).start,
+        parseCombinedFilter(facility, { minDate: 5 }, now).end,
+      ],
+      [86_400_000 - 12 * 3_600_000, now],
+    );
+    assert.equal(parseCombinedFilter(facility, { minDate: 9, maxDate: 9 }, now).start, 9000);
+    try {
+      parseCombinedFilter(facility, { gtq: ['999'], uq: 'abc', vq: '0', minDate: 10, maxDate: 9 }, now);
+      assert.fail('should throw');
+    } catch (error) {
+      assert.ok(error instanceof AppError);
+      assert.deepEqual(
+        error.errors.map((e) => e.path),
+        ['gtq', 'uq', 'vq', 'minDate', 'maxDate'],
+      );
+    }
   });
 
   it('never reads before the retention cutoff, whatever startDate says', () => {
-    const filter: EventFilter = { scope, facilityIds: null, eventTypes: null, start: 1000, end: null, sort: 'desc' };
+    const filter: EventFilter = { scope, ...noFilter, start: 1000, sort: 'desc' };
     const query = pageQuery(filter, { cutoff: 5000, lo: 0, hi: 1 }, { limit: 1 });
     assert.ok(query.values.includes(new Date(5000).toISOString()));
     assert.equal(query.values.includes(new Date(1000).toISOString()), false);
@@ -311,33 +390,52 @@ describe('filters and SQL', () => {
   it('identifies a query by its set and order, not by how lists were written', () => {
     const a = filterIdentity({
       scope,
-      facilityIds: ['B', 'a'],
+      ...noFilter,
+      facilityIds: [12, 3],
       eventTypes: [18, 3],
-      start: null,
-      end: null,
+      unitIds: [40, 9],
+      visitorIds: [7, 100],
       sort: 'desc',
     });
     const b = filterIdentity({
       scope,
-      facilityIds: ['A', 'b'],
+      ...noFilter,
+      facilityIds: [3, 12],
       eventTypes: [3, 18],
-      start: null,
-      end: null,
+      unitIds: [9, 40],
+      visitorIds: [100, 7],
       sort: 'desc',
     });
     assert.deepEqual(a, b);
-    assert.notDeepEqual(
-      a,
-      filterIdentity({ scope, facilityIds: ['a', 'b'], eventTypes: [3, 18], start: null, end: null, sort: 'asc' }),
-    );
+    const base = {
+      scope,
+      ...noFilter,
+      facilityIds: [3, 12],
+      eventTypes: [3, 18],
+      unitIds: [9, 40],
+      visitorIds: [7, 100],
+    };
+    assert.notDeepEqual(a, filterIdentity({ ...base, sort: 'asc' }));
+    // Units and visitors are part of the identity: a cursor of one set is no cursor of another.
+    for (const other of [
+      { ...base, unitIds: [9] },
+      { ...base, unitIds: null },
+      { ...base, visitorIds: [7] },
+      { ...base, visitorIds: null },
+      { ...base, unitIds: [7, 100], visitorIds: [9, 40] },
+    ])
+      assert.notDeepEqual(
+        queryFingerprint(filterIdentity({ ...other, sort: 'desc' })),
+        queryFingerprint(filterIdentity({ ...base, sort: 'desc' })),
+      );
   });
 
   it('renders a row as a GatewayEvent', () => {
     const row: EventRow = {
       seq: 1,
       id: 'e',
-      account_id: 'a',
-      facility_id: 'f',
+      account_id: 1,
+      facility_id: 2,
       facility_name: 'F',
       time_zone: 'America/Denver',
       event_type: 15,
@@ -362,7 +460,7 @@ describe('filters and SQL', () => {
     );
     assert.equal(
       csvLines([csvRowOf(row)]),
-      `e,2026-01-15T16:00:00.000Z,2026-01-15T09:00:00.000-07:00,2026-01-15T16:00:01.000Z,a,f,F,15,Invalid Password,,,,,,,\r\n`,
+      `e,2026-01-15T16:00:00.000Z,2026-01-15T09:00:00.000-07:00,2026-01-15T16:00:01.000Z,1,2,F,15,Invalid Password,,,,,,,\r\n`,
     );
   });
 });
@@ -372,8 +470,8 @@ describe('the JSON of pages', () => {
     const base: EventRow = {
       seq: 1,
       id: '6a1f5c0e-8a3c-4c9b-9f5e-0d2f3b4a5c6d',
-      account_id: '7b2f6d1f-9b4d-4dac-8a6f-1e3a4c5b6d7e',
-      facility_id: '8c3a7e2a-0c5e-4ebd-9b7a-2f4b5d6c7e8f',
+      account_id: 9_007_199_254_740_991,
+      facility_id: 8,
       facility_name: 'Main "Street", Ünit ✓',
       time_zone: 'Asia/Kathmandu',
       event_type: 3,
@@ -383,7 +481,7 @@ describe('the JSON of pages', () => {
       device_name: 'Gate\n1\t"north"',
       unit_id: null,
       unit_number: 'A-101',
-      visitor_id: 'v',
+      visitor_id: 5,
       visitor_name: 'Zoë </script>',
       code_entered: '****42',
       details: '\u2028line\u2029separators and emoji 🚪',
@@ -426,19 +524,25 @@ describe('the CSV encoder', () => {
       "'quoted'",
     ];
     for (const text of texts) {
-      const row: CsvRow = ['id', 0, 5, 'a', 'f', text, 'UTC', 18, text, text, text, text, text, text, text, 1];
+      const row: CsvRow = ['id', 0, 5, 1, 2, text, 'UTC', 18, text, text, 7, text, 8, text, text, 1];
       const guarded = guardCell(text);
       const record = [
         'id',
         '1970-01-01T00:00:00.000Z',
         '1970-01-01T00:00:00.000+00:00',
         '1970-01-01T00:00:00.005Z',
-        'a',
-        'f',
+        '1',
+        '2',
         guarded,
         '18',
         'Access Granted',
-        ...Array(7).fill(guarded),
+        guarded,
+        guarded,
+        '7',
+        guarded,
+        '8',
+        guarded,
+        guarded,
       ];
       // csv-stringify leaves a lone LF or CR unquoted when lines end in CRLF; spreadsheets then break
       // the row there, so this encoder quotes any line break (as quoted_match asks of csv-stringify).

@@ -74,7 +74,7 @@ describe('the command poll', () => {
       [...sequences].sort((x, y) => x - y),
     );
     const upsert = r.body.commands.find(
-      (c: { type: string; payload: { visitor?: { id: string } } }) =>
+      (c: { type: string; payload: { visitor?: { id: number } } }) =>
         c.type === 'visitor.upsert' && c.payload.visitor?.id === visitor.id,
     );
     assert.deepEqual(Object.keys(upsert).sort(), ['createdAt', 'id', 'payload', 'sequence', 'type']);

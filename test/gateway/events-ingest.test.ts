@@ -1,5 +1,6 @@
 // POST /gateway/v1/events through the real app: events judged one by one, idempotent retries,
 // masked codes, clock-ahead handling, names resolved, and every bad input of issue 4.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -9,7 +10,7 @@ import { event, getJson, postEvents } from '../events/helpers.ts';
 let t: TestApp;
 let account: ProvisionedAccount;
 let gateway: string;
-let facilityId: string;
+let facilityId: EntityId;
 
 before(async () => {
   t = await startTestApp();
@@ -190,7 +191,7 @@ describe('POST /gateway/v1/events', () => {
       t.app.inject({ method: 'POST', url, headers: bearer(account.token), payload });
     const unitResponse = await post(`/facilities/${facilityId}/units`, { unitNumber: 'A101' });
     assert.equal(unitResponse.statusCode, 201, unitResponse.body);
-    const unitId: string = unitResponse.json().id;
+    const unitId: EntityId = unitResponse.json().id;
     const visitorResponse = await post(`/facilities/${facilityId}/visitors`, {
       unitId,
       accessCode: '2468',
@@ -199,16 +200,23 @@ describe('POST /gateway/v1/events', () => {
       isTenant: true,
     });
     assert.equal(visitorResponse.statusCode, 201, visitorResponse.body);
-    const visitorId: string = visitorResponse.json().visitor.id;
+    const visitorId: EntityId = visitorResponse.json().visitor.id;
     const otherUnit = await post(`/facilities/${account.facilities[1]!.id}/units`, { unitNumber: 'B202' });
     assert.equal(otherUnit.statusCode, 201, otherUnit.body);
 
-    const resolved = event({ unitId: unitId.toUpperCase(), visitorId });
+    // The unit id as a string of digits (some controllers send ids as text), the visitor id as a number.
+    const resolved = event({ unitId: String(unitId), visitorId });
     const foreign = event({ unitId: otherUnit.json().id });
-    const unknown = event({ unitId: '6a1f5c0e-8a3c-4c9b-9f5e-0d2f3b4a5c6d', visitorId: 'V-17' });
-    assert.equal((await postEvents(t, gateway, [resolved, foreign, unknown])).body.accepted, 3);
+    const unknown = event({ unitId: 999_999_999, visitorId: 'V-17' });
+    const posted = await postEvents(t, gateway, [resolved, foreign, unknown]);
+    assert.equal(posted.body.accepted, 3);
+    assert.deepEqual(
+      posted.body.warnings.map((w: any) => [w.index, w.path, w.code]),
+      [[2, 'events[2].visitorId', 'NOT_AN_ID']],
+    );
     const [row] = await storedRows('gwc_event_id = $1', [resolved.eventId]);
-    assert.equal(row.unit_id, unitId.toUpperCase(), 'the id is kept as reported');
+    assert.equal(row.unit_id, unitId, 'the id is stored as the integer it names');
+    assert.equal(row.visitor_id, visitorId);
     assert.equal(row.unit_number, 'A101');
     assert.equal(row.visitor_name, 'Jane Doe');
     assert.equal(
@@ -217,7 +225,12 @@ describe('POST /gateway/v1/events', () => {
       "another facility's unit does not resolve",
     );
     const [unknownRow] = await storedRows('gwc_event_id = $1', [unknown.eventId]);
-    assert.deepEqual([unknownRow.unit_number, unknownRow.visitor_id, unknownRow.visitor_name], [null, 'V-17', null]);
+    assert.deepEqual(
+      [unknownRow.unit_id, unknownRow.unit_number, unknownRow.visitor_id, unknownRow.visitor_name],
+      [999_999_999, null, null, null],
+      'an id that names no unit is kept without a number; a value that is no id is not an id',
+    );
+    assert.deepEqual(unknownRow.data, { reportedVisitorId: 'V-17' });
 
     // A Command Received event acknowledges the command it names (and only for its facility).
     const commands = await getJson(t, account.token, `/facilities/${facilityId}/commands`);

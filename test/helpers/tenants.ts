@@ -1,5 +1,6 @@
 // Provisioning for tests: accounts, facilities and credentials made with the admin operations,
 // and tokens obtained from the real token endpoint.
+import type { EntityId } from '../../src/ids.ts';
 import { randomBytes } from 'node:crypto';
 import * as admin from '../../src/tenancy/index.ts';
 import type { TestApp } from './harness.ts';
@@ -26,8 +27,8 @@ async function token(t: TestApp, form: Record<string, string>): Promise<string> 
 export const uniqueGuid = (prefix = 'FAC') => `${prefix}-${randomBytes(4).toString('hex')}`.slice(0, 20);
 
 export interface ProvisionedAccount {
-  accountId: string;
-  facilities: { id: string; guid: string | null; name: string; timeZone: string }[];
+  accountId: EntityId;
+  facilities: { id: EntityId; guid: string | null; name: string; timeZone: string; propertyNumber: string | null }[];
   pms: { clientId: string; clientSecret: string };
   key: { apiKey: string; apiSecret: string };
   /** An access token of the PMS for this account (password grant; default account scopes). */
@@ -49,7 +50,7 @@ export async function provisionAccount(
         accountId: account.id,
         name: `Facility ${i + 1}`,
         timeZone: options.timeZone ?? 'America/Denver',
-        propertyNumber: String(100 + i),
+        propertyNumber: `${account.id}-${100 + i}`,
         guid: options.guids === false ? null : uniqueGuid(),
       }),
     );
@@ -70,7 +71,13 @@ export async function provisionAccount(
   if (status !== 200) throw new Error(`password grant failed: ${status} ${JSON.stringify(body)}`);
   return {
     accountId: account.id,
-    facilities: facilities.map((f) => ({ id: f.id, guid: f.guid, name: f.name, timeZone: f.timeZone })),
+    facilities: facilities.map((f) => ({
+      id: f.id,
+      guid: f.guid,
+      name: f.name,
+      timeZone: f.timeZone,
+      propertyNumber: f.propertyNumber,
+    })),
     pms: { clientId: pms.clientId, clientSecret: pms.clientSecret },
     key: { apiKey: key.apiKey, apiSecret: key.apiSecret },
     token: body.access_token,
@@ -103,7 +110,7 @@ export async function partnerToken(
 /** A facility's gateway controller credentials and token. */
 export async function gatewayToken(
   t: TestApp,
-  facilityId: string,
+  facilityId: EntityId,
 ): Promise<{ token: string; clientId: string; clientSecret: string }> {
   const gateway = await admin.createGatewayCredential(t.services.database.db, { facilityId });
   return {

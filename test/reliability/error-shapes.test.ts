@@ -61,7 +61,7 @@ describe('errors at the edges', () => {
     assertProblem(unauthenticated, 401, 'INVALID_TOKEN');
     const forbidden = await call('/facilities', { headers: { authorization: `Bearer ${operator}` } });
     assertProblem(forbidden, 403, 'INSUFFICIENT_SCOPE');
-    const hidden = await call('/gatewayevents/facilities/00000000-0000-4000-8000-000000000000', {
+    const hidden = await call('/gatewayevents/facilities/999999999', {
       headers: { authorization: `Bearer ${operator}` },
     });
     assert.ok([403, 404].includes(hidden.status), hidden.text);

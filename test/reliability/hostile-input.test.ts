@@ -2,6 +2,7 @@
 // levels deep and integers beyond 64 bits are refused with a 400 in each face's own shape, and the
 // server keeps serving; /metrics needs an operator's token; secrets in query strings never reach
 // the log.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
@@ -17,8 +18,8 @@ let operatorApp: { clientId: string; clientSecret: string };
 let pms: string;
 let partner: string;
 let gateway: string;
-let accountId: string;
-let facilityId: string;
+let accountId: EntityId;
+let facilityId: EntityId;
 
 interface Answer {
   status: number;

@@ -42,8 +42,8 @@ const NIGHT = Date.parse('2026-03-03T06:00:00Z');
 
 function visitor(overrides: Partial<VisitorCopy> = {}): VisitorCopy {
   return {
-    id: 'v1',
-    unitId: 'u1',
+    id: 11,
+    unitId: 21,
     unitNumber: 'A101',
     firstName: 'Pat',
     lastName: 'Lee',
@@ -72,17 +72,17 @@ describe('applying commands', () => {
     const s0 = emptyState();
     const s1 = stateWith(visitor());
     assert.equal(s0.units.size, 0);
-    assert.equal(s1.units.get('u1')?.status, 'Rented');
-    assert.equal(s1.visitors.get('v1')?.accessCode, '1234');
+    assert.equal(s1.units.get(21)?.status, 'Rented');
+    assert.equal(s1.visitors.get(11)?.accessCode, '1234');
     assert.equal(s1.timeZone, 'America/Denver');
     const s2 = applyCommand(s1, {
       id: 'c3',
       sequence: 3,
       type: 'unit.upsert',
-      payload: { action: 'disable', unit: { id: 'u1', unitNumber: 'A101', status: 'Delinquent' } },
+      payload: { action: 'disable', unit: { id: 21, unitNumber: 'A101', status: 'Delinquent' } },
     });
-    assert.equal(s1.units.get('u1')?.status, 'Rented');
-    assert.equal(s2.units.get('u1')?.status, 'Delinquent');
+    assert.equal(s1.units.get(21)?.status, 'Rented');
+    assert.equal(s2.units.get(21)?.status, 'Delinquent');
   });
 
   it('vacate and delete drop the unit’s visitors; remove drops one; refreshes replace everything', () => {
@@ -91,16 +91,13 @@ describe('applying commands', () => {
       id: 'c',
       sequence: 3,
       type: 'unit.vacate',
-      payload: { unit: { id: 'u1', unitNumber: 'A101', status: 'Vacant' }, removedVisitorIds: ['v1'] },
+      payload: { unit: { id: 21, unitNumber: 'A101', status: 'Vacant' }, removedVisitorIds: [11] },
     });
     assert.equal(vacated.visitors.size, 0);
-    assert.equal(vacated.units.get('u1')?.status, 'Vacant');
+    assert.equal(vacated.units.get(21)?.status, 'Vacant');
+    assert.equal(applyCommand(s, { id: 'c', sequence: 3, type: 'unit.delete', payload: { unitId: 21 } }).units.size, 0);
     assert.equal(
-      applyCommand(s, { id: 'c', sequence: 3, type: 'unit.delete', payload: { unitId: 'u1' } }).units.size,
-      0,
-    );
-    assert.equal(
-      applyCommand(s, { id: 'c', sequence: 3, type: 'visitor.remove', payload: { visitorId: 'v1' } }).visitors.size,
+      applyCommand(s, { id: 'c', sequence: 3, type: 'visitor.remove', payload: { visitorId: 11 } }).visitors.size,
       0,
     );
     const refreshed = applyCommand(s, {
@@ -114,9 +111,9 @@ describe('applying commands', () => {
       id: 'c',
       sequence: 3,
       type: 'visitors.refresh',
-      payload: { visitors: [visitor({ id: 'v2', accessCode: '999' })] },
+      payload: { visitors: [visitor({ id: 12, accessCode: '999' })] },
     });
-    assert.deepEqual([...visitors.visitors.keys()], ['v2']);
+    assert.deepEqual([...visitors.visitors.keys()], [12]);
     assert.equal(
       applyCommand(s, { id: 'c', sequence: 3, type: 'something.new', payload: {} }),
       s,
@@ -139,7 +136,7 @@ describe('applying commands', () => {
   it('finds a code among enabled visitors only', () => {
     const s = stateWith(visitor({ isEnabled: false }));
     assert.equal(visitorByCode(s, '1234'), undefined);
-    assert.equal(visitorByCode(stateWith(visitor()), '1234')?.id, 'v1');
+    assert.equal(visitorByCode(stateWith(visitor()), '1234')?.id, 11);
   });
 });
 
@@ -150,8 +147,8 @@ describe('the keypad decision', () => {
   it('18 for a valid code in its time group and access area, naming visitor and unit', () => {
     const d = decide(stateWith(visitor()), '1234');
     assert.equal(d.eventType, 18);
-    assert.equal(d.visitorId, 'v1');
-    assert.equal(d.unitId, 'u1');
+    assert.equal(d.visitorId, 11);
+    assert.equal(d.unitId, 21);
   });
   it('15 for a code nobody has, and for a disabled visitor’s code', () => {
     assert.equal(decide(stateWith(visitor()), '9999').eventType, 15);

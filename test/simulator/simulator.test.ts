@@ -1,6 +1,7 @@
 // The simulator against a stand-in service: it authenticates, applies the command it receives and
 // acknowledges it, reports keypad events for the visitor, and — while the service answers 503 —
 // retries its batches with the same eventIds, losing nothing.
+import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ interface Batch {
   events: {
     eventId: string;
     eventType: number;
-    visitorId?: string;
+    visitorId?: EntityId;
     codeEntered?: string;
     data?: { commandId?: string };
   }[];
@@ -34,10 +35,10 @@ const COMMAND = {
   createdAt: new Date().toISOString(),
   payload: {
     action: 'create',
-    unit: { id: 'u1', unitNumber: 'A1', status: 'Rented' },
+    unit: { id: 21, unitNumber: 'A1', status: 'Rented' },
     visitor: {
-      id: 'v1',
-      unitId: 'u1',
+      id: 11,
+      unitId: 21,
       unitNumber: 'A1',
       firstName: 'Sam',
       lastName: 'Sim',
@@ -121,7 +122,7 @@ it('applies and acknowledges a command, reports the visitor’s entries, retries
     .flatMap((b) => b.events)
     .filter((e) => e.eventType === 18);
   assert.ok(grants.length > 0);
-  assert.ok(grants.every((e) => e.visitorId === 'v1' && e.codeEntered === '2468'));
+  assert.ok(grants.every((e) => e.visitorId === 11 && e.codeEntered === '2468'));
 
   // Every failed batch was sent again whole, with the same ids, before anything newer.
   const failedAt = batches.map((b, i) => (b.status === 503 ? i : -1)).filter((i) => i >= 0);

@@ -25,6 +25,10 @@ describe('admin routes', () => {
       timeZone: 'America/Denver',
       guid: 'FAC-ADM-1',
       propertyNumber: '7',
+      addressLine: '12 Main St',
+      city: 'Denver',
+      state: 'CO',
+      postalCode: '80202',
     });
     assert.equal(facility.statusCode, 201);
     assert.deepEqual(
@@ -35,6 +39,11 @@ describe('admin routes', () => {
         name: 'Main St',
         propertyNumber: '7',
         timeZone: 'America/Denver',
+        addressLine: '12 Main St',
+        city: 'Denver',
+        state: 'CO',
+        postalCode: '80202',
+        country: null,
         guid: 'FAC-ADM-1',
         charityEnrolled: false,
       },
@@ -77,10 +86,11 @@ describe('admin routes', () => {
 
   it('lists every invalid field of a facility at once', async () => {
     const response = await post('/admin/facilities', {
-      accountId: 'x',
+      accountId: 999_999_999,
       name: '',
       timeZone: 'Nowhere/Land',
       guid: 'G'.repeat(21),
+      postalCode: 'P'.repeat(21),
     });
     assert.equal(response.statusCode, 400);
     assert.deepEqual(
@@ -88,7 +98,14 @@ describe('admin routes', () => {
         .json()
         .errors.map((e: { path: string }) => e.path)
         .sort(),
-      ['accountId', 'guid', 'name', 'timeZone'],
+      ['guid', 'name', 'postalCode', 'timeZone'],
+    );
+    // An account id that is not an integer is a fault of the body's form (the schema names it).
+    const notAnId = await post('/admin/facilities', { accountId: 'x', name: 'A', timeZone: 'UTC' });
+    assert.equal(notAnId.statusCode, 400);
+    assert.deepEqual(
+      notAnId.json().errors.map((e: { path: string }) => e.path),
+      ['accountId'],
     );
   });
 
@@ -109,6 +126,27 @@ describe('admin routes', () => {
     assert.equal(second.json().code, 'GUID_TAKEN');
   });
 
+  it('refuses a property number used by any facility of the service (they link a site to its PMS)', async () => {
+    const one = (await post('/admin/accounts', { name: 'PN One' })).json();
+    const two = (await post('/admin/accounts', { name: 'PN Two' })).json();
+    const first = await post('/admin/facilities', {
+      accountId: one.id,
+      name: 'A',
+      timeZone: 'UTC',
+      propertyNumber: 'PN-1',
+    });
+    assert.equal(first.statusCode, 201);
+    const second = await post('/admin/facilities', {
+      accountId: two.id,
+      name: 'B',
+      timeZone: 'UTC',
+      propertyNumber: 'PN-1',
+    });
+    assert.equal(second.statusCode, 409);
+    assert.equal(second.json().code, 'PROPERTY_NUMBER_TAKEN');
+    assert.deepEqual(second.json().errors, [{ path: 'propertyNumber', message: 'is already in use' }]);
+  });
+
   it('refuses account-key scopes beyond the account scopes, and unknown accounts', async () => {
     const acct = await provisionAccount(t);
     const bad = await post('/admin/account-keys', {
@@ -119,7 +157,7 @@ describe('admin routes', () => {
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().errors[0].path, 'scopes[0]');
     const missing = await post('/admin/account-keys', {
-      accountId: '00000000-0000-4000-8000-000000000000',
+      accountId: 999_999_999,
       clientId: acct.pms.clientId,
     });
     assert.equal(missing.statusCode, 404);

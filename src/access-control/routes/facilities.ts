@@ -1,9 +1,10 @@
-// GET /facilities, GET /facilities/{facilityId}: the facilities a PMS token sees.
+// GET /facilities, GET /facilities/detail?propertyNumber=, GET /facilities/{facilityId}: the
+// facilities a PMS token sees.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { facilityOf, principalOf } from '../../auth/guard.ts';
 import { onFacility, scoped } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
-import { listFacilities } from '../facilities.ts';
+import { facilityByPropertyNumber, listFacilities } from '../facilities.ts';
 import * as S from '../schemas.ts';
 
 export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -20,6 +21,23 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       },
     },
     async (request) => listFacilities(db, principalOf(request)),
+  );
+
+  app.get(
+    '/facilities/detail',
+    {
+      config: scoped('accesscontrol:read'),
+      schema: {
+        tags: S.FACILITY_TAGS,
+        summary: 'The facility with a property number.',
+        description:
+          'How operators link a site to their PMS. 404 when no facility visible to the token has that number ' +
+          "(another account's facility answers exactly the same).",
+        querystring: S.PropertyNumberQuery,
+        response: { 200: S.Facility },
+      },
+    },
+    async (request) => facilityByPropertyNumber(db, principalOf(request), request.query.propertyNumber),
   );
 
   app.get(

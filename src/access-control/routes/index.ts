@@ -1,14 +1,17 @@
 // The access-control face (/facilities): the one plugin app.ts registers. What its routes share is
-// set here, for all of them: bodies sent as application/json-patch+json are JSON, an empty body is
-// no body (action routes), and a bad accessCode is named by its rule in words. Lists are plain JSON
-// arrays, as PMS integrations of such APIs expect; an `api-version: 2.0` header is accepted on
-// every call (and not required). SPEC §4.
+// set here, for all of them: the lenient bodies of SPEC §4 (src/http/lenient.ts: JSON also as
+// application/json-patch+json, form-encoded bodies, an empty body as no body, integers and booleans
+// also as strings, accessCode also as a number), and a bad accessCode named by its rule in words.
+// Lists are plain JSON arrays, as PMS integrations of such APIs expect; an `api-version: 2.0` header
+// is accepted on every call (and not required). SPEC §4.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { acceptLenientBodies } from '../../http/lenient.ts';
 import { handleError, sendProblem } from '../../http/problem.ts';
 import type { Services } from '../../services.ts';
 import { ACCESS_CODE_RULE } from '../rules.ts';
 import { accessProfileRoutes } from './access-profiles.ts';
+import { codeReadRoutes } from './code-reads.ts';
 import { commandRoutes } from './commands.ts';
 import { facilityRoutes } from './facilities.ts';
 import { timeGroupRoutes } from './time-groups.ts';
@@ -16,17 +19,7 @@ import { unitRoutes } from './units.ts';
 import { visitorRoutes } from './visitors.ts';
 
 export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, options) => {
-  // Bodies: JSON, also as application/json-patch+json; an empty body is no body (action routes).
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    ['application/json', 'application/json-patch+json'],
-    { parseAs: 'string' },
-    (request, body, done) => {
-      if (typeof body === 'string' && body.trim() === '') return done(null, null);
-      json(request, body as string, done);
-    },
-  );
+  acceptLenientBodies(app);
 
   // The code's rule in words, instead of the schema's pattern.
   app.setErrorHandler((error, request, reply: FastifyReply) => {
@@ -46,4 +39,5 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
   await app.register(timeGroupRoutes, options);
   await app.register(accessProfileRoutes, options);
   await app.register(commandRoutes, options);
+  await app.register(codeReadRoutes, options);
 };

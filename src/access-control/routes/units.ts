@@ -9,6 +9,7 @@ import type { UnitAction } from '../rules.ts';
 import * as S from '../schemas.ts';
 import { actOnUnit, createUnit, getUnit, listUnits } from '../units.ts';
 import { listUnitVisitors } from '../visitors.ts';
+import { readerOf } from './visitors.ts';
 
 const unitActions: { action: Exclude<UnitAction, 'delete'>; summary: string }[] = [
   {
@@ -36,7 +37,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         response: { 200: Type.Array(S.Unit) },
       },
     },
-    async (request) => listUnits(db, facilityOf(request).id, request.query),
+    async (request) => listUnits(db, facilityOf(request), request.query),
   );
 
   app.post(
@@ -46,7 +47,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       schema: {
         tags: S.FACILITY_TAGS,
         summary: 'Create a unit (status Vacant).',
-        description: `${S.COMMAND_NOTE} 409 UNIT_NUMBER_TAKEN when the facility has a unit with that number.`,
+        description: `${S.COMMAND_NOTE} 400 UNIT_NUMBER_TAKEN (naming unitNumber) when the facility has a unit with that number.`,
         params: S.FacilityParams,
         querystring: S.ChangeQuery,
         body: S.CreateUnitBody,
@@ -63,7 +64,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       config: onFacility('accesscontrol:read'),
       schema: { tags: S.FACILITY_TAGS, summary: 'One unit.', params: S.UnitParams, response: { 200: S.Unit } },
     },
-    async (request) => getUnit(db, facilityOf(request).id, request.params.unitId),
+    async (request) => getUnit(db, facilityOf(request), request.params.unitId),
   );
 
   for (const { action, summary } of unitActions) {
@@ -97,16 +98,16 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         summary: 'Delete a Vacant unit.',
         description:
           `${S.COMMAND_NOTE} 409 UNIT_OCCUPIED for a Rented or Delinquent unit (vacate it first). ` +
-          'Answers 204. No body needed.',
+          'Answers 200 with the JSON body true, as the PMS integrations written for such APIs expect. No body needed.',
         params: S.UnitParams,
         querystring: S.ChangeQuery,
         body: S.ActionBody,
-        response: { 204: Type.Null() },
+        response: { 200: Type.Literal(true) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       await actOnUnit(ac, facilityOf(request), request.params.unitId, 'delete', S.suppressed(request));
-      return reply.code(204).send(null);
+      return true as const;
     },
   );
 
@@ -117,11 +118,12 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       schema: {
         tags: S.FACILITY_TAGS,
         summary: "A unit's visitors.",
+        description: S.CODES_NOTE,
         params: S.UnitParams,
         response: { 200: Type.Array(S.Visitor) },
       },
     },
-    async (request) => listUnitVisitors(db, facilityOf(request).id, request.params.unitId),
+    async (request) => listUnitVisitors(ac, facilityOf(request), readerOf(request), request.params.unitId),
   );
 
   app.post(

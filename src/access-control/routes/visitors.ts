@@ -1,10 +1,13 @@
-// /facilities/{facilityId}/visitors: a facility's visitors — reads (never their codes), create,
-// update, remove, disable/enable, and the deprecated full-state refresh.
+// /facilities/{facilityId}/visitors: a facility's visitors — reads (codes only with the scope
+// accesscontrol:codes, audited), create, update, remove, disable/enable, and the deprecated
+// full-state refresh.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf } from '../../auth/guard.ts';
+import type { FastifyRequest } from 'fastify';
+import { facilityOf, principalOf } from '../../auth/guard.ts';
 import { onFacility } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
 import { refresh } from '../refresh.ts';
+import type { Reader } from '../code-reads.ts';
 import * as S from '../schemas.ts';
 import {
   createVisitor,
@@ -15,9 +18,15 @@ import {
   updateVisitor,
 } from '../visitors.ts';
 
+/** Who reads visitors through this request: a code read's audit record names them. */
+export const readerOf = (request: FastifyRequest): Reader => ({
+  principal: principalOf(request),
+  requestId: request.id,
+  route: `${request.method} ${request.routeOptions.url}`,
+});
+
 export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const ac = services.accessControl;
-  const db = services.database.db;
 
   app.get(
     '/facilities/:facilityId/visitors',
@@ -25,13 +34,19 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       config: onFacility('accesscontrol:read'),
       schema: {
         tags: S.FACILITY_TAGS,
-        summary: "The facility's visitors (never their codes).",
+        summary: "The facility's visitors, by unit number and name.",
+        description: `${S.CODES_NOTE} ?unitNumber= narrows to that unit's visitors.`,
         params: S.FacilityParams,
-        querystring: Type.Object(S.PageQuery),
+        querystring: Type.Object({
+          unitNumber: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 50, description: 'Only this unit’s visitors.' }),
+          ),
+          ...S.PageQuery,
+        }),
         response: { 200: Type.Array(S.Visitor) },
       },
     },
-    async (request) => listVisitors(db, facilityOf(request).id, request.query),
+    async (request) => listVisitors(ac, facilityOf(request), readerOf(request), request.query),
   );
 
   app.post(
@@ -42,8 +57,10 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         tags: S.FACILITY_TAGS,
         summary: 'Create a visitor with a gate code; a tenant makes a Vacant unit Rented.',
         description:
-          `${S.COMMAND_NOTE} Answers 201 {visitor, unit}. 404 UNIT_NOT_FOUND for a unit that is not this facility's; ` +
-          '409 ACCESS_CODE_IN_USE when an enabled visitor of the facility has the code; ' +
+          `${S.COMMAND_NOTE} Answers 201 {visitor, unit} (unit null for a visitor without one). ` +
+          "404 UNIT_NOT_FOUND for a unit that is not this facility's; " +
+          '400 ACCESS_CODE_IN_USE (naming accessCode) when an enabled visitor of the facility has the code; ' +
+          '400 naming unitId for a tenant without a unit; ' +
           '409 UNIT_VACANT for a visitor who is not a tenant on a Vacant unit.',
         params: S.FacilityParams,
         querystring: S.ChangeQuery,
@@ -61,12 +78,13 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       config: onFacility('accesscontrol:read'),
       schema: {
         tags: S.FACILITY_TAGS,
-        summary: 'One visitor (never the code).',
+        summary: 'One visitor.',
+        description: S.CODES_NOTE,
         params: S.VisitorParams,
         response: { 200: S.Visitor },
       },
     },
-    async (request) => getVisitor(db, facilityOf(request).id, request.params.visitorId),
+    async (request) => getVisitor(ac, facilityOf(request), readerOf(request), request.params.visitorId),
   );
 
   app.post(
@@ -78,7 +96,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         summary: "Change a visitor's fields (those given; extendedData is replaced whole).",
         description:
           `${S.COMMAND_NOTE} An update always sends the visitor's state to the controller. ` +
-          '409 ACCESS_CODE_IN_USE, UNIT_VACANT as for create.',
+          '400 ACCESS_CODE_IN_USE, 409 UNIT_VACANT as for create.',
         params: S.VisitorParams,
         querystring: S.ChangeQuery,
         body: S.UpdateVisitorBody,

@@ -1,6 +1,7 @@
 // /admin/auctions: what support and the marketplace do to auctions (scope admin: an operator's
 // token) — list and read (reads.ts), report a sale (closing.ts), change a Pending auction
 // (amend.ts), cancel (cancel.ts). Errors are problem+json, as everywhere outside /api/3.
+import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Nullable } from '../../http/schemas.ts';
@@ -42,7 +43,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           'Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) ' +
           'and `cursor`.',
         querystring: Type.Object({
-          facilityId: Type.Optional(Type.String({ format: 'uuid' })),
+          facilityId: Type.Optional(EntityId('Only this facility’s auctions.')),
           status: Type.Optional(AuctionStatus),
           unitId: Type.Optional(Type.String({ maxLength: LIMITS.unitIdLength })),
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),

@@ -1,5 +1,6 @@
 // /admin/facilities/{facilityId}/charity-enrolment: the operator enrols a facility in the charity
 // programme (POST) or withdraws it (DELETE) — charity-enrolment.ts.
+import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Nullable } from '../../http/schemas.ts';
@@ -8,7 +9,7 @@ import { adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
 
 const Enrolment = Type.Object({
-  facilityId: Type.String(),
+  facilityId: EntityId('The facility id.'),
   guid: Nullable(Type.String()),
   charityEnrolled: Type.Boolean(),
   activated: Type.Array(Type.String(), { description: 'Pending charity auctions that became Active.' }),
@@ -17,7 +18,7 @@ const Enrolment = Type.Object({
   }),
 });
 
-const FacilityParams = Type.Object({ facilityId: Type.String({ maxLength: 100 }) });
+const FacilityParams = Type.Object({ facilityId: EntityId('The facility id.') });
 
 /** The two methods: what each does to the enrolment, and how the document says it. */
 const METHODS = [

@@ -1,4 +1,5 @@
 // /admin/notifications: support lists the notifications and resolves them (notifications.ts).
+import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Nullable } from '../../http/schemas.ts';
@@ -24,7 +25,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         querystring: Type.Object({
           state: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'open' }),
           kind: Type.Optional(Type.Union(KINDS.map((kind) => Type.Literal(kind)))),
-          facilityId: Type.Optional(Type.String({ format: 'uuid' })),
+          facilityId: Type.Optional(EntityId('Only this facility’s notifications.')),
           auctionId: Type.Optional(Type.String({ format: 'uuid' })),
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
           cursor: Type.Optional(Type.String({ maxLength: 200 })),

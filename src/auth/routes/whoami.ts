@@ -1,6 +1,7 @@
 // GET /auth/whoami: who the bearer token speaks for.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
+import { EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { principalOf } from '../guard.ts';
 import { ALL_SCOPES } from '../principal.ts';
@@ -20,8 +21,8 @@ export const whoamiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
             kind: Type.String(),
             clientId: Type.String(),
             scopes: Type.Array(Type.String()),
-            accountId: Type.Optional(Type.String()),
-            facilityId: Type.Optional(Type.String()),
+            accountId: Type.Optional(EntityId('The account the token acts for.')),
+            facilityId: Type.Optional(EntityId('The facility of a gateway controller’s token.')),
             clientType: Type.Optional(Type.String()),
             facilityGuids: Type.Optional(Type.Array(Type.String())),
           }),

@@ -1,17 +1,26 @@
 -- Tenancy and credentials. Secrets are stored only as scrypt hashes ("scrypt$N$r$p$salt$hash").
 
+-- Accounts, facilities, units, visitors, time groups, access profiles and action groups have
+-- integer ids (identity columns: never reused), as in the systems existing PMS integrations were
+-- written for; credentials and the rest keep opaque uuids.
 create table accounts (
-  id uuid primary key default gen_random_uuid(),
+  id bigint generated always as identity primary key,
   name text not null check (char_length(name) between 1 and 200),
   created_at timestamptz not null default now()
 );
 
 create table facilities (
-  id uuid primary key default gen_random_uuid(),
-  account_id uuid not null references accounts (id),
+  id bigint generated always as identity primary key,
+  account_id bigint not null references accounts (id),
   name text not null check (char_length(name) between 1 and 200),
-  property_number text check (char_length(property_number) <= 50),
+  -- PMS integrations link a site by its property number: unique within the service.
+  property_number text unique check (char_length(property_number) between 1 and 50),
   time_zone text not null,
+  address_line text check (char_length(address_line) <= 200),
+  city text check (char_length(city) <= 100),
+  state text check (char_length(state) <= 100),
+  postal_code text check (char_length(postal_code) <= 20),
+  country text check (char_length(country) <= 100),
   -- The auction identifier the operator gives the partner that auctions this facility's units.
   guid text unique check (char_length(guid) between 1 and 20),
   charity_enrolled boolean not null default false,
@@ -37,7 +46,7 @@ create table account_credentials (
   id uuid primary key default gen_random_uuid(),
   api_key text not null unique,
   secret_hash text not null,
-  account_id uuid not null references accounts (id),
+  account_id bigint not null references accounts (id),
   application_id uuid not null references applications (id),
   scopes text[] not null,
   created_at timestamptz not null default now(),
@@ -50,7 +59,7 @@ create table gateway_credentials (
   id uuid primary key default gen_random_uuid(),
   client_id text not null unique,
   secret_hash text not null,
-  facility_id uuid not null references facilities (id),
+  facility_id bigint not null references facilities (id),
   created_at timestamptz not null default now(),
   revoked_at timestamptz
 );

@@ -1,6 +1,6 @@
 -- Gateway events: what the facilities' gateway controllers report. Append-only, range-partitioned
 -- by month (UTC) on occurred_at; retention drops whole partitions (src/events/partitions.ts).
--- See docs/notes/events.md for the reasoning behind every choice here.
+-- See docs/faces/events.md for the reasoning behind every choice here.
 
 -- The ingest sequence. An ingest transaction takes its account's advisory lock before it draws from
 -- it and holds it until it commits, so within an account sequence order is commit order: any
@@ -12,8 +12,8 @@ create sequence gateway_events_seq as bigint;
 create table gateway_events (
   seq bigint not null default nextval('gateway_events_seq'),
   id uuid not null default gen_random_uuid(),
-  account_id uuid not null,
-  facility_id uuid not null,
+  account_id bigint not null,
+  facility_id bigint not null,
   -- The facility as it was when the event was received (name and time zone attached at ingest).
   facility_name text not null,
   time_zone text not null,
@@ -26,9 +26,9 @@ create table gateway_events (
   received_at timestamptz(3) not null,
   device_id text,
   device_name text,
-  unit_id text,
+  unit_id bigint,
   unit_number text,
-  visitor_id text,
+  visitor_id bigint,
   visitor_name text,
   -- Masked at ingest ("****42"); the code in clear is never stored.
   code_entered text,
@@ -44,6 +44,14 @@ alter sequence gateway_events_seq owned by gateway_events.seq;
 create index gateway_events_account on gateway_events (account_id, occurred_at, seq);
 create index gateway_events_facility on gateway_events (facility_id, occurred_at, seq);
 create index gateway_events_account_seq on gateway_events (account_id, seq);
+-- A unit's or a visitor's events (unitIds / visitorIds, the combined route's uq / vq), found
+-- without reading the scope's whole time range: equality on the id, range and order on
+-- (occurred_at, seq); the scope is checked on the few rows found. Led by the id alone: ids are
+-- never reused and a unit belongs to one facility, so the id is as selective as (facility, id), and
+-- the same index serves the account route. Partial: events that name no unit (or no visitor) cost
+-- nothing here. docs/faces/events.md has the measurements behind this choice.
+create index gateway_events_unit on gateway_events (unit_id, occurred_at, seq) where unit_id is not null;
+create index gateway_events_visitor on gateway_events (visitor_id, occurred_at, seq) where visitor_id is not null;
 
 -- Events are immutable: no UPDATE, no DELETE (retention drops whole partitions instead).
 create function gateway_events_immutable() returns trigger language plpgsql as $$
@@ -58,7 +66,7 @@ create trigger gateway_events_append_only before update or delete on gateway_eve
 -- time received), so the controller's ids are kept in this small unpartitioned table, keyed by
 -- (facility_id, event_id) alone. Rows leave with the retention window (BRIN on occurred_at).
 create table gateway_event_ids (
-  facility_id uuid not null,
+  facility_id bigint not null,
   -- Byte order ("C"): ids are compared for equality only, and a collation-aware key costs about
   -- half of an ingest batch's time.
   event_id text collate "C" not null,

@@ -3,7 +3,7 @@
 
 create table auctions (
   id uuid primary key default gen_random_uuid(),
-  facility_id uuid not null references facilities (id),
+  facility_id bigint not null references facilities (id),
   unit_id text not null check (char_length(unit_id) between 1 and 50),
   unit_name text not null check (char_length(unit_name) between 1 and 50),
   auction_type text not null check (auction_type in ('Lien', 'Non-Lien', 'Charity')),
@@ -80,7 +80,7 @@ create table support_notifications (
   kind text not null check (kind in ('AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED')),
   reason text,
   message text not null,
-  facility_id uuid references facilities (id),
+  facility_id bigint references facilities (id),
   auction_id uuid references auctions (id),
   detail jsonb not null default '{}',
   created_at timestamptz not null default now(),

@@ -1,5 +1,6 @@
 // What the access-event routes share: who may call them, the versions each path exists in, the
 // notes their descriptions repeat, and the small steps of rendering.
+import type { EntityId } from '../../ids.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { facilityOf } from '../../auth/guard.ts';
 import { onAccount, onFacility, scoped } from '../../http/access.ts';
@@ -20,6 +21,8 @@ const ROUTE_VERSIONS: Record<string, readonly EventApiVersion[]> = {
   '/gatewayevents/facilities/:facilityId/export': ['3.0'],
   '/events/types': ['2.0'],
   '/events/facilities/:facilityId': ['2.0'],
+  '/combinedevents/types': ['2.0', '3.0'],
+  '/combinedevents/facilities/:facilityId': ['2.0', '3.0'],
 };
 export const versionsOfRoute = (url: string) => ROUTE_VERSIONS[url] ?? ['3.0'];
 
@@ -35,8 +38,9 @@ export const legacyNote = (version: string) =>
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Sends JSON text written by render.ts (the route's response schema documents it). */
-export const sendJson = (reply: FastifyReply, json: string) => reply.type(JSON_TYPE).send(Buffer.from(json));
+/** Sends JSON written by render.ts or combined.ts (the route's response schema documents it). */
+export const sendJson = (reply: FastifyReply, json: string | Buffer) =>
+  reply.type(JSON_TYPE).send(typeof json === 'string' ? Buffer.from(json) : json);
 
 /** The scope of a facility route (the guard has checked the facility is the token's). */
 export function facilityScope(request: FastifyRequest): EventScope {
@@ -45,13 +49,10 @@ export function facilityScope(request: FastifyRequest): EventScope {
 }
 
 /** The scope of an account route (the guard has checked the account is the token's). */
-export const accountScope = (accountId: string): EventScope => ({
-  kind: 'account',
-  accountId: accountId.toLowerCase(),
-});
+export const accountScope = (accountId: EntityId): EventScope => ({ kind: 'account', accountId });
 
 /** The filter parameters of a query, without its paging. */
-export function filterParams(query: FilterParams & { facilityIds?: string[] }): FilterParams {
-  const { eventTypes, facilityIds, startDate, endDate, sort } = query;
-  return { eventTypes, facilityIds, startDate, endDate, sort };
+export function filterParams(query: FilterParams): FilterParams {
+  const { eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate, sort } = query;
+  return { eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate, sort };
 }

@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { facilityOf } from '../../auth/guard.ts';
 import type { Services } from '../../services.ts';
 import { exportCsv } from '../export.ts';
+import { EXACT_TOTAL_CAP } from '../limits.ts';
 import { parseFilter } from '../filters.ts';
 import type { EventFilter } from '../query.ts';
 import type { PagingParams } from '../reads.ts';
@@ -31,7 +32,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     `${what} as CSV (RFC 4180, UTF-8, header row; Content-Disposition: attachment). Same parameters and filters as ` +
     'the list route. Without pageSize, pageNumber or cursor it streams every matching event committed when the export ' +
     "began, in constant memory whatever the size; with them, just that page (X-Next-Cursor: the next page's cursor, " +
-    `X-Total-Count). ${CSV_DESCRIPTION} ${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
+    `X-Total-Count, exact up to ${EXACT_TOTAL_CAP.toLocaleString('en-US')} events and beyond that the database planner's ` +
+    `estimate, with X-Total-Count-Exact: true or false). ${CSV_DESCRIPTION} ${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
 
   /** Download headers go out only once the first rows are read: an error is never an attachment. */
   async function sendCsv(reply: FastifyReply, filter: EventFilter, paging: PagingParams, subject: string) {
@@ -39,6 +41,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const csv = reply.request.method === 'HEAD' ? null : await exportCsv(store, filter, paging, metrics.exportedRows);
     if (csv?.nextCursor) reply.header('x-next-cursor', csv.nextCursor);
     if (csv?.totalResults != null) reply.header('x-total-count', String(csv.totalResults));
+    if (csv?.totalResultsExact != null) reply.header('x-total-count-exact', String(csv.totalResultsExact));
     reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="gateway-events-${subject}-${fileStamp(Date.now())}.csv"`)
@@ -60,7 +63,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       },
     },
     async (request, reply) => {
-      const accountId = request.params.accountId.toLowerCase();
+      const { accountId } = request.params;
       const filter = parseFilter(accountScope(accountId), filterParams(request.query));
       return sendCsv(reply, filter, request.query, `account-${accountId}`);
     },

@@ -22,7 +22,8 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   const { store } = services.events;
   const tags = ['access events'];
   const pageDescription = (what: string) =>
-    `${what} Filters: eventTypes, startDate (inclusive), endDate (exclusive), sort; paging: pageSize ` +
+    `${what} Filters: eventTypes, unitIds, visitorIds (the ids the controller reported), startDate (inclusive), ` +
+    `endDate (exclusive), sort; paging: pageSize ` +
     `(1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) with pageNumber, or cursor. metadata.nextCursor continues ` +
     'after the last item; a cursor walk returns every event exactly once even while events arrive (see cursor). ' +
     "Each item has occurredAt in UTC and occurredAtLocal in the facility's time zone. " +

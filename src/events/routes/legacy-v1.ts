@@ -35,8 +35,8 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
   const constraints = { apiVersion: '1.0' };
   const description = (what: string) =>
     `${what} Send api-version: 1.0 (header or query). A plain JSON array, newest first unless sort=asc, paged by ` +
-    `limit (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and offset; filters eventTypes, startDate, endDate as ` +
-    `in 3.0. ${retentionNote(services.config.eventRetentionDays)} ${legacyNote('1.0')}`;
+    `limit (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and offset; filters eventTypes, unitIds, visitorIds, ` +
+    `startDate, endDate as in 3.0. ${retentionNote(services.config.eventRetentionDays)} ${legacyNote('1.0')}`;
   const slice = async (
     reply: FastifyReply,
     scope: EventScope,

@@ -1,5 +1,6 @@
 // GET /gateway/v1/commands — the controller's long poll for its commands (access-control/poll.ts).
 // The facility is the token's (a gateway credential names one facility).
+import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { waitForCommands } from '../../access-control/poll.ts';
@@ -39,9 +40,7 @@ const Query = Type.Object({
         'default 0: answer at once).',
     }),
   ),
-  facilityId: Type.Optional(
-    Type.String({ description: "Optional; when given it must be the token's own facility (else 404)." }),
-  ),
+  facilityId: Type.Optional(EntityId("Optional; when given it must be the token's own facility (else 404).")),
 });
 
 const DeliveredCommand = Type.Object({

@@ -39,7 +39,11 @@ const Warning = Type.Object({
   index: Type.Integer(),
   eventId: Type.Union([Type.String(), Type.Null()]),
   path: Type.String(),
-  code: Type.String({ description: 'CLOCK_AHEAD' }),
+  code: Type.String({
+    description:
+      'CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: ' +
+      'the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId).',
+  }),
   message: Type.String(),
 });
 const IngestAnswer = Type.Object({
@@ -67,8 +71,9 @@ const DESCRIPTION = [
   `${FIELD_LIMITS.dataBytes} bytes as JSON. Text must be valid Unicode without control characters (details may`,
   `hold tabs and line breaks). Unknown fields are ignored.`,
   'codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are',
-  'resolved to the unit number and the visitor name when they name a unit or visitor of the facility. An event of',
-  'type 3 (Command Received) with data.commandId acknowledges that command.',
+  'integers (a JSON number or its digits), resolved to the unit number and the visitor name when they name a unit',
+  'or visitor of the facility; another value is stored in data.reportedUnitId / reportedVisitorId with a NOT_AN_ID',
+  'warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command.',
   `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than`,
   `${MAX_BATCH_EVENTS} events, objects and arrays nested deeper than ${MAX_BODY_DEPTH} levels in the body`,
   `(400, BODY_TOO_DEEP), or a body over the limit (413).`,

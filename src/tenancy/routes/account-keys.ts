@@ -1,14 +1,22 @@
 // /admin/account-keys (the operator): the keys with which an account authorises a PMS application.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
+import { EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createAccountKey, listAccountKeys, revokeAccountKey } from '../account-keys.ts';
 import { AccountKey, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
 
 const AccountKeyBody = Type.Object({
-  accountId: Type.String(),
+  accountId: EntityId('The account the key acts for.'),
   clientId: Type.String(),
-  scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 10 })),
+  scopes: Type.Optional(
+    Type.Array(Type.String(), {
+      maxItems: 10,
+      description:
+        'Default accesscontrol:read, accesscontrol:write, accessevent:read. accesscontrol:codes (visitor reads ' +
+        'include the gate code, every such read audited) is granted only when named here.',
+    }),
+  ),
 });
 const CreatedKey = Type.Object({
   id: Type.String(),
@@ -40,7 +48,7 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
       schema: {
         tags,
         summary: 'List account API keys (never their secrets).',
-        querystring: Type.Object({ accountId: Type.Optional(Type.String()) }),
+        querystring: Type.Object({ accountId: Type.Optional(EntityId('Only this account’s keys.')) }),
         response: { 200: Type.Array(AccountKey) },
       },
     },

@@ -1,15 +1,24 @@
 // /admin/facilities (the operator).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
+import { EntityId, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createFacility, listFacilities } from '../facilities.ts';
 import { Facility, tags } from '../schemas.ts';
 
 const FacilityBody = Type.Object({
-  accountId: Type.String(),
+  accountId: EntityId('The owning account.'),
   name: Type.String(),
   timeZone: Type.String({ description: 'IANA time zone, e.g. America/Denver.' }),
-  propertyNumber: Type.Optional(Type.String()),
+  propertyNumber: Type.Optional(
+    Type.String({ description: '1–50 characters, unique within the service (409 PROPERTY_NUMBER_TAKEN).' }),
+  ),
+  // Lengths are checked with the other rules of a facility, so that one 400 names every bad field.
+  addressLine: Type.Optional(Nullable(Type.String({ description: 'Street address, at most 200 characters.' }))),
+  city: Type.Optional(Nullable(Type.String({ description: 'At most 100 characters.' }))),
+  state: Type.Optional(Nullable(Type.String({ description: 'At most 100 characters.' }))),
+  postalCode: Type.Optional(Nullable(Type.String({ description: 'At most 20 characters.' }))),
+  country: Type.Optional(Nullable(Type.String({ description: 'At most 100 characters.' }))),
   guid: Type.Optional(
     Type.String({ description: 'Auction facility identifier, 1–20 characters, unique across the service.' }),
   ),
@@ -35,7 +44,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         summary: 'List facilities.',
-        querystring: Type.Object({ accountId: Type.Optional(Type.String()) }),
+        querystring: Type.Object({ accountId: Type.Optional(EntityId('Only this account’s facilities.')) }),
         response: { 200: Type.Array(Facility) },
       },
     },

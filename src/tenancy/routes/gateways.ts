@@ -1,6 +1,7 @@
 // /admin/gateways (the operator): the credentials of each facility's gateway controller.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
+import { EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from '../gateways.ts';
 import { ClientSecret, Gateway, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
@@ -15,7 +16,7 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
       schema: {
         tags,
         summary: "Create a facility gateway controller's credentials.",
-        body: Type.Object({ facilityId: Type.String() }),
+        body: Type.Object({ facilityId: EntityId('The facility of the controller.') }),
         response: { 201: ClientSecret },
       },
     },
@@ -29,7 +30,7 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
       schema: {
         tags,
         summary: 'List gateway credentials.',
-        querystring: Type.Object({ facilityId: Type.Optional(Type.String()) }),
+        querystring: Type.Object({ facilityId: Type.Optional(EntityId('Only this facility’s credentials.')) }),
         response: { 200: Type.Array(Gateway) },
       },
     },

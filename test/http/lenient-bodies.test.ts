@@ -1,0 +1,583 @@
+// Lenient bodies (SPEC §4): the coercion rules over schemas, as a pure function; then through the real
+// app on the access-control face — string ids and booleans, json-patch+json and form bodies, empty
+// action bodies, every bad input refused naming its field — and the strictness of every other face.
+import type { EntityId } from '../../src/ids.ts';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Type } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import { CreateUnitBody, CreateVisitorBody, UpdateVisitorBody } from '../../src/access-control/schemas.ts';
+import { coerceBody, lenientDescription, lenientFields } from '../../src/http/lenient.ts';
+import { ACCEPTS_INTEGER, Nullable, StringAcceptingInteger } from '../../src/http/schemas.ts';
+import { faultsFromAjv, withSafeIntegers } from '../../src/http/validation.ts';
+import { pms, type Reply } from '../access-control/helpers.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { bearer, gatewayToken, operatorToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+
+/** Every string an integer field must refuse: it stays a string and fails as "must be integer". */
+const BAD_INTEGERS = [
+  '12a',
+  '1e3',
+  ' 12',
+  '12 ',
+  '-1',
+  '+1',
+  '0x10',
+  '01',
+  '1.0',
+  '1_000',
+  '١٢',
+  '99999999999999999999',
+  '9007199254740992',
+  '',
+];
+const BAD_BOOLEANS = ['yes', 'no', '1', '0', 't', ' true', 'true ', 'truee', ''];
+
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value));
+
+describe('coerceBody: the rules over a schema', () => {
+  const Scalars = Type.Object({
+    count: Type.Integer(),
+    flag: Type.Boolean(),
+    name: Type.String(),
+    ratio: Type.Optional(Type.Number()),
+  });
+
+  it('reads an integer field’s digits and a boolean field’s true/false in any case', () => {
+    assert.deepEqual(coerceBody(Scalars, { count: '12', flag: 'true', name: 'n' }), {
+      count: 12,
+      flag: true,
+      name: 'n',
+    });
+    assert.deepEqual(coerceBody(Scalars, { count: '0', flag: 'False', name: 'n' }), {
+      count: 0,
+      flag: false,
+      name: 'n',
+    });
+    assert.deepEqual(coerceBody(Scalars, { count: '9007199254740991', flag: 'TRUE' }), {
+      count: Number.MAX_SAFE_INTEGER,
+      flag: true,
+    });
+  });
+
+  it('leaves every other string as it came, so that validation refuses it', () => {
+    for (const bad of BAD_INTEGERS) assert.deepEqual(coerceBody(Scalars, { count: bad }), { count: bad }, bad);
+    for (const bad of BAD_BOOLEANS) assert.deepEqual(coerceBody(Scalars, { flag: bad }), { flag: bad }, bad);
+    // Numbers are not in the rules: a decimal field keeps its string.
+    assert.deepEqual(coerceBody(Scalars, { ratio: '1' }), { ratio: '1' });
+  });
+
+  it('keeps values of the right JSON type, and never turns a number into a string field by itself', () => {
+    const body = { count: 12, flag: false, name: '12', ratio: 0.5 };
+    assert.deepEqual(coerceBody(Scalars, copy(body)), body);
+    assert.deepEqual(coerceBody(Scalars, { name: 12 }), { name: 12 });
+    assert.deepEqual(coerceBody(Scalars, { count: true, flag: 1, name: null }), { count: true, flag: 1, name: null });
+  });
+
+  it('turns a non-negative JSON integer into digits only for a string field that opts in', () => {
+    const Code = Type.Object({ code: StringAcceptingInteger({ pattern: '^\\d{1,10}$' }), plain: Type.String() });
+    assert.equal((Code.properties.code as unknown as Record<string, unknown>)[ACCEPTS_INTEGER], true);
+    assert.deepEqual(coerceBody(Code, { code: 42, plain: 42 }), { code: '42', plain: 42 });
+    assert.deepEqual(coerceBody(Code, { code: 0 }), { code: '0' });
+    assert.deepEqual(coerceBody(Code, { code: '0042' }), { code: '0042' });
+    for (const bad of [-1, 1.5, 2 ** 53, 1e21, true, null])
+      assert.deepEqual(coerceBody(Code, { code: bad }), { code: bad });
+  });
+
+  it('follows nested objects, arrays, tuples, records, additionalProperties and allOf', () => {
+    const Deep = Type.Object({
+      unit: Type.Object({ id: Type.Integer(), tags: Type.Array(Type.Integer()) }),
+      pairs: Type.Array(Type.Object({ on: Type.Boolean() })),
+      tuple: Type.Tuple([Type.Integer(), Type.Boolean()]),
+      counts: Type.Record(Type.String(), Type.Integer()),
+    });
+    assert.deepEqual(
+      coerceBody(Deep, {
+        unit: { id: '7', tags: ['1', 'x', 2] },
+        pairs: [{ on: 'true' }, { on: 'nope' }],
+        tuple: ['3', 'FALSE'],
+        counts: { a: '1', b: 'b' },
+      }),
+      {
+        unit: { id: 7, tags: [1, 'x', 2] },
+        pairs: [{ on: true }, { on: 'nope' }],
+        tuple: [3, false],
+        counts: { a: 1, b: 'b' },
+      },
+    );
+    const raw = {
+      type: 'object',
+      properties: { known: { type: 'boolean' } },
+      additionalProperties: { type: 'integer' },
+      allOf: [{ type: 'object', properties: { also: { type: 'integer' } } }],
+    };
+    assert.deepEqual(coerceBody(raw, { known: 'true', other: '5', also: '6' }), { known: true, other: 5, also: 6 });
+  });
+
+  it('takes a union’s branch that fits the value as it is, else the first that can read it', () => {
+    const Unions = Type.Object({
+      id: Nullable(Type.Integer()),
+      either: Type.Union([Type.String(), Type.Integer()]),
+      unit: Nullable(Type.Object({ id: Type.Integer() })),
+      flags: Nullable(Type.Array(Type.Boolean())),
+    });
+    assert.deepEqual(coerceBody(Unions, { id: '12', either: '12', unit: { id: '3' }, flags: ['true', 'False'] }), {
+      id: 12,
+      either: '12',
+      unit: { id: 3 },
+      flags: [true, false],
+    });
+    assert.deepEqual(coerceBody(Unions, { id: null, unit: null, flags: null }), { id: null, unit: null, flags: null });
+    assert.deepEqual(coerceBody(Unions, { id: 'x' }), { id: 'x' });
+  });
+
+  it('does not enter what the schema leaves open (extendedData keeps its strings)', () => {
+    const body = { unitNumber: '12', extendedData: { balance: '12', active: 'true', nested: { n: '1' } } };
+    assert.deepEqual(coerceBody(CreateUnitBody, copy(body)), body);
+  });
+
+  it('coerces a form body (every field a string, in the form parser’s dictionary)', () => {
+    // What @fastify/formbody's parser (fast-querystring) makes: an object whose prototype has no prototype.
+    const dictionary = Object.create(Object.create(null)) as Record<string, unknown>;
+    const form = Object.assign(dictionary, {
+      accessCode: '0042',
+      firstName: 'Ada',
+      lastName: 'L',
+      isTenant: 'True',
+      timeGroupId: '3',
+      accessProfileId: '0',
+    });
+    assert.deepEqual(
+      { ...(coerceBody(CreateVisitorBody, form) as object) },
+      {
+        accessCode: '0042',
+        firstName: 'Ada',
+        lastName: 'L',
+        isTenant: true,
+        timeGroupId: 3,
+        accessProfileId: 0,
+      },
+    );
+  });
+
+  it('serves integer ids without change: a schema whose ids are integers reads "12" as 12', () => {
+    const IntegerIds = Type.Object({
+      ...CreateVisitorBody.properties,
+      unitId: Nullable(Type.Integer({ minimum: 1 })),
+    });
+    const coerced = coerceBody(IntegerIds, {
+      unitId: '12',
+      accessCode: 5551234,
+      firstName: 'A',
+      lastName: 'B',
+      isTenant: 'false',
+      isPortalVisitor: 'TRUE',
+      timeGroupId: null,
+    });
+    assert.deepEqual(coerced, {
+      unitId: 12,
+      accessCode: '5551234',
+      firstName: 'A',
+      lastName: 'B',
+      isTenant: false,
+      isPortalVisitor: true,
+      timeGroupId: null,
+    });
+  });
+
+  it('leaves a validator to name each refused field, with the type it wants', () => {
+    const IntegerIds = Type.Object({ ...UpdateVisitorBody.properties, unitId: Type.Integer({ minimum: 1 }) });
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(withSafeIntegers(IntegerIds) as object);
+    for (const bad of BAD_INTEGERS) {
+      const body = coerceBody(IntegerIds, { unitId: bad, timeGroupId: bad, isTenant: 'yes' });
+      assert.equal(validate(body), false);
+      assert.deepEqual(
+        faultsFromAjv(validate.errors ?? []),
+        [
+          { path: 'unitId', message: 'must be integer' },
+          { path: 'isTenant', message: 'must be boolean' },
+          { path: 'timeGroupId', message: 'must be integer or null' },
+        ],
+        JSON.stringify(bad),
+      );
+    }
+  });
+
+  it('lists, for the OpenAPI description, which fields accept strings', () => {
+    const fields = lenientFields(CreateVisitorBody);
+    // unitId joins the integers when unit ids become integers; nothing here needs to change then.
+    assert.deepEqual(
+      fields.integers.filter((path) => path !== 'unitId'),
+      ['timeGroupId', 'accessProfileId'],
+    );
+    assert.deepEqual(fields.booleans, ['isTenant', 'isPortalVisitor', 'suppressCommands']);
+    assert.deepEqual(fields.digitStrings, ['accessCode']);
+    const text = lenientDescription(CreateVisitorBody);
+    for (const part of ['application/json-patch+json', 'application/x-www-form-urlencoded', '`timeGroupId`', '"12"'])
+      assert.ok(text.includes(part), part);
+  });
+});
+
+describe('lenient bodies through the access-control face', () => {
+  let t: TestApp;
+  let account: ProvisionedAccount;
+  let api: ReturnType<typeof pms>;
+  let facilityId: EntityId;
+  let groups: { id: number; name: string; isDefault: boolean }[];
+  let profiles: { id: number; name: string; isDefault: boolean }[];
+  before(async () => {
+    t = await startTestApp();
+    account = await provisionAccount(t);
+    facilityId = account.facilities[0]!.id;
+    api = pms(t, account.token, facilityId);
+    groups = (await api.get('/timegroups')).body;
+    profiles = (await api.get('/accessprofiles')).body;
+  });
+  after(() => t.close());
+
+  /** A POST to the face with a body sent as is, in the given content type. */
+  async function send(path: string, contentType: string, payload: string): Promise<Reply> {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/facilities/${facilityId}${path}`,
+      headers: { ...bearer(account.token), 'content-type': contentType },
+      payload,
+    });
+    let body: any = null;
+    try {
+      body = response.body ? JSON.parse(response.body) : null;
+    } catch {
+      body = response.body;
+    }
+    return { status: response.statusCode, body, headers: response.headers };
+  }
+
+  const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+  const business = () => groups.find((g) => g.name === 'Business Hours')!;
+  const gateOnly = () => profiles.find((p) => p.name === 'Gate Only')!;
+
+  it('creates a unit with suppressCommands sent as a string ("true" makes no command, "False" one)', async () => {
+    const before = (await api.commands('?limit=1000')).length;
+    const quiet = await api.post('/units', { unitNumber: 'L1', suppressCommands: 'true' });
+    assert.equal(quiet.status, 201, JSON.stringify(quiet.body));
+    assert.equal((await api.commands('?limit=1000')).length, before);
+    const loud = await api.post('/units', { unitNumber: 'L2', suppressCommands: 'False' });
+    assert.equal(loud.status, 201, JSON.stringify(loud.body));
+    assert.equal((await api.commands('?limit=1000')).length, before + 1);
+  });
+
+  it('creates a visitor with ids, booleans and the time group / access profile as strings, the code as a number', async () => {
+    const unit = await api.unit('L3');
+    const r = await api.post('/visitors', {
+      unitId: String(unit.id),
+      accessCode: 42,
+      firstName: 'Strings',
+      lastName: 'Everywhere',
+      isTenant: 'TRUE',
+      isPortalVisitor: 'false',
+      timeGroupId: String(business().id),
+      accessProfileId: String(gateOnly().id),
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const v = r.body.visitor;
+    assert.equal(v.isTenant, true);
+    assert.equal(v.isPortalVisitor, false);
+    assert.equal(v.timeGroupName, 'Business Hours');
+    assert.equal(v.accessProfileName, 'Gate Only');
+    assert.equal(r.body.unit.status, 'Rented');
+    // The code 42 was stored as the digits "42": the same code as a string is now taken.
+    const again = await api.post('/visitors', {
+      unitId: unit.id,
+      accessCode: '42',
+      firstName: 'Second',
+      lastName: 'Holder',
+      isTenant: false,
+    });
+    assert.equal(again.status, 400);
+    assert.equal(again.body.code, 'ACCESS_CODE_IN_USE');
+    // "0" means the default, as 0 does; an update takes strings as well.
+    const update = await api.post(`/visitors/${v.id}/update`, { timeGroupId: '0', accessProfileId: null });
+    assert.equal(update.status, 200, JSON.stringify(update.body));
+    assert.equal(update.body.timeGroupId, groups.find((g) => g.isDefault)!.id);
+    assert.equal(update.body.accessProfileId, profiles.find((p) => p.isDefault)!.id);
+  });
+
+  it('takes application/json-patch+json as JSON', async () => {
+    const unit = await send('/units', 'application/json-patch+json', JSON.stringify({ unitNumber: 'L4' }));
+    assert.equal(unit.status, 201, JSON.stringify(unit.body));
+    const visitor = await send(
+      '/visitors',
+      'application/json-patch+json; charset=utf-8',
+      JSON.stringify({
+        unitId: unit.body.id,
+        accessCode: '4040',
+        firstName: 'Patch',
+        lastName: 'Json',
+        isTenant: 'true',
+      }),
+    );
+    assert.equal(visitor.status, 201, JSON.stringify(visitor.body));
+    assert.equal(visitor.body.unit.status, 'Rented');
+  });
+
+  it('takes a form-encoded body: every field a string, read by the same rules; a code keeps its leading zeros', async () => {
+    const unit = await send(
+      '/units',
+      'application/x-www-form-urlencoded',
+      form({ unitNumber: 'L5', suppressCommands: 'False' }),
+    );
+    assert.equal(unit.status, 201, JSON.stringify(unit.body));
+    const visitor = await send(
+      '/visitors',
+      'application/x-www-form-urlencoded',
+      form({
+        unitId: String(unit.body.id),
+        accessCode: '0077',
+        firstName: 'Form',
+        lastName: 'Post',
+        isTenant: 'True',
+        isPortalVisitor: 'FALSE',
+        timeGroupId: String(business().id),
+        accessProfileId: '0',
+      }),
+    );
+    assert.equal(visitor.status, 201, JSON.stringify(visitor.body));
+    assert.equal(visitor.body.visitor.isTenant, true);
+    assert.equal(visitor.body.visitor.timeGroupName, 'Business Hours');
+    assert.equal(visitor.body.visitor.accessProfileName, 'All Access');
+    // "0077" kept its zeros: 77 is another code, "0077" the same one.
+    const other = await api.post('/visitors', {
+      unitId: unit.body.id,
+      accessCode: 77,
+      firstName: 'N',
+      lastName: 'Z',
+      isTenant: false,
+    });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    const same = await api.post('/visitors', {
+      unitId: unit.body.id,
+      accessCode: '0077',
+      firstName: 'S',
+      lastName: 'Z',
+      isTenant: false,
+    });
+    assert.equal(same.status, 400);
+  });
+
+  for (const contentType of ['application/json', 'application/json-patch+json', 'application/x-www-form-urlencoded']) {
+    it(`answers every action route with an empty ${contentType} body`, async () => {
+      const unit = await api.unit(`E-${contentType.slice(12, 20)}`);
+      const { visitor } = await api.visitor(unit.id, String(1000 + contentType.length));
+      const empty = (path: string) => send(path, contentType, '');
+      const steps: [string, number, (body: any) => void][] = [
+        [`/units/${unit.id}/disable`, 200, (b) => assert.equal(b.status, 'Delinquent')],
+        [`/units/${unit.id}/enable`, 200, (b) => assert.equal(b.status, 'Rented')],
+        [`/visitors/${visitor.id}/disable`, 200, (b) => assert.equal(b.isEnabled, false)],
+        [`/visitors/${visitor.id}/enable`, 200, (b) => assert.equal(b.isEnabled, true)],
+        ['/units/refresh', 202, (b) => assert.equal(b.command.type, 'units.refresh')],
+        ['/visitors/refresh', 202, (b) => assert.equal(b.command.type, 'visitors.refresh')],
+        [`/visitors/${visitor.id}/remove`, 204, () => {}],
+        [`/units/${unit.id}/vacate`, 200, (b) => assert.equal(b.status, 'Vacant')],
+        [`/units/${unit.id}/delete/vacant`, 200, (b) => assert.equal(b, true)],
+      ];
+      for (const [path, status, check] of steps) {
+        const r = await empty(path);
+        assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
+        check(r.body);
+      }
+    });
+  }
+
+  it('refuses every bad string for an integer, and "yes" for a boolean: 400 problem+json naming the field', async () => {
+    const unit = await api.unit('L6');
+    for (const bad of BAD_INTEGERS) {
+      const r = await api.post('/visitors', {
+        unitId: unit.id,
+        accessCode: '6060',
+        firstName: 'Bad',
+        lastName: 'Input',
+        isTenant: true,
+        timeGroupId: bad,
+      });
+      assert.equal(r.status, 400, JSON.stringify(bad));
+      assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
+      assert.deepEqual(
+        r.body.errors,
+        [{ path: 'timeGroupId', message: 'must be integer or null' }],
+        JSON.stringify(bad),
+      );
+    }
+    for (const bad of BAD_BOOLEANS) {
+      const r = await api.post('/units', { unitNumber: 'L7', suppressCommands: bad });
+      assert.equal(r.status, 400, JSON.stringify(bad));
+      assert.deepEqual(r.body.errors, [{ path: 'suppressCommands', message: 'must be boolean' }], JSON.stringify(bad));
+    }
+    // Every bad field at once, from a form: one 400 names them all; nothing was applied.
+    const all = await send(
+      '/visitors',
+      'application/x-www-form-urlencoded',
+      form({
+        unitId: String(unit.id),
+        accessCode: '12a',
+        firstName: 'All',
+        lastName: 'Bad',
+        isTenant: 'yes',
+        isPortalVisitor: 'no',
+        timeGroupId: '1e3',
+        accessProfileId: '0x10',
+      }),
+    );
+    assert.equal(all.status, 400);
+    assert.deepEqual(all.body.errors.map((e: { path: string }) => e.path).sort(), [
+      'accessCode',
+      'accessProfileId',
+      'isPortalVisitor',
+      'isTenant',
+      'timeGroupId',
+    ]);
+    assert.equal((await api.get(`/units/${unit.id}`)).body.status, 'Vacant');
+    // A JSON number of the right type but out of range: the integer branch of the union says why.
+    const negative = await api.post('/visitors', {
+      unitId: unit.id,
+      accessCode: '6061',
+      firstName: 'Neg',
+      lastName: 'Ative',
+      isTenant: true,
+      timeGroupId: -1,
+    });
+    assert.equal(negative.status, 400);
+    assert.deepEqual(negative.body.errors, [{ path: 'timeGroupId', message: 'must be >= 0' }]);
+    // A form field is checked for NUL characters like a JSON string (PostgreSQL cannot store them).
+    const nul = await send('/units', 'application/x-www-form-urlencoded', 'unitNumber=A%00B');
+    assert.equal(nul.status, 400);
+    assert.deepEqual(nul.body.errors, [{ path: 'unitNumber', message: 'must not contain a NUL character' }]);
+    // A code as a number too large, negative or not whole: the code's rule, never the code.
+    for (const accessCode of [12345678901, -5, 4.5]) {
+      const r = await api.post('/visitors', {
+        unitId: unit.id,
+        accessCode,
+        firstName: 'C',
+        lastName: 'D',
+        isTenant: true,
+      });
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body.errors, [
+        { path: 'accessCode', message: 'must be 1 to 10 digits, as a string of digits or a whole number' },
+      ]);
+    }
+  });
+
+  it('describes the rules in the OpenAPI document, on the face’s operations only', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/swagger/v3.0.json' })).json();
+    const create = doc.paths['/facilities/{facilityId}/visitors'].post;
+    assert.deepEqual(Object.keys(create.requestBody.content), [
+      'application/json',
+      'application/json-patch+json',
+      'application/x-www-form-urlencoded',
+    ]);
+    assert.match(create.description, /\*\*Compatibility\*\*/);
+    for (const field of ['timeGroupId', 'accessProfileId', 'isTenant', 'isPortalVisitor', 'accessCode'])
+      assert.ok(create.description.includes(`\`${field}\``), field);
+    const code = create.requestBody.content['application/json'].schema.properties.accessCode;
+    assert.equal(code.type, 'string');
+    assert.equal(code[ACCEPTS_INTEGER], true);
+    const disable = doc.paths['/facilities/{facilityId}/units/{unitId}/disable'].post;
+    assert.match(disable.description, /\*\*Compatibility\*\*/);
+    const admin = doc.paths['/admin/facilities'].post;
+    assert.deepEqual(Object.keys(admin.requestBody.content), ['application/json']);
+    assert.doesNotMatch(admin.description ?? '', /Compatibility/);
+  });
+});
+
+describe('every other face stays strict, and a GET with a content type and no body works everywhere', () => {
+  let t: TestApp;
+  let account: ProvisionedAccount;
+  before(async () => {
+    t = await startTestApp();
+    account = await provisionAccount(t);
+  });
+  after(() => t.close());
+
+  it('the admin face refuses "true" for a boolean, in JSON and in a form, and json-patch+json altogether', async () => {
+    const operator = await operatorToken(t);
+    const body = { accountId: account.accountId, name: 'Strict', timeZone: 'America/Denver', charityEnrolled: 'true' };
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/admin/facilities',
+      headers: bearer(operator),
+      payload: body,
+    });
+    assert.equal(json.statusCode, 400, json.body);
+    assert.deepEqual(json.json().errors, [{ path: 'charityEnrolled', message: 'must be boolean' }]);
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/admin/facilities',
+      headers: { ...bearer(operator), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...body, accountId: String(body.accountId) }).toString(),
+    });
+    assert.equal(form.statusCode, 400, form.body);
+    // A form's every value is text: strict, the admin face reads neither the id nor the flag.
+    assert.deepEqual(form.json().errors, [
+      { path: 'accountId', message: 'must be integer' },
+      { path: 'charityEnrolled', message: 'must be boolean' },
+    ]);
+    const patch = await t.app.inject({
+      method: 'POST',
+      url: '/admin/accounts',
+      headers: { ...bearer(operator), 'content-type': 'application/json-patch+json' },
+      payload: JSON.stringify({ name: 'x' }),
+    });
+    assert.equal(patch.statusCode, 415, patch.body);
+  });
+
+  it('the gateway face refuses "12" for an event type', async () => {
+    const gateway = await gatewayToken(t, account.facilities[0]!.id);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/v1/events',
+      headers: bearer(gateway.token),
+      payload: { events: [{ eventId: 'strict-1', eventType: '12', occurredAt: new Date().toISOString() }] },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const answer = response.json();
+    assert.equal(answer.accepted, 0);
+    assert.equal(answer.rejected[0].path, 'events[0].eventType');
+  });
+
+  it('answers every GET route of the API document alike with and without Content-Type: application/json and an empty body', async () => {
+    const facilityId = account.facilities[0]!.id;
+    const api = pms(t, account.token, facilityId);
+    const unit = await api.unit('G1');
+    const { visitor } = await api.visitor(unit.id, '3131');
+    const values: Record<string, string> = {
+      facilityId: String(facilityId),
+      unitId: String(unit.id),
+      visitorId: String(visitor.id),
+    };
+    const doc = (await t.app.inject({ method: 'GET', url: '/swagger/v3.0.json' })).json();
+    const paths = Object.keys(doc.paths).filter((path) => doc.paths[path].get);
+    assert.ok(paths.length > 20, `${paths.length} GET routes`);
+    for (const path of [...paths, '/swagger/v3.0.json', '/swagger/v2.0.json']) {
+      // A route with a required query gets one (GET /facilities/detail needs the property number).
+      const query = path === '/facilities/detail' ? `?propertyNumber=${account.facilities[0]!.propertyNumber}` : '';
+      const url = path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? '1') + query;
+      const plain = await t.app.inject({ method: 'GET', url, headers: bearer(account.token) });
+      const typed = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { ...bearer(account.token), 'content-type': 'application/json' },
+        payload: '',
+      });
+      assert.equal(typed.statusCode, plain.statusCode, `${url}: ${typed.body.slice(0, 200)}`);
+      assert.ok(![400, 415, 500].includes(typed.statusCode), `${url}: ${typed.statusCode}`);
+    }
+    const facility = await t.app.inject({
+      method: 'GET',
+      url: `/facilities/${facilityId}/visitors/${visitor.id}`,
+      headers: { ...bearer(account.token), 'content-type': 'application/json' },
+      payload: '',
+    });
+    assert.equal(facility.statusCode, 200);
+    assert.equal(facility.json().id, visitor.id);
+  });
+});
