@@ -141,7 +141,10 @@ it("a partner's whole journey, against the real server", async () => {
   );
   const open = await call('GET', '/admin/notifications', ops);
   assert.ok(open.body.notifications.some((n: any) => n.auctionId === charity.auctionId));
-  assert.match(server.output(), /support notification: The auction of unit U-1002/);
+  assert.match(
+    await server.logged('support notification: The auction of unit U-1002'),
+    /support notification: The auction of unit U-1002/,
+  );
 
   // 5. Cancel; the cancel is acknowledged at once.
   const cancel = await call('PUT', '/api/3/cancelauctions', partner, {

@@ -9,6 +9,11 @@ export interface ServerProcess {
   child: ChildProcess;
   url: string;
   output(): string;
+  /**
+   * The output once it holds `text` `times` times (or after `ms`): a line the server logged
+   * before an HTTP answer can reach this process after that answer, through its pipe.
+   */
+  logged(text: string, times?: number, ms?: number): Promise<string>;
   /** Resolves with the exit code (or the signal's name). */
   exited: Promise<number | string>;
   kill(signal?: NodeJS.Signals): Promise<number | string>;
@@ -105,10 +110,16 @@ function serverProcess(
   output: () => string,
   exited: Promise<number | string>,
 ): ServerProcess {
+  const count = (text: string) => output().split(text).length - 1;
   return {
     child,
     url,
     output,
+    async logged(text, times = 1, ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (count(text) < times && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return output();
+    },
     exited,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -88,6 +88,8 @@ const guess = (i: number) => ({
   client_secret: `gh_cs_guess${i}`,
 });
 const count = (text: string, what: string) => text.split(what).length - 1;
+/** How often the server has logged `what`, once that reaches `times` (or after 5 s). */
+const logged = async (what: string, times: number) => count(await server.logged(what, times), what);
 const credentialOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).cid as string;
 
@@ -155,13 +157,13 @@ describe('the server while Redis is away', () => {
       assert.equal(refused.status, 429);
       assert.ok(Number(refused.headers['retry-after']) > 0);
 
-      assert.equal(count(server.output(), 'Redis is unavailable'), outages, 'the outage is logged once');
+      assert.equal(await logged('Redis is unavailable', outages), outages, 'the outage is logged once');
 
       // Back: noticed by the background reconnection, used again, logged once.
       proxy.setMode('pass');
       await waitForRedis('ok');
-      assert.equal(count(server.output(), 'Redis is back'), outages);
-      assert.equal(count(server.output(), 'Redis is unavailable'), outages);
+      assert.equal(await logged('Redis is back', outages), outages);
+      assert.equal(await logged('Redis is unavailable', outages), outages);
       const after = loopback(13, outages);
       assert.equal((await postToken(server.url, guess(5), after)).status, 401);
       assert.equal(
