@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // `npm run build` (also the `prepare` script: it runs on `npm install` / `npm ci` in a clone).
+// Then prepares the embedded database's template in .cache/ (src/db/template.ts): an initdb and
+// every migration, done once here instead of at the first start.
 // Transpiles src/ to plain JavaScript in dist/ (one file per source file, the same tree, imports of
 // `./x.ts` rewritten to `./x.js`; the other files — SQL migrations, the worker, the console's page —
 // copied), so that `gatehouse` starts without compiling TypeScript. dist/SOURCE_HASH records the
@@ -8,7 +10,7 @@
 // says so in one line and gatehouse runs through tsx.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sourceHash, SOURCE_HASH_FILE } from './source-hash.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,12 +65,25 @@ function listFiles(dir) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const started = Date.now();
+  let started = Date.now();
+  let built = false;
   try {
     const { files } = await build();
+    built = true;
     console.log(`gatehouse: built dist/ (${files} files) in ${Date.now() - started} ms`);
   } catch (error) {
     // Not fatal: bin/gatehouse runs the sources through tsx when dist/ is missing or stale.
     console.warn(`gatehouse: build of dist/ failed, gatehouse will run through tsx: ${error?.message ?? error}`);
+  }
+  if (built && !process.argv.includes('--no-template')) {
+    started = Date.now();
+    try {
+      const { preparedTemplate } = await import(pathToFileURL(path.join(root, 'dist/db/template.js')).href);
+      await preparedTemplate();
+      console.log(`gatehouse: embedded database template ready in ${Date.now() - started} ms`);
+    } catch (error) {
+      // Not fatal either: the first start of a new data directory then makes it.
+      console.warn(`gatehouse: the embedded database template was not prepared: ${error?.message ?? error}`);
+    }
   }
 }

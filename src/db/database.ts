@@ -14,6 +14,7 @@ import {
   socketAccepts,
 } from './data-dir.ts';
 import { startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+import { hasCluster, preparedTemplate, seedFromTemplate } from './template.ts';
 import type { Tables } from './tables.ts';
 
 async function loadDriver() {
@@ -48,6 +49,11 @@ export interface OpenOptions {
   role: 'owner' | 'client';
   command: string;
   poolSize?: number;
+  /**
+   * A new embedded data directory starts as a copy of the prepared template (db/template.ts)
+   * instead of an initdb and every migration. Default true; false initialises it in place.
+   */
+  fromTemplate?: boolean;
 }
 
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
@@ -84,6 +90,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   let server: EmbeddedServer;
   let driver: Driver;
   try {
+    if (options.fromTemplate !== false && !hasCluster(layout.pgData)) await seedDataDir(layout.pgData);
     // PGlite enforces no statement or lock timeout (one WASM thread, no timer interrupts, and its
     // connections are one session, so they never wait on each other's locks); what blocks there
     // is a connection that holds the socket's queue idle in a transaction, which the worker ends.
@@ -115,6 +122,17 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     await server.stop();
     lock.release();
   });
+}
+
+/** A new data directory from the prepared template; on any failure, PGlite's initdb makes it in place. */
+async function seedDataDir(pgData: string): Promise<void> {
+  try {
+    await seedFromTemplate(await preparedTemplate(), pgData);
+  } catch (error) {
+    process.stderr.write(
+      `gatehouse: no prepared database template (${(error as Error).message}): initialising ${pgData} in place\n`,
+    );
+  }
 }
 
 function embeddedPool({ pg }: Driver, dataDir: string, max: number): pg.Pool {
