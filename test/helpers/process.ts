@@ -35,15 +35,15 @@ export async function freePort(): Promise<number> {
 /**
  * Starts `gatehouse serve` and waits until it serves. By default on a free port, found from its
  * "gatehouse is serving" log line. `quiet`: logs at warn (a benchmark must not measure a log
- * pipe), on a port chosen here, ready when /health answers.
+ * pipe), on a port chosen here, ready when /health answers. `bin`: another tree's gatehouse.
  */
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
-  options: { quiet?: boolean } = {},
+  options: { quiet?: boolean; bin?: string } = {},
 ): Promise<ServerProcess> {
   if (options.quiet) return startQuietServer(env, timeoutMs);
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
