@@ -31,7 +31,7 @@ export async function build({ srcDir = path.join(root, 'src'), distDir = path.jo
     format: 'esm',
     target: 'node20',
     sourcemap: 'linked',
-    logLevel: 'error',
+    logLevel: 'silent', // a failure is reported in one line below
     plugins: [
       {
         name: 'imports-stay-imports',
