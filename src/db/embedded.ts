@@ -51,6 +51,10 @@ export async function startEmbeddedServer(
   // the data directory lock, so no live server owns it.
   fs.rmSync(socketPath, { force: true });
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+    // The database's data lives in WASM memory, not in this thread's JS heap, whose objects are
+    // short-lived wrappers of protocol messages: a small young generation is enough and keeps
+    // ~30 MiB off the idle RSS (measured: 294 → 245–266 MiB for the server process).
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
     workerData: {
       pgDataDir: pgData,
       socketPath,
