@@ -24,8 +24,9 @@ function serveCommand(): Command {
     const config: Config = loadConfig();
     const logger = createLogger(config);
     const { closeOnSignals, startServer } = await import('./server.ts');
-    const server = await startServer(config, logger);
-    closeOnSignals(server, logger, config.shutdownTimeoutSeconds);
+    await startServer(config, logger, {
+      beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
+    });
   });
 }
 

@@ -15,7 +15,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
+export interface StartServerOptions {
+  /**
+   * Called with the running server before "gatehouse is serving" is logged: signal handlers set
+   * here are in place when a supervisor that waits for that line sends SIGTERM (set after it, a
+   * SIGTERM sent at once killed the process without a graceful shutdown).
+   */
+  beforeServing?: (server: RunningServer) => void;
+}
+
+export async function startServer(
+  config: Config,
+  logger: pino.Logger,
+  options: StartServerOptions = {},
+): Promise<RunningServer> {
   // Start-up overlaps what does not depend on each other: the database opens (the embedded one on
   // its own thread) while the service's modules load; the HTTP app is built while the job queue starts.
   const opening = openDatabase(config, { role: 'owner', command: 'serve' });
@@ -58,14 +71,9 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
   if (!served) throw new Error('the HTTP app was not built');
   const address = served.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  // `code`: the plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
-  const code = import.meta.url.endsWith('.ts') ? 'src' : 'dist';
-  logger.info(
-    { port, database: services.database.kind, location: services.database.location, code },
-    'gatehouse is serving',
-  );
+
   let closing: Promise<void> | null = null;
-  return {
+  const running: RunningServer = {
     app: served,
     services,
     close() {
@@ -78,6 +86,14 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       return closing;
     },
   };
+  options.beforeServing?.(running);
+  // `code`: the plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
+  const code = import.meta.url.endsWith('.ts') ? 'src' : 'dist';
+  logger.info(
+    { port, database: services.database.kind, location: services.database.location, code },
+    'gatehouse is serving',
+  );
+  return running;
 }
 
 /** SIGTERM/SIGINT: a graceful close, bounded in time; a second signal exits at once. */
