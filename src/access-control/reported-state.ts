@@ -60,11 +60,14 @@ export async function recordReportedEvents(
     await sql`
       insert into facility_alarms as a (facility_id, event_type, source, device_id, device_name, unit_id, unit_number,
                                         active, changed_at)
-      select ${facilityId}::int8, u.*
+      select ${facilityId}::int8, u.event_type, u.source, u.device_id, u.device_name, u.unit_id,
+             (select n.unit_number from units n where n.id = u.unit_id and n.facility_id = ${facilityId}::int8),
+             u.active, u.changed_at
         from unnest(${column((a) => a.eventType)}::int2[], ${column((a) => a.source)}::text[],
                     ${column((a) => a.deviceId)}::text[], ${column((a) => a.deviceName)}::text[],
-                    ${column((a) => a.unitId)}::int8[], ${column((a) => a.unitNumber)}::text[],
-                    ${column((a) => a.active)}::bool[], ${column((a) => iso(a.at))}::timestamptz[]) as u
+                    ${column((a) => a.unitId)}::int8[], ${column((a) => a.active)}::bool[],
+                    ${column((a) => iso(a.at))}::timestamptz[])
+             as u(event_type, source, device_id, device_name, unit_id, active, changed_at)
       on conflict (facility_id, event_type, source) do update set
         device_id = excluded.device_id, device_name = excluded.device_name,
         unit_id = excluded.unit_id, unit_number = excluded.unit_number,

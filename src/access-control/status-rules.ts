@@ -48,7 +48,6 @@ export interface ReportedEvent {
   deviceId: string | null;
   deviceName: string | null;
   unitId: number | null;
-  unitNumber: string | null;
   /** The event's data object (parsed), or null. */
   data: Record<string, unknown> | null;
 }
@@ -72,7 +71,6 @@ export interface AlarmReport {
   deviceId: string | null;
   deviceName: string | null;
   unitId: number | null;
-  unitNumber: string | null;
   active: boolean;
   at: number;
 }
@@ -157,7 +155,6 @@ export function reduceBatch(events: readonly ReportedEvent[], receivedAt: number
         deviceId: event.deviceId,
         deviceName: event.deviceName,
         unitId: event.unitId,
-        unitNumber: event.unitNumber,
         active: eventFlag(event.data, 'active'),
         at,
       };

@@ -109,25 +109,19 @@ async function insertBatch(
     // The facility's reported state (devices, alarms, switches, last heard) commits with its events.
     // Every accepted event is applied, repeats included: the state keeps the newest word, so a
     // repeat changes nothing.
-    await recordReportedEvents(
-      trx,
-      gateway.facilityId,
-      receivedAt,
-      events.map((e) => reportedEvent(e, names)),
-    );
+    await recordReportedEvents(trx, gateway.facilityId, receivedAt, events.map(reportedEvent));
     return { inserted, duplicates: events.length - inserted };
   });
 }
 
 /** An accepted event as the reported state reads it; its data parsed only where the state needs a flag. */
-function reportedEvent(e: AcceptedEvent, names: Awaited<ReturnType<typeof resolveNames>>): ReportedEvent {
+function reportedEvent(e: AcceptedEvent): ReportedEvent {
   return {
     eventType: e.eventType,
     occurredAt: e.occurredAt,
     deviceId: e.deviceId,
     deviceName: e.deviceName,
     unitId: e.unitId,
-    unitNumber: e.unitId !== null ? (names.unitNumbers.get(e.unitId) ?? null) : null,
     data: e.data !== null && STATUS_DATA_EVENT_TYPES.includes(e.eventType) ? JSON.parse(e.data) : null,
   };
 }

@@ -22,7 +22,6 @@ const event = (eventType: number, minutes: number, extra: Partial<ReportedEvent>
   deviceId: 'gate-1',
   deviceName: 'Front Gate',
   unitId: null,
-  unitNumber: null,
   data: null,
   ...extra,
 });
@@ -54,7 +53,7 @@ describe('the reported state of a batch', () => {
         event(10, 0, { deviceId: 'door-5', deviceName: 'Door 5' }),
         event(26, 0, { deviceId: 'keypad', data: { active: true } }),
         event(26, 1, { deviceId: 'keypad', data: { active: false } }),
-        event(35, 0, { deviceId: 'u-sensor', unitId: 104, unitNumber: '104', data: { active: 'yes' } }),
+        event(35, 0, { deviceId: 'u-sensor', unitId: 104, data: { active: 'yes' } }),
       ],
       T + 10 * MIN,
     );
