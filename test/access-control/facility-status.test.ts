@@ -179,6 +179,13 @@ describe('the reported state', () => {
     );
     await send(report(10, { deviceId: 'door-5', data: { active: false } }));
     assert.equal((await rowOf(facilityId)).alarmStatus, 'ok');
+
+    // A unit door alarm names its unit, found by the unit id the controller reported.
+    const unit = await api.unit('B-204');
+    await send(report(35, { deviceId: 'alarm-board', unitId: unit.id, data: { active: true } }));
+    assert.equal((await rowOf(facilityId)).alarmStatusMessage, '1 active alarm: Unit door alarm at unit B-204.');
+    await send(report(35, { deviceId: 'alarm-board', unitId: unit.id, data: { active: false } }));
+    assert.equal((await rowOf(facilityId)).alarmStatus, 'ok');
   });
 
   it('stores an alarm event without data.active as any other event', async () => {
