@@ -89,7 +89,6 @@ function whereClause(filter: EventFilter, window: Window, values: unknown[]): st
 
 const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::int8 as ${column.replace('_at', '_ms')}`;
 
-/** Columns of a GatewayEvent item. */
 /** Where and what: the columns that place an event (written once for the items and the CSV). */
 export const PLACE_COLUMNS = ['account_id', 'facility_id', 'facility_name', 'time_zone', 'event_type'] as const;
 /** Who and with what: the device, unit and visitor an event names. */
@@ -102,6 +101,7 @@ export const SUBJECT_COLUMNS = [
   'visitor_name',
 ] as const;
 
+/** Columns of a GatewayEvent item. */
 export const ITEM_COLUMNS = [
   'seq',
   'id',
