@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
-import { readHorizon, type Horizon } from './horizon.ts';
+import { HORIZON_WAIT_MS, readHorizon, type Horizon } from './horizon.ts';
 import {
   CSV_ROW_OCCURRED,
   CSV_ROW_SEQ,
@@ -91,10 +91,11 @@ export class EventStore {
   /**
    * The upper bound of what a read of the account may see (horizon.ts): every transaction with an
    * id at or below it has ended, so the events with `txid <= hi` are a set no later commit changes.
-   * Every read bounds itself by it: pages, phases of a walk, slices, exports.
+   * Every read bounds itself by it: pages, phases of a walk, slices, exports. `waitUntil`
+   * (performance.now() time): one request's horizons share one wait of at most HORIZON_WAIT_MS.
    */
-  async horizon(accountId: EntityId): Promise<number> {
-    const horizon = await readHorizon(this.pool, accountId);
+  async horizon(accountId: EntityId, waitUntil = performance.now() + HORIZON_WAIT_MS): Promise<number> {
+    const horizon = await readHorizon(this.pool, accountId, Math.max(0, waitUntil - performance.now()));
     if (horizon.waitedMs > 0 || !horizon.caughtUp) this.onHorizonWait(horizon);
     return horizon.hi;
   }
@@ -103,6 +104,7 @@ export class EventStore {
   async page(filter: EventFilter, request: PageRequest): Promise<Page> {
     const fingerprint = queryFingerprint(filterIdentity(filter));
     const cutoff = this.cutoff();
+    const waitUntil = performance.now() + HORIZON_WAIT_MS;
     let state: CursorState;
     let offset = 0;
     let rows: EventRow[];
@@ -110,7 +112,7 @@ export class EventStore {
       state = decodeCursor(request.cursor, this.cursorKey, fingerprint);
       rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: request.pageSize + 1 }));
     } else {
-      const hi = await this.horizon(filter.scope.accountId);
+      const hi = await this.horizon(filter.scope.accountId, waitUntil);
       offset = (request.pageNumber - 1) * request.pageSize;
       const [pageRows, total] = await Promise.all([
         this.rows(pageQuery(filter, { cutoff, lo: 0, hi }, { limit: request.pageSize + 1, offset })),
@@ -139,7 +141,7 @@ export class EventStore {
       // This phase is exhausted. Events committed since it began form the next phase.
       const done = { rows, pageNumber: state.pageNumber, totalResults: state.total, nextCursor: null };
       if (offset > 0 && rows.length === 0) return done; // a page number past the end
-      const hi = await this.horizon(filter.scope.accountId);
+      const hi = await this.horizon(filter.scope.accountId, waitUntil);
       // (A horizon below the phase's end is possible only in the instant a session of another database
       // ends: nothing new then.)
       const fresh = hi > state.hi ? await this.count(countQuery(filter, { cutoff, lo: state.hi, hi })) : 0;
