@@ -36,7 +36,7 @@ import {
   estimateQuery,
   filterIdentity,
   pageQuery,
-  watermarkQuery,
+  horizonQuery,
   type EventFilter,
   type Window,
 } from '../src/events/query.ts';
@@ -506,11 +506,11 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
       if (response.status !== 200) throw new Error(`page failed: ${response.status} ${response.body.slice(0, 200)}`);
       if (round > 0) httpPage.push(response.ms);
       pageItems = (JSON.parse(response.body) as { items: unknown[] }).items.length;
-      // The statements the route runs: the watermark, then the page (1,001 rows) and the count together.
+      // The statements the route runs: the horizon, then the page (1,001 rows) and the count together.
       const filter = filterFor(start);
       const started = performance.now();
-      const mark = watermarkQuery(account);
-      const hi = Number((await pool.query(mark.text, mark.values)).rows[0].w);
+      const mark = horizonQuery(account);
+      const hi = Number((await pool.query(mark.text, mark.values)).rows[0].hi);
       const pageSql = pageQuery(filter, { cutoff: cutoff(), lo: 0, hi }, { limit: 1001 });
       await Promise.all([
         pool.query(pageSql.text, pageSql.values),
@@ -531,8 +531,8 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
     const response = await timedGet(dispatcher, `${server.url}/gatewayevents/accounts/${account}?pageSize=1000`, auth);
     if (response.status !== 200) throw new Error(`wide page failed: ${response.status}`);
     const started = performance.now();
-    const mark = watermarkQuery(account);
-    const hi = Number((await pool.query(mark.text, mark.values)).rows[0].w);
+    const mark = horizonQuery(account);
+    const hi = Number((await pool.query(mark.text, mark.values)).rows[0].hi);
     const pageSql = pageQuery(wideFilter, { cutoff: cutoff(), lo: 0, hi }, { limit: 1001 });
     await Promise.all([
       pool.query(pageSql.text, pageSql.values),
@@ -592,7 +592,7 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   // 4. Combined events: a facility's page of 1,000 (a window holding about 1,400 of its events,
   // every type, with metadata: the page and the capped count), and a unit's history (uq over the
   // whole retention window, hideMetadata=true: the page alone). Through HTTP, and the statements the
-  // route runs (store.slice: the watermark, then the page and the count) run directly.
+  // route runs (store.slice: the horizon, then the page and the count) run directly.
   const combinedFacility = facilities[0]!;
   const scope = { kind: 'facility' as const, facilityId: combinedFacility.id, accountId: combinedFacility.accountId };
   const windowMs = Math.max(3_600_000, Math.round((1400 * FACILITIES * SPAN) / n));
@@ -605,8 +605,8 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   let unitItems = 0;
   const directCombined = async (filter: EventFilter, limit: number, withCount: boolean) => {
     const started = performance.now();
-    const mark = watermarkQuery(filter.scope.accountId);
-    const hi = Number((await pool.query(mark.text, mark.values)).rows[0].w);
+    const mark = horizonQuery(filter.scope.accountId);
+    const hi = Number((await pool.query(mark.text, mark.values)).rows[0].hi);
     const pageSql = pageQuery(filter, { cutoff: cutoff(), lo: 0, hi }, { limit, columns: COMBINED_COLUMNS });
     const countSql = countQuery(filter, { cutoff: cutoff(), lo: 0, hi }, MAX_COMBINED_RESULTS);
     await Promise.all([

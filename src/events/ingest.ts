@@ -1,12 +1,13 @@
 // Storing a judged batch: one transaction, one multi-row insert (unnest), idempotent on the
 // controller's event id per facility, committed before the controller hears "accepted".
 //
-// Ordering: the transaction takes its account's lock (a transaction-scoped advisory lock) before it
-// draws sequence numbers and holds it to commit, so within an account the ingest sequence is
-// assigned in commit order. A reader's snapshot therefore always sees a prefix of the account's
-// sequence — the property cursor walks rely on (cursor.ts) — while accounts ingest in parallel.
-// Everything that can be done outside the lock (parsing, judging, partition checks, name look-ups,
-// event ids) is.
+// No lock is shared by an account's controllers (issue 12): batches of one account, of one facility
+// even, are stored in parallel. Each row records the id of the transaction that stored it (column
+// txid, migration 0006), and readers bound what they read by the horizon below which every
+// transaction has ended (horizon.ts), so they never see a set that a later commit changes — what the
+// account's lock used to give by putting the sequence in commit order. The unique key on
+// (facility, event id) keeps each event stored once: a retry waits for the attempt in flight and
+// finds its ids taken.
 import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -17,9 +18,6 @@ import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
 import { resolveNames } from './names.ts';
 import { ensurePartitions, forgetPartitions, monthOf } from './partitions.ts';
-
-/** Advisory lock class of ingest; the key is the account (hashtext of its id). */
-export const INGEST_LOCK_CLASS = 727_004;
 
 export interface GatewayIdentity {
   accountId: EntityId;
@@ -50,11 +48,10 @@ async function insertBatch(
     );
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
     const ids = events.map(() => randomUUID());
-    await sql`select pg_advisory_xact_lock(${INGEST_LOCK_CLASS}::int4, hashtext(${String(gateway.accountId)}))`.execute(
-      trx,
-    );
     // New ids first (the duplicates of earlier batches drop out here), then the events of the new
-    // ids, in batch order, with the facility's account, name and time zone attached.
+    // ids, in batch order, with the facility's account, name and time zone attached. The ids are
+    // claimed in one order (byte order of the id): two batches in flight that share ids — a retry
+    // with other events around them — then wait for each other, never in a cycle (a deadlock).
     const { rows } = await sql<{ inserted: number; acknowledging: string[] }>`
       with batch as (
         select * from unnest(
@@ -77,6 +74,7 @@ async function insertBatch(
       fresh as (
         insert into gateway_event_ids (facility_id, event_id, occurred_at)
         select ${gateway.facilityId}::int8, event_id, occurred_at from batch
+         order by event_id collate "C"
         on conflict do nothing
         returning event_id
       ),
