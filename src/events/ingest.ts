@@ -5,8 +5,10 @@
 // draws sequence numbers and holds it to commit, so within an account the ingest sequence is
 // assigned in commit order. A reader's snapshot therefore always sees a prefix of the account's
 // sequence — the property cursor walks rely on (cursor.ts) — while accounts ingest in parallel.
-// Everything that can be done outside the lock (parsing, judging, partition checks, name look-ups,
-// event ids) is.
+// Everything that can be done outside the lock (parsing, judging, partition checks, event ids) is.
+// Unit numbers and visitor names are looked up by the insert statement itself (joins on the ids at
+// the event's facility: what is true when the event arrives is stored with it), which saved two
+// statements per batch (docs/BENCHMARKS.md, issue 12 item 2).
 import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -15,8 +17,7 @@ import { acknowledgeCommands } from '../access-control/acknowledge.ts';
 import type { Db } from '../db/tables.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
-import { resolveNames } from './names.ts';
-import { ensurePartitions, forgetPartitions, monthOf } from './partitions.ts';
+import { ensurePartitions, forgetPartitions, monthsOf } from './partitions.ts';
 
 /** Advisory lock class of ingest; the key is the account (hashtext of its id). */
 export const INGEST_LOCK_CLASS = 727_004;
@@ -42,12 +43,6 @@ async function insertBatch(
   receivedAt: number,
 ): Promise<IngestResult> {
   return db.transaction().execute(async (trx) => {
-    const names = await resolveNames(
-      trx,
-      gateway.facilityId,
-      events.flatMap((e) => (e.unitId !== null ? [e.unitId] : [])),
-      events.flatMap((e) => (e.visitorId !== null ? [e.visitorId] : [])),
-    );
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
     const ids = events.map(() => randomUUID());
     await sql`select pg_advisory_xact_lock(${INGEST_LOCK_CLASS}::int4, hashtext(${String(gateway.accountId)}))`.execute(
@@ -65,14 +60,12 @@ async function insertBatch(
           ${column((e) => e.deviceId)}::text[],
           ${column((e) => e.deviceName)}::text[],
           ${column((e) => e.unitId)}::int8[],
-          ${column((e) => (e.unitId !== null ? (names.unitNumbers.get(e.unitId) ?? null) : null))}::text[],
           ${column((e) => e.visitorId)}::int8[],
-          ${column((e) => (e.visitorId !== null ? (names.visitorNames.get(e.visitorId) ?? null) : null))}::text[],
           ${column((e) => e.codeEntered)}::text[],
           ${column((e) => e.details)}::text[],
           ${column((e) => e.data)}::text[]
-        ) with ordinality as b(id, event_id, event_type, occurred_at, device_id, device_name, unit_id, unit_number,
-                               visitor_id, visitor_name, code_entered, details, data, ord)
+        ) with ordinality as b(id, event_id, event_type, occurred_at, device_id, device_name, unit_id, visitor_id,
+                               code_entered, details, data, ord)
       ),
       fresh as (
         insert into gateway_event_ids (facility_id, event_id, occurred_at)
@@ -85,11 +78,15 @@ async function insertBatch(
                                     received_at, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name,
                                     code_entered, details, data)
         select b.id, f.account_id, f.id, f.name, f.time_zone, b.event_id, b.event_type, b.occurred_at,
-               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, b.unit_number, b.visitor_id, b.visitor_name,
+               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, u.unit_number, b.visitor_id,
+               case when v.id is not null then concat_ws(' ', v.first_name, v.last_name) end,
                b.code_entered, b.details, b.data::jsonb
           from batch b
           join fresh using (event_id)
          cross join facilities f
+          -- The names of the facility's unit and visitor (an id of another facility's resolves to nothing).
+          left join units u on u.id = b.unit_id and u.facility_id = f.id
+          left join visitors v on v.id = b.visitor_id and v.facility_id = f.id
          where f.id = ${gateway.facilityId}::int8 and f.account_id = ${gateway.accountId}::int8
          order by b.ord
         returning gwc_event_id, event_type
@@ -119,7 +116,7 @@ export async function ingestEvents(
   receivedAt: number,
 ): Promise<IngestResult> {
   if (events.length === 0) return { inserted: 0, duplicates: 0 };
-  const months = events.map((e) => monthOf(e.occurredAt));
+  const months = monthsOf(events.map((e) => e.occurredAt));
   await ensurePartitions(pool, months);
   try {
     return await insertBatch(db, gateway, events, receivedAt);
