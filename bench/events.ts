@@ -161,6 +161,44 @@ function rssMiB(pid: number, field = 'VmRSS'): number {
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024);
 }
 
+/** CPU milliseconds (user + system, every thread) a process has used so far, from /proc (USER_HZ = 100). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Samples the CPU time of the server process and of the database's backends (PostgreSQL: the
+ * processes serving this database) until stopped: CPU per event is steadier than events/s on a
+ * machine shared with other work.
+ */
+function cpuMeter(serverPid: number, backendPids: (() => Promise<number[]>) | null) {
+  const server0 = cpuMs(serverPid);
+  const backends = new Map<number, { first: number; last: number }>();
+  const sample = async () => {
+    for (const pid of backendPids ? await backendPids() : []) {
+      try {
+        const now = cpuMs(pid);
+        const seen = backends.get(pid);
+        if (seen) seen.last = now;
+        else backends.set(pid, { first: now, last: now });
+      } catch {
+        /* the backend ended */
+      }
+    }
+  };
+  const started = sample();
+  const timer = setInterval(() => void sample().catch(() => {}), 250);
+  return async () => {
+    await started;
+    clearInterval(timer);
+    await sample();
+    let database = 0;
+    for (const { first, last } of backends.values()) database += last - first;
+    return { server: cpuMs(serverPid) - server0, database };
+  };
+}
+
 function runPsql(connection: string, sql: string, input?: Iterable<string>): Promise<{ ms: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -466,6 +504,19 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   let accepted = 0;
   const latencies: number[] = [];
   log(`HTTP ingest: ${n} events, ${SENDERS} senders, batches of ${BATCH}`);
+  const meter = cpuMeter(
+    server.child.pid!,
+    target.kind === 'postgres'
+      ? async () =>
+          (
+            await target
+              .pool()
+              .query<{ pid: number }>(
+                'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+              )
+          ).rows.map((r) => r.pid)
+      : null,
+  );
   const ingestStarted = performance.now();
   await Promise.all(
     Array.from({ length: SENDERS }, async () => {
@@ -492,6 +543,7 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
     }),
   );
   const ingestMs = performance.now() - ingestStarted;
+  const cpu = await meter();
   if (accepted !== n) throw new Error(`stored ${accepted} of ${n}`);
   const copyRate = n / (copyMs / 1000);
   const httpRate = n / (ingestMs / 1000);
@@ -501,8 +553,10 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
     `| ingest, events/s (HTTP: ${SENDERS} senders × batches of ${BATCH}; direct: COPY into the lean table) | ${Math.round(httpRate).toLocaleString('en-US')} | ${Math.round(leanRate).toLocaleString('en-US')} | ${(httpRate / leanRate).toFixed(2)} | ≥ 0.60 ${httpRate / leanRate >= 0.6 ? 'met' : '**not met**'} |`,
     `| ingest, events/s (direct: COPY into gateway_events, its partitions and 5 indexes) | ${Math.round(httpRate).toLocaleString('en-US')} | ${Math.round(copyRate).toLocaleString('en-US')} | ${(httpRate / copyRate).toFixed(2)} | |`,
     `| ingest batch latency p50 / p99 (ms) | ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} | | | |`,
+    `| ingest CPU ms per 1,000 events: server process${target.kind === 'postgres' ? ' / database backends' : ' (database included)'} | ${((cpu.server * 1000) / n).toFixed(1)}${target.kind === 'postgres' ? ` / ${((cpu.database * 1000) / n).toFixed(1)}` : ''} | | | |`,
   ];
   if (INGEST_ONLY) {
+    await target.closePool();
     await dispatcher.close();
     await server.kill('SIGTERM');
     loads.push(os.loadavg()[0]!);

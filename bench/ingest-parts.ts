@@ -151,6 +151,25 @@ const WHOLE = `${BATCH_CTE},
     returning gwc_event_id, event_type
   )
   select count(*)::int as inserted from stored`;
+/** As ingest.ts now: the names looked up by joins in the same statement (no unit_number / visitor_name parameters). */
+const WHOLE_NAMES = `${BATCH_CTE},
+  fresh as (
+    insert into gateway_event_ids (facility_id, event_id, occurred_at)
+    select $14::int8, event_id, occurred_at from batch on conflict do nothing returning event_id
+  ),
+  stored as (
+    insert into gateway_events (${EVENT_COLUMNS})
+    select ${EVENT_SELECT.replace('b.unit_number', '(select u.unit_number from units u where u.id = b.unit_id and u.facility_id = f.id)').replace('b.visitor_name', "(select concat_ws(' ', v.first_name, v.last_name) from visitors v where v.id = b.visitor_id and v.facility_id = f.id)")}
+      from batch b join fresh using (event_id) cross join facilities f
+     where f.id = $14::int8 and f.account_id = $15::int8 order by b.ord
+    returning gwc_event_id, event_type
+  )
+  select count(*)::int as inserted from stored`;
+/** The same, with a plain insert of the ids (no speculative insertion): fails on a duplicate id. */
+const WHOLE_NAMES_PLAIN = WHOLE_NAMES.replace(
+  'from batch on conflict do nothing returning event_id',
+  'from batch returning event_id',
+);
 const JSON_CTE = `
   with batch as (
     select * from rows from (json_to_recordset($1::json)
@@ -292,25 +311,34 @@ export default async function run(): Promise<void> {
     };
     const timed = async (label: string, sql: string, before?: string, json = false) => {
       const times: number[] = [];
+      const wal: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const facility = facilities[round % FACILITIES]!;
         const raw = params(facility);
         const values = json ? asJson(raw) : () => raw;
         await client.query('begin');
         if (before) await client.query(before);
+        const lsn0 = (await client.query('select pg_current_wal_insert_lsn() as l')).rows[0].l as string;
         const started = performance.now();
         await client.query(sql, values() as unknown[]);
         times.push(performance.now() - started);
+        wal.push(
+          Number(
+            (await client.query('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) as d', [lsn0])).rows[0].d,
+          ),
+        );
         await client.query('rollback');
       }
-      out.push(`| ${label} | ${median(times).toFixed(2)} | ${Math.min(...times).toFixed(2)} |`);
+      out.push(
+        `| ${label} | ${median(times).toFixed(2)} | ${Math.min(...times).toFixed(2)} | ${Math.round(median(wal) / 1024)} |`,
+      );
       return median(times);
     };
     out.push(
       `Ingest statement parts, PostgreSQL, ${EVENTS.toLocaleString('en-US')} events in the table, batches of ${BATCH}, median of ${ROUNDS} (each rolled back)`,
       '',
-      '| part | median ms | best ms |',
-      '|---|---|---|',
+      '| part | median ms | best ms | WAL KiB (median; other sessions add to it) |',
+      '|---|---|---|---|',
     );
     // Warm-up.
     await timed('warm-up (whole statement)', WHOLE);
@@ -323,7 +351,15 @@ export default async function run(): Promise<void> {
       true,
     );
     await timed('whole statement (ids + events), again', WHOLE);
+    await timed('whole statement with the names joined in (ingest.ts now)', WHOLE_NAMES);
+    await timed('the same, the ids inserted without on conflict (fails on a duplicate)', WHOLE_NAMES_PLAIN);
+    await timed('whole statement with the names joined in, again', WHOLE_NAMES);
+    await timed('the same without on conflict, again', WHOLE_NAMES_PLAIN);
     await timed('idempotency insert alone', IDS_ONLY);
+    await timed('idempotency insert without its BRIN index', IDS_ONLY, 'drop index gateway_event_ids_occurred');
+    await timed('idempotency insert without on conflict', IDS_ONLY.replace(' on conflict do nothing', ''));
+    await timed('idempotency insert alone, again', IDS_ONLY);
+    await timed('idempotency insert without on conflict, again', IDS_ONLY.replace(' on conflict do nothing', ''));
     await timed('event insert alone (all indexes)', EVENTS_ONLY);
     for (const index of indexes) await timed(`event insert without ${index}`, EVENTS_ONLY, `drop index ${index}`);
     await timed('event insert, no index at all', EVENTS_ONLY, indexes.map((i) => `drop index ${i};`).join(' '));
@@ -345,7 +381,7 @@ export default async function run(): Promise<void> {
       names.push(performance.now() - started);
     }
     out.push(
-      `| name look-ups (${unitIds.length} units, ${visitorIds.length} visitors; two statements) | ${median(names).toFixed(2)} | ${Math.min(...names).toFixed(2)} |`,
+      `| name look-ups (${unitIds.length} units, ${visitorIds.length} visitors; two statements) | ${median(names).toFixed(2)} | ${Math.min(...names).toFixed(2)} | |`,
     );
     const advisory: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -354,13 +390,24 @@ export default async function run(): Promise<void> {
       advisory.push(performance.now() - started);
     }
     out.push(
-      `| one round trip (advisory lock statement) | ${median(advisory).toFixed(2)} | ${Math.min(...advisory).toFixed(2)} |`,
+      `| one round trip (advisory lock statement) | ${median(advisory).toFixed(2)} | ${Math.min(...advisory).toFixed(2)} | |`,
     );
 
     await client.query('begin');
     const explain = await client.query(`explain (analyze, buffers, costs off) ${WHOLE}`, params(f0));
     await client.query('rollback');
     out.push('', '```', ...explain.rows.map((r) => r['QUERY PLAN'] as string), '```');
+    await client.query('begin');
+    const explainNames = await client.query(`explain (analyze, buffers, costs off) ${WHOLE_NAMES}`, params(f0));
+    await client.query('rollback');
+    out.push(
+      '',
+      'With the names joined in:',
+      '',
+      '```',
+      ...explainNames.rows.map((r) => r['QUERY PLAN'] as string),
+      '```',
+    );
     const sizes = await client.query(
       `select relname, pg_size_pretty(pg_total_relation_size(oid)) as size from pg_class
         where relname in ('gateway_event_ids', 'gateway_event_ids_pkey', 'lean_events') order by 1`,

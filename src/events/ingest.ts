@@ -78,15 +78,16 @@ async function insertBatch(
                                     received_at, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name,
                                     code_entered, details, data)
         select b.id, f.account_id, f.id, f.name, f.time_zone, b.event_id, b.event_type, b.occurred_at,
-               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, u.unit_number, b.visitor_id,
-               case when v.id is not null then concat_ws(' ', v.first_name, v.last_name) end,
+               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name,
+               -- The facility's unit and visitor (an id of another facility's resolves to nothing); one
+               -- primary-key probe each, whatever the planner thinks of a join with these tables.
+               b.unit_id, (select u.unit_number from units u where u.id = b.unit_id and u.facility_id = f.id),
+               b.visitor_id, (select concat_ws(' ', v.first_name, v.last_name) from visitors v
+                               where v.id = b.visitor_id and v.facility_id = f.id),
                b.code_entered, b.details, b.data::jsonb
           from batch b
           join fresh using (event_id)
          cross join facilities f
-          -- The names of the facility's unit and visitor (an id of another facility's resolves to nothing).
-          left join units u on u.id = b.unit_id and u.facility_id = f.id
-          left join visitors v on v.id = b.visitor_id and v.facility_id = f.id
          where f.id = ${gateway.facilityId}::int8 and f.account_id = ${gateway.accountId}::int8
          order by b.ord
         returning gwc_event_id, event_type
