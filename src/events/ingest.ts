@@ -6,9 +6,10 @@
 // assigned in commit order. A reader's snapshot therefore always sees a prefix of the account's
 // sequence — the property cursor walks rely on (cursor.ts) — while accounts ingest in parallel.
 // Everything that can be done outside the lock (parsing, judging, partition checks, event ids) is.
-// Unit numbers and visitor names are looked up by the insert statement itself (joins on the ids at
-// the event's facility: what is true when the event arrives is stored with it), which saved two
-// statements per batch (docs/BENCHMARKS.md, issue 12 item 2).
+// Unit numbers and visitor names are looked up by the insert statement itself (a primary-key probe
+// per id, at the event's facility: what is true when the event arrives is stored with it), which
+// saved two statements per batch and a sixth of the CPU per event (docs/BENCHMARKS.md, issue 12
+// item 2).
 import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
