@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   auctions: () => import('./auctions.ts'),
   commands: () => import('./commands.ts'),
   'stuck-database': () => import('./stuck-database.ts'),
+  'ingest-parts': () => import('./ingest-parts.ts'),
 };
 
 const name = process.argv[2];
