@@ -152,7 +152,8 @@ function merge(stretches: Stretch[]) {
   };
 }
 
-async function database(target: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+/** A fresh database of the target (an embedded data directory, or a database on the server), and its removal. */
+export async function benchDatabase(target: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-bench-fleet-'));
   if (target === 'embedded')
     return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => fs.rmSync(dataDir, { recursive: true }) };
@@ -175,51 +176,75 @@ async function database(target: string): Promise<{ env: Record<string, string>; 
   };
 }
 
-async function runOne(target: string, server: { label: string; bin: string }, log: (m: string) => void) {
-  const db = await database(target);
+/** A server of `bin` on a fresh database of the target, with an operator's token, for `work`. */
+async function withServer<T>(
+  target: string,
+  bin: string,
+  work: (server: ServerProcess, operator: string) => Promise<T>,
+): Promise<T> {
+  const db = await benchDatabase(target);
   const env = { ...db.env, RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_TTL_SECONDS: '86400', REDIS_URL: '' };
   try {
     const created = await runCli(
       ['admin', 'app', 'create', '--name', 'Bench operator', '--operator'],
       env,
       120_000,
-      server.bin,
+      bin,
     );
     if (created.code !== 0) throw new Error(`gatehouse admin app create: ${created.stderr}`);
     const app = JSON.parse(created.stdout);
-    const process_ = await startServerProcess(env, 120_000, { quiet: true, bin: server.bin });
+    const server = await startServerProcess(env, 120_000, { quiet: true, bin });
     try {
       const operator = (
-        await json(`${process_.url}/auth/token`, {
+        await json(`${server.url}/auth/token`, {
           method: 'POST',
           form: { grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret },
         })
       ).access_token as string;
-      log(`${target}/${server.label}: provisioning 2 × ${CONTROLLERS} facilities`);
-      const one = await provisionFleet(process_, operator, 'one');
-      const spread = await provisionFleet(process_, operator, 'spread');
-      // Warm-up: connections, plans, the month's partition.
-      await closedLoop(process_, one, 'warm-one', 1);
-      await closedLoop(process_, spread, 'warm-spread', 1);
-      const stretches = { one: [] as Stretch[], spread: [] as Stretch[] };
-      for (let round = 0; round < ROUNDS; round++) {
-        // Alternate which goes first, so a drift of the machine weighs on both.
-        const order = round % 2 === 0 ? (['one', 'spread'] as const) : (['spread', 'one'] as const);
-        for (const shape of order) {
-          const stretch = await closedLoop(process_, shape === 'one' ? one : spread, `${shape}-${round}`, SECONDS);
-          stretches[shape].push(stretch);
-          log(
-            `${target}/${server.label}: ${shape} round ${round + 1}: ${Math.round(stretch.events / stretch.seconds)} events/s`,
-          );
-        }
-      }
-      return { one: merge(stretches.one), spread: merge(stretches.spread) };
+      return await work(server, operator);
     } finally {
-      await process_.kill();
+      await server.kill();
     }
   } finally {
     await db.drop();
   }
+}
+
+async function runOne(target: string, server: { label: string; bin: string }, log: (m: string) => void) {
+  return withServer(target, server.bin, async (process_, operator) => {
+    log(`${target}/${server.label}: provisioning 2 × ${CONTROLLERS} facilities`);
+    const one = await provisionFleet(process_, operator, 'one');
+    const spread = await provisionFleet(process_, operator, 'spread');
+    // Warm-up: connections, plans, the month's partition.
+    await closedLoop(process_, one, 'warm-one', 1);
+    await closedLoop(process_, spread, 'warm-spread', 1);
+    const stretches = { one: [] as Stretch[], spread: [] as Stretch[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate which goes first, so a drift of the machine weighs on both.
+      const order = round % 2 === 0 ? (['one', 'spread'] as const) : (['spread', 'one'] as const);
+      for (const shape of order) {
+        const stretch = await closedLoop(process_, shape === 'one' ? one : spread, `${shape}-${round}`, SECONDS);
+        stretches[shape].push(stretch);
+        log(
+          `${target}/${server.label}: ${shape} round ${round + 1}: ${Math.round(stretch.events / stretch.seconds)} events/s`,
+        );
+      }
+    }
+    return { one: merge(stretches.one), spread: merge(stretches.spread) };
+  });
+}
+
+/** The one-account fleet alone (the status benchmark's ingest measure): events/s, p50/p99. */
+export async function fleetIngest(target: string, server: { label: string; bin: string }, log: (m: string) => void) {
+  return withServer(target, server.bin, async (process_, operator) => {
+    log(`${target}/${server.label}: provisioning ${CONTROLLERS} facilities of one account`);
+    const one = await provisionFleet(process_, operator, 'one');
+    await closedLoop(process_, one, 'warm-one', 1);
+    const stretches: Stretch[] = [];
+    for (let round = 0; round < ROUNDS; round++)
+      stretches.push(await closedLoop(process_, one, `one-${round}`, SECONDS));
+    return merge(stretches);
+  });
 }
 
 export default async function run() {

@@ -17,6 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { acknowledgeCommands } from '../access-control/acknowledge.ts';
+import { recordReportedEvents } from '../access-control/reported-state.ts';
+import { STATUS_DATA_EVENT_TYPES, type ReportedEvent } from '../access-control/status-rules.ts';
 import type { Db } from '../db/tables.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
@@ -102,8 +104,24 @@ async function insertBatch(
     const stored = new Set(rows[0]!.acknowledging);
     const commandIds = events.filter((e) => e.commandId !== null && stored.has(e.eventId)).map((e) => e.commandId!);
     if (commandIds.length > 0) await acknowledgeCommands(trx, gateway.facilityId, [...new Set(commandIds)]);
+    // The facility's reported state (devices, alarms, switches, last heard) commits with its events.
+    // Every accepted event is applied, repeats included: the state keeps the newest word, so a
+    // repeat changes nothing.
+    await recordReportedEvents(trx, gateway.facilityId, receivedAt, events.map(reportedEvent));
     return { inserted, duplicates: events.length - inserted };
   });
+}
+
+/** An accepted event as the reported state reads it; its data parsed only where the state needs a flag. */
+function reportedEvent(e: AcceptedEvent): ReportedEvent {
+  return {
+    eventType: e.eventType,
+    occurredAt: e.occurredAt,
+    deviceId: e.deviceId,
+    deviceName: e.deviceName,
+    unitId: e.unitId,
+    data: e.data !== null && STATUS_DATA_EVENT_TYPES.includes(e.eventType) ? JSON.parse(e.data) : null,
+  };
 }
 
 const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
