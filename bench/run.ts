@@ -4,9 +4,12 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   tokens: () => import('./tokens.ts'),
   'token-flood': () => import('./token-flood.ts'),
   events: () => import('./events.ts'),
+  fleet: () => import('./fleet.ts'),
+  status: () => import('./status.ts'),
   auctions: () => import('./auctions.ts'),
   commands: () => import('./commands.ts'),
   'stuck-database': () => import('./stuck-database.ts'),
+  'ingest-parts': () => import('./ingest-parts.ts'),
 };
 
 const name = process.argv[2];

@@ -97,6 +97,19 @@ export function findCommand(db: Db, facilityId: EntityId, commandId: string): Pr
   return commandWithStatus(db, facilityId).where('id', '=', commandId).executeTakeFirst();
 }
 
+/** The facility's newest command of a type, with its status. */
+export function findNewestCommandOfType(
+  db: Db,
+  facilityId: EntityId,
+  type: CommandType,
+): Promise<CommandRow | undefined> {
+  return commandWithStatus(db, facilityId)
+    .where('type', '=', type)
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The facility's unacknowledged, unexpired commands after a sequence, in order. */
 export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: number, limit: number) {
   return db

@@ -12,6 +12,7 @@ import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import { openAccessCodeVault, type AccessCodeVault } from './codes.ts';
 import { accessControlJobs } from './jobs.ts';
+import { PollMarks } from './reported-state.ts';
 import { CommandSignals } from './signals.ts';
 
 export interface AccessControlDeps {
@@ -26,6 +27,8 @@ export interface AccessControl {
   notifyAcrossInstances: boolean;
   vault: AccessCodeVault;
   signals: CommandSignals;
+  /** Marks the controller heard when it polls (the gateway part of the facility status). */
+  pollMarks: PollMarks;
   jobs: JobDefinition[];
   /** Answers waiting polls at once (SIGTERM), before the HTTP server waits for them. */
   beginClosing(): void;
@@ -42,6 +45,7 @@ export async function createAccessControl({ database, config, logger }: AccessCo
     notifyAcrossInstances: postgres,
     vault,
     signals,
+    pollMarks: new PollMarks(database.db),
     jobs: accessControlJobs({ db: database.db, logger }),
     beginClosing: () => signals.beginClosing(),
     close: () => signals.close(),

@@ -1,11 +1,14 @@
 // Background jobs of the access-control face. Command status needs no job (expiry is computed
-// from expires_at); this one only keeps the commands table from growing for ever.
+// from expires_at); one keeps the commands table from growing for ever, one records the facility
+// status changes that the passing of time makes (a controller that falls silent sends nothing).
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Db } from '../db/tables.ts';
 import type { Logger } from '../logger.ts';
 import { COMMAND_RETENTION_DAYS, purgeOldCommands } from './commands.ts';
+import { recordStatusChanges } from './status-changes.ts';
 
 export const PURGE_COMMANDS_JOB = 'access-control.purge-commands';
+export const RECORD_STATUS_CHANGES_JOB = 'access-control.record-status-changes';
 
 export function accessControlJobs({ db, logger }: { db: Db; logger: Logger }): JobDefinition<object>[] {
   return [
@@ -18,6 +21,17 @@ export function accessControlJobs({ db, logger }: { db: Db; logger: Logger }): J
       async handle() {
         const deleted = await purgeOldCommands(db);
         if (deleted > 0) logger.info({ deleted, retentionDays: COMMAND_RETENTION_DAYS }, 'old commands deleted');
+      },
+    },
+    {
+      name: RECORD_STATUS_CHANGES_JOB,
+      // Every minute: a controller falls silent without any event, so the time itself changes statuses.
+      schedule: '* * * * *',
+      queue: { retryLimit: 0 },
+      batchSize: 1,
+      async handle() {
+        const recorded = await recordStatusChanges(db, Date.now());
+        if (recorded > 0) logger.debug({ recorded }, 'facility status changes recorded');
       },
     },
   ];

@@ -165,6 +165,9 @@ export const COMMAND_TYPES = [
   'visitor.remove',
   'units.refresh',
   'visitors.refresh',
+  'emergency.set',
+  'lockdown.set',
+  'action-group.run',
 ] as const;
 export type CommandType = (typeof COMMAND_TYPES)[number];
 

@@ -282,3 +282,92 @@ export const refreshSchema = (summary: string) => ({
   body: ActionBody,
   response: { 202: RefreshResult },
 });
+
+// ---- facility status and remote operations (SPEC §4.1) ----
+
+export const STATUS_TAGS = ['access control: facility status'];
+
+export const STATUS_RULES_NOTE =
+  'Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 ' +
+  'minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last ' +
+  'online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit ' +
+  'door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency ' +
+  'access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its ' +
+  'acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).';
+
+const Word = StringEnum(['ok', 'warning', 'error'] as const);
+
+export const StatusListRow = Type.Object({
+  facilityId: EntityId('The facility id.'),
+  facilityName: Type.String(),
+  facilityPropertyNumber: Nullable(Type.String()),
+  accountName: Type.String(),
+  gatewayStatus: Word,
+  gatewayStatusMessage: Type.String(),
+  deviceStatus: Word,
+  deviceStatusMessage: Type.String(),
+  alarmStatus: Word,
+  alarmStatusMessage: Type.String(),
+  pmsInterfaceStatus: Word,
+  pmsInterfaceStatusMessage: Type.String(),
+  edgeRouterStatus: Type.Null(),
+  edgeRouterStatusMessage: Type.Null(),
+  edgeRouterPlatformDeviceStatus: Type.Null(),
+  edgeRouterPlatformDeviceStatusMessage: Type.Null(),
+});
+
+const SwitchState = Type.Object({
+  reported: Nullable(Type.Boolean({ description: 'What the controller last reported (null: never).' })),
+  desired: Nullable(Type.Boolean({ description: 'What was last asked for (null: never).' })),
+});
+
+export const FacilityStatus = Type.Object({
+  gatewayControllerPlatformOverallStatus: Word,
+  gatewayControllerPlatformOverallStatusMessage: Type.String(),
+  edgeRouterPlatformOverallStatus: Type.Null(),
+  edgeRouterPlatformOverallStatusMessage: Type.Null(),
+  lastSeenAt: Nullable(Type.String({ format: 'date-time', description: 'The controller’s last poll or events.' })),
+  devices: Type.Object({ total: Type.Integer(), offline: Type.Integer() }),
+  activeAlarms: Type.Array(
+    Type.Object({
+      eventType: Type.Integer(),
+      eventTypeName: Type.String(),
+      deviceId: Nullable(Type.String()),
+      deviceName: Nullable(Type.String()),
+      unitId: Nullable(EntityId('The unit of a unit door alarm.')),
+      unitNumber: Nullable(Type.String()),
+      since: Type.String({ format: 'date-time' }),
+    }),
+  ),
+  emergency: SwitchState,
+  lockdown: SwitchState,
+  commands: Type.Object({
+    pending: Type.Integer({ description: 'Commands neither acknowledged nor expired.' }),
+    oldestPendingAt: Nullable(Type.String({ format: 'date-time' })),
+  }),
+});
+
+export const Device = Type.Object({
+  id: Type.String({ description: 'The controller’s device id.' }),
+  name: Nullable(Type.String()),
+  isPaired: Type.Boolean({ description: 'False once a Device Pairing event (38) said data.paired: false.' }),
+  status: Type.Object({ isOffline: Type.Boolean() }),
+  lastEventType: Type.Integer(),
+  lastEventAt: Type.String({ format: 'date-time' }),
+});
+
+export const CommandRef = Type.Object({
+  id: Type.String(),
+  sequence: Type.Integer(),
+  status: StringEnum(COMMAND_STATUSES),
+});
+
+export const SwitchAnswer = Type.Object({
+  command: Nullable(CommandRef),
+  desired: Nullable(Type.Boolean()),
+  reported: Nullable(Type.Boolean()),
+});
+
+export const ActionGroup = Type.Object({ id: EntityId('The action group id.'), name: Type.String() });
+export const ActionGroupParams = Type.Object({ facilityId, actionGroupId: EntityId('The action group id.') });
+export const ActionGroupAnswer = Type.Object({ command: CommandRef });

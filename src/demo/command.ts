@@ -1,7 +1,7 @@
 // `gatehouse demo` (`npm run demo`): the service on a fresh embedded database, a demo account
 // provisioned through the real faces — two facilities with units and visitors (PMS face), a
 // partner with a few auctions (auction face, images served by the demo itself) — and simulated
-// controllers for both facilities. Prints the credentials and three curl commands, then runs
+// controllers for both facilities. Prints the credentials and four curl commands, then runs
 // until Ctrl-C (or --duration).
 import fs from 'node:fs';
 import http from 'node:http';
@@ -282,6 +282,7 @@ export function demoCommand(): Command {
           `  curl -s -H "Authorization: Bearer $TOKEN" "${url}/gatewayevents/accounts/${account.id}/export" -o events.csv`,
         );
         out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/${facilities[0]!.id}/commands?limit=10"`);
+        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/statuslist"`);
         out();
         out(
           `Simulated gateway controllers for ${facilities.length} facilities are running${duration > 0 ? ` for ${duration} s` : ' (Ctrl-C to stop)'}:`,
@@ -290,7 +291,14 @@ export function demoCommand(): Command {
         const simulator = new Simulator(
           url,
           gateways.map((g) => ({ clientId: g.clientId, clientSecret: g.clientSecret })),
-          { ...DEFAULT_OPTIONS, entriesPerMinute: 30, healthIntervalSeconds: 30 },
+          // Devices drop and doors alarm often enough that the status list changes colour while one watches.
+          {
+            ...DEFAULT_OPTIONS,
+            entriesPerMinute: 30,
+            healthIntervalSeconds: 30,
+            deviceDropsPerHour: 12,
+            doorAlarmsPerHour: 12,
+          },
         );
         const summary = await runSimulator(simulator, { durationSeconds: duration, quiet: false });
         out(

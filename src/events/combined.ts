@@ -6,6 +6,7 @@
 // the database sends them (the tests hold the two equal).
 import type { EntityId } from '../ids.ts';
 import { EVENT_TYPES, eventTypeInfo } from './catalogue.ts';
+import { SUBJECT_COLUMNS } from './query.ts';
 import { formatUtc, formatWallClock } from './time.ts';
 
 /** The category every item and type of this route carries: this service's events all come from gateway controllers. */
@@ -19,12 +20,7 @@ export const COMBINED_COLUMNS = [
   'time_zone',
   'event_type',
   '(extract(epoch from occurred_at) * 1000)::int8 as occurred_ms',
-  'device_id',
-  'device_name',
-  'unit_id',
-  'unit_number',
-  'visitor_id',
-  'visitor_name',
+  ...SUBJECT_COLUMNS,
   'details',
 ].join(', ');
 

@@ -2,18 +2,21 @@
 // server's key (HMAC-SHA-256), as an opaque base64url token. A cursor that was altered, forged, or
 // issued for another route, account, facility or set of filters fails to decode.
 //
-// A walk reads the events of a *phase*: those whose ingest sequence lies in (lo, hi], in the
-// requested order of (occurredAt, seq). Ingest makes sequence order equal commit order (see
-// ingest.ts), so every snapshot sees a prefix of the sequence and a phase is a fixed set: events
-// arriving during the walk do not shift it. When a phase is exhausted, the next phase covers what
-// arrived meanwhile — including events that arrived late with an old occurredAt — so a walk
-// returns every event exactly once.
+// A walk reads the events of a *phase*: those stored by transactions whose id lies in (lo, hi], in
+// the requested order of (occurredAt, seq). `hi` is a horizon (horizon.ts): every transaction at or
+// below it had ended when it was taken, and later ones get higher ids, so a phase is a fixed set:
+// events arriving during the walk do not shift it. When a phase is exhausted, the next phase covers
+// what committed meanwhile — including events that arrived late with an old occurredAt — so a walk
+// returns every event exactly once (the proof sketch: docs/faces/events.md).
+//
+// Version 2: the bounds are transaction ids (version 1's were ingest sequence numbers, which only
+// the account's ingest lock kept in commit order). A version-1 cursor is refused like any bad one.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export interface CursorState {
   /** Fingerprint of the query (route scope, filters, sort): see queryFingerprint. */
   fingerprint: Buffer;
-  /** Sequence bounds of the phase: lo < seq <= hi. */
+  /** Transaction-id bounds of the phase: lo < txid <= hi. */
   lo: number;
   hi: number;
   /** The last item returned (occurredAt ms, seq); null at the start of a phase. */
@@ -24,7 +27,7 @@ export interface CursorState {
   total: number;
 }
 
-const VERSION = 1;
+const VERSION = 2;
 const FINGERPRINT_BYTES = 12;
 const MAC_BYTES = 16;
 const BODY_BYTES = 1 + FINGERPRINT_BYTES + 8 + 8 + 1 + 8 + 8 + 4 + 8;

@@ -27,11 +27,16 @@ export interface Events {
 }
 
 export async function createEvents(deps: EventsDeps): Promise<Events> {
+  const metrics = createEventMetrics(deps.metrics.registry);
   // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
   const store = new EventStore(
     deps.database.pool,
     await loadCursorKey(deps.database.pool),
     deps.config.eventRetentionDays,
+    (horizon) => {
+      metrics.horizonWaits.inc({ outcome: horizon.caughtUp ? 'caught_up' : 'timed_out' });
+      metrics.horizonWaitSeconds.inc(horizon.waitedMs / 1000);
+    },
   );
-  return { store, metrics: createEventMetrics(deps.metrics.registry), jobs: eventJobs(deps) };
+  return { store, metrics, jobs: eventJobs(deps) };
 }

@@ -1,25 +1,28 @@
 // Storing a judged batch: one transaction, one multi-row insert (unnest), idempotent on the
 // controller's event id per facility, committed before the controller hears "accepted".
 //
-// Ordering: the transaction takes its account's lock (a transaction-scoped advisory lock) before it
-// draws sequence numbers and holds it to commit, so within an account the ingest sequence is
-// assigned in commit order. A reader's snapshot therefore always sees a prefix of the account's
-// sequence — the property cursor walks rely on (cursor.ts) — while accounts ingest in parallel.
-// Everything that can be done outside the lock (parsing, judging, partition checks, name look-ups,
-// event ids) is.
+// No lock is shared by an account's controllers (issue 12): batches of one account, of one facility
+// even, are stored in parallel. Each row records the id of the transaction that stored it (column
+// txid, migration 0006), and readers bound what they read by the horizon below which every
+// transaction has ended (horizon.ts), so they never see a set that a later commit changes — what the
+// account's lock used to give by putting the sequence in commit order. The unique key on
+// (facility, event id) keeps each event stored once: a retry waits for the attempt in flight and
+// finds its ids taken.
+// Unit numbers and visitor names are looked up by the insert statement itself (a primary-key probe
+// per id, at the event's facility: what is true when the event arrives is stored with it), which
+// saved two statements per batch and a sixth of the CPU per event (docs/BENCHMARKS.md, issue 12
+// item 2).
 import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { acknowledgeCommands } from '../access-control/acknowledge.ts';
+import { recordReportedEvents } from '../access-control/reported-state.ts';
+import { STATUS_DATA_EVENT_TYPES, type ReportedEvent } from '../access-control/status-rules.ts';
 import type { Db } from '../db/tables.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
-import { resolveNames } from './names.ts';
-import { ensurePartitions, forgetPartitions, monthOf } from './partitions.ts';
-
-/** Advisory lock class of ingest; the key is the account (hashtext of its id). */
-export const INGEST_LOCK_CLASS = 727_004;
+import { ensurePartitions, forgetPartitions, monthsOf } from './partitions.ts';
 
 export interface GatewayIdentity {
   accountId: EntityId;
@@ -42,19 +45,12 @@ async function insertBatch(
   receivedAt: number,
 ): Promise<IngestResult> {
   return db.transaction().execute(async (trx) => {
-    const names = await resolveNames(
-      trx,
-      gateway.facilityId,
-      events.flatMap((e) => (e.unitId !== null ? [e.unitId] : [])),
-      events.flatMap((e) => (e.visitorId !== null ? [e.visitorId] : [])),
-    );
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
     const ids = events.map(() => randomUUID());
-    await sql`select pg_advisory_xact_lock(${INGEST_LOCK_CLASS}::int4, hashtext(${String(gateway.accountId)}))`.execute(
-      trx,
-    );
     // New ids first (the duplicates of earlier batches drop out here), then the events of the new
-    // ids, in batch order, with the facility's account, name and time zone attached.
+    // ids, in batch order, with the facility's account, name and time zone attached. The ids are
+    // claimed in one order (byte order of the id): two batches in flight that share ids — a retry
+    // with other events around them — then wait for each other, never in a cycle (a deadlock).
     const { rows } = await sql<{ inserted: number; acknowledging: string[] }>`
       with batch as (
         select * from unnest(
@@ -65,18 +61,17 @@ async function insertBatch(
           ${column((e) => e.deviceId)}::text[],
           ${column((e) => e.deviceName)}::text[],
           ${column((e) => e.unitId)}::int8[],
-          ${column((e) => (e.unitId !== null ? (names.unitNumbers.get(e.unitId) ?? null) : null))}::text[],
           ${column((e) => e.visitorId)}::int8[],
-          ${column((e) => (e.visitorId !== null ? (names.visitorNames.get(e.visitorId) ?? null) : null))}::text[],
           ${column((e) => e.codeEntered)}::text[],
           ${column((e) => e.details)}::text[],
           ${column((e) => e.data)}::text[]
-        ) with ordinality as b(id, event_id, event_type, occurred_at, device_id, device_name, unit_id, unit_number,
-                               visitor_id, visitor_name, code_entered, details, data, ord)
+        ) with ordinality as b(id, event_id, event_type, occurred_at, device_id, device_name, unit_id, visitor_id,
+                               code_entered, details, data, ord)
       ),
       fresh as (
         insert into gateway_event_ids (facility_id, event_id, occurred_at)
         select ${gateway.facilityId}::int8, event_id, occurred_at from batch
+         order by event_id collate "C"
         on conflict do nothing
         returning event_id
       ),
@@ -85,7 +80,12 @@ async function insertBatch(
                                     received_at, device_id, device_name, unit_id, unit_number, visitor_id, visitor_name,
                                     code_entered, details, data)
         select b.id, f.account_id, f.id, f.name, f.time_zone, b.event_id, b.event_type, b.occurred_at,
-               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name, b.unit_id, b.unit_number, b.visitor_id, b.visitor_name,
+               ${iso(receivedAt)}::timestamptz, b.device_id, b.device_name,
+               -- The facility's unit and visitor (an id of another facility's resolves to nothing); one
+               -- primary-key probe each, whatever the planner thinks of a join with these tables.
+               b.unit_id, (select u.unit_number from units u where u.id = b.unit_id and u.facility_id = f.id),
+               b.visitor_id, (select concat_ws(' ', v.first_name, v.last_name) from visitors v
+                               where v.id = b.visitor_id and v.facility_id = f.id),
                b.code_entered, b.details, b.data::jsonb
           from batch b
           join fresh using (event_id)
@@ -104,8 +104,24 @@ async function insertBatch(
     const stored = new Set(rows[0]!.acknowledging);
     const commandIds = events.filter((e) => e.commandId !== null && stored.has(e.eventId)).map((e) => e.commandId!);
     if (commandIds.length > 0) await acknowledgeCommands(trx, gateway.facilityId, [...new Set(commandIds)]);
+    // The facility's reported state (devices, alarms, switches, last heard) commits with its events.
+    // Every accepted event is applied, repeats included: the state keeps the newest word, so a
+    // repeat changes nothing.
+    await recordReportedEvents(trx, gateway.facilityId, receivedAt, events.map(reportedEvent));
     return { inserted, duplicates: events.length - inserted };
   });
+}
+
+/** An accepted event as the reported state reads it; its data parsed only where the state needs a flag. */
+function reportedEvent(e: AcceptedEvent): ReportedEvent {
+  return {
+    eventType: e.eventType,
+    occurredAt: e.occurredAt,
+    deviceId: e.deviceId,
+    deviceName: e.deviceName,
+    unitId: e.unitId,
+    data: e.data !== null && STATUS_DATA_EVENT_TYPES.includes(e.eventType) ? JSON.parse(e.data) : null,
+  };
 }
 
 const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
@@ -119,7 +135,7 @@ export async function ingestEvents(
   receivedAt: number,
 ): Promise<IngestResult> {
   if (events.length === 0) return { inserted: 0, duplicates: 0 };
-  const months = events.map((e) => monthOf(e.occurredAt));
+  const months = monthsOf(events.map((e) => e.occurredAt));
   await ensurePartitions(pool, months);
   try {
     return await insertBatch(db, gateway, events, receivedAt);

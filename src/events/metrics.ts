@@ -4,6 +4,8 @@ import { Counter, type Registry } from 'prom-client';
 export interface EventMetrics {
   ingested: Counter<'outcome'>;
   exportedRows: Counter;
+  horizonWaits: Counter<'outcome'>;
+  horizonWaitSeconds: Counter;
 }
 
 /** The face's counters, registered in the service's registry (built once, by createEvents). */
@@ -18,6 +20,19 @@ export function createEventMetrics(registry: Registry): EventMetrics {
     exportedRows: new Counter({
       name: 'gatehouse_gateway_event_export_rows_total',
       help: 'Rows read from the database for CSV exports.',
+      registers: [registry],
+    }),
+    // A read waits when its account has events committed above the horizon (horizon.ts): a few
+    // milliseconds normally; timed_out means a long transaction in this database held it back.
+    horizonWaits: new Counter({
+      name: 'gatehouse_gateway_events_horizon_waits_total',
+      help: 'Event reads that waited for the commit horizon, by outcome (caught_up, timed_out: answered with what was safe).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    horizonWaitSeconds: new Counter({
+      name: 'gatehouse_gateway_events_horizon_wait_seconds_total',
+      help: 'Time event reads spent waiting for the commit horizon.',
       registers: [registry],
     }),
   };

@@ -56,6 +56,26 @@ export async function ensurePartitions(pool: pg.Pool, months: Iterable<string>):
   }
 }
 
+/**
+ * The distinct months of a batch's instants. A batch's events lie mostly in one month: an instant
+ * inside the month just seen is skipped with two comparisons (formatting a date per event showed in
+ * the ingest profile).
+ */
+export function monthsOf(instants: Iterable<number>): string[] {
+  const months = new Set<string>();
+  let from = 0;
+  let to = -1;
+  for (const ms of instants) {
+    if (ms >= from && ms < to) continue;
+    const month = monthOf(ms);
+    months.add(month);
+    from = monthStart(month);
+    const d = new Date(from);
+    to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  }
+  return [...months];
+}
+
 export function forgetPartitions(pool: pg.Pool): void {
   known.delete(pool);
 }

@@ -7,7 +7,7 @@ import { eventTypeInfo } from './catalogue.ts';
 import type { GatewayEventsTable } from './tables.ts';
 import { formatLocal, formatUtc } from './time.ts';
 
-/** The route's scope. A facility scope names its account too: watermarks are per account. */
+/** The route's scope. A facility scope names its account too: a reader waits for its account's events (horizon). */
 export type EventScope =
   | { kind: 'account'; accountId: EntityId }
   | { kind: 'facility'; facilityId: EntityId; accountId: EntityId };
@@ -28,10 +28,11 @@ export interface EventFilter {
   sort: SortOrder;
 }
 
-/** What a walk's step reads: the phase (lo < seq <= hi), the position, the retention cutoff. */
+/** What a walk's step reads: the phase (lo < txid <= hi), the position, the retention cutoff. */
 export interface Window {
   /** Epoch ms: events before it are outside the retention window and never returned. */
   cutoff: number;
+  /** Transaction-id bounds of the phase: the events stored by transactions lo < txid <= hi (horizon.ts). */
   lo: number;
   hi: number;
   after?: { occurredAt: number; seq: number } | null;
@@ -76,8 +77,8 @@ function whereClause(filter: EventFilter, window: Window, values: unknown[]): st
   const from = Math.max(filter.start ?? window.cutoff, window.cutoff);
   conditions.push(`occurred_at >= ${bind(formatUtc(from))}::timestamptz`);
   if (filter.end !== null) conditions.push(`occurred_at < ${bind(formatUtc(filter.end))}::timestamptz`);
-  if (window.lo > 0) conditions.push(`seq > ${bind(window.lo)}::int8`);
-  conditions.push(`seq <= ${bind(window.hi)}::int8`);
+  if (window.lo > 0) conditions.push(`txid > ${bind(window.lo)}::int8`);
+  conditions.push(`txid <= ${bind(window.hi)}::int8`);
   if (window.after) {
     const op = filter.sort === 'desc' ? '<' : '>';
     conditions.push(
@@ -89,7 +90,6 @@ function whereClause(filter: EventFilter, window: Window, values: unknown[]): st
 
 const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::int8 as ${column.replace('_at', '_ms')}`;
 
-/** Columns of a GatewayEvent item. */
 /** Where and what: the columns that place an event (written once for the items and the CSV). */
 export const PLACE_COLUMNS = ['account_id', 'facility_id', 'facility_name', 'time_zone', 'event_type'] as const;
 /** Who and with what: the device, unit and visitor an event names. */
@@ -102,6 +102,7 @@ export const SUBJECT_COLUMNS = [
   'visitor_name',
 ] as const;
 
+/** Columns of a GatewayEvent item. */
 export const ITEM_COLUMNS = [
   'seq',
   'id',
@@ -153,11 +154,25 @@ export function estimateQuery(filter: EventFilter, window: Omit<Window, 'after'>
 }
 
 /**
- * The account's highest committed sequence: a safe upper bound for a phase (within an account,
- * sequence order is commit order), read from the (account_id, seq) index.
+ * The horizon (`hi`): the highest transaction id below which every transaction of this database has
+ * ended — one less than the oldest transaction of this database still running, or than the next id
+ * to be assigned when none is. Transactions of other databases on the same server are left out (they
+ * cannot write here; a long one would otherwise hold every reader back); an id whose database is
+ * not known — its session ended a moment after the snapshot — is kept, which can only hold the
+ * horizon lower. And `ahead`: the highest txid of the account's events committed above it (null
+ * when none), which tells a reader whether to wait a moment (horizon.ts).
  */
-export const watermarkQuery = (accountId: EntityId): SqlText => ({
-  text: 'select coalesce(max(seq), 0)::int8 as w from gateway_events where account_id = $1::int8',
+export const HORIZON_SQL = `select coalesce(
+    (select min(x::text::int8) from pg_snapshot_xip(s.snap) as x
+      where (x::text::int8 & 4294967295) not in (
+        select backend_xid::text::int8 from pg_stat_activity
+         where backend_xid is not null and datname <> current_database())),
+    pg_snapshot_xmax(s.snap)::text::int8) - 1 as hi
+  from (select pg_current_snapshot() as snap) as s`;
+
+export const horizonQuery = (accountId: EntityId): SqlText => ({
+  text: `select h.hi, (select max(txid) from gateway_events where account_id = $1::int8 and txid > h.hi) as ahead
+           from (${HORIZON_SQL}) as h`,
   values: [accountId],
 });
 

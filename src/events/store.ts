@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
+import { HORIZON_WAIT_MS, readHorizon, type Horizon } from './horizon.ts';
 import {
   CSV_ROW_OCCURRED,
   CSV_ROW_SEQ,
@@ -19,7 +20,6 @@ import {
   estimateQuery,
   filterIdentity,
   pageQuery,
-  watermarkQuery,
   type EventFilter,
   type EventRow,
   type SqlText,
@@ -55,6 +55,8 @@ export class EventStore {
     private readonly pool: pg.Pool,
     private readonly cursorKey: Buffer,
     private readonly retentionDays: number,
+    /** Told of every read that had to wait for the horizon (the face's metrics). */
+    private readonly onHorizonWait: (horizon: Horizon) => void = () => {},
   ) {}
 
   /** Events before this instant are outside the retention window. */
@@ -86,16 +88,23 @@ export class EventStore {
     return Math.max(EXACT_TOTAL_CAP + 1, estimate);
   }
 
-  /** The account's highest committed sequence number: all of its events at or below it are committed (ingest.ts). */
-  async watermark(accountId: EntityId): Promise<number> {
-    const query = watermarkQuery(accountId);
-    return Number((await this.pool.query<{ w: number }>(query.text, query.values)).rows[0]!.w);
+  /**
+   * The upper bound of what a read of the account may see (horizon.ts): every transaction with an
+   * id at or below it has ended, so the events with `txid <= hi` are a set no later commit changes.
+   * Every read bounds itself by it: pages, phases of a walk, slices, exports. `waitUntil`
+   * (performance.now() time): one request's horizons share one wait of at most HORIZON_WAIT_MS.
+   */
+  async horizon(accountId: EntityId, waitUntil = performance.now() + HORIZON_WAIT_MS): Promise<number> {
+    const horizon = await readHorizon(this.pool, accountId, Math.max(0, waitUntil - performance.now()));
+    if (horizon.waitedMs > 0 || !horizon.caughtUp) this.onHorizonWait(horizon);
+    return horizon.hi;
   }
 
   /** Throws InvalidCursorError for a cursor that this query did not issue. */
   async page(filter: EventFilter, request: PageRequest): Promise<Page> {
     const fingerprint = queryFingerprint(filterIdentity(filter));
     const cutoff = this.cutoff();
+    const waitUntil = performance.now() + HORIZON_WAIT_MS;
     let state: CursorState;
     let offset = 0;
     let rows: EventRow[];
@@ -103,7 +112,7 @@ export class EventStore {
       state = decodeCursor(request.cursor, this.cursorKey, fingerprint);
       rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: request.pageSize + 1 }));
     } else {
-      const hi = await this.watermark(filter.scope.accountId);
+      const hi = await this.horizon(filter.scope.accountId, waitUntil);
       offset = (request.pageNumber - 1) * request.pageSize;
       const [pageRows, total] = await Promise.all([
         this.rows(pageQuery(filter, { cutoff, lo: 0, hi }, { limit: request.pageSize + 1, offset })),
@@ -132,7 +141,9 @@ export class EventStore {
       // This phase is exhausted. Events committed since it began form the next phase.
       const done = { rows, pageNumber: state.pageNumber, totalResults: state.total, nextCursor: null };
       if (offset > 0 && rows.length === 0) return done; // a page number past the end
-      const hi = await this.watermark(filter.scope.accountId);
+      const hi = await this.horizon(filter.scope.accountId, waitUntil);
+      // (A horizon below the phase's end is possible only in the instant a session of another database
+      // ends: nothing new then.)
       const fresh = hi > state.hi ? await this.count(countQuery(filter, { cutoff, lo: state.hi, hi })) : 0;
       if (fresh === 0) return done;
       const nextPhase: CursorState = {
@@ -202,7 +213,7 @@ export class EventStore {
     options: { columns?: string; countCap?: number; onRow?: (row: Row) => void } = {},
   ): Promise<{ rows: Row[]; totalResults: number | null }> {
     const cutoff = this.cutoff();
-    const hi = await this.watermark(filter.scope.accountId);
+    const hi = await this.horizon(filter.scope.accountId);
     const page = pageQuery(filter, { cutoff, lo: 0, hi }, { limit, offset, columns: options.columns });
     const { onRow } = options;
     const [rows, total] = await Promise.all([
@@ -220,7 +231,7 @@ export class EventStore {
    */
   async *exportText(filter: EventFilter, chunkRows: number): AsyncGenerator<{ text: string; rows: number }> {
     const cutoff = this.cutoff();
-    const hi = await this.watermark(filter.scope.accountId);
+    const hi = await this.horizon(filter.scope.accountId);
     const names = eventTypeNameArray();
     const read = async (after: { occurredAt: number; seq: number } | null) => {
       const page = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SQL_COLUMNS });
@@ -257,7 +268,7 @@ export class EventStore {
    */
   async *exportChunks(filter: EventFilter, chunkRows: number): AsyncGenerator<CsvRow[]> {
     const cutoff = this.cutoff();
-    const hi = await this.watermark(filter.scope.accountId);
+    const hi = await this.horizon(filter.scope.accountId);
     const read = async (after: { occurredAt: number; seq: number } | null): Promise<CsvRow[]> => {
       const query = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SELECT });
       // A named statement: the export runs the same text hundreds of times, planned once per connection.

@@ -28,6 +28,9 @@ export interface ControllerState {
   visitors: ReadonlyMap<EntityId, VisitorCopy>;
   /** The facility's time zone, learned from the time groups of its visitors (UTC until then). */
   timeZone: string;
+  /** Emergency access (every gate open) and lockdown (every code refused), as last commanded. */
+  emergency: boolean;
+  lockdown: boolean;
 }
 
 export interface ReceivedCommand {
@@ -37,7 +40,13 @@ export interface ReceivedCommand {
   payload: unknown;
 }
 
-export const emptyState = (): ControllerState => ({ units: new Map(), visitors: new Map(), timeZone: 'UTC' });
+export const emptyState = (): ControllerState => ({
+  units: new Map(),
+  visitors: new Map(),
+  timeZone: 'UTC',
+  emergency: false,
+  lockdown: false,
+});
 
 type Payload = {
   unit?: UnitCopy;
@@ -47,6 +56,7 @@ type Payload = {
   visitors?: VisitorCopy[];
   visitorId?: EntityId;
   removedVisitorIds?: EntityId[];
+  enabled?: boolean;
 };
 
 /** The state after applying one command; an unknown command type changes nothing. */
@@ -54,7 +64,7 @@ export function applyCommand(state: ControllerState, command: ReceivedCommand): 
   const p = (command.payload ?? {}) as Payload;
   const units = new Map(state.units);
   const visitors = new Map(state.visitors);
-  let timeZone = state.timeZone;
+  let { timeZone, emergency, lockdown } = state;
   const putVisitor = (v: VisitorCopy) => {
     visitors.set(v.id, v);
     if (v.timeGroup?.timeZone) timeZone = v.timeGroup.timeZone;
@@ -91,10 +101,17 @@ export function applyCommand(state: ControllerState, command: ReceivedCommand): 
       visitors.clear();
       for (const v of p.visitors ?? []) putVisitor(v);
       break;
+    case 'emergency.set':
+      emergency = p.enabled === true;
+      break;
+    case 'lockdown.set':
+      lockdown = p.enabled === true;
+      break;
     default:
+      // action-group.run changes no state: the gate moves, the controller reports it (decide.ts).
       return state;
   }
-  return { units, visitors, timeZone };
+  return { units, visitors, timeZone, emergency, lockdown };
 }
 
 /** The enabled visitor whose code this is, if any (codes are unique among enabled visitors). */

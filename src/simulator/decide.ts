@@ -20,6 +20,10 @@ export const EVENT = {
   UNIT_DOOR_OPENED: 33,
   UNIT_DOOR_CLOSED: 34,
   UNIT_DOOR_ALARM: 35,
+  ACTION_GROUP_LOG: 29,
+  EMERGENCY_ACCESS: 31,
+  FACILITY_LOCKDOWN: 32,
+  DEVICE_COMPONENT_STATUS: 37,
 } as const;
 
 export interface Keypad {
@@ -41,6 +45,68 @@ export interface KeypadLockout {
 export const noLockout: KeypadLockout = { failures: [], lockedUntil: 0 };
 
 export type EntryEvent = 15 | 16 | 17 | 18 | 19 | 24;
+
+/** The gate device whose relay the facility's action groups drive. */
+export const GATE = { id: 'gate-operator', name: 'Main Gate Operator' } as const;
+
+export interface ReportedChange {
+  eventType: number;
+  deviceId?: string;
+  deviceName?: string;
+  details: string;
+  data: Record<string, unknown>;
+}
+
+const RELAY_STATES = { open: 'open', hold: 'held open', close: 'closed' } as Record<string, string>;
+
+/**
+ * What the controller reports once it has applied a remote command (SPEC §4.1): emergency access
+ * (31) and lockdown (32) with data.enabled; an action group's run as an Action Group Log Message
+ * (29) and the gate relay's new state (37). Other commands report nothing beyond their event 3.
+ */
+export function commandReports(command: { id: string; type: string; payload: unknown }): ReportedChange[] {
+  const p = (command.payload ?? {}) as { enabled?: boolean; actionGroupId?: number; name?: string; action?: string };
+  const on = p.enabled === true;
+  switch (command.type) {
+    case 'emergency.set':
+      return [
+        {
+          eventType: EVENT.EMERGENCY_ACCESS,
+          details: on ? 'Emergency access enabled: every gate open' : 'Emergency access disabled',
+          data: { enabled: on, commandId: command.id },
+        },
+      ];
+    case 'lockdown.set':
+      return [
+        {
+          eventType: EVENT.FACILITY_LOCKDOWN,
+          details: on ? 'Facility locked down: every code refused' : 'Facility lockdown lifted',
+          data: { enabled: on, commandId: command.id },
+        },
+      ];
+    case 'action-group.run': {
+      const state = RELAY_STATES[p.action ?? ''];
+      if (!state) return [];
+      const group = p.name ?? `Action group ${p.actionGroupId}`;
+      return [
+        {
+          eventType: EVENT.ACTION_GROUP_LOG,
+          details: `${group}: ${p.action} by remote command`,
+          data: { actionGroupId: p.actionGroupId, action: p.action, commandId: command.id },
+        },
+        {
+          eventType: EVENT.DEVICE_COMPONENT_STATUS,
+          deviceId: GATE.id,
+          deviceName: GATE.name,
+          details: `Gate relay ${state}`,
+          data: { component: 'relay', state, actionGroupId: p.actionGroupId },
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}
 
 export interface EntryDecision {
   eventType: EntryEvent;

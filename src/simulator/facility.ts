@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { GatewayClient, HttpError, type Credential, type GatewayEvent } from './client.ts';
 import { applyCommand, emptyState, type ControllerState, type ReceivedCommand } from './controller.ts';
 import {
+  commandReports,
   decideEntry,
   doorOpened,
   EVENT,
+  GATE,
   nextLockout,
   noLockout,
   openingChange,
@@ -46,7 +48,7 @@ const KEYPADS: Keypad[] = [
   { id: 'kp-building-a', name: 'Building A Door Keypad', area: 'building-a' },
 ];
 const ALARM_BOARD = { id: 'alarm-board-1', name: 'Unit Alarm Board 1' };
-const DEVICES = [...KEYPADS.map(({ id, name }) => ({ id, name })), ALARM_BOARD];
+const DEVICES = [...KEYPADS.map(({ id, name }) => ({ id, name })), ALARM_BOARD, GATE];
 
 /** mulberry32: a small, fast, seeded generator. */
 export function seededRandom(seed: number): () => number {
@@ -157,6 +159,7 @@ export class SimulatedFacility {
       Date.now(),
       true,
     );
+    for (const report of commandReports(command)) this.emit(report, Date.now(), true);
   }
 
   // ---- the site ----
@@ -246,29 +249,33 @@ export class SimulatedFacility {
     if (!id) return;
     const unit = this.state.units.get(id);
     const eventType = doorOpened(this.lastGrant.get(id), at);
+    const alarm = eventType === EVENT.UNIT_DOOR_ALARM;
     const name = unit ? `Unit ${unit.unitNumber}` : 'Unit';
+    const board = { deviceId: ALARM_BOARD.id, deviceName: ALARM_BOARD.name, unitId: id };
     this.emit(
       {
         eventType,
-        deviceId: ALARM_BOARD.id,
-        deviceName: ALARM_BOARD.name,
-        unitId: id,
-        details: eventType === 33 ? `${name} door opened` : `${name} door opened without access: alarm`,
+        ...board,
+        details: alarm ? `${name} door opened without access: alarm` : `${name} door opened`,
+        ...(alarm ? { data: { active: true } } : {}),
       },
       at,
     );
-    this.later(at + 5000 + this.random() * 15_000, () =>
-      this.emit(
-        {
-          eventType: EVENT.UNIT_DOOR_CLOSED,
-          deviceId: ALARM_BOARD.id,
-          deviceName: ALARM_BOARD.name,
-          unitId: id,
-          details: `${name} door closed`,
-        },
-        Date.now(),
-      ),
-    );
+    this.later(at + 5000 + this.random() * 15_000, () => {
+      const closedAt = Date.now();
+      this.emit({ eventType: EVENT.UNIT_DOOR_CLOSED, ...board, details: `${name} door closed` }, closedAt);
+      // The door is shut again: the alarm clears (SPEC §5, data.active false).
+      if (alarm)
+        this.emit(
+          {
+            eventType: EVENT.UNIT_DOOR_ALARM,
+            ...board,
+            details: `${name} door alarm cleared`,
+            data: { active: false },
+          },
+          closedAt,
+        );
+    });
   }
 
   private dropDevice(at: number): void {

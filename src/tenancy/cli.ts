@@ -1,6 +1,7 @@
 // `gatehouse admin …`: each command prints one JSON object on stdout and nothing else there;
 // failures print one line on stderr and exit non-zero (see src/main.ts).
 import { Command, Option } from 'commander';
+import { createActionGroup, listActionGroups } from '../access-control/facility-status.ts';
 import { rotateSigningKey } from '../auth/keys.ts';
 import { printJson, withDatabase } from '../cli/support.ts';
 import * as admin from './index.ts';
@@ -157,6 +158,24 @@ export function adminCommand(): Command {
     .action((o: { clientId: string }) =>
       run('gateway revoke', (db) => admin.revokeGatewayCredential(db, o.clientId))(),
     );
+
+  const actionGroup = root
+    .command('action-group')
+    .description('Action groups of a facility: what a remote open, hold or close runs (a gate, a set of doors).');
+  actionGroup
+    .command('create')
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .requiredOption('--name <name>', '1–100 characters, unique within the facility')
+    .option('--scheduled', 'not triggered by hand (left out of …/actiongroups/manual)', false)
+    .action((o: { facility: string; name: string; scheduled: boolean }) =>
+      run('action-group create', (db) =>
+        createActionGroup(db, { facilityId: o.facility, name: o.name, isManual: !o.scheduled }),
+      )(),
+    );
+  actionGroup
+    .command('list')
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .action((o: { facility: string }) => run('action-group list', (db) => items(listActionGroups(db, o.facility)))());
 
   const keys = root.command('keys').description('Token signing keys.');
   keys

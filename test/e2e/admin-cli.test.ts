@@ -68,6 +68,21 @@ describe('gatehouse admin', () => {
     );
     const revoked = await cli(['admin', 'gateway', 'revoke', '--client-id', gateway.clientId]);
     assert.equal(revoked.revoked, true);
+
+    // Action groups: "Main Gate" from the start; more by the operator.
+    const dock = await cli(['admin', 'action-group', 'create', '--facility', String(facility.id), '--name', 'Dock']);
+    assert.deepEqual([dock.name, dock.isManual, dock.facilityId], ['Dock', true, facility.id]);
+    const groups = await cli(['admin', 'action-group', 'list', '--facility', String(facility.id)]);
+    assert.deepEqual(
+      groups.items.map((g: { name: string }) => g.name),
+      ['Main Gate', 'Dock'],
+    );
+    const twice = await runCli(
+      ['admin', 'action-group', 'create', '--facility', String(facility.id), '--name', 'dock'],
+      database.env,
+    );
+    assert.notEqual(twice.code, 0);
+    assert.match(twice.stderr, /already has an action group named "dock"/);
   });
 
   it('fails with one line on stderr and a non-zero exit for bad input', async () => {

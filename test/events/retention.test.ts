@@ -71,3 +71,53 @@ it('refuses to change or delete a stored event', async () => {
   const { rows } = await pool.query('select count(*)::int as n from gateway_events');
   assert.ok(rows[0].n >= 1);
 });
+
+// Idempotency across months and through the retention job (issue 12 item 2: the side table of
+// controller event ids is what makes these hold; a unique index on the partitioned table could not).
+it('an eventId reported again with a time in another month is stored once', async () => {
+  const account = await provisionAccount(t, { facilities: 1 });
+  const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
+  const first = event({ occurredAt: new Date(Date.now() - 40 * DAY).toISOString() });
+  assert.equal((await postEvents(t, token, [first])).body.accepted, 1);
+  // The same id, now with a time 40 days later (another month's partition), beside a new event.
+  const moved = { ...first, occurredAt: new Date(Date.now() - 60_000).toISOString() };
+  const fresh = event();
+  assert.deepEqual((await postEvents(t, token, [moved, fresh])).body, {
+    accepted: 1,
+    duplicates: 1,
+    rejected: [],
+    warnings: [],
+  });
+  const { rows } = await t.services.database.pool.query(
+    'select gwc_event_id, occurred_at from gateway_events where facility_id = $1 order by seq',
+    [account.facilities[0]!.id],
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.gwc_event_id, r.occurred_at.toISOString()]),
+    [
+      [first.eventId, first.occurredAt],
+      [fresh.eventId, fresh.occurredAt],
+    ],
+  );
+});
+
+it('a retry after the retention job ran is still a duplicate: the job forgets only ids older than the window', async () => {
+  const account = await provisionAccount(t, { facilities: 1 });
+  const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
+  // One event just inside this app's window (400 days), one recent.
+  const batch = [event({ occurredAt: new Date(Date.now() - 390 * DAY).toISOString() }), event()];
+  assert.equal((await postEvents(t, token, batch)).body.accepted, 2);
+  const result = await maintainPartitions(t.services.database.pool, Date.now(), 400);
+  assert.deepEqual(result.dropped, []);
+  assert.deepEqual((await postEvents(t, token, batch)).body, {
+    accepted: 0,
+    duplicates: 2,
+    rejected: [],
+    warnings: [],
+  });
+  const { rows } = await t.services.database.pool.query(
+    'select count(*)::int as n from gateway_events where facility_id = $1',
+    [account.facilities[0]!.id],
+  );
+  assert.equal(rows[0].n, 2);
+});

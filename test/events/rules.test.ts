@@ -24,7 +24,7 @@ import {
 } from '../../src/events/cursor.ts';
 import { parseCombinedFilter, parseFilter, splitList } from '../../src/events/filters.ts';
 import { judgeBatch, maskCode } from '../../src/events/judge.ts';
-import { monthOf, monthsAhead, partitionsToDrop } from '../../src/events/partitions.ts';
+import { monthOf, monthsAhead, monthsOf, partitionsToDrop } from '../../src/events/partitions.ts';
 import { eventsJson, pageJson } from '../../src/events/render.ts';
 import {
   countQuery,
@@ -577,6 +577,23 @@ describe('partitions', () => {
       '2027-01',
     ]);
     assert.equal(monthOf(Date.UTC(2026, 11, 31, 23, 59)), '2026-12');
+  });
+
+  it("a batch's months: every month once, across boundaries and out of order", () => {
+    const at = (y: number, m: number, d: number, ms = 0) => Date.UTC(y, m, d) + ms;
+    assert.deepEqual(
+      monthsOf([
+        at(2026, 11, 31, 86_399_999),
+        at(2027, 0, 1),
+        at(2026, 11, 1),
+        at(2026, 10, 30, 86_399_999),
+        at(2027, 0, 31),
+        at(2026, 11, 15),
+        at(2027, 1, 1),
+      ]),
+      ['2026-12', '2027-01', '2026-11', '2027-02'],
+    );
+    assert.deepEqual(monthsOf([]), []);
   });
 });
 

@@ -203,26 +203,49 @@ describe('POST /gateway/v1/events', () => {
     const visitorId: EntityId = visitorResponse.json().visitor.id;
     const otherUnit = await post(`/facilities/${account.facilities[1]!.id}/units`, { unitNumber: 'B202' });
     assert.equal(otherUnit.statusCode, 201, otherUnit.body);
+    const otherVisitor = await post(`/facilities/${account.facilities[1]!.id}/visitors`, {
+      unitId: otherUnit.json().id,
+      accessCode: '1357',
+      firstName: 'Ann',
+      lastName: 'Lee',
+      isTenant: true,
+    });
+    assert.equal(otherVisitor.statusCode, 201, otherVisitor.body);
 
     // The unit id as a string of digits (some controllers send ids as text), the visitor id as a number.
     const resolved = event({ unitId: String(unitId), visitorId });
-    const foreign = event({ unitId: otherUnit.json().id });
+    const foreign = event({ unitId: otherUnit.json().id, visitorId: otherVisitor.json().visitor.id });
     const unknown = event({ unitId: 999_999_999, visitorId: 'V-17' });
-    const posted = await postEvents(t, gateway, [resolved, foreign, unknown]);
-    assert.equal(posted.body.accepted, 3);
+    // The same unit and visitor twice in one batch, and an event naming neither between them.
+    const again = event({ unitId, visitorId });
+    const plain = event();
+    const posted = await postEvents(t, gateway, [resolved, foreign, unknown, plain, again]);
+    assert.equal(posted.body.accepted, 5);
     assert.deepEqual(
       posted.body.warnings.map((w: any) => [w.index, w.path, w.code]),
       [[2, 'events[2].visitorId', 'NOT_AN_ID']],
+    );
+    assert.deepEqual(
+      (await storedRows('gwc_event_id = any($1)', [[again.eventId, plain.eventId]])).map((r: any) => [
+        r.gwc_event_id,
+        r.unit_number,
+        r.visitor_name,
+      ]),
+      [
+        [plain.eventId, null, null],
+        [again.eventId, 'A101', 'Jane Doe'],
+      ],
     );
     const [row] = await storedRows('gwc_event_id = $1', [resolved.eventId]);
     assert.equal(row.unit_id, unitId, 'the id is stored as the integer it names');
     assert.equal(row.visitor_id, visitorId);
     assert.equal(row.unit_number, 'A101');
     assert.equal(row.visitor_name, 'Jane Doe');
-    assert.equal(
-      (await storedRows('gwc_event_id = $1', [foreign.eventId]))[0].unit_number,
-      null,
-      "another facility's unit does not resolve",
+    const [foreignRow] = await storedRows('gwc_event_id = $1', [foreign.eventId]);
+    assert.deepEqual(
+      [foreignRow.unit_id, foreignRow.unit_number, foreignRow.visitor_name],
+      [otherUnit.json().id, null, null],
+      "another facility's unit and visitor do not resolve (the ids are kept as reported)",
     );
     const [unknownRow] = await storedRows('gwc_event_id = $1', [unknown.eventId]);
     assert.deepEqual(

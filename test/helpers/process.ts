@@ -35,15 +35,17 @@ export async function freePort(): Promise<number> {
 /**
  * Starts `gatehouse serve` and waits until it serves. By default on a free port, found from its
  * "gatehouse is serving" log line. `quiet`: logs at warn (a benchmark must not measure a log
- * pipe), on a port chosen here, ready when /health answers. `bin`: another tree's gatehouse.
+ * pipe), on a port chosen here, ready when /health answers. `bin`: another tree's `bin/gatehouse`
+ * (a benchmark comparing two versions).
  */
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
   options: { quiet?: boolean; bin?: string } = {},
 ): Promise<ServerProcess> {
-  if (options.quiet) return startQuietServer(env, timeoutMs);
-  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], {
+  const bin = options.bin ?? BIN;
+  if (options.quiet) return startQuietServer(env, timeoutMs, bin);
+  const child = spawn(process.execPath, [bin, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,9 +78,9 @@ export async function startServerProcess(
   return serverProcess(child, url, () => output, exited);
 }
 
-async function startQuietServer(env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
+async function startQuietServer(env: Record<string, string>, timeoutMs: number, bin: string): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [bin, 'serve'], {
     env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

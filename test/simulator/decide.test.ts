@@ -10,6 +10,7 @@ import {
   type VisitorCopy,
 } from '../../src/simulator/controller.ts';
 import {
+  commandReports,
   decideEntry,
   doorOpened,
   LOCKOUT,
@@ -210,5 +211,45 @@ describe('doors and open hours', () => {
     assert.deepEqual(openingChange(null, 'America/Denver', NOON), { isOpen: true, eventType: 8 });
     assert.deepEqual(openingChange(true, 'America/Denver', NOON), { isOpen: true, eventType: null });
     assert.deepEqual(openingChange(true, 'America/Denver', NIGHT), { isOpen: false, eventType: 9 });
+  });
+});
+
+describe('remote commands', () => {
+  it('reports emergency (31) and lockdown (32) with data.enabled, and remembers them', () => {
+    const on = { id: 'c1', sequence: 1, type: 'lockdown.set', payload: { enabled: true } };
+    assert.deepEqual(
+      commandReports(on).map((r) => [r.eventType, r.data.enabled]),
+      [[32, true]],
+    );
+    const state = applyCommand(emptyState(), on);
+    assert.deepEqual([state.lockdown, state.emergency], [true, false]);
+    const off = applyCommand(state, { id: 'c2', sequence: 2, type: 'lockdown.set', payload: { enabled: false } });
+    assert.equal(off.lockdown, false);
+    assert.deepEqual(
+      commandReports({ id: 'c3', type: 'emergency.set', payload: { enabled: false } }).map((r) => [
+        r.eventType,
+        r.data.enabled,
+      ]),
+      [[31, false]],
+    );
+  });
+
+  it('reports an action group run as a log message (29) and the gate relay’s state (37); an unknown action as nothing', () => {
+    const run = {
+      id: 'c4',
+      type: 'action-group.run',
+      payload: { actionGroupId: 7, name: 'Main Gate', action: 'hold' },
+    };
+    const reports = commandReports(run);
+    assert.deepEqual(
+      reports.map((r) => [r.eventType, r.details]),
+      [
+        [29, 'Main Gate: hold by remote command'],
+        [37, 'Gate relay held open'],
+      ],
+    );
+    assert.equal(reports[0]!.data.commandId, 'c4');
+    assert.deepEqual(commandReports({ ...run, payload: { actionGroupId: 7, action: 'explode' } }), []);
+    assert.deepEqual(commandReports({ id: 'c5', type: 'unit.upsert', payload: {} }), []);
   });
 });

@@ -1,10 +1,10 @@
 // `gatehouse demo`: starts the service on a fresh embedded database, provisions the demo account
-// through the real faces, runs the simulated controllers, prints credentials and three curl commands.
+// through the real faces, runs the simulated controllers, prints credentials and four curl commands.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { runCli } from '../helpers/process.ts';
 
-it('provisions, simulates for the given duration, prints credentials and the three curl commands, and cleans up', async () => {
+it('provisions, simulates for the given duration, prints credentials and the four curl commands, and cleans up', async () => {
   // DATABASE_URL is ignored on purpose: the demo always runs on its own embedded database.
   const result = await runCli(
     ['demo', '--duration', '4', '--port', '0'],
@@ -24,10 +24,11 @@ it('provisions, simulates for the given duration, prints credentials and the thr
   assert.match(out, /partner .*\(3 auctions for DEMO-NORTH-/);
   assert.match(out, /export TOKEN=eyJ/);
   const curls = out.split('\n').filter((line) => line.trim().startsWith('curl -s -H "Authorization: Bearer $TOKEN"'));
-  assert.equal(curls.length, 3);
+  assert.equal(curls.length, 4);
   assert.match(curls[0]!, /\/gatewayevents\/facilities\/[0-9]+\?pageSize=5/);
   assert.match(curls[1]!, /\/gatewayevents\/accounts\/[0-9]+\/export/);
   assert.match(curls[2]!, /\/facilities\/[0-9]+\/commands/);
+  assert.match(curls[3]!, /\/facilities\/statuslist"$/);
   const stopped = /Stopped: (\d+) commands applied, (\d+) events sent, (\d+) errors\./.exec(out);
   assert.ok(stopped, out);
   // 2 facilities × (8 units, 6 tenants, 1 helper, 1 disable) = 32 commands.

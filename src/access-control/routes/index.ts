@@ -11,9 +11,11 @@ import { handleError, sendProblem } from '../../http/problem.ts';
 import type { Services } from '../../services.ts';
 import { ACCESS_CODE_RULE } from '../rules.ts';
 import { accessProfileRoutes } from './access-profiles.ts';
+import { actionGroupAdminRoutes } from './action-groups.ts';
 import { codeReadRoutes } from './code-reads.ts';
 import { commandRoutes } from './commands.ts';
 import { facilityRoutes } from './facilities.ts';
+import { facilityStatusRoutes } from './facility-status.ts';
 import { timeGroupRoutes } from './time-groups.ts';
 import { unitRoutes } from './units.ts';
 import { visitorRoutes } from './visitors.ts';
@@ -34,10 +36,12 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   // In the order of the API document.
   await app.register(facilityRoutes, options);
+  await app.register(facilityStatusRoutes, options);
   await app.register(unitRoutes, options);
   await app.register(visitorRoutes, options);
   await app.register(timeGroupRoutes, options);
   await app.register(accessProfileRoutes, options);
   await app.register(commandRoutes, options);
   await app.register(codeReadRoutes, options);
+  await app.register(actionGroupAdminRoutes, options);
 };

@@ -1,6 +1,7 @@
 // The support console: a page for support staff to resolve support notifications through the
-// admin routes. Plain browser JavaScript, no build step. All data is rendered as text (never as
-// HTML); the token lives in this page's memory only.
+// admin routes, and the operator's facility page — the status list with its colours, a facility's
+// devices and alarms, and the remote actions (each confirmed first). Plain browser JavaScript, no
+// build step. All data is rendered as text (never as HTML); the token lives in this page's memory only.
 
 const state = { token: null, view: 'open' };
 const $ = (selector) => document.querySelector(selector);
@@ -195,12 +196,204 @@ function auctionRow(a) {
   );
 }
 
+// ---- facilities: the status list, a facility's page, remote actions ----
+
+const PARTS = [
+  ['gateway', 'Gateway'],
+  ['device', 'Devices'],
+  ['alarm', 'Alarms'],
+  ['pmsInterface', 'PMS interface'],
+];
+
+function statusCell(word, message) {
+  return element('td', { class: `status status-${word}`, title: message }, element('strong', {}, word), ` ${message}`);
+}
+
+function facilityRow(f) {
+  return element(
+    'tr',
+    { dataset: { facilityId: f.facilityId } },
+    element('th', { scope: 'row' }, f.facilityName, element('br'), element('small', {}, f.accountName)),
+    ...PARTS.map(([part]) => statusCell(f[`${part}Status`], f[`${part}StatusMessage`])),
+    element(
+      'td',
+      {},
+      element('button', { type: 'button', onclick: () => showFacility(f.facilityId, f.facilityName) }, 'Open'),
+    ),
+  );
+}
+
+/** Asks before a remote action: the question and two buttons, in the page (no browser dialog). */
+function confirmThen(question, label, action) {
+  const box = $('#confirm');
+  $('#confirm-text').textContent = question;
+  box.hidden = false;
+  const close = () => {
+    box.hidden = true;
+    $('#confirm-yes').onclick = null;
+    $('#confirm-no').onclick = null;
+  };
+  $('#confirm-no').onclick = () => {
+    close();
+    say(`${label}: not sent.`);
+  };
+  $('#confirm-yes').onclick = async () => {
+    close();
+    try {
+      say(`${label}…`, true);
+      await action();
+      say(`${label}: sent to the controller.`, true);
+    } catch (error) {
+      say(`${label} failed: ${error.message}`);
+    }
+    await showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
+  };
+}
+
+function switchRow(which, label, s, facilityName) {
+  const reported = s.reported === null ? 'never reported' : s.reported ? 'on' : 'off';
+  const desired = s.desired === null ? 'never asked' : s.desired ? 'on' : 'off';
+  const base = `/facilities/${state.facility.id}/${which}`;
+  const toggle = (on) =>
+    element(
+      'button',
+      {
+        type: 'button',
+        dataset: { action: `${which}-${on ? 'enable' : 'disable'}` },
+        onclick: () =>
+          confirmThen(
+            `Turn ${label.toLowerCase()} ${on ? 'ON' : 'OFF'} at ${facilityName}?`,
+            `${label} ${on ? 'on' : 'off'}`,
+            () => api('POST', `${base}/${on ? 'enable' : 'disable'}`),
+          ),
+      },
+      `${label} ${on ? 'on' : 'off'}`,
+    );
+  return element(
+    'tr',
+    { dataset: { switch: which } },
+    element('th', { scope: 'row' }, label),
+    element('td', { class: 'reported' }, reported),
+    element('td', { class: 'desired' }, desired),
+    element('td', {}, toggle(true), toggle(false)),
+  );
+}
+
+async function showFacility(id, name) {
+  state.facility = { id, name };
+  const [status, devices, groups] = await Promise.all([
+    api('GET', `/facilities/${id}/status`),
+    api('GET', `/facilities/${id}/devices`),
+    api('GET', `/facilities/${id}/actiongroups/manual`),
+  ]);
+  const detail = $('#detail');
+  const word = status.gatewayControllerPlatformOverallStatus;
+  detail.replaceChildren(
+    element('h2', {}, name),
+    element(
+      'p',
+      { class: `status status-${word}`, id: 'overall' },
+      element('strong', {}, word),
+      ` ${status.gatewayControllerPlatformOverallStatusMessage}`,
+    ),
+    element('p', {}, `Last heard: ${status.lastSeenAt ? new Date(status.lastSeenAt).toLocaleString() : 'never'}`),
+    element('h3', {}, 'Remote actions'),
+    element(
+      'div',
+      { id: 'action-groups' },
+      ...groups.flatMap((g) =>
+        ['open', 'hold', 'close'].map((action) =>
+          element(
+            'button',
+            {
+              type: 'button',
+              dataset: { actionGroupId: g.id, action },
+              onclick: () =>
+                confirmThen(
+                  `${action[0].toUpperCase()}${action.slice(1)} ${g.name} at ${name}?`,
+                  `${g.name}: ${action}`,
+                  () => api('POST', `/facilities/${id}/actiongroups/${g.id}/${action}`),
+                ),
+            },
+            `${action[0].toUpperCase()}${action.slice(1)} ${g.name}`,
+          ),
+        ),
+      ),
+    ),
+    element(
+      'table',
+      { id: 'switches' },
+      element(
+        'tr',
+        {},
+        element('th', {}, ''),
+        element('th', {}, 'Reported'),
+        element('th', {}, 'Asked for'),
+        element('th', {}, ''),
+      ),
+      switchRow('emergency', 'Emergency access', status.emergency, name),
+      switchRow('lockdown', 'Lockdown', status.lockdown, name),
+    ),
+    element('p', {}, `Commands waiting for the controller: ${status.commands.pending}`),
+    element('h3', {}, `Active alarms (${status.activeAlarms.length})`),
+    element(
+      'ul',
+      { id: 'alarms' },
+      ...status.activeAlarms.map((a) =>
+        element(
+          'li',
+          {},
+          `${a.eventTypeName} at ${a.unitNumber ? `unit ${a.unitNumber}` : (a.deviceName ?? a.deviceId ?? 'the facility')} since ${new Date(a.since).toLocaleString()}`,
+        ),
+      ),
+    ),
+    element('h3', {}, `Devices (${status.devices.total}, ${status.devices.offline} offline)`),
+    element(
+      'table',
+      { id: 'devices' },
+      ...devices.map((d) =>
+        element(
+          'tr',
+          { dataset: { deviceId: d.id } },
+          element('td', {}, d.name ?? d.id),
+          element(
+            'td',
+            { class: `status status-${d.status.isOffline ? 'error' : 'ok'}` },
+            d.status.isOffline ? 'offline' : 'online',
+          ),
+          element('td', {}, d.isPaired ? '' : 'removed'),
+          element('td', {}, `last event ${d.lastEventType} at ${new Date(d.lastEventAt).toLocaleString()}`),
+        ),
+      ),
+    ),
+  );
+  detail.hidden = false;
+}
+
 async function show(view) {
   state.view = view;
   for (const tab of document.querySelectorAll('.tab'))
     tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
   const list = $('#list');
-  if (view === 'pending') {
+  if (view === 'facilities') {
+    const rows = await api('GET', '/facilities/statuslist');
+    list.replaceChildren(
+      rows.length
+        ? element(
+            'table',
+            { id: 'status-list' },
+            element(
+              'tr',
+              {},
+              element('th', {}, 'Facility'),
+              ...PARTS.map(([, label]) => element('th', {}, label)),
+              element('th', {}, ''),
+            ),
+            ...rows.map(facilityRow),
+          )
+        : element('p', {}, 'No facilities.'),
+    );
+  } else if (view === 'pending') {
     const page = await api('GET', '/admin/auctions?status=Pending&limit=200');
     list.replaceChildren(
       ...(page.auctions.length ? page.auctions.map(auctionRow) : [element('p', {}, 'No Pending auctions.')]),

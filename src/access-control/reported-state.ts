@@ -1,0 +1,103 @@
+// Keeping the reported state (SPEC §4.1) as the controller speaks: each stored batch of events
+// updates its facility's row, devices and alarms in the ingest transaction (so the state and the
+// events commit together, or neither does), and each poll marks the controller as heard. Every
+// update keeps the newest word: a late event (an older occurredAt) never overrides a newer one.
+import { sql } from 'kysely';
+import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
+import { reduceBatch, type ReportedEvent } from './status-rules.ts';
+
+const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
+
+/** Applies a batch of stored events to the facility's reported state, inside the caller's transaction. */
+export async function recordReportedEvents(
+  trx: Db,
+  facilityId: EntityId,
+  receivedAt: number,
+  events: readonly ReportedEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const { devices, alarms, emergency, lockdown } = reduceBatch(events, receivedAt);
+  const device = <T>(pick: (d: (typeof devices)[number]) => T) => devices.map(pick);
+  const alarm = <T>(pick: (a: (typeof alarms)[number]) => T) => alarms.map(pick);
+  // One statement (one round trip in the ingest transaction): the facility row, then the batch's
+  // devices and alarms (none when the arrays are empty).
+  await sql`
+    with facility as (
+      update facility_states set
+        last_event_received_at = greatest(last_event_received_at, ${iso(receivedAt)}::timestamptz),
+        emergency_reported = case when ${iso(emergency?.at)}::timestamptz >= coalesce(emergency_reported_at, '-infinity')
+                                  then ${emergency?.enabled ?? null}::boolean else emergency_reported end,
+        emergency_reported_at = greatest(emergency_reported_at, ${iso(emergency?.at)}::timestamptz),
+        lockdown_reported = case when ${iso(lockdown?.at)}::timestamptz >= coalesce(lockdown_reported_at, '-infinity')
+                                 then ${lockdown?.enabled ?? null}::boolean else lockdown_reported end,
+        lockdown_reported_at = greatest(lockdown_reported_at, ${iso(lockdown?.at)}::timestamptz)
+       where facility_id = ${facilityId}::int8
+    ),
+    devices as (
+      insert into facility_devices as d (facility_id, device_id, name, is_offline, online_changed_at, is_paired,
+                                         paired_changed_at, last_event_type, last_event_at)
+      select ${facilityId}::int8, u.device_id, u.name, coalesce(u.is_offline, false), u.online_at,
+             coalesce(u.is_paired, true), u.paired_at, u.last_type, u.last_at
+        from unnest(${device((d) => d.deviceId)}::text[], ${device((d) => d.name)}::text[],
+                    ${device((d) => d.offline?.value ?? null)}::bool[], ${device((d) => iso(d.offline?.at))}::timestamptz[],
+                    ${device((d) => d.paired?.value ?? null)}::bool[], ${device((d) => iso(d.paired?.at))}::timestamptz[],
+                    ${device((d) => d.lastEventType)}::int2[], ${device((d) => iso(d.lastEventAt))}::timestamptz[])
+             as u(device_id, name, is_offline, online_at, is_paired, paired_at, last_type, last_at)
+      on conflict (facility_id, device_id) do update set
+        name = case when excluded.last_event_at >= d.last_event_at then coalesce(excluded.name, d.name)
+                    else coalesce(d.name, excluded.name) end,
+        last_event_type = case when excluded.last_event_at >= d.last_event_at then excluded.last_event_type
+                               else d.last_event_type end,
+        last_event_at = greatest(d.last_event_at, excluded.last_event_at),
+        is_offline = case when excluded.online_changed_at >= coalesce(d.online_changed_at, '-infinity')
+                          then excluded.is_offline else d.is_offline end,
+        online_changed_at = greatest(d.online_changed_at, excluded.online_changed_at),
+        is_paired = case when excluded.paired_changed_at >= coalesce(d.paired_changed_at, '-infinity')
+                         then excluded.is_paired else d.is_paired end,
+        paired_changed_at = greatest(d.paired_changed_at, excluded.paired_changed_at)
+    )
+    insert into facility_alarms as a (facility_id, event_type, source, device_id, device_name, unit_id, unit_number,
+                                      active, changed_at)
+    select ${facilityId}::int8, u.event_type, u.source, u.device_id, u.device_name, u.unit_id,
+           (select n.unit_number from units n where n.id = u.unit_id and n.facility_id = ${facilityId}::int8),
+           u.active, u.changed_at
+      from unnest(${alarm((a) => a.eventType)}::int2[], ${alarm((a) => a.source)}::text[],
+                  ${alarm((a) => a.deviceId)}::text[], ${alarm((a) => a.deviceName)}::text[],
+                  ${alarm((a) => a.unitId)}::int8[], ${alarm((a) => a.active)}::bool[],
+                  ${alarm((a) => iso(a.at))}::timestamptz[])
+           as u(event_type, source, device_id, device_name, unit_id, active, changed_at)
+    on conflict (facility_id, event_type, source) do update set
+      device_id = excluded.device_id, device_name = excluded.device_name,
+      unit_id = excluded.unit_id, unit_number = excluded.unit_number,
+      active = excluded.active, changed_at = excluded.changed_at
+     where excluded.changed_at >= a.changed_at`.execute(trx);
+}
+
+/** A poll marks the controller as heard at most this often per facility and instance. */
+export const POLL_MARK_INTERVAL_MS = 30_000;
+
+/**
+ * Marks polls: the controller asks for commands every few seconds, and a write per poll would cost
+ * more than the status needs (its finest threshold is 2 minutes), so each instance writes a
+ * facility's poll time at most every POLL_MARK_INTERVAL_MS.
+ */
+export class PollMarks {
+  private readonly marked = new Map<EntityId, number>();
+
+  constructor(private readonly db: Db) {}
+
+  async mark(facilityId: EntityId, now: number): Promise<void> {
+    const last = this.marked.get(facilityId);
+    if (last !== undefined && now - last < POLL_MARK_INTERVAL_MS) return;
+    this.marked.set(facilityId, now);
+    if (this.marked.size > 100_000) this.sweep(now);
+    await sql`
+      update facility_states set last_polled_at = greatest(last_polled_at, ${iso(now)}::timestamptz)
+       where facility_id = ${facilityId}::int8`.execute(this.db);
+  }
+
+  private sweep(now: number) {
+    for (const [facility, at] of this.marked) if (now - at >= POLL_MARK_INTERVAL_MS) this.marked.delete(facility);
+  }
+}

@@ -1,0 +1,58 @@
+// /admin/facilities/{facilityId}/action-groups (the operator): a facility's action groups, and new
+// ones (what `gatehouse admin action-group create` does). PMS tokens read and run the manual ones
+// under /facilities/{facilityId}/actiongroups (facility-status.ts).
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { OPERATOR } from '../../http/access.ts';
+import { EntityId } from '../../http/schemas.ts';
+import type { Services } from '../../services.ts';
+import { createActionGroup, listActionGroups } from '../facility-status.ts';
+import { FacilityParams } from '../schemas.ts';
+
+const AdminActionGroup = Type.Object({
+  id: EntityId('The action group id.'),
+  name: Type.String(),
+  facilityId: EntityId('The facility id.'),
+  isManual: Type.Boolean({ description: 'Triggered by hand (listed under …/actiongroups/manual).' }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const CreateActionGroupBody = Type.Object({
+  name: Type.String({ description: '1–100 characters, unique within the facility in any case.' }),
+  isManual: Type.Optional(Type.Boolean({ default: true })),
+});
+
+export const actionGroupAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { db } = services.database;
+  const tags = ['admin'];
+
+  app.get(
+    '/admin/facilities/:facilityId/action-groups',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'A facility’s action groups.',
+        params: FacilityParams,
+        response: { 200: Type.Array(AdminActionGroup) },
+      },
+    },
+    async (request) => listActionGroups(db, request.params.facilityId),
+  );
+
+  app.post(
+    '/admin/facilities/:facilityId/action-groups',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'Add an action group to a facility.',
+        description: '404 for a facility that does not exist; 409 ACTION_GROUP_NAME_TAKEN for a name it already has.',
+        params: FacilityParams,
+        body: CreateActionGroupBody,
+        response: { 201: AdminActionGroup },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createActionGroup(db, { facilityId: request.params.facilityId, ...request.body })),
+  );
+};

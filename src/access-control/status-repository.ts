@@ -1,0 +1,186 @@
+// The SQL of facility status: the facts every status word is decided from, for one facility or
+// for all of an account's (or, for the operator, every facility) in one query; devices, alarms,
+// the remote switches' state and the facility's action groups.
+import { sql } from 'kysely';
+import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
+import { alarmLabel, type FacilitySwitch, type StatusFacts } from './status-rules.ts';
+
+export interface StatusFactsRow {
+  facility_id: EntityId;
+  facility_name: string;
+  property_number: string | null;
+  account_id: EntityId;
+  account_name: string;
+  last_event_received_at: Date | null;
+  last_polled_at: Date | null;
+  emergency_reported: boolean | null;
+  emergency_desired: boolean | null;
+  lockdown_reported: boolean | null;
+  lockdown_desired: boolean | null;
+  recorded_statuses: Record<string, string> | null;
+  device_count: number;
+  offline_devices: string[];
+  active_alarms: ActiveAlarmRow[];
+  pending_commands: number;
+  oldest_pending_at: Date | null;
+}
+
+export interface ActiveAlarmRow {
+  event_type: number;
+  device_id: string | null;
+  device_name: string | null;
+  unit_id: EntityId | null;
+  unit_number: string | null;
+  since: string;
+}
+
+/**
+ * The status facts of the facilities chosen by `where` (over `f`, the facilities table), by name.
+ * Each part is an index probe per facility: devices by their primary key, offline devices and
+ * active alarms by partial indexes, open commands by the unacknowledged-commands index.
+ */
+function selectFacts(db: Db, where: ReturnType<typeof sql>) {
+  return sql<StatusFactsRow>`
+    select f.id as facility_id, f.name as facility_name, f.property_number, f.account_id, a.name as account_name,
+           s.last_event_received_at, s.last_polled_at, s.emergency_reported, s.emergency_desired,
+           s.lockdown_reported, s.lockdown_desired, s.recorded_statuses,
+           (select count(*)::int from facility_devices d where d.facility_id = f.id and d.is_paired) as device_count,
+           coalesce((select array_agg(coalesce(d.name, d.device_id) order by coalesce(d.name, d.device_id))
+                       from facility_devices d where d.facility_id = f.id and d.is_offline and d.is_paired), '{}') as offline_devices,
+           coalesce((select json_agg(json_build_object('event_type', al.event_type, 'device_id', al.device_id,
+                                                       'device_name', al.device_name, 'unit_id', al.unit_id,
+                                                       'unit_number', al.unit_number, 'since', al.changed_at)
+                                     order by al.changed_at)
+                       from facility_alarms al where al.facility_id = f.id and al.active), '[]') as active_alarms,
+           c.pending_commands, c.oldest_pending_at
+      from facilities f
+      join accounts a on a.id = f.account_id
+      left join facility_states s on s.facility_id = f.id
+      cross join lateral (select count(*)::int as pending_commands, min(created_at) as oldest_pending_at
+                            from commands cm
+                           where cm.facility_id = f.id and cm.acknowledged_at is null and cm.expires_at > now()) c
+     where ${where}
+     order by f.name, f.id`.execute(db);
+}
+
+const ms = (date: Date | string | null) => (date === null ? null : new Date(date).getTime());
+
+/** The facts of a row, as the status rules read them. */
+export function statusFactsOf(row: StatusFactsRow): StatusFacts {
+  return {
+    lastEventReceivedAt: ms(row.last_event_received_at),
+    lastPolledAt: ms(row.last_polled_at),
+    deviceCount: row.device_count,
+    offlineDevices: row.offline_devices,
+    activeAlarms: row.active_alarms.map((a) =>
+      alarmLabel({
+        eventType: a.event_type,
+        deviceId: a.device_id,
+        deviceName: a.device_name,
+        unitNumber: a.unit_number,
+      }),
+    ),
+    emergencyReported: row.emergency_reported,
+    lockdownReported: row.lockdown_reported,
+    pendingCommands: row.pending_commands,
+    oldestPendingAt: ms(row.oldest_pending_at),
+  };
+}
+
+export async function selectStatusFacts(
+  db: Db,
+  scope: { accountId: EntityId } | { facilityId: EntityId } | 'all',
+): Promise<StatusFactsRow[]> {
+  const where =
+    scope === 'all'
+      ? sql`true`
+      : 'accountId' in scope
+        ? sql`f.account_id = ${scope.accountId}::int8`
+        : sql`f.id = ${scope.facilityId}::int8`;
+  return (await selectFacts(db, where)).rows;
+}
+
+export function selectDevices(db: Db, facilityId: EntityId) {
+  return db
+    .selectFrom('facility_devices')
+    .select(['device_id', 'name', 'is_paired', 'is_offline', 'last_event_type', 'last_event_at'])
+    .where('facility_id', '=', facilityId)
+    .orderBy('name')
+    .orderBy('device_id')
+    .execute();
+}
+
+/** Locks the facility's state row (held to commit) and reads one switch's reported and desired values. */
+export async function lockSwitch(
+  trx: Db,
+  facilityId: EntityId,
+  which: FacilitySwitch,
+): Promise<{ reported: boolean | null; desired: boolean | null }> {
+  const { rows } = await sql<{ reported: boolean | null; desired: boolean | null }>`
+    select ${sql.ref(`${which}_reported`)} as reported, ${sql.ref(`${which}_desired`)} as desired
+      from facility_states where facility_id = ${facilityId}::int8 for update`.execute(trx);
+  return rows[0] ?? { reported: null, desired: null };
+}
+
+export async function setDesired(trx: Db, facilityId: EntityId, which: FacilitySwitch, desired: boolean) {
+  await sql`update facility_states set ${sql.ref(`${which}_desired`)} = ${desired}
+             where facility_id = ${facilityId}::int8`.execute(trx);
+}
+
+export function selectActionGroups(db: Db, facilityId: EntityId, manualOnly: boolean) {
+  let query = db
+    .selectFrom('action_groups')
+    .select(['id', 'name', 'is_manual', 'created_at'])
+    .where('facility_id', '=', facilityId);
+  if (manualOnly) query = query.where('is_manual', '=', true);
+  return query.orderBy('id').execute();
+}
+
+export function findActionGroup(db: Db, facilityId: EntityId, actionGroupId: EntityId) {
+  return db
+    .selectFrom('action_groups')
+    .select(['id', 'name'])
+    .where('facility_id', '=', facilityId)
+    .where('id', '=', actionGroupId)
+    .executeTakeFirst();
+}
+
+export function insertActionGroup(db: Db, facilityId: EntityId, name: string, isManual: boolean) {
+  return db
+    .insertInto('action_groups')
+    .values({ facility_id: facilityId, name, is_manual: isManual })
+    .returning(['id', 'name', 'is_manual', 'created_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Records status words that changed, and remembers the facility's current words. */
+export async function recordStatusChanges(
+  db: Db,
+  facilityId: EntityId,
+  accountId: EntityId,
+  changes: { component: string; previous: string | null; status: string; message: string }[],
+  current: Record<string, string>,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (changes.length > 0)
+      await trx
+        .insertInto('facility_status_changes')
+        .values(
+          changes.map((c) => ({
+            facility_id: facilityId,
+            account_id: accountId,
+            component: c.component,
+            previous_status: c.previous,
+            status: c.status,
+            message: c.message,
+          })),
+        )
+        .execute();
+    await trx
+      .updateTable('facility_states')
+      .set({ recorded_statuses: JSON.stringify(current) })
+      .where('facility_id', '=', facilityId)
+      .execute();
+  });
+}

@@ -1,0 +1,315 @@
+// The facility status rules of SPEC §4.1, as pure functions: what a batch of a controller's events
+// says about its facility (the reported state), which status word each part of the facility shows,
+// and whether a remote switch (emergency, lockdown) needs a new command. Ingest, the status routes,
+// the status-change job and the simulator decide through these; they are tested without I/O.
+
+/** Event types the reported state follows (SPEC §7). */
+export const STATUS_EVENTS = {
+  doorAlarm: 10,
+  deviceOffline: 11,
+  deviceOnline: 12,
+  tamper: 26,
+  actionGroupLog: 29,
+  emergency: 31,
+  lockdown: 32,
+  unitDoorAlarm: 35,
+  deviceDetected: 36,
+  deviceComponentStatus: 37,
+  devicePairing: 38,
+} as const;
+
+export const ALARM_EVENT_TYPES: readonly number[] = [
+  STATUS_EVENTS.doorAlarm,
+  STATUS_EVENTS.tamper,
+  STATUS_EVENTS.unitDoorAlarm,
+];
+/** The types whose data carries a flag the state reads (active, enabled, paired). */
+export const STATUS_DATA_EVENT_TYPES: readonly number[] = [
+  ...ALARM_EVENT_TYPES,
+  STATUS_EVENTS.emergency,
+  STATUS_EVENTS.lockdown,
+  STATUS_EVENTS.devicePairing,
+];
+const ALARM_NAMES: Record<number, string> = { 10: 'Door alarm', 26: 'Tamper', 35: 'Unit door alarm' };
+
+/** Thresholds of the status words (SPEC §4.1). */
+export const GATEWAY_OK_MS = 2 * 60_000;
+export const GATEWAY_WARNING_MS = 15 * 60_000;
+export const COMMAND_WARNING_MS = 5 * 60_000;
+export const COMMAND_ERROR_MS = 60 * 60_000;
+
+// ---- the reported state, from a batch of stored events ----
+
+/** A stored event as the reported state reads it. */
+export interface ReportedEvent {
+  eventType: number;
+  /** Epoch ms, as stored (ingest has already replaced a time far ahead of the clock). */
+  occurredAt: number;
+  deviceId: string | null;
+  deviceName: string | null;
+  unitId: number | null;
+  /** The event's data object (parsed), or null. */
+  data: Record<string, unknown> | null;
+}
+
+export interface DeviceReport {
+  deviceId: string;
+  /** The newest name the batch gave the device (null: none). */
+  name: string | null;
+  lastEventType: number;
+  lastEventAt: number;
+  /** From the newest 11/12 of the batch: offline or not, and when (null: the batch says nothing). */
+  offline: { value: boolean; at: number } | null;
+  /** From the newest 36/38: paired or not ("removed"), and when. */
+  paired: { value: boolean; at: number } | null;
+}
+
+export interface AlarmReport {
+  eventType: number;
+  /** What raised it: `device:<id>`, `unit:<id>`, or `facility` when the event names neither. */
+  source: string;
+  deviceId: string | null;
+  deviceName: string | null;
+  unitId: number | null;
+  active: boolean;
+  at: number;
+}
+
+export interface SwitchReport {
+  enabled: boolean;
+  at: number;
+}
+
+export interface BatchReport {
+  devices: DeviceReport[];
+  alarms: AlarmReport[];
+  emergency: SwitchReport | null;
+  lockdown: SwitchReport | null;
+}
+
+/**
+ * A flag of an event's data: true or false as sent; absent or not a boolean reads as true — an
+ * alarm event without `data.active` is an alarm that appeared, an emergency or lockdown event
+ * without `data.enabled` reports the mode as entered (the event's name says so).
+ */
+export function eventFlag(data: Record<string, unknown> | null, name: string): boolean {
+  const value = data?.[name];
+  return typeof value === 'boolean' ? value : true;
+}
+
+/**
+ * When an event counts for the reported state: its occurredAt, but never later than when it was
+ * received. Ingest already replaces a time more than 5 minutes ahead; this keeps a device whose
+ * clock runs a few minutes fast from outranking what the service hears next.
+ */
+export const reportedAt = (occurredAt: number, receivedAt: number) => Math.min(occurredAt, receivedAt);
+
+const newer = <T extends { at: number }>(current: T | null, next: T): T =>
+  current === null || next.at >= current.at ? next : current;
+
+/** What a batch says, reduced to one report per device, alarm and switch (the newest wins). */
+export function reduceBatch(events: readonly ReportedEvent[], receivedAt: number): BatchReport {
+  const devices = new Map<string, DeviceReport>();
+  const alarms = new Map<string, AlarmReport>();
+  let emergency: SwitchReport | null = null;
+  let lockdown: SwitchReport | null = null;
+  for (const event of events) {
+    const at = reportedAt(event.occurredAt, receivedAt);
+    const type = event.eventType;
+    if (event.deviceId !== null) {
+      let device = devices.get(event.deviceId);
+      if (!device) {
+        device = {
+          deviceId: event.deviceId,
+          name: event.deviceName,
+          lastEventType: type,
+          lastEventAt: at,
+          offline: null,
+          paired: null,
+        };
+        devices.set(event.deviceId, device);
+      } else if (at >= device.lastEventAt) {
+        device.lastEventType = type;
+        device.lastEventAt = at;
+        device.name = event.deviceName ?? device.name;
+      } else {
+        device.name ??= event.deviceName;
+      }
+      if (type === STATUS_EVENTS.deviceOffline || type === STATUS_EVENTS.deviceOnline)
+        device.offline = newer(device.offline, { value: type === STATUS_EVENTS.deviceOffline, at });
+      if (type === STATUS_EVENTS.deviceDetected) device.paired = newer(device.paired, { value: true, at });
+      if (type === STATUS_EVENTS.devicePairing)
+        device.paired = newer(device.paired, { value: eventFlag(event.data, 'paired'), at });
+    }
+    if (ALARM_EVENT_TYPES.includes(type)) {
+      const source =
+        type === STATUS_EVENTS.unitDoorAlarm && event.unitId !== null
+          ? `unit:${event.unitId}`
+          : event.deviceId !== null
+            ? `device:${event.deviceId}`
+            : 'facility';
+      const key = `${type} ${source}`;
+      const report: AlarmReport = {
+        eventType: type,
+        source,
+        deviceId: event.deviceId,
+        deviceName: event.deviceName,
+        unitId: event.unitId,
+        active: eventFlag(event.data, 'active'),
+        at,
+      };
+      alarms.set(key, newer(alarms.get(key) ?? null, report));
+    }
+    if (type === STATUS_EVENTS.emergency)
+      emergency = newer(emergency, { enabled: eventFlag(event.data, 'enabled'), at });
+    if (type === STATUS_EVENTS.lockdown) lockdown = newer(lockdown, { enabled: eventFlag(event.data, 'enabled'), at });
+  }
+  return { devices: [...devices.values()], alarms: [...alarms.values()], emergency, lockdown };
+}
+
+// ---- the status words ----
+
+export type StatusWord = 'ok' | 'warning' | 'error';
+export interface Status {
+  status: StatusWord;
+  message: string;
+}
+
+/** What the status of one facility is decided from (read in one query: status-repository.ts). */
+export interface StatusFacts {
+  lastEventReceivedAt: number | null;
+  lastPolledAt: number | null;
+  deviceCount: number;
+  /** Names (or ids, when unnamed) of paired devices whose last 11/12 said offline. */
+  offlineDevices: string[];
+  /** "Door alarm at Gate 1", … */
+  activeAlarms: string[];
+  emergencyReported: boolean | null;
+  lockdownReported: boolean | null;
+  /** Commands neither acknowledged nor expired, and the oldest one's creation (epoch ms). */
+  pendingCommands: number;
+  oldestPendingAt: number | null;
+}
+
+export interface FacilityStatuses {
+  gateway: Status;
+  device: Status;
+  alarm: Status;
+  pmsInterface: Status;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+const list = (names: readonly string[], most = 5) =>
+  names.length <= most ? names.join(', ') : `${names.slice(0, most).join(', ')} and ${names.length - most} more`;
+
+/** When the controller was last heard from: its last events or its last poll, whichever is later. */
+export function lastHeard(facts: Pick<StatusFacts, 'lastEventReceivedAt' | 'lastPolledAt'>): number | null {
+  const { lastEventReceivedAt: events, lastPolledAt: poll } = facts;
+  if (events === null) return poll;
+  return poll === null ? events : Math.max(events, poll);
+}
+
+export function gatewayStatus(facts: StatusFacts, now: number): Status {
+  const heard = lastHeard(facts);
+  if (heard === null) return { status: 'error', message: 'The gateway controller has never connected.' };
+  const silent = now - heard;
+  if (silent <= GATEWAY_OK_MS) return { status: 'ok', message: `Connected; last heard at ${iso(heard)}.` };
+  return {
+    status: silent <= GATEWAY_WARNING_MS ? 'warning' : 'error',
+    message: `Not heard from since ${iso(heard)}.`,
+  };
+}
+
+export function deviceStatus(facts: StatusFacts): Status {
+  if (facts.offlineDevices.length > 0) {
+    const n = facts.offlineDevices.length;
+    return { status: 'error', message: `${n} device${n === 1 ? '' : 's'} offline: ${list(facts.offlineDevices)}.` };
+  }
+  if (facts.deviceCount === 0) return { status: 'ok', message: 'No devices reported yet.' };
+  return { status: 'ok', message: `All ${facts.deviceCount} devices online.` };
+}
+
+export function alarmStatus(facts: StatusFacts): Status {
+  if (facts.activeAlarms.length > 0) {
+    const n = facts.activeAlarms.length;
+    return { status: 'error', message: `${n} active alarm${n === 1 ? '' : 's'}: ${list(facts.activeAlarms)}.` };
+  }
+  const modes = [
+    ...(facts.emergencyReported ? ['Emergency access is on'] : []),
+    ...(facts.lockdownReported ? ['The facility is locked down'] : []),
+  ];
+  if (modes.length > 0) return { status: 'warning', message: `${modes.join('; ')}.` };
+  return { status: 'ok', message: 'No active alarms.' };
+}
+
+export function pmsInterfaceStatus(facts: StatusFacts, now: number): Status {
+  if (facts.oldestPendingAt === null || facts.pendingCommands === 0)
+    return { status: 'ok', message: 'Every change has reached the site.' };
+  const age = now - facts.oldestPendingAt;
+  const n = facts.pendingCommands;
+  const what = `${n} command${n === 1 ? '' : 's'} not yet acknowledged, the oldest since ${iso(facts.oldestPendingAt)}.`;
+  if (age > COMMAND_ERROR_MS) return { status: 'error', message: `Changes are not reaching the site: ${what}` };
+  if (age > COMMAND_WARNING_MS) return { status: 'warning', message: `Changes are slow to reach the site: ${what}` };
+  return { status: 'ok', message: `${what.slice(0, -1)}; within the usual delay.` };
+}
+
+export function facilityStatuses(facts: StatusFacts, now: number): FacilityStatuses {
+  return {
+    gateway: gatewayStatus(facts, now),
+    device: deviceStatus(facts),
+    alarm: alarmStatus(facts),
+    pmsInterface: pmsInterfaceStatus(facts, now),
+  };
+}
+
+const RANK: Record<StatusWord, number> = { ok: 0, warning: 1, error: 2 };
+
+/** The facility's overall word: the worst part's, with the messages of every part at that level. */
+export function overallStatus(statuses: FacilityStatuses): Status {
+  const parts: Status[] = Object.values(statuses);
+  const worst = parts.reduce<StatusWord>((w, s) => (RANK[s.status] > RANK[w] ? s.status : w), 'ok');
+  if (worst === 'ok') return { status: 'ok', message: 'Everything is working.' };
+  return {
+    status: worst,
+    message: parts
+      .filter((s) => s.status === worst)
+      .map((s) => s.message)
+      .join(' '),
+  };
+}
+
+/** "Door alarm at Gate 1", "Unit door alarm at unit 104", "Tamper". */
+export function alarmLabel(alarm: {
+  eventType: number;
+  deviceName: string | null;
+  deviceId: string | null;
+  unitNumber: string | null;
+}): string {
+  const name = ALARM_NAMES[alarm.eventType] ?? `Alarm ${alarm.eventType}`;
+  if (alarm.eventType === STATUS_EVENTS.unitDoorAlarm && alarm.unitNumber) return `${name} at unit ${alarm.unitNumber}`;
+  const where = alarm.deviceName ?? alarm.deviceId;
+  return where ? `${name} at ${where}` : name;
+}
+
+// ---- remote switches ----
+
+export type FacilitySwitch = 'emergency' | 'lockdown';
+
+/**
+ * Whether asking for `requested` needs a command. Asking again for what is already asked for
+ * sends nothing new (200 with the command underway, or with none when the controller already
+ * reports it) — a repeat of an action in effect answers the current state (SPEC §4). It does send
+ * one when the controller's report disagrees and nothing is underway: the request is then the
+ * operator's way to put the site right.
+ */
+export function needsSwitchCommand(state: {
+  requested: boolean;
+  desired: boolean | null;
+  reported: boolean | null;
+  /** The newest command for this switch is neither acknowledged nor expired. */
+  underway: boolean;
+}): boolean {
+  if (state.desired !== state.requested) return true;
+  if (state.underway) return false;
+  return state.reported !== state.requested;
+}

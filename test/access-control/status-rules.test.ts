@@ -1,0 +1,161 @@
+// The facility status rules (SPEC §4.1), without I/O.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  alarmStatus,
+  deviceStatus,
+  facilityStatuses,
+  gatewayStatus,
+  needsSwitchCommand,
+  overallStatus,
+  pmsInterfaceStatus,
+  reduceBatch,
+  type ReportedEvent,
+  type StatusFacts,
+} from '../../src/access-control/status-rules.ts';
+
+const T = Date.parse('2026-11-23T12:00:00Z');
+const MIN = 60_000;
+const event = (eventType: number, minutes: number, extra: Partial<ReportedEvent> = {}): ReportedEvent => ({
+  eventType,
+  occurredAt: T + minutes * MIN,
+  deviceId: 'gate-1',
+  deviceName: 'Front Gate',
+  unitId: null,
+  data: null,
+  ...extra,
+});
+const facts = (over: Partial<StatusFacts> = {}): StatusFacts => ({
+  lastEventReceivedAt: null,
+  lastPolledAt: null,
+  deviceCount: 0,
+  offlineDevices: [],
+  activeAlarms: [],
+  emergencyReported: null,
+  lockdownReported: null,
+  pendingCommands: 0,
+  oldestPendingAt: null,
+  ...over,
+});
+
+describe('the reported state of a batch', () => {
+  it('keeps, per device, the newest online/offline word by occurredAt, whatever the order in the batch', () => {
+    const report = reduceBatch([event(11, 2), event(12, 1), event(18, 0)], T + 10 * MIN);
+    assert.equal(report.devices.length, 1);
+    assert.deepEqual(report.devices[0]!.offline, { value: true, at: T + 2 * MIN });
+    assert.equal(report.devices[0]!.lastEventType, 11);
+    assert.equal(report.devices[0]!.lastEventAt, T + 2 * MIN);
+  });
+
+  it('reads a missing data.active as an alarm that appeared, and false as cleared', () => {
+    const report = reduceBatch(
+      [
+        event(10, 0, { deviceId: 'door-5', deviceName: 'Door 5' }),
+        event(26, 0, { deviceId: 'keypad', data: { active: true } }),
+        event(26, 1, { deviceId: 'keypad', data: { active: false } }),
+        event(35, 0, { deviceId: 'u-sensor', unitId: 104, data: { active: 'yes' } }),
+      ],
+      T + 10 * MIN,
+    );
+    const bySource = Object.fromEntries(report.alarms.map((a) => [`${a.eventType} ${a.source}`, a.active]));
+    assert.deepEqual(bySource, { '10 device:door-5': true, '26 device:keypad': false, '35 unit:104': true });
+  });
+
+  it('reads emergency and lockdown from data.enabled (missing: entered), the newest winning', () => {
+    const report = reduceBatch(
+      [event(31, 1, { data: { enabled: false } }), event(31, 0), event(32, 0, { data: { enabled: true } })],
+      T + 10 * MIN,
+    );
+    assert.deepEqual(report.emergency, { enabled: false, at: T + MIN });
+    assert.deepEqual(report.lockdown, { enabled: true, at: T });
+  });
+
+  it('counts a device clock ahead as the time received: an online event from the future does not outrank the next batch', () => {
+    const received = T;
+    const ahead = reduceBatch([event(12, 4)], received); // 4 minutes ahead: kept by ingest
+    assert.equal(ahead.devices[0]!.offline!.at, received);
+    const next = reduceBatch([event(11, 1)], received + 2 * MIN);
+    assert.ok(next.devices[0]!.offline!.at > ahead.devices[0]!.offline!.at);
+  });
+
+  it('marks a device unpaired by event 38 with data.paired false, and paired again by 36', () => {
+    assert.deepEqual(reduceBatch([event(38, 0, { data: { paired: false } })], T).devices[0]!.paired, {
+      value: false,
+      at: T,
+    });
+    assert.deepEqual(
+      reduceBatch([event(38, 0, { data: { paired: false } }), event(36, 1)], T + MIN).devices[0]!.paired,
+      {
+        value: true,
+        at: T + MIN,
+      },
+    );
+  });
+});
+
+describe('the status words', () => {
+  it('gateway: ok within 2 minutes of the last poll or events, warning within 15, error after, error when never heard', () => {
+    assert.equal(gatewayStatus(facts(), T).status, 'error');
+    assert.match(gatewayStatus(facts(), T).message, /never connected/);
+    assert.equal(gatewayStatus(facts({ lastPolledAt: T - 2 * MIN }), T).status, 'ok');
+    assert.equal(gatewayStatus(facts({ lastPolledAt: T - 2 * MIN - 1 }), T).status, 'warning');
+    assert.equal(gatewayStatus(facts({ lastEventReceivedAt: T - 15 * MIN }), T).status, 'warning');
+    const silent = gatewayStatus(facts({ lastEventReceivedAt: T - 15 * MIN - 1, lastPolledAt: T - 20 * MIN }), T);
+    assert.equal(silent.status, 'error');
+    assert.match(silent.message, /since 2026-11-23T11:44:59\.999Z/);
+  });
+
+  it('device: error naming the offline devices, ok otherwise', () => {
+    const offline = deviceStatus(facts({ deviceCount: 3, offlineDevices: ['Door 5', 'Front Gate'] }));
+    assert.deepEqual(offline, { status: 'error', message: '2 devices offline: Door 5, Front Gate.' });
+    assert.equal(deviceStatus(facts({ deviceCount: 3 })).status, 'ok');
+  });
+
+  it('alarm: error while an alarm is active, warning while emergency or lockdown is on, ok otherwise', () => {
+    assert.equal(
+      alarmStatus(facts({ activeAlarms: ['Door alarm at Door 5'], lockdownReported: true })).status,
+      'error',
+    );
+    assert.deepEqual(alarmStatus(facts({ lockdownReported: true })), {
+      status: 'warning',
+      message: 'The facility is locked down.',
+    });
+    assert.equal(alarmStatus(facts({ emergencyReported: true })).status, 'warning');
+    assert.equal(alarmStatus(facts({ emergencyReported: false, lockdownReported: false })).status, 'ok');
+  });
+
+  it('pmsInterface: warning after 5 minutes without acknowledgement, error after an hour', () => {
+    const at = (minutes: number) =>
+      pmsInterfaceStatus(facts({ pendingCommands: 2, oldestPendingAt: T - minutes * MIN }), T);
+    assert.equal(at(5).status, 'ok');
+    assert.equal(at(6).status, 'warning');
+    assert.equal(at(60).status, 'warning');
+    assert.equal(at(61).status, 'error');
+    assert.equal(pmsInterfaceStatus(facts(), T).status, 'ok');
+  });
+
+  it('overall: the worst part, with the messages of every part at that level', () => {
+    const overall = overallStatus(
+      facilityStatuses(
+        facts({ lastPolledAt: T, offlineDevices: ['Door 5'], deviceCount: 1, lockdownReported: true }),
+        T,
+      ),
+    );
+    assert.equal(overall.status, 'error');
+    assert.equal(overall.message, '1 device offline: Door 5.');
+  });
+});
+
+describe('a remote switch asked for again', () => {
+  it('sends a command when the request changes what is asked for', () => {
+    assert.equal(needsSwitchCommand({ requested: true, desired: null, reported: null, underway: false }), true);
+    assert.equal(needsSwitchCommand({ requested: true, desired: false, reported: true, underway: false }), true);
+  });
+  it('sends none while the same request is underway, or once the controller reports it', () => {
+    assert.equal(needsSwitchCommand({ requested: true, desired: true, reported: false, underway: true }), false);
+    assert.equal(needsSwitchCommand({ requested: true, desired: true, reported: true, underway: false }), false);
+  });
+  it('sends one again when the controller reports otherwise and nothing is underway', () => {
+    assert.equal(needsSwitchCommand({ requested: true, desired: true, reported: false, underway: false }), true);
+  });
+});
