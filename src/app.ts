@@ -29,6 +29,7 @@ import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
 import { registerProblemHandling, renderError, type FaceErrorRenderer } from './http/problem.ts';
 import { rateLimitStoreOptions } from './http/rate-limit.ts';
 import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
+import { lazySerializers } from './http/serialization.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
 import { opsRoutes } from './ops/routes/index.ts';
@@ -56,6 +57,7 @@ export async function buildApp(services: Services): Promise<App> {
         reply.headers(corsHeadersWithoutHooks(config.corsOrigins, request.headers.origin)),
       ),
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The request id first, so that every answer carries it, refusals by later hooks included.

@@ -13,6 +13,8 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   databaseLockTimeoutMs: number;
   databaseIdleInTransactionTimeoutMs: number;
+  /** The embedded database's shared_buffers (MiB): most of its memory at idle. */
+  embeddedSharedBuffersMb: number;
   redisUrl: string | null;
   /** A request not answered this long after it arrived (its body's upload excluded) is answered 503. */
   requestTimeoutMs: number;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseLockTimeoutMs: integer(env, 'DATABASE_LOCK_TIMEOUT_MS', 5_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 16, 1, 1024),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 10_000),

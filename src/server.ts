@@ -1,11 +1,12 @@
-// Start-up and graceful shutdown of the HTTP server: config → database → migrations → jobs → http.
+// Start-up and graceful shutdown of the HTTP server: config → database → migrations → jobs → http
+// (with the HTTP app built while the job queue starts).
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type pino from 'pino';
-import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
+import { openDatabase } from './db/database.ts';
 import type { App } from './http/app-type.ts';
-import { startServices, type Services } from './services.ts';
+import type { Services } from './services.ts';
 
 export interface RunningServer {
   app: App;
@@ -14,34 +15,70 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
-  const services = await startServices(config, logger, { role: 'owner', command: 'serve', runJobs: true });
-  let app: App;
+export interface StartServerOptions {
+  /**
+   * Called with the running server before "gatehouse is serving" is logged: signal handlers set
+   * here are in place when a supervisor that waits for that line sends SIGTERM (set after it, a
+   * SIGTERM sent at once killed the process without a graceful shutdown).
+   */
+  beforeServing?: (server: RunningServer) => void;
+}
+
+export async function startServer(
+  config: Config,
+  logger: pino.Logger,
+  options: StartServerOptions = {},
+): Promise<RunningServer> {
+  // Start-up overlaps what does not depend on each other: the database opens (the embedded one on
+  // its own thread) while the service's modules load; the HTTP app is built while the job queue starts.
+  const opening = openDatabase(config, { role: 'owner', command: 'serve' });
+  opening.catch(() => {}); // its failure is thrown where it is awaited (startServices), not as unhandled
+  const [{ startServices }, { buildApp }] = await Promise.all([import('./services.ts'), import('./app.ts')]).catch(
+    async (error: unknown) => {
+      await opening.then((database) => database.close()).catch(() => {});
+      throw error;
+    },
+  );
+  let app: App | undefined;
   // Connections that have not carried a request yet: fastify's close ends idle keep-alive
   // connections, but one that was opened and never used would hold shutdown until its timeout.
   const unused = new Set<Socket>();
-  try {
-    app = await buildApp(services);
-    app.server.on('connection', (socket: Socket) => {
-      unused.add(socket);
-      socket.once('close', () => unused.delete(socket));
-    });
-    app.server.on('request', (request: IncomingMessage) => unused.delete(request.socket));
-    await app.listen({ port: config.port, host: config.host });
-  } catch (error) {
-    await services.close();
+  const services = await startServices(config, logger, {
+    role: 'owner',
+    command: 'serve',
+    runJobs: true,
+    database: opening,
+    whileJobsStart: async (services) => {
+      app = await buildApp(services);
+      app.server.on('connection', (socket: Socket) => {
+        unused.add(socket);
+        socket.once('close', () => unused.delete(socket));
+      });
+      app.server.on('request', (request: IncomingMessage) => unused.delete(request.socket));
+      try {
+        await app.listen({ port: config.port, host: config.host });
+      } catch (error) {
+        await app.close();
+        throw error;
+      }
+    },
+  }).catch(async (error: unknown) => {
+    // The job queue failed to start after the app listened: it stops listening too.
+    await app?.close().catch(() => {});
     throw error;
-  }
-  const address = app.server.address();
+  });
+  const served = app as App | undefined;
+  if (!served) throw new Error('the HTTP app was not built');
+  const address = served.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, database: services.database.kind, location: services.database.location }, 'gatehouse is serving');
+
   let closing: Promise<void> | null = null;
-  return {
-    app,
+  const running: RunningServer = {
+    app: served,
     services,
     close() {
       closing ??= (async () => {
-        const closed = app.close();
+        const closed = served.close();
         for (const socket of unused) socket.destroy();
         await closed;
         await services.close();
@@ -49,6 +86,14 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       return closing;
     },
   };
+  options.beforeServing?.(running);
+  // `code`: the plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
+  const code = import.meta.url.endsWith('.ts') ? 'src' : 'dist';
+  logger.info(
+    { port, database: services.database.kind, location: services.database.location, code },
+    'gatehouse is serving',
+  );
+  return running;
 }
 
 /** SIGTERM/SIGINT: a graceful close, bounded in time; a second signal exits at once. */

@@ -39,6 +39,13 @@ export interface StartOptions {
   runJobs: boolean;
   /** The time as the parts read it (tests move it instead of waiting); the system's by default. */
   clock?: Clock;
+  /** The database, already being opened by the caller (the server opens it before loading the rest). */
+  database?: Promise<Database>;
+  /**
+   * Runs while the job queue starts (the server builds its HTTP app meanwhile); a failure of
+   * either closes what was opened.
+   */
+  whileJobsStart?: (services: Services) => Promise<void>;
 }
 
 export async function startServices(config: Config, logger: pino.Logger, options: StartOptions): Promise<Services> {
@@ -48,12 +55,12 @@ export async function startServices(config: Config, logger: pino.Logger, options
     for (const close of opened.splice(0).reverse()) await close();
   };
   try {
-    const database = await openDatabase(config, { role: options.role, command: options.command });
+    const database = await (options.database ?? openDatabase(config, { role: options.role, command: options.command }));
     opened.push(() => database.close());
     await migrate(database.pool).then((result) => logMigrations(result, logger));
 
     const metrics = new Metrics();
-    const sharedState = new SharedState(config.redisUrl, logger, {
+    const sharedState = await SharedState.open(config.redisUrl, logger, {
       commandTimeoutMs: config.redisCommandTimeoutMs,
       registry: metrics.registry,
     });
@@ -68,9 +75,6 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const accessControl = await createAccessControl({ database, config, logger });
     opened.push(() => accessControl.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });
-
-    await jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs]);
-    opened.push(() => jobs.stop());
 
     const services: Services = {
       config,
@@ -104,6 +108,14 @@ export async function startServices(config: Config, logger: pino.Logger, options
       },
       close: closeOpened,
     };
+    const starting = jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs]);
+    opened.push(async () => {
+      await starting.catch(() => {});
+      await jobs.stop();
+    });
+    // Both settle before either failure is thrown: nothing may still be starting while it all closes.
+    const settled = await Promise.allSettled([starting, options.whileJobsStart?.(services)]);
+    for (const result of settled) if (result.status === 'rejected') throw result.reason;
     return services;
   } catch (error) {
     await closeOpened();

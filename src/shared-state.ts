@@ -12,27 +12,42 @@
 //   used again.
 // Each change is logged once (down, then back), counted in `gatehouse_redis_up`, and reported by
 // /availability as `redis: 'degraded'` — never as unavailable.
-import { Redis, ReplyError } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type pino from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 
 export type SharedStateStatus = 'ok' | 'degraded' | 'not configured';
 
+type IoRedis = Pick<typeof import('ioredis'), 'Redis' | 'ReplyError'>;
+
 export class SharedState {
   private readonly redis: Redis | null;
+  private readonly ReplyError: IoRedis['ReplyError'] | null;
   private up = false;
   /** Whether "down" was logged, so that "back" is logged once after it (and never at start-up). */
   private reportedDown = false;
   private lastError = '';
   private closing = false;
 
-  constructor(
+  /** The shared state of REDIS_URL (ioredis is loaded only then), or process memory alone (null). */
+  static async open(
     url: string | null,
+    logger: pino.Logger,
+    options: { commandTimeoutMs: number; registry?: Registry },
+  ): Promise<SharedState> {
+    if (!url) return new SharedState(null, logger, options);
+    const { Redis, ReplyError } = await import('ioredis');
+    return new SharedState({ url, ioredis: { Redis, ReplyError } }, logger, options);
+  }
+
+  private constructor(
+    redis: { url: string; ioredis: IoRedis } | null,
     private readonly logger: pino.Logger,
     options: { commandTimeoutMs: number; registry?: Registry },
   ) {
-    this.redis = url
-      ? new Redis(url, {
+    this.ReplyError = redis?.ioredis.ReplyError ?? null;
+    this.redis = redis
+      ? new redis.ioredis.Redis(redis.url, {
           enableOfflineQueue: false,
           commandTimeout: options.commandTimeoutMs,
           // A command in flight when the connection drops fails rather than being sent again on the
@@ -106,7 +121,7 @@ export class SharedState {
 
   private failed(error: unknown) {
     // Redis answered with an error: a fault in our command, not an outage. Say so loudly.
-    if (error instanceof ReplyError) {
+    if (this.ReplyError && error instanceof this.ReplyError) {
       this.logger.error({ err: error }, 'redis refused a command; process memory answered instead');
       return;
     }

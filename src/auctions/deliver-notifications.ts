@@ -1,7 +1,6 @@
 // Delivery of the support notifications to SUPPORT_WEBHOOK_URL (the job auctions.deliver-notifications):
 // the due rows are claimed with a lease, POSTed as JSON, and a failed POST is retried with back-off
 // up to LIMITS.webhookAttempts times, then marked failed (and logged as an error).
-import { request } from 'undici';
 import type { AuctionDeps } from './deps.ts';
 import { LIMITS } from './model.ts';
 import { claimDueDeliveries, recordDeliveryOutcome, type NotificationRow } from './notifications-repository.ts';
@@ -69,6 +68,7 @@ async function post(url: string, row: NotificationRow): Promise<string | null> {
     attempt: row.delivery_attempts,
   };
   try {
+    const { request } = await import('undici'); // loaded at the first delivery, not at start-up
     const response = await request(url, {
       method: 'POST',
       body: JSON.stringify(payload),

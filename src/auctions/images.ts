@@ -5,8 +5,8 @@
 // without decoding), stores them once per SHA-256, and records the outcome. Failures worth
 // retrying are retried with back-off; an image that cannot be had after every attempt notifies support.
 import { createHash } from 'node:crypto';
-import { fileTypeFromBuffer } from 'file-type';
-import sharp, { type Metadata } from 'sharp';
+// file-type and sharp (libvips: ~0.1 s and tens of MiB) are loaded at the first image, not at start-up.
+import type { Metadata } from 'sharp';
 import { FetchError } from '../net/safe-fetch.ts';
 import type { AuctionDeps } from './deps.ts';
 import * as repo from './images-repository.ts';
@@ -43,6 +43,7 @@ export class ImageRejected extends Error {
 
 /** The accepted type of these leading bytes, judged by their content alone; null if none. */
 export async function sniffImageType(head: Buffer): Promise<{ mime: string; ext: string } | null> {
+  const { fileTypeFromBuffer } = await import('file-type');
   const type = await fileTypeFromBuffer(head);
   return type && IMAGE_TYPES[type.mime] ? { mime: type.mime, ext: IMAGE_TYPES[type.mime]! } : null;
 }
@@ -63,6 +64,7 @@ export async function inspectImage(bytes: Buffer): Promise<ImageInfo> {
   if (!type) throw new ImageRejected('UNSUPPORTED_TYPE', 'The content is not a JPEG, PNG, WebP or GIF image.');
   const tooManyPixels = () =>
     new ImageRejected('TOO_MANY_PIXELS', `The image has more than ${LIMITS.imagePixels} pixels.`);
+  const { default: sharp } = await import('sharp');
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { limitInputPixels: LIMITS.imagePixels, sequentialRead: true }).metadata();

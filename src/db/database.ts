@@ -1,7 +1,8 @@
 // One way to reach the database for every part of the service: a `pg` pool and Kysely over it,
 // on a PostgreSQL server (DATABASE_URL) or on the embedded PGlite served from the data directory.
-import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+// The driver (pg, Kysely) is loaded while the embedded database's thread starts, not before it.
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
 import { describeDatabaseUrl, type Config } from '../config.ts';
 import {
   dataDirLayout,
@@ -13,12 +14,18 @@ import {
   socketAccepts,
 } from './data-dir.ts';
 import { startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+import { hasCluster, preparedTemplate, seedFromTemplate } from './template.ts';
 import type { Tables } from './tables.ts';
 
-// int8 (bigint, count(*)) as a JS number: every such value here is far below 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-// numeric (money) as a JS number: two decimals at most, well within a double's precision.
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+async function loadDriver() {
+  const [{ default: pg }, { Kysely, PostgresDialect }] = await Promise.all([import('pg'), import('kysely')]);
+  // int8 (bigint, count(*)) as a JS number: every such value here is far below 2^53.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  // numeric (money) as a JS number: two decimals at most, well within a double's precision.
+  pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+  return { pg, Kysely, PostgresDialect };
+}
+type Driver = Awaited<ReturnType<typeof loadDriver>>;
 
 export interface Database {
   pool: pg.Pool;
@@ -42,6 +49,11 @@ export interface OpenOptions {
   role: 'owner' | 'client';
   command: string;
   poolSize?: number;
+  /**
+   * A new embedded data directory starts as a copy of the prepared template (db/template.ts)
+   * instead of an initdb and every migration. Default true; false initialises it in place.
+   */
+  fromTemplate?: boolean;
 }
 
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
@@ -49,8 +61,9 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   // The data directory holds signing keys and blobs on either database: it must be writable.
   prepareDataDir(config.dataDir);
   if (config.databaseUrl) {
+    const driver = await loadDriver();
     const location = describeDatabaseUrl(config.databaseUrl);
-    const pool = new pg.Pool({
+    const pool = new driver.pg.Pool({
       connectionString: config.databaseUrl,
       max,
       // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
@@ -62,30 +75,42 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
     });
     await probe(pool, `PostgreSQL at ${location} (DATABASE_URL)`);
-    return wrap(pool, 'postgres', location, async () => {});
+    return wrap(driver, pool, 'postgres', location, async () => {});
   }
 
   const layout = dataDirLayout(config.dataDir);
   if (options.role === 'client' && readLockOwner(config.dataDir) && (await socketAccepts(layout.socketPath))) {
-    const pool = embeddedPool(config.dataDir, Math.min(max, 4));
+    const driver = await loadDriver();
+    const pool = embeddedPool(driver, config.dataDir, Math.min(max, 4));
     await probe(pool, `the running server's database socket ${layout.socketPath}`);
-    return wrap(pool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
+    return wrap(driver, pool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
   }
 
   const lock = lockDataDir(config.dataDir, options.command);
   let server: EmbeddedServer;
+  let driver: Driver;
   try {
+    if (options.fromTemplate !== false && !hasCluster(layout.pgData)) await seedDataDir(layout.pgData);
     // PGlite enforces no statement or lock timeout (one WASM thread, no timer interrupts, and its
     // connections are one session, so they never wait on each other's locks); what blocks there
     // is a connection that holds the socket's queue idle in a transaction, which the worker ends.
-    server = await startEmbeddedServer(config.dataDir, {
+    // Its thread starts first; the driver loads meanwhile.
+    const starting = startEmbeddedServer(config.dataDir, {
       idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs,
+      sharedBuffersMb: config.embeddedSharedBuffersMb,
+    });
+    const loading = loadDriver();
+    loading.catch(() => {});
+    server = await starting;
+    driver = await loading.catch(async (error: unknown) => {
+      await server.stop();
+      throw error;
     });
   } catch (error) {
     lock.release();
     throw error;
   }
-  const pool = embeddedPool(config.dataDir, max);
+  const pool = embeddedPool(driver, config.dataDir, max);
   try {
     await probe(pool, `the embedded database in ${layout.pgData}`);
   } catch (error) {
@@ -93,13 +118,24 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     lock.release();
     throw error;
   }
-  return wrap(pool, 'embedded', layout.pgData, async () => {
+  return wrap(driver, pool, 'embedded', layout.pgData, async () => {
     await server.stop();
     lock.release();
   });
 }
 
-function embeddedPool(dataDir: string, max: number): pg.Pool {
+/** A new data directory from the prepared template; on any failure, PGlite's initdb makes it in place. */
+async function seedDataDir(pgData: string): Promise<void> {
+  try {
+    await seedFromTemplate(await preparedTemplate(), pgData);
+  } catch (error) {
+    process.stderr.write(
+      `gatehouse: no prepared database template (${(error as Error).message}): initialising ${pgData} in place\n`,
+    );
+  }
+}
+
+function embeddedPool({ pg }: Driver, dataDir: string, max: number): pg.Pool {
   return new pg.Pool({
     host: dataDirLayout(dataDir).socketDir,
     port: EMBEDDED_PORT,
@@ -120,7 +156,13 @@ async function probe(pool: pg.Pool, what: string): Promise<void> {
   }
 }
 
-function wrap(pool: pg.Pool, kind: Database['kind'], location: string, afterPool: () => Promise<void>): Database {
+function wrap(
+  { Kysely, PostgresDialect }: Driver,
+  pool: pg.Pool,
+  kind: Database['kind'],
+  location: string,
+  afterPool: () => Promise<void>,
+): Database {
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });

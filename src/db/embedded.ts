@@ -37,6 +37,8 @@ function nextMessage(worker: Worker): Promise<WorkerMessage> {
 export interface EmbeddedServerOptions {
   /** A connection idle this long in a transaction while others wait is ended (0: never). */
   idleInTransactionTimeoutMs?: number;
+  /** PostgreSQL's shared_buffers for the embedded database, in MiB (PostgreSQL's default: 128). */
+  sharedBuffersMb?: number;
 }
 
 export async function startEmbeddedServer(
@@ -49,7 +51,16 @@ export async function startEmbeddedServer(
   // the data directory lock, so no live server owns it.
   fs.rmSync(socketPath, { force: true });
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { pgDataDir: pgData, socketPath, idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 0 },
+    // The database's data lives in WASM memory, not in this thread's JS heap, whose objects are
+    // short-lived wrappers of protocol messages: a small young generation is enough and keeps
+    // ~30 MiB off the idle RSS (measured: 294 → 245–266 MiB for the server process).
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    workerData: {
+      pgDataDir: pgData,
+      socketPath,
+      idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 0,
+      sharedBuffersMb: options.sharedBuffersMb ?? 16,
+    },
   });
   const first = await nextMessage(worker);
   if (first.type !== 'ready') {

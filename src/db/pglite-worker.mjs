@@ -7,11 +7,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-const { pgDataDir, socketPath, idleInTransactionTimeoutMs = 0 } = workerData;
+const { pgDataDir, socketPath, idleInTransactionTimeoutMs = 0, sharedBuffersMb = 16 } = workerData;
 let db;
 let server;
 try {
-  db = await PGlite.create(pgDataDir);
+  db = await PGlite.create(pgDataDir, {
+    // PGlite's own start parameters, plus the buffer pool's size (PostgreSQL's default 128 MB is
+    // most of the idle memory of a small service).
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
+  });
   server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 256 });
   keepStatementsTogether(server, db, { idleInTransactionTimeoutMs });
   await server.start();

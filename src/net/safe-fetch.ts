@@ -6,7 +6,8 @@
 // Content-Length first, then counted), and no content encoding is accepted.
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
+// undici is loaded at the first fetch, not at start-up.
+import type { Agent } from 'undici';
 import { checkUrl, defaultPort, hostAllowed, isPublicAddress, type UrlRefusal } from './address.ts';
 
 export type FetchErrorCode =
@@ -113,14 +114,22 @@ async function resolveAny(hostname: string, lookup: LookupAll): Promise<string> 
 }
 
 export class SafeFetcher {
-  private readonly agent: Agent;
+  private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
 
-  constructor(private readonly options: SafeFetcherOptions) {
+  constructor(private readonly options: SafeFetcherOptions) {}
+
+  private connect() {
+    this.client ??= import('undici').then((undici) => ({ agent: this.newAgent(undici), request: undici.request }));
+    return this.client;
+  }
+
+  private newAgent({ Agent, buildConnector }: typeof import('undici')): Agent {
+    const options = this.options;
     const lookup = options.lookup ?? systemLookup;
     const connectTimeout = Math.min(options.timeoutMs, 10_000);
     const baseConnect = buildConnector({ timeout: connectTimeout });
     const allowHosts = options.allowHosts;
-    this.agent = new Agent({
+    return new Agent({
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 4_000,
@@ -164,8 +173,9 @@ export class SafeFetcher {
             ? `The URL is refused (${checked.refusal}).`
             : `A redirect led to a refused URL (${checked.refusal}).`,
         );
+      const { agent, request } = await this.connect();
       const response = await request(checked.url, {
-        dispatcher: this.agent,
+        dispatcher: agent,
         method: 'GET',
         signal,
         headers: {
@@ -256,6 +266,8 @@ export class SafeFetcher {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const client = this.client;
+    this.client = undefined;
+    if (client) await (await client).agent.close();
   }
 }

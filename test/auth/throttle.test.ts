@@ -162,7 +162,9 @@ describe('counters while Redis is unreachable', () => {
   before(async () => {
     proxy = await startTcpProxy(REDIS);
     logs = new LogCapture();
-    shared = new SharedState(`redis://${proxy.address}`, pino({ level: 'info' }, logs), { commandTimeoutMs: 200 });
+    shared = await SharedState.open(`redis://${proxy.address}`, pino({ level: 'info' }, logs), {
+      commandTimeoutMs: 200,
+    });
     await shared.connected(2_000);
   });
   after(async () => {
