@@ -6,7 +6,8 @@
 //    server process (p50/p99 of sequential requests), beside the same statement run directly.
 // 2. Ingest with and without the state upkeep, same run: the fleet benchmark's closed loop (200
 //    controllers of one account, batches of 3 events naming devices, door alarms among them) against
-//    the server before issue 13 (BENCH_BEFORE_BIN, default /work/main/bin/gatehouse) and this one.
+//    the server before issue 13 (BENCH_BEFORE_BIN: that tree's bin/gatehouse) and this one; without
+//    BENCH_BEFORE_BIN, this one only.
 //
 // Settings: BENCH_DATABASE_URL, BENCH_TARGETS (postgres,embedded), BENCH_FACILITIES (2000),
 // BENCH_DEVICES_PER_FACILITY (10), BENCH_ROUNDS (40), BENCH_BEFORE_BIN, BENCH_SECONDS (5).
@@ -29,7 +30,7 @@ const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
 const FACILITIES = Number(process.env.BENCH_FACILITIES ?? 2000);
 const DEVICES = Number(process.env.BENCH_DEVICES_PER_FACILITY ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
-const BEFORE_BIN = path.resolve(process.env.BENCH_BEFORE_BIN ?? '/work/main/bin/gatehouse');
+const BEFORE_BIN = process.env.BENCH_BEFORE_BIN ? path.resolve(process.env.BENCH_BEFORE_BIN) : null;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const stats = (ms: number[]) => {
@@ -148,18 +149,18 @@ export default async function run() {
     listRows.push(
       `| ${label} | ${list.rows} | ${f(list.http.p50)} / ${f(list.http.p99)} | ${f(list.sql.p50)} / ${f(list.sql.p99)} | ${(list.http.p50 / list.sql.p50).toFixed(2)}× |`,
     );
-    const ingest: Record<string, { perSecond: number; p50: number; p99: number }> = {};
-    for (const server of [
-      { label: 'without upkeep (before issue 13)', bin: BEFORE_BIN },
-      { label: 'with upkeep', bin: BIN },
-    ]) {
-      log(`${target}: ingest, ${server.label}`);
-      ingest[server.label] = await fleetIngest(target, server, log);
+    const measure = async (label: string, bin: string) => {
+      log(`${target}: ingest, ${label}`);
+      const result = await fleetIngest(target, { label, bin }, log);
       loads.push(os.loadavg()[0]!);
-    }
-    const [before, after] = Object.values(ingest);
+      return result;
+    };
+    const before = BEFORE_BIN ? await measure('without upkeep (before issue 13)', BEFORE_BIN) : null;
+    const after = await measure('with upkeep', BIN);
+    const cell = (r: typeof after | null) =>
+      r ? `${Math.round(r.perSecond).toLocaleString('en-US')} | ${Math.round(r.p50)} / ${Math.round(r.p99)}` : '— | —';
     ingestRows.push(
-      `| ${label} | ${Math.round(before!.perSecond).toLocaleString('en-US')} | ${Math.round(before!.p50)} / ${Math.round(before!.p99)} | ${Math.round(after!.perSecond).toLocaleString('en-US')} | ${Math.round(after!.p50)} / ${Math.round(after!.p99)} | **${(after!.perSecond / before!.perSecond).toFixed(2)}×** |`,
+      `| ${label} | ${cell(before)} | ${cell(after)} | ${before ? `**${(after.perSecond / before.perSecond).toFixed(2)}×**` : '—'} |`,
     );
   }
   console.log(`Facility status benchmark; ${await machine()}; load average (1 min) ${loads.map((l) => l.toFixed(1)).join(' → ')}
@@ -170,7 +171,7 @@ Status list of one account (${FACILITIES.toLocaleString('en-US')} facilities, ${
 |---|---|---|---|---|
 ${listRows.join('\n')}
 
-Ingest, the fleet's closed loop (one account, batches of 3 events naming devices): before = ${BEFORE_BIN}
+Ingest, the fleet's closed loop (one account, batches of 3 events naming devices): before = ${BEFORE_BIN ?? 'not measured (BENCH_BEFORE_BIN)'}
 
 | database | without upkeep: events/s | p50 / p99 ms | with upkeep: events/s | p50 / p99 ms | with / without |
 |---|---|---|---|---|---|
