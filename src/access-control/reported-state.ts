@@ -9,6 +9,9 @@ import { reduceBatch, type ReportedEvent } from './status-rules.ts';
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
+/** The step in which "last heard" and a device's last event move (seconds). */
+export const HEARD_STEP_SECONDS = 10;
+
 /** Applies a batch of stored events to the facility's reported state, inside the caller's transaction. */
 export async function recordReportedEvents(
   trx: Db,
@@ -33,6 +36,11 @@ export async function recordReportedEvents(
                                  then ${lockdown?.enabled ?? null}::boolean else lockdown_reported end,
         lockdown_reported_at = greatest(lockdown_reported_at, ${iso(lockdown?.at)}::timestamptz)
        where facility_id = ${facilityId}::int8
+         -- Last heard moves in steps of HEARD_STEP_SECONDS (the status thresholds are minutes): most
+         -- batches then write no row here; a switch report always does.
+         and (last_event_received_at is null
+              or last_event_received_at < ${iso(receivedAt)}::timestamptz - make_interval(secs => ${HEARD_STEP_SECONDS})
+              or ${emergency !== null || lockdown !== null}::boolean)
     ),
     devices as (
       insert into facility_devices as d (facility_id, device_id, name, is_offline, online_changed_at, is_paired,
@@ -56,6 +64,13 @@ export async function recordReportedEvents(
         is_paired = case when excluded.paired_changed_at >= coalesce(d.paired_changed_at, '-infinity')
                          then excluded.is_paired else d.is_paired end,
         paired_changed_at = greatest(d.paired_changed_at, excluded.paired_changed_at)
+       -- A row version only when something shows: a word on being online or paired, another type
+       -- or name, or a last event HEARD_STEP_SECONDS newer (lastEventAt is kept to that step).
+       where excluded.online_changed_at is not null or excluded.paired_changed_at is not null
+          or (excluded.last_event_at > d.last_event_at
+              and (excluded.last_event_type <> d.last_event_type or excluded.name <> d.name
+                   or (d.name is null and excluded.name is not null)
+                   or excluded.last_event_at > d.last_event_at + make_interval(secs => ${HEARD_STEP_SECONDS})))
     )
     insert into facility_alarms as a (facility_id, event_type, source, device_id, device_name, unit_id, unit_number,
                                       active, changed_at)

@@ -44,7 +44,7 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>) {
   return sql<StatusFactsRow>`
     select f.id as facility_id, f.name as facility_name, f.property_number, f.account_id, a.name as account_name,
            s.last_event_received_at, s.last_polled_at, s.emergency_reported, s.emergency_desired,
-           s.lockdown_reported, s.lockdown_desired, s.recorded_statuses,
+           s.lockdown_reported, s.lockdown_desired, r.statuses as recorded_statuses,
            (select count(*)::int from facility_devices d where d.facility_id = f.id and d.is_paired) as device_count,
            coalesce((select array_agg(coalesce(d.name, d.device_id) order by coalesce(d.name, d.device_id))
                        from facility_devices d where d.facility_id = f.id and d.is_offline and d.is_paired), '{}') as offline_devices,
@@ -57,6 +57,7 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>) {
       from facilities f
       join accounts a on a.id = f.account_id
       left join facility_states s on s.facility_id = f.id
+      left join facility_recorded_statuses r on r.facility_id = f.id
       cross join lateral (select count(*)::int as pending_commands, min(created_at) as oldest_pending_at
                             from commands cm
                            where cm.facility_id = f.id and cm.acknowledged_at is null and cm.expires_at > now()) c
@@ -178,9 +179,9 @@ export async function recordStatusChanges(
         )
         .execute();
     await trx
-      .updateTable('facility_states')
-      .set({ recorded_statuses: JSON.stringify(current) })
-      .where('facility_id', '=', facilityId)
+      .insertInto('facility_recorded_statuses')
+      .values({ facility_id: facilityId, statuses: JSON.stringify(current) })
+      .onConflict((oc) => oc.column('facility_id').doUpdateSet({ statuses: JSON.stringify(current) }))
       .execute();
   });
 }

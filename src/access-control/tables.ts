@@ -103,7 +103,11 @@ export interface FacilityStatesTable {
   lockdown_reported: boolean | null;
   lockdown_reported_at: Timestamp | null;
   lockdown_desired: boolean | null;
-  recorded_statuses: Json<Record<string, string>> | null;
+}
+
+export interface FacilityRecordedStatusesTable {
+  facility_id: number;
+  statuses: Json<Record<string, string>>;
 }
 
 export interface FacilityDevicesTable {
@@ -151,6 +155,7 @@ export interface FacilityStatusChangesTable {
 
 export interface AccessControlTables {
   facility_states: FacilityStatesTable;
+  facility_recorded_statuses: FacilityRecordedStatusesTable;
   facility_devices: FacilityDevicesTable;
   facility_alarms: FacilityAlarmsTable;
   action_groups: ActionGroupsTable;

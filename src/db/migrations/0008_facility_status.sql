@@ -21,9 +21,7 @@ create table facility_states (
   emergency_desired boolean,
   lockdown_reported boolean,
   lockdown_reported_at timestamptz,
-  lockdown_desired boolean,
-  -- The status words last recorded by the status-change job (null: never evaluated).
-  recorded_statuses jsonb
+  lockdown_desired boolean
 );
 create index facility_states_account on facility_states (account_id);
 
@@ -71,6 +69,13 @@ create table action_groups (
 );
 create index action_groups_facility on action_groups (facility_id);
 create unique index action_groups_facility_name on action_groups (facility_id, lower(name));
+
+-- The status words the status-change job last recorded, per facility (apart from facility_states,
+-- which ingest updates: the job never waits on a controller's batch, nor a batch on the job).
+create table facility_recorded_statuses (
+  facility_id bigint primary key references facilities (id),
+  statuses jsonb not null
+);
 
 -- A status word that changed (a row of the status list changing colour), with its time and reason.
 create table facility_status_changes (
