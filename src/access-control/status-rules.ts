@@ -167,6 +167,40 @@ export function reduceBatch(events: readonly ReportedEvent[], receivedAt: number
   return { devices: [...devices.values()], alarms: [...alarms.values()], emergency, lockdown };
 }
 
+/** What this instance last wrote of a facility's reported state (see reported-state.ts). */
+export interface WrittenState {
+  heardAt: number;
+  devices: Map<string, { type: number; name: string | null; at: number }>;
+}
+
+/**
+ * Whether a batch's report would change what is stored, given what this instance last wrote: any
+ * word (online/offline, pairing, an alarm, a switch) does; otherwise only a device not written yet,
+ * a device's other type or name, or a time `stepMs` past the last one written (last heard and a
+ * device's last event are kept to that step).
+ */
+export function reportShows(
+  report: BatchReport,
+  receivedAt: number,
+  written: WrittenState | undefined,
+  stepMs: number,
+) {
+  if (report.emergency || report.lockdown || report.alarms.length > 0 || !written) return true;
+  if (receivedAt > written.heardAt + stepMs) return true;
+  return report.devices.some((d) => {
+    const last = written.devices.get(d.deviceId);
+    return (
+      d.offline !== null ||
+      d.paired !== null ||
+      last === undefined ||
+      (d.lastEventAt > last.at &&
+        (d.lastEventType !== last.type ||
+          (d.name !== null && d.name !== last.name) ||
+          d.lastEventAt > last.at + stepMs))
+    );
+  });
+}
+
 // ---- the status words ----
 
 export type StatusWord = 'ok' | 'warning' | 'error';

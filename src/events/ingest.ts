@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { acknowledgeCommands } from '../access-control/acknowledge.ts';
-import { recordReportedEvents } from '../access-control/reported-state.ts';
+import { recordReportedEvents, writtenStateOf } from '../access-control/reported-state.ts';
 import { STATUS_DATA_EVENT_TYPES, type ReportedEvent } from '../access-control/status-rules.ts';
 import type { Db } from '../db/tables.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
@@ -107,7 +107,7 @@ async function insertBatch(
     // The facility's reported state (devices, alarms, switches, last heard) commits with its events.
     // Every accepted event is applied, repeats included: the state keeps the newest word, so a
     // repeat changes nothing.
-    await recordReportedEvents(trx, gateway.facilityId, receivedAt, events.map(reportedEvent));
+    await recordReportedEvents(trx, gateway.facilityId, receivedAt, events.map(reportedEvent), writtenStateOf(db));
     return { inserted, duplicates: events.length - inserted };
   });
 }

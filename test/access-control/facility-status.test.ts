@@ -139,6 +139,17 @@ describe('the reported state', () => {
     assert.equal(status.edgeRouterPlatformOverallStatus, null);
   });
 
+  it('keeps a device’s last event to a 10 s step: a repeat of the same type seconds later writes nothing', async () => {
+    const base = Date.now() - 60_000;
+    const at = (seconds: number) => new Date(base + seconds * 1000).toISOString();
+    await send(report(18, { deviceId: 'pad-7', deviceName: 'Pad 7', occurredAt: at(0) }));
+    await send(report(18, { deviceId: 'pad-7', deviceName: 'Pad 7', occurredAt: at(2) }));
+    const pad = () => api.get('/devices').then((r) => (r.body as any[]).find((d) => d.id === 'pad-7'));
+    assert.equal((await pad()).lastEventAt, at(0));
+    await send(report(15, { deviceId: 'pad-7', occurredAt: at(3) }));
+    assert.deepEqual([(await pad()).lastEventType, (await pad()).lastEventAt], [15, at(3)]);
+  });
+
   it('ignores a late event: an older online event does not bring an offline device back', async () => {
     await send(report(12, { deviceId: 'door-5', occurredAt: new Date(Date.now() - 3_600_000).toISOString() }));
     assert.equal((await rowOf(facilityId)).deviceStatus, 'error');

@@ -10,6 +10,7 @@ import {
   overallStatus,
   pmsInterfaceStatus,
   reduceBatch,
+  reportShows,
   type ReportedEvent,
   type StatusFacts,
 } from '../../src/access-control/status-rules.ts';
@@ -157,5 +158,25 @@ describe('a remote switch asked for again', () => {
   });
   it('sends one again when the controller reports otherwise and nothing is underway', () => {
     assert.equal(needsSwitchCommand({ requested: true, desired: true, reported: false, underway: false }), true);
+  });
+});
+
+describe('a batch that would change nothing', () => {
+  const STEP = 10_000;
+  const written = () => ({ heardAt: T, devices: new Map([['gate-1', { type: 18, name: 'Front Gate', at: T }]]) });
+  const shows = (events: ReportedEvent[], receivedAt: number, state = written()) =>
+    reportShows(reduceBatch(events, receivedAt), receivedAt, state, STEP);
+
+  it('writes nothing when the same device reports the same type within the step', () => {
+    assert.equal(shows([event(18, 0.05)], T + 5_000), false);
+  });
+  it('writes when nothing was written yet, after the step, for another type, name or device, and for every word', () => {
+    assert.equal(reportShows(reduceBatch([event(18, 0)], T), T, undefined, STEP), true);
+    assert.equal(shows([event(18, 0.05)], T + STEP + 1), true, 'last heard moved a step');
+    assert.equal(shows([event(15, 0.05)], T + 5_000), true, 'another type');
+    assert.equal(shows([event(18, 0.05, { deviceName: 'Gate A' })], T + 5_000), true, 'another name');
+    assert.equal(shows([event(18, 0.05, { deviceId: 'door-2' })], T + 5_000), true, 'a new device');
+    for (const type of [10, 11, 12, 31, 32, 36, 38])
+      assert.equal(shows([event(type, 0.05)], T + 5_000), true, `event ${type}`);
   });
 });
