@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
-import { reduceBatch, reportShows, type ReportedEvent, type WrittenState } from './status-rules.ts';
+import { deviceReportWrites, reduceBatch, reportShows, type ReportedEvent, type WrittenState } from './status-rules.ts';
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
@@ -16,7 +16,7 @@ export const HEARD_STEP_SECONDS = 10;
  * What this instance last wrote of each facility's reported state, per database: most batches of
  * a busy controller carry no word and would only move last heard and their devices' last event by
  * a few seconds, so they write nothing — no statement at all (for a batch of 3 events, the
- * statement cost ingest about a third of its rate). Written in the transaction, so a batch rolled
+ * statement costs ingest about a quarter of its rate). Written in the transaction, so a batch rolled
  * back can leave last heard at most one step behind until the next write; another instance's
  * writes are never undone, since the database keeps the newest of everything.
  */
@@ -48,11 +48,13 @@ export async function recordReportedEvents(
   const last = memory?.get(facilityId);
   if (memory && !reportShows(report, receivedAt, last, HEARD_STEP_SECONDS * 1000)) return;
   if (memory) {
+    // Remember what the statement below will write: the same rules as its where-clauses.
+    const step = HEARD_STEP_SECONDS * 1000;
     const state = last ?? { heardAt: 0, devices: new Map() };
-    if (receivedAt > state.heardAt + HEARD_STEP_SECONDS * 1000) state.heardAt = receivedAt;
+    if (receivedAt > state.heardAt + step) state.heardAt = receivedAt;
     for (const d of report.devices) {
       const before = state.devices.get(d.deviceId);
-      if (!before || d.lastEventAt >= before.at)
+      if (deviceReportWrites(d, before, step) && (!before || d.lastEventAt >= before.at))
         state.devices.set(d.deviceId, {
           type: d.lastEventType,
           name: d.name ?? before?.name ?? null,

@@ -170,14 +170,30 @@ export function reduceBatch(events: readonly ReportedEvent[], receivedAt: number
 /** What this instance last wrote of a facility's reported state (see reported-state.ts). */
 export interface WrittenState {
   heardAt: number;
-  devices: Map<string, { type: number; name: string | null; at: number }>;
+  devices: Map<string, WrittenDevice>;
+}
+
+type WrittenDevice = { type: number; name: string | null; at: number };
+
+/**
+ * Whether a device's report changes its stored row: a word on being online or paired, a device not
+ * written yet, or a newer last event of another type or name, or `stepMs` past the one written
+ * (its last event is kept to that step). The upkeep's statement says the same in SQL.
+ */
+export function deviceReportWrites(d: DeviceReport, last: WrittenDevice | undefined, stepMs: number): boolean {
+  return (
+    last === undefined ||
+    d.offline !== null ||
+    d.paired !== null ||
+    (d.lastEventAt > last.at &&
+      (d.lastEventType !== last.type || (d.name !== null && d.name !== last.name) || d.lastEventAt > last.at + stepMs))
+  );
 }
 
 /**
  * Whether a batch's report would change what is stored, given what this instance last wrote: any
- * word (online/offline, pairing, an alarm, a switch) does; otherwise only a device not written yet,
- * a device's other type or name, or a time `stepMs` past the last one written (last heard and a
- * device's last event are kept to that step).
+ * alarm or switch does, so does a device row that changes (deviceReportWrites), or last heard
+ * `stepMs` past the one written.
  */
 export function reportShows(
   report: BatchReport,
@@ -187,18 +203,7 @@ export function reportShows(
 ) {
   if (report.emergency || report.lockdown || report.alarms.length > 0 || !written) return true;
   if (receivedAt > written.heardAt + stepMs) return true;
-  return report.devices.some((d) => {
-    const last = written.devices.get(d.deviceId);
-    return (
-      d.offline !== null ||
-      d.paired !== null ||
-      last === undefined ||
-      (d.lastEventAt > last.at &&
-        (d.lastEventType !== last.type ||
-          (d.name !== null && d.name !== last.name) ||
-          d.lastEventAt > last.at + stepMs))
-    );
-  });
+  return report.devices.some((d) => deviceReportWrites(d, written.devices.get(d.deviceId), stepMs));
 }
 
 // ---- the status words ----
