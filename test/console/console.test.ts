@@ -2,49 +2,24 @@
 // signs in with an operator application, sees the notification of a Pending charity auction,
 // enrols the facility, and cancels an incomplete auction — the page only ever uses the admin API.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import * as admin from '../../src/tenancy/index.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/browser.ts';
+import type { TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, readAuction, record, setupPartner } from '../auctions/helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 let t: TestApp;
 let browser: BrowserContext;
-let profile: string;
 let base: string;
+let session: ConsoleBrowser;
 
 before(async () => {
-  t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-chromium-'));
-  // A fresh profile; playwright passes it as --user-data-dir and adds --headless itself.
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  session = await startConsoleBrowser();
+  ({ t, browser, base } = session);
 });
-after(async () => {
-  await browser?.close();
-  await t.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-});
+after(() => session?.close());
 
 async function signIn(page: Page, clientId: string, clientSecret: string) {
   await page.goto(`${base}/console`);

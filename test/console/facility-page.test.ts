@@ -7,35 +7,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import * as admin from '../../src/tenancy/index.ts';
 import { postEvents } from '../events/helpers.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/browser.ts';
+import type { TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
 
 let t: TestApp;
 let browser: BrowserContext;
-let profile: string;
 let base: string;
+let session: ConsoleBrowser;
 
 before(async () => {
-  t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  session = await startConsoleBrowser();
+  ({ t, browser, base } = session);
 });
-after(async () => {
-  await browser?.close();
-  await t.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-});
+after(() => session?.close());
 
 /** A PNG's width and height, from its IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {

@@ -1,0 +1,47 @@
+// The console's browser tests: the real app listening on loopback, and Debian's chromium driven by
+// playwright-core with a fresh profile (playwright passes it as --user-data-dir and adds --headless).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { startTestApp, type TestApp } from './harness.ts';
+
+export interface ConsoleBrowser {
+  t: TestApp;
+  browser: BrowserContext;
+  /** The app's origin, e.g. http://127.0.0.1:41234. */
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
+  const t = await startTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    t,
+    browser,
+    base,
+    async close() {
+      await browser.close();
+      await t.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
