@@ -154,8 +154,7 @@ export async function listDevices(db: Db, facilityId: EntityId): Promise<DeviceV
 
 /** What the controller last reported for the switch; false when it never did. */
 export async function reportedSwitch(db: Db, facilityId: EntityId, which: FacilitySwitch): Promise<boolean> {
-  const [row] = await repo.selectStatusFacts(db, { facilityId });
-  return (which === 'emergency' ? row?.emergency_reported : row?.lockdown_reported) ?? false;
+  return (await repo.selectSwitch(db, facilityId, which)).reported ?? false;
 }
 
 export interface CommandRef {
@@ -182,7 +181,7 @@ export async function setSwitch(
 ): Promise<{ command: CommandRef | null } & SwitchState> {
   const type = SWITCH_COMMANDS[which];
   return inChange(ac, facilityId, false, async (change) => {
-    const state = await repo.lockSwitch(change.trx, facilityId, which);
+    const state = await repo.selectSwitch(change.trx, facilityId, which, { lock: true });
     const newest = await findNewestCommandOfType(change.trx, facilityId, type);
     const underway = newest !== undefined && (newest.status === 'pending' || newest.status === 'delivered');
     if (!needsSwitchCommand({ requested: enabled, ...state, underway })) {

@@ -112,15 +112,21 @@ export function selectDevices(db: Db, facilityId: EntityId) {
     .execute();
 }
 
-/** Locks the facility's state row (held to commit) and reads one switch's reported and desired values. */
-export async function lockSwitch(
-  trx: Db,
+/**
+ * One switch's reported and desired values; with `lock`, the facility's state row stays locked to
+ * commit (a switch request decides on it).
+ */
+export async function selectSwitch(
+  db: Db,
   facilityId: EntityId,
   which: FacilitySwitch,
+  options: { lock?: boolean } = {},
 ): Promise<{ reported: boolean | null; desired: boolean | null }> {
   const { rows } = await sql<{ reported: boolean | null; desired: boolean | null }>`
     select ${sql.ref(`${which}_reported`)} as reported, ${sql.ref(`${which}_desired`)} as desired
-      from facility_states where facility_id = ${facilityId}::int8 for update`.execute(trx);
+      from facility_states where facility_id = ${facilityId}::int8 ${options.lock ? sql`for update` : sql``}`.execute(
+    db,
+  );
   return rows[0] ?? { reported: null, desired: null };
 }
 

@@ -3,9 +3,9 @@
 // enrols the facility, and cancels an incomplete auction — the page only ever uses the admin API.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import * as admin from '../../src/tenancy/index.ts';
-import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/browser.ts';
+import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, readAuction, record, setupPartner } from '../auctions/helpers.ts';
@@ -20,13 +20,6 @@ before(async () => {
   ({ t, browser, base } = session);
 });
 after(() => session?.close());
-
-async function signIn(page: Page, clientId: string, clientSecret: string) {
-  await page.goto(`${base}/console`);
-  await page.fill('input[name=clientId]', clientId);
-  await page.fill('input[name=clientSecret]', clientSecret);
-  await page.click('#sign-in-form button[type=submit]');
-}
 
 it('serves the page with a strict Content Security Policy', async () => {
   const response = await t.app.inject({ method: 'GET', url: '/console' });
@@ -50,24 +43,13 @@ it('support resolves a Pending charity auction and cancels an incomplete one in 
   );
   const operator = await admin.createApplication(t.services.database.db, { name: 'Support desk', operator: true });
   const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    // Failed requests are logged by the browser too (the refused sign-in's 401, the favicon's 404):
-    // what matters here is script errors and Content-Security-Policy violations.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      problems.push(message.text());
-  });
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
+  const problems = watchProblems(page);
 
   // A partner's credentials are refused.
-  await signIn(page, p.clientId, 'not-the-secret');
+  await signIn(page, base, p.clientId, 'not-the-secret');
   await page.waitForSelector('#status:has-text("Sign-in failed")');
 
-  await signIn(page, operator.clientId, operator.clientSecret);
+  await signIn(page, base, operator.clientId, operator.clientSecret);
   const charity = page.locator(`article[data-auction-id="${created.get('C-1').auctionId}"]`);
   await charity.waitFor();
   assert.match(

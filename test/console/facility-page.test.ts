@@ -10,7 +10,7 @@ import { after, before, it } from 'node:test';
 import type { BrowserContext } from 'playwright-core';
 import * as admin from '../../src/tenancy/index.ts';
 import { postEvents } from '../events/helpers.ts';
-import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/browser.ts';
+import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
 
@@ -44,20 +44,8 @@ it('shows the status list in colour, a facility’s devices and alarms, and send
   const operator = await admin.createApplication(t.services.database.db, { name: 'Ops desk', operator: true });
 
   const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      problems.push(message.text());
-  });
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${base}/console`);
-  await page.fill('input[name=clientId]', operator.clientId);
-  await page.fill('input[name=clientSecret]', operator.clientSecret);
-  await page.click('#sign-in-form button[type=submit]');
+  const problems = watchProblems(page);
+  await signIn(page, base, operator.clientId, operator.clientSecret);
   await page.waitForSelector('#work:not([hidden])');
   await page.click('button[data-view=facilities]');
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './harness.ts';
 
 export interface ConsoleBrowser {
@@ -44,4 +44,31 @@ export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
       fs.rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What a page must never show, collected: script errors, console errors (other than failed
+ * loads — a refused sign-in's 401, the favicon's 404), Content-Security-Policy violations, and any
+ * browser dialog (dismissed).
+ */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return problems;
+}
+
+/** Opens the console and submits its sign-in form. */
+export async function signIn(page: Page, base: string, clientId: string, clientSecret: string): Promise<void> {
+  await page.goto(`${base}/console`);
+  await page.fill('input[name=clientId]', clientId);
+  await page.fill('input[name=clientSecret]', clientSecret);
+  await page.click('#sign-in-form button[type=submit]');
 }
