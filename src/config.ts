@@ -33,7 +33,8 @@ export interface Config {
   rateLimitPerMinute: number;
   eventRetentionDays: number;
   auctionRecreateWaitMinutes: number;
-  imageFetchAllowHosts: string[];
+  /** OUTBOUND_ALLOW_HOSTS (or its older name IMAGE_FETCH_ALLOW_HOSTS): hosts exempt from the outbound address check. */
+  outboundAllowHosts: string[];
   imageFetchTimeoutMs: number;
   blobStore: 'fs' | 's3';
   s3: {
@@ -152,13 +153,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   };
   if (blobStore === 's3' && !s3.bucket) throw new ConfigError('S3_BUCKET', 'is required when BLOB_STORE=s3');
 
-  const allowHosts = (text(env, 'IMAGE_FETCH_ALLOW_HOSTS') ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  for (const host of allowHosts) {
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
-      throw new ConfigError('IMAGE_FETCH_ALLOW_HOSTS', `"${host}" is not a host or host:port`);
+  // One allow-list for every outbound call (image fetches, webhook deliveries); IMAGE_FETCH_ALLOW_HOSTS
+  // is its older name, and when both are set their entries add up.
+  const allowHosts: string[] = [];
+  for (const name of ['OUTBOUND_ALLOW_HOSTS', 'IMAGE_FETCH_ALLOW_HOSTS']) {
+    for (const entry of (text(env, name) ?? '').split(',')) {
+      const host = entry.trim().toLowerCase();
+      if (host === '') continue;
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host))
+        throw new ConfigError(name, `"${host}" is not a host or host:port`);
+      if (!allowHosts.includes(host)) allowHosts.push(host);
     }
   }
 
@@ -201,7 +205,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, 1, 3650),
     auctionRecreateWaitMinutes: integer(env, 'AUCTION_RECREATE_WAIT_MINUTES', 15, 0, 10080),
-    imageFetchAllowHosts: allowHosts,
+    outboundAllowHosts: allowHosts,
     imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, 100, 300000),
     blobStore,
     s3,

@@ -13,7 +13,7 @@ describe('configuration', () => {
     assert.equal(config.eventRetentionDays, 180);
     assert.equal(config.auctionRecreateWaitMinutes, 15);
     assert.equal(config.blobStore, 'fs');
-    assert.deepEqual(config.imageFetchAllowHosts, []);
+    assert.deepEqual(config.outboundAllowHosts, []);
   });
 
   it('reads every variable it is given', () => {
@@ -32,8 +32,18 @@ describe('configuration', () => {
     assert.equal(config.dataDir, '/var/lib/gatehouse');
     assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/gh');
     assert.equal(config.tokenTtlSeconds, 600);
-    assert.deepEqual(config.imageFetchAllowHosts, ['127.0.0.1:9999', 'images.local']);
+    assert.deepEqual(config.outboundAllowHosts, ['127.0.0.1:9999', 'images.local']);
     assert.equal(config.logLevel, 'debug');
+  });
+
+  it('reads one outbound allow-list: OUTBOUND_ALLOW_HOSTS, and IMAGE_FETCH_ALLOW_HOSTS as its older name', () => {
+    assert.deepEqual(loadConfig({ OUTBOUND_ALLOW_HOSTS: 'hooks.local:8443' }, '/x').outboundAllowHosts, ['hooks.local:8443']);
+    assert.deepEqual(
+      loadConfig({ OUTBOUND_ALLOW_HOSTS: 'a.local, b.local', IMAGE_FETCH_ALLOW_HOSTS: 'b.local,c.local' }, '/x')
+        .outboundAllowHosts,
+      ['a.local', 'b.local', 'c.local'],
+    );
+    assert.throws(() => loadConfig({ OUTBOUND_ALLOW_HOSTS: 'http://x/' }, '/x'), /OUTBOUND_ALLOW_HOSTS/);
   });
 
   const bad: [Record<string, string>, string][] = [

@@ -49,7 +49,7 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     logger,
     blobs: createBlobStore(config),
     fetcher: new SafeFetcher({
-      allowHosts: config.imageFetchAllowHosts,
+      allowHosts: config.outboundAllowHosts,
       timeoutMs: config.imageFetchTimeoutMs,
       maxBytes: LIMITS.imageBytes,
       maxRedirects: LIMITS.imageRedirects,

@@ -133,7 +133,7 @@ export function demoCommand(): Command {
         host: '127.0.0.1',
         logLevel: 'warn' as const,
         rateLimitPerMinute: Math.max(base.rateLimitPerMinute, 100_000),
-        imageFetchAllowHosts: [...base.imageFetchAllowHosts, images.hostPort],
+        outboundAllowHosts: [...base.outboundAllowHosts, images.hostPort],
       };
       const out = (line = '') => process.stdout.write(`${line}\n`);
       out(`Starting Gatehouse on an embedded database in ${dataDir} …`);
