@@ -9,6 +9,7 @@ import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
 import { auctionRoutes } from './auctions/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
+import { pushRoutes } from './push/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
 import { gatewayRoutes } from './gateway/routes/index.ts';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
@@ -116,6 +117,7 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(accessControlRoutes, { services });
         await scope.register(gatewayRoutes, { services });
         await scope.register(eventRoutes, { services });
+        await scope.register(pushRoutes, { services });
         await scope.register(consoleRoutes, { services });
       } else if (version === '2.0') {
         await scope.register(eventRoutesV2, { services });

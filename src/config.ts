@@ -35,6 +35,14 @@ export interface Config {
   auctionRecreateWaitMinutes: number;
   /** OUTBOUND_ALLOW_HOSTS (or its older name IMAGE_FETCH_ALLOW_HOSTS): hosts exempt from the outbound address check. */
   outboundAllowHosts: string[];
+  /** A webhook receiver's time to answer (SPEC §6.4: 10 s). */
+  webhookTimeoutMs: number;
+  /** The first retry's wait; each next one doubles (with jitter), up to 4 h. */
+  webhookRetryBaseMs: number;
+  /** A subscription failing this long without a success is disabled (3 days). */
+  webhookDisableAfterSeconds: number;
+  /** How often the lanes with work are looked for. */
+  webhookSweepMs: number;
   imageFetchTimeoutMs: number;
   blobStore: 'fs' | 's3';
   s3: {
@@ -206,6 +214,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, 1, 3650),
     auctionRecreateWaitMinutes: integer(env, 'AUCTION_RECREATE_WAIT_MINUTES', 15, 0, 10080),
     outboundAllowHosts: allowHosts,
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 10, 3_600_000),
+    webhookDisableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
+    webhookSweepMs: integer(env, 'WEBHOOK_SWEEP_MS', 2_000, 50, 600_000),
     imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, 100, 300000),
     blobStore,
     s3,

@@ -13,6 +13,7 @@ import { createAccessControl, type AccessControl } from './access-control/index.
 import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
 import { createEvents, type Events } from './events/index.ts';
+import { createPush, type Push } from './push/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
 
 export interface Services {
@@ -28,6 +29,7 @@ export interface Services {
   events: Events;
   accessControl: AccessControl;
   auctions: Auctions;
+  push: Push;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
   close(): Promise<void>;
 }
@@ -75,6 +77,31 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const accessControl = await createAccessControl({ database, config, logger });
     opened.push(() => accessControl.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });
+    const push = await createPush({
+      database,
+      config,
+      logger,
+      metrics,
+      jobs,
+      sealer: accessControl.vault.sealerFor('webhook secret'),
+      async notifyDisabled(trx, subscription, now) {
+        const owner =
+          subscription.account_id !== null
+            ? { accountId: subscription.account_id }
+            : { applicationId: subscription.application_id };
+        await auctions.raiseNotifications(trx, now, [
+          {
+            kind: 'WEBHOOK_DISABLED',
+            reason: 'FAILING',
+            message: `The webhook subscription ${subscription.id} (${subscription.url}) was disabled: its deliveries failed since ${subscription.failing_since?.toISOString()}. Last error: ${subscription.last_error}.`,
+            facilityId: null,
+            auctionId: null,
+            detail: { subscriptionId: subscription.id, url: subscription.url, owner },
+          },
+        ]);
+      },
+    });
+    opened.push(() => push.close());
 
     const services: Services = {
       config,
@@ -88,6 +115,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       events,
       accessControl,
       auctions,
+      push,
       async readiness() {
         // Well inside the request deadline, so that /availability always gives its own answer.
         const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
@@ -108,7 +136,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
       },
       close: closeOpened,
     };
-    const starting = jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs]);
+    const starting = jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...push.jobs]).then(() => {
+      // The lanes are workers too: a one-shot command or a test without jobs does not work them.
+      if (options.runJobs) push.start();
+    });
     opened.push(async () => {
       await starting.catch(() => {});
       await jobs.stop();

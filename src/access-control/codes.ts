@@ -7,17 +7,15 @@
 // else DATA_DIR/keys/access-codes.key, generated on first start. The database records the key's
 // fingerprint; an instance started with another key refuses to start rather than break codes.
 import type { EntityId } from '../ids.ts';
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
+import { Sealer } from '../sealed.ts';
 import type { Db } from '../db/tables.ts';
 import { firstCodeKey, forgetCodeKey, recordCodeKey } from './repository.ts';
 
-const VERSION = 1;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 export const KEY_FILE = 'access-codes.key';
 
 export class CodeKeyMismatchError extends Error {
@@ -26,15 +24,17 @@ export class CodeKeyMismatchError extends Error {
 
 export class AccessCodeVault {
   private readonly digestKey: Buffer;
-  private readonly sealKey: Buffer;
+  private readonly sealer: Sealer;
+  private readonly derive: (info: string) => Buffer;
   /** Identifies the key without revealing it. */
   readonly fingerprint: string;
 
   constructor(codeKey: Buffer) {
     if (codeKey.length !== 32) throw new Error('the access code key must be 32 bytes');
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', codeKey, Buffer.alloc(0), info, 32));
+    this.derive = derive;
     this.digestKey = derive('gatehouse access-code digest v1');
-    this.sealKey = derive('gatehouse access-code seal v1');
+    this.sealer = new Sealer(derive('gatehouse access-code seal v1'));
     const fingerprintKey = derive('gatehouse access-code fingerprint v1');
     this.fingerprint = createHmac('sha256', fingerprintKey).update('fingerprint').digest('hex').slice(0, 32);
   }
@@ -44,22 +44,16 @@ export class AccessCodeVault {
   }
 
   seal(visitorId: EntityId, code: string): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    cipher.setAAD(Buffer.from(String(visitorId)));
-    const body = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
-    return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
+    return this.sealer.seal(String(visitorId), code);
   }
 
   unseal(visitorId: EntityId, sealed: Buffer): string {
-    if (sealed[0] !== VERSION) throw new Error('unknown sealed access code version');
-    const iv = sealed.subarray(1, 1 + IV_BYTES);
-    const tag = sealed.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', this.sealKey, iv);
-    decipher.setAAD(Buffer.from(String(visitorId)));
-    decipher.setAuthTag(tag);
-    const body = sealed.subarray(1 + IV_BYTES + TAG_BYTES);
-    return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+    return this.sealer.unseal(String(visitorId), sealed);
+  }
+
+  /** A sealer for another kind of secret, under its own key derived from the same code key. */
+  sealerFor(purpose: string): Sealer {
+    return new Sealer(this.derive(`gatehouse ${purpose} seal v1`));
   }
 }
 

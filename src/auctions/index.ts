@@ -21,6 +21,7 @@ import { deliverDueNotifications } from './deliver-notifications.ts';
 import type { AuctionDeps } from './deps.ts';
 import { fetchDueImages } from './images.ts';
 import { importFullList } from './import.ts';
+import { raiseNotifications } from './notifications.ts';
 import { auctionJobs } from './jobs.ts';
 import { findStoredImage, readStoredImage } from './media.ts';
 import { createAuctionMetrics } from './metrics.ts';
@@ -85,6 +86,8 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     closeEnded: bind(closeEnded),
     fetchDueImages: bind(fetchDueImages),
     deliverDueNotifications: bind(deliverDueNotifications),
+    /** Other faces raise support notifications in their own transactions (push: a subscription disabled). */
+    raiseNotifications: bind(raiseNotifications),
     blobs: deps.blobs,
     metrics: deps.metrics,
     /** The face's background jobs, worked by the server's queue. */

@@ -12,7 +12,7 @@ import * as repo from './notifications-repository.ts';
 import { cursor, pageOf, type Page } from './views.ts';
 import { wake } from './wake-ups.ts';
 
-export type NotificationKind = 'AUCTION_PENDING' | 'IMAGE_FETCH_FAILED' | 'JOB_FAILED';
+export type NotificationKind = 'AUCTION_PENDING' | 'IMAGE_FETCH_FAILED' | 'JOB_FAILED' | 'WEBHOOK_DISABLED';
 
 export interface NewNotification {
   kind: NotificationKind;

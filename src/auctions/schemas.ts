@@ -218,7 +218,7 @@ export const ListQuery = Type.Object({
 
 export const Notification = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  kind: StringEnum(['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED']),
+  kind: StringEnum(['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED']),
   reason: Nullable(Type.String()),
   message: Type.String(),
   facilityId: Nullable(EntityId('The facility id.')),

@@ -5,6 +5,7 @@ import type { AccessControlTables } from '../access-control/tables.ts';
 import type { AuctionsTables } from '../auctions/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
+import type { PushTables } from '../push/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { CreatedAt } from './columns.ts';
 
@@ -15,7 +16,12 @@ export interface GatehouseMigrationsTable {
   applied_at: CreatedAt;
 }
 
-export interface Tables extends TenancyTables, AuthTables, EventsTables, AuctionsTables, AccessControlTables {
+export interface Tables extends TenancyTables,
+    AuthTables,
+    EventsTables,
+    AuctionsTables,
+    AccessControlTables,
+    PushTables {
   gatehouse_migrations: GatehouseMigrationsTable;
 }
 

@@ -11,6 +11,7 @@ export type Scope =
   | 'accesscontrol:write'
   | 'accesscontrol:codes'
   | 'accessevent:read'
+  | 'webhooks'
   | 'gateway'
   | 'admin';
 

@@ -162,6 +162,33 @@ export class SafeFetcher {
     }
   }
 
+  /**
+   * POSTs a body and answers the response's status once its headers arrive (webhook deliveries).
+   * The same address check and deadline as `fetch`; a redirect is not followed (its status is the
+   * answer: a receiver that redirects is not a receiver), and the response body is not waited for.
+   */
+  async post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number }> {
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      const checked = checkUrl(url, this.options.allowHosts);
+      if (!checked.ok) throw new FetchError(checked.refusal, `The URL is refused (${checked.refusal}).`);
+      const { agent, request } = await this.connect();
+      const response = await request(checked.url, {
+        dispatcher: agent,
+        method: 'POST',
+        signal,
+        body,
+        headers: { 'user-agent': this.options.userAgent ?? 'Gatehouse-Fetcher/1.0', ...headers },
+      });
+      // Read on in the background (bounded), so that a short answer leaves the connection reusable;
+      // a long or endless one is cut at 64 KiB or at the deadline.
+      response.body.dump({ limit: 65_536 }).catch(() => {});
+      return { status: response.statusCode };
+    } catch (error) {
+      throw this.asFetchError(error, signal);
+    }
+  }
+
   private async fetchWithin(url: string, options: FetchOptions, signal: AbortSignal): Promise<FetchedBody> {
     let current = url;
     for (let hop = 0; ; hop++) {

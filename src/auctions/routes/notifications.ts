@@ -7,7 +7,7 @@ import type { Services } from '../../services.ts';
 import { Notification, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
 
-const KINDS = ['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED'] as const;
+const KINDS = ['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED'] as const;
 
 export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const face = services.auctions;

@@ -1,0 +1,129 @@
+// The push face (SPEC §6.4, issue 14): webhook subscriptions, their lanes and delivery log. Built
+// once by the composition root. Its anatomy: routes/ (subscriptions and deliveries for their
+// owners, the operator's list), the operations (subscriptions.ts, deliveries.ts), the lanes
+// (lane.ts, worked by dispatcher.ts), what they read (sources.ts: the facts the other faces
+// store, the outbox), the SQL (repository.ts), pure rules (rules.ts), tables.ts and jobs.ts.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Db } from '../db/tables.ts';
+import { loadCursorKey } from '../events/store.ts';
+import type { EntityId } from '../ids.ts';
+import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { SafeFetcher } from '../net/safe-fetch.ts';
+import type { Sealer } from '../sealed.ts';
+import type { DeliveryDeps } from './deliveries.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { PUSH_JOBS, pushJobs } from './jobs.ts';
+import { workLane } from './lane.ts';
+import { createPushMetrics } from './metrics.ts';
+import * as repo from './repository.ts';
+import type { SubscriptionRow } from './repository.ts';
+import { secretsOf, type SubscriptionDeps } from './subscriptions.ts';
+
+export interface PushDeps {
+  database: Database;
+  config: Pick<
+    Config,
+    | 'outboundAllowHosts'
+    | 'eventRetentionDays'
+    | 'webhookTimeoutMs'
+    | 'webhookRetryBaseMs'
+    | 'webhookDisableAfterSeconds'
+    | 'webhookSweepMs'
+  >;
+  logger: Logger;
+  metrics: Metrics;
+  jobs: JobQueue;
+  /** The signing secrets' sealer (its key derived from the service's code key). */
+  sealer: Sealer;
+  /** Raises the support notification of a subscription disabled for failing, in the transaction. */
+  notifyDisabled: (trx: Db, subscription: SubscriptionRow, now: Date) => Promise<void>;
+}
+
+export interface Push {
+  subscriptions: SubscriptionDeps;
+  deliveries: DeliveryDeps;
+  /** An account's events (or command acknowledgements) committed: work its lanes. */
+  eventsStored(accountId: EntityId): void;
+  jobs: JobDefinition[];
+  start(): void;
+  close(): Promise<void>;
+}
+
+const CONCURRENCY = 32;
+
+export async function createPush(deps: PushDeps): Promise<Push> {
+  const { database, config, logger } = deps;
+  const { db, pool } = database;
+  const metrics = createPushMetrics(deps.metrics.registry);
+  const fetcher = new SafeFetcher({
+    allowHosts: config.outboundAllowHosts,
+    timeoutMs: config.webhookTimeoutMs,
+    maxBytes: 65_536,
+    maxRedirects: 0,
+    userAgent: 'Gatehouse-Webhooks/1.0',
+  });
+  const cursorKey = await loadCursorKey(pool);
+  // The account's lanes the event signal kicks; kept by the sweep and by this instance's changes.
+  let lanesOfAccount = new Map<EntityId, EntityId[]>();
+  const refreshLanes = async () => {
+    const next = new Map<EntityId, EntityId[]>();
+    for (const { id, account_id } of await repo.accountLanes(db))
+      next.set(account_id, [...(next.get(account_id) ?? []), id]);
+    lanesOfAccount = next;
+  };
+  const dispatcher: Dispatcher = new Dispatcher({
+    concurrency: CONCURRENCY,
+    sweepMs: config.webhookSweepMs,
+    logger,
+    async work(id) {
+      const result = await workLane(
+        {
+          db,
+          pool,
+          fetcher,
+          logger,
+          cursorKey,
+          cutoff: () => Date.now() - config.eventRetentionDays * 86_400_000,
+          secretsOf: (s, now) => secretsOf(deps.sealer, s, now),
+          retryBaseMs: config.webhookRetryBaseMs,
+          disableAfterMs: config.webhookDisableAfterSeconds * 1000,
+          onDisabled: deps.notifyDisabled,
+          onAttempt: (outcome, ms) => metrics.attempts.observe({ outcome }, ms / 1000),
+        },
+        id,
+      );
+      return result.outcome === 'busy' ? 'busy' : { retryAt: result.retryAt };
+    },
+    async due() {
+      await refreshLanes();
+      return repo.dueLanes(db, 1000);
+    },
+    async scheduleRetry(id, at) {
+      await deps.jobs.send(PUSH_JOBS.retry, { subscriptionId: id }, { startAfter: at });
+    },
+  });
+  const kick = (id: EntityId) => {
+    dispatcher.kick(id);
+    // A change of this instance's subscriptions is seen by the signal at once, not at the next sweep.
+    void refreshLanes().catch(() => {});
+  };
+  return {
+    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.outboundAllowHosts, kick },
+    deliveries: { db, retentionDays: config.eventRetentionDays, kick },
+    eventsStored(accountId) {
+      for (const id of lanesOfAccount.get(accountId) ?? []) dispatcher.kick(id);
+    },
+    jobs: pushJobs({ db, logger, kick: (id) => dispatcher.kick(id) }),
+    start() {
+      dispatcher.start();
+      void refreshLanes().catch(() => {});
+    },
+    async close() {
+      await dispatcher.close();
+      await fetcher.close();
+    },
+  };
+}

@@ -1,0 +1,338 @@
+// The push face's SQL: subscriptions, the lanes' lease and positions, deliveries.
+import { sql } from 'kysely';
+import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
+import type { Owner, Topic } from './rules.ts';
+import type { EventSlice, LaneSubscription } from './sources.ts';
+
+export interface SubscriptionRow extends LaneSubscription {
+  url: string;
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
+  previous_secret_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  failing_since: Date | null;
+  last_error: string | null;
+  last_success_at: Date | null;
+  next_attempt_at: Date | null;
+}
+
+const ids = (values: unknown[] | null) => (values === null ? null : values.map(Number));
+function normalize(row: SubscriptionRow): SubscriptionRow {
+  return { ...row, facility_ids: ids(row.facility_ids), event_types: ids(row.event_types) };
+}
+
+const ownerCondition = (owner: Owner) =>
+  owner.kind === 'account'
+    ? sql`account_id = ${owner.accountId}::int8`
+    : sql`application_id = ${owner.applicationId}::uuid`;
+
+export async function applicationIdOf(db: Db, clientId: string): Promise<string | null> {
+  const row = await db.selectFrom('applications').select('id').where('client_id', '=', clientId).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+export async function countSubscriptions(db: Db, owner: Owner): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from webhook_subscriptions where ${ownerCondition(owner)}`.execute(db);
+  return rows[0]!.n;
+}
+
+export interface NewSubscription {
+  url: string;
+  topics: Topic[];
+  eventTypes: number[] | null;
+  facilityIds: EntityId[] | null;
+  description: string | null;
+  /** The lane starts at the horizon: it delivers what commits from now on. */
+  horizon: number;
+}
+
+/** Inserts a subscription; its secret is sealed by `seal(id)` once the id is known, in the same transaction. */
+export async function insertSubscription(
+  trx: Db,
+  owner: Owner,
+  input: NewSubscription,
+  seal: (id: EntityId) => Buffer,
+): Promise<SubscriptionRow> {
+  const { rows } = await sql<{ id: number }>`
+    insert into webhook_subscriptions (account_id, application_id, url, topics, event_types, facility_ids, description,
+                                       secret_sealed, events_lo, events_hi, facts_txid)
+    values (${owner.kind === 'account' ? owner.accountId : null}::int8, ${owner.kind === 'partner' ? owner.applicationId : null}::uuid,
+            ${input.url}, ${input.topics}::text[], ${input.eventTypes}::int2[], ${input.facilityIds}::int8[], ${input.description},
+            '\\x00'::bytea, ${input.horizon}::int8, ${input.horizon}::int8, ${input.horizon}::int8)
+    returning id`.execute(trx);
+  const id = rows[0]!.id;
+  return (await updateSubscription(trx, id, { secret_sealed: seal(id) }))!;
+}
+
+export async function selectSubscription(
+  db: Db,
+  id: EntityId,
+  owner: Owner | null = null,
+): Promise<SubscriptionRow | null> {
+  const { rows } = await sql<SubscriptionRow>`
+    select * from webhook_subscriptions where id = ${id}::int8 and ${owner ? ownerCondition(owner) : sql`true`}`.execute(
+    db,
+  );
+  return rows[0] ? normalize(rows[0]) : null;
+}
+
+export async function selectSubscriptions(
+  db: Db,
+  owner: Owner | null,
+  page: { afterId: EntityId | null; limit: number; failingOnly?: boolean },
+): Promise<SubscriptionRow[]> {
+  const { rows } = await sql<SubscriptionRow>`
+    select * from webhook_subscriptions
+     where ${owner ? ownerCondition(owner) : sql`true`}
+       and (${page.afterId}::int8 is null or id > ${page.afterId}::int8)
+       and (${page.failingOnly ?? false} = false or failing_since is not null or disabled_reason = 'failing')
+     order by id limit ${page.limit}`.execute(db);
+  return rows.map(normalize);
+}
+
+export type SubscriptionChange = Partial<{
+  url: string;
+  topics: Topic[];
+  event_types: number[] | null;
+  facility_ids: EntityId[] | null;
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  events_lo: number;
+  events_hi: number;
+  events_after_ms: number | null;
+  events_after_seq: number | null;
+  facts_txid: number;
+}>;
+
+export async function updateSubscription(
+  db: Db,
+  id: EntityId,
+  change: SubscriptionChange,
+  owner: Owner | null = null,
+): Promise<SubscriptionRow | null> {
+  let query = db
+    .updateTable('webhook_subscriptions')
+    .set({ ...change, updated_at: sql`now()` } as never)
+    .where('id', '=', id);
+  if (owner?.kind === 'account') query = query.where('account_id', '=', owner.accountId);
+  if (owner?.kind === 'partner') query = query.where('application_id', '=', owner.applicationId);
+  const row = await query.returningAll().executeTakeFirst();
+  return row ? normalize(row as unknown as SubscriptionRow) : null;
+}
+
+export async function deleteSubscription(db: Db, id: EntityId, owner: Owner): Promise<boolean> {
+  const { numAffectedRows } = await sql`
+    delete from webhook_subscriptions where id = ${id}::int8 and ${ownerCondition(owner)}`.execute(db);
+  return Number(numAffectedRows ?? 0) > 0;
+}
+
+// ---- The lane ----
+
+/**
+ * Moves the lane's positions from where `s` saw them (compare-and-set): false when they moved
+ * meanwhile (a replay), and then nothing is changed.
+ */
+export async function moveLane(
+  trx: Db,
+  s: LaneSubscription,
+  to: Pick<LaneSubscription, 'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'>,
+): Promise<boolean> {
+  const { numAffectedRows } = await sql`
+    update webhook_subscriptions
+       set events_lo = ${to.events_lo}::int8, events_hi = ${to.events_hi}::int8, events_after_ms = ${to.events_after_ms}::int8,
+           events_after_seq = ${to.events_after_seq}::int8, facts_txid = ${to.facts_txid}::int8
+     where id = ${s.id}::int8 and events_lo = ${s.events_lo}::int8 and events_hi = ${s.events_hi}::int8
+       and events_after_ms is not distinct from ${s.events_after_ms}::int8
+       and events_after_seq is not distinct from ${s.events_after_seq}::int8
+       and facts_txid = ${s.facts_txid}::int8`.execute(trx);
+  return Number(numAffectedRows ?? 0) === 1;
+}
+
+/** Takes the lane for `leaseMs` when no one holds it and the subscription is enabled; null otherwise. */
+export async function claimLane(db: Db, id: EntityId, leaseMs: number): Promise<SubscriptionRow | null> {
+  const { rows } = await sql<SubscriptionRow>`
+    update webhook_subscriptions
+       set lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
+           -- Until the lane ends cleanly, the sweep sees it as due (a crash part-way is picked up again).
+           next_attempt_at = coalesce(next_attempt_at, now())
+     where id = ${id}::int8 and status = 'enabled' and (lease_until is null or lease_until < now())
+    returning *`.execute(db);
+  return rows[0] ? normalize(rows[0]) : null;
+}
+
+export async function renewLane(db: Db, id: EntityId, leaseMs: number): Promise<void> {
+  await sql`update webhook_subscriptions set lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+             where id = ${id}::int8`.execute(db);
+}
+
+/** Gives the lane up; `nextAttemptAt` is when it has work again (a retry), or null when it is idle. */
+export async function releaseLane(db: Db, id: EntityId, nextAttemptAt: Date | null): Promise<void> {
+  await sql`update webhook_subscriptions set lease_until = null, next_attempt_at = ${nextAttemptAt}::timestamptz
+             where id = ${id}::int8`.execute(db);
+}
+
+export interface DeliveryRow {
+  id: string;
+  subscription_id: EntityId;
+  seq: number;
+  type: string;
+  created_at: Date;
+  body: string | null;
+  events_lo: number | null;
+  events_hi: number | null;
+  events_after_ms: number | null;
+  events_after_seq: number | null;
+  events_count: number | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  response_status: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+}
+
+export const sliceOf = (d: DeliveryRow): EventSlice | null =>
+  d.events_count === null
+    ? null
+    : {
+        lo: d.events_lo!,
+        hi: d.events_hi!,
+        after: d.events_after_ms === null ? null : { occurredAt: d.events_after_ms, seq: d.events_after_seq! },
+        count: d.events_count,
+      };
+
+/** The lane's head: its oldest pending delivery. */
+export async function headOfLane(db: Db, subscriptionId: EntityId): Promise<DeliveryRow | null> {
+  const { rows } = await sql<DeliveryRow>`
+    select * from webhook_deliveries where subscription_id = ${subscriptionId}::int8 and status = 'pending'
+     order by seq limit 1`.execute(db);
+  return rows[0] ?? null;
+}
+
+export interface NewDelivery {
+  id: string;
+  type: string;
+  createdAt: Date;
+  body: string | null;
+  slice: EventSlice | null;
+}
+
+export async function insertDeliveries(trx: Db, subscriptionId: EntityId, deliveries: NewDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  const s = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
+  await sql`
+    insert into webhook_deliveries (id, subscription_id, type, created_at, body, events_lo, events_hi, events_after_ms,
+                                    events_after_seq, events_count)
+    select id, ${subscriptionId}::int8, type, created_at, body, lo, hi, after_ms, after_seq, n
+      from unnest(${s((d) => d.id)}::uuid[], ${s((d) => d.type)}::text[], ${s((d) => d.createdAt.toISOString())}::timestamptz[],
+                  ${s((d) => d.body)}::text[], ${s((d) => d.slice?.lo ?? null)}::int8[], ${s((d) => d.slice?.hi ?? null)}::int8[],
+                  ${s((d) => d.slice?.after?.occurredAt ?? null)}::int8[], ${s((d) => d.slice?.after?.seq ?? null)}::int8[],
+                  ${s((d) => d.slice?.count ?? null)}::int4[])
+           with ordinality as d(id, type, created_at, body, lo, hi, after_ms, after_seq, n, ord)
+     order by ord`.execute(trx);
+}
+
+export async function recordAttempt(
+  db: Db,
+  id: string,
+  outcome: {
+    status: 'delivered' | 'pending' | 'failed';
+    responseStatus: number | null;
+    error: string | null;
+    nextAt: Date | null;
+  },
+): Promise<void> {
+  await sql`
+    update webhook_deliveries set
+      status = ${outcome.status}, attempts = attempts + 1, last_attempt_at = now(),
+      response_status = ${outcome.responseStatus}, last_error = ${outcome.error},
+      next_attempt_at = coalesce(${outcome.nextAt}::timestamptz, next_attempt_at),
+      delivered_at = case when ${outcome.status} = 'delivered' then now() else delivered_at end
+     where id = ${id}::uuid`.execute(db);
+}
+
+/** The subscription's health after an attempt. */
+export async function recordHealth(
+  db: Db,
+  id: EntityId,
+  delivered: boolean,
+  error: string | null,
+): Promise<SubscriptionRow> {
+  const { rows } = await sql<SubscriptionRow>`
+    update webhook_subscriptions set
+      failing_since = case when ${delivered} then null else coalesce(failing_since, now()) end,
+      last_error = case when ${delivered} then last_error else ${error} end,
+      last_success_at = case when ${delivered} then now() else last_success_at end
+     where id = ${id}::int8 returning *`.execute(db);
+  return normalize(rows[0]!);
+}
+
+export async function selectDeliveries(
+  db: Db,
+  subscriptionId: EntityId,
+  page: { beforeSeq: number | null; limit: number },
+): Promise<DeliveryRow[]> {
+  const { rows } = await sql<DeliveryRow>`
+    select * from webhook_deliveries where subscription_id = ${subscriptionId}::int8
+       and (${page.beforeSeq}::int8 is null or seq < ${page.beforeSeq}::int8)
+     order by seq desc limit ${page.limit}`.execute(db);
+  return rows;
+}
+
+/** A delivery sent again now: pending, due at once, its attempts counted on. */
+export async function requeueDelivery(db: Db, subscriptionId: EntityId, id: string): Promise<DeliveryRow | null> {
+  const { rows } = await sql<DeliveryRow>`
+    update webhook_deliveries set status = 'pending', next_attempt_at = now()
+     where id = ${id}::uuid and subscription_id = ${subscriptionId}::int8 returning *`.execute(db);
+  return rows[0] ?? null;
+}
+
+/** Subscriptions whose lanes have work: a retry due, a lane left part-way, or facts past their position. */
+export async function dueLanes(db: Db, limit: number): Promise<EntityId[]> {
+  const { rows } = await sql<{ id: number }>`
+    select s.id from webhook_subscriptions s
+     where s.status = 'enabled' and (s.lease_until is null or s.lease_until < now())
+       and (s.next_attempt_at <= now()
+         or ('gateway.events' = any(s.topics)
+             and exists (select 1 from gateway_events e where e.account_id = s.account_id and e.txid > s.events_hi))
+         or ('command.status' = any(s.topics)
+             and exists (select 1 from commands c join facilities f on f.id = c.facility_id
+                          where f.account_id = s.account_id and c.settled_txid > s.facts_txid))
+         or ('facility.status' = any(s.topics)
+             and exists (select 1 from facility_status_changes x where x.account_id = s.account_id and x.txid > s.facts_txid))
+         or ('auction.status' = any(s.topics)
+             and exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
+                           join facilities f on f.id = a.facility_id join applications ap on ap.id = s.application_id
+                          where h.txid > s.facts_txid and f.guid = any(ap.facility_guids))))
+     order by s.next_attempt_at nulls last limit ${limit}`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** The enabled subscriptions to the account's topics, for the event signal. */
+export async function accountLanes(db: Db): Promise<{ id: EntityId; account_id: EntityId }[]> {
+  const { rows } = await sql<{ id: number; account_id: number }>`
+    select id, account_id from webhook_subscriptions
+     where status = 'enabled' and account_id is not null
+       and topics && array['gateway.events', 'command.status']::text[]`.execute(db);
+  return rows;
+}
+
+export async function purgeDeliveries(db: Db, before: Date): Promise<number> {
+  const { numAffectedRows } = await sql`
+    delete from webhook_deliveries where created_at < ${before} and status <> 'pending'`.execute(db);
+  return Number(numAffectedRows ?? 0);
+}

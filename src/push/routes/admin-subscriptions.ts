@@ -1,0 +1,60 @@
+// /admin/webhooks/subscriptions (the operator): every subscription with its health — the failing
+// ones first to look at — and any one's delivery log.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { OPERATOR } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { listDeliveries } from '../deliveries.ts';
+import { selectSubscriptions } from '../repository.ts';
+import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, SubscriptionParams } from '../schemas.ts';
+import { adminSubscriptionView } from '../subscriptions.ts';
+
+const tags = ['admin'];
+
+export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { db } = services.database;
+
+  app.get(
+    '/admin/webhooks/subscriptions',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'Every webhook subscription and its health.',
+        querystring: Type.Intersect([
+          ListQuery,
+          Type.Object({
+            failing: Type.Optional(Type.Boolean({ description: 'Only those failing now or disabled for failing.' })),
+          }),
+        ]),
+        response: { 200: Type.Array(AdminSubscription) },
+      },
+    },
+    async (request) =>
+      (
+        await selectSubscriptions(db, null, {
+          afterId: request.query.after ?? null,
+          limit: request.query.limit ?? 100,
+          failingOnly: request.query.failing ?? false,
+        })
+      ).map(adminSubscriptionView),
+  );
+
+  app.get(
+    '/admin/webhooks/subscriptions/:subscriptionId/deliveries',
+    {
+      config: OPERATOR,
+      schema: {
+        tags,
+        summary: 'A subscription’s delivery log.',
+        params: SubscriptionParams,
+        querystring: DeliveryQuery,
+        response: { 200: DeliveryPage },
+      },
+    },
+    async (request) =>
+      listDeliveries(services.push.deliveries, null, request.params.subscriptionId, {
+        before: request.query.before ?? null,
+        limit: request.query.limit ?? 50,
+      }),
+  );
+};

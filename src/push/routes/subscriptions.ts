@@ -1,0 +1,225 @@
+// /webhooks/subscriptions (scope webhooks): the caller's own subscriptions, their delivery log,
+// retries, replays, rotations and tests. Another owner's subscription is 404.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../auth/guard.ts';
+import { scoped } from '../../http/access.ts';
+import type { Services } from '../../services.ts';
+import { listDeliveries, replay, retryDelivery } from '../deliveries.ts';
+import {
+  CreatedSubscription,
+  CreateSubscriptionBody,
+  Delivery,
+  DeliveryPage,
+  DeliveryParams,
+  DeliveryQuery,
+  ListQuery,
+  ReplayBody,
+  Subscription,
+  SubscriptionParams,
+  TAGS as tags,
+  UpdateSubscriptionBody,
+} from '../schemas.ts';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  rotateSecret,
+  testSubscription,
+  updateSubscription,
+} from '../subscriptions.ts';
+
+const WEBHOOKS = scoped('webhooks');
+const BASE = '/webhooks/subscriptions';
+
+export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { subscriptions, deliveries } = services.push;
+
+  app.post(
+    BASE,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'Subscribe a URL to topics.',
+        description:
+          'The answer carries the signing `secret`, shown this once. 403 TOPIC_NOT_ALLOWED for a topic of the other kind of owner; 409 SUBSCRIPTION_LIMIT_REACHED past 100 subscriptions.',
+        body: CreateSubscriptionBody,
+        response: { 201: CreatedSubscription },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createSubscription(subscriptions, principalOf(request), request.body)),
+  );
+
+  app.get(
+    BASE,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'The caller’s subscriptions, by id.',
+        querystring: ListQuery,
+        response: { 200: Type.Array(Subscription) },
+      },
+    },
+    async (request) =>
+      listSubscriptions(subscriptions, principalOf(request), {
+        afterId: request.query.after ?? null,
+        limit: request.query.limit ?? 100,
+      }),
+  );
+
+  app.get(
+    `${BASE}/:subscriptionId`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'A subscription and its health.',
+        params: SubscriptionParams,
+        response: { 200: Subscription },
+      },
+    },
+    async (request) => getSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
+  );
+
+  app.patch(
+    `${BASE}/:subscriptionId`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'Change a subscription’s URL, topics, filters, description or status.',
+        description: 'Enabling a subscription that was disabled for failing resumes its lane where it stopped.',
+        params: SubscriptionParams,
+        body: UpdateSubscriptionBody,
+        response: { 200: Subscription },
+      },
+    },
+    async (request) =>
+      updateSubscription(subscriptions, principalOf(request), request.params.subscriptionId, request.body),
+  );
+
+  app.delete(
+    `${BASE}/:subscriptionId`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'Remove a subscription and its delivery log.',
+        params: SubscriptionParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await deleteSubscription(subscriptions, principalOf(request), request.params.subscriptionId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    `${BASE}/:subscriptionId/rotate-secret`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'A new signing secret; the old one stays valid (both signatures sent) for 24 hours.',
+        params: SubscriptionParams,
+        response: {
+          200: Type.Object({
+            id: Type.Integer(),
+            secret: Type.String(),
+            previousSecretExpiresAt: Type.String({ format: 'date-time' }),
+          }),
+        },
+      },
+    },
+    async (request) => rotateSecret(subscriptions, principalOf(request), request.params.subscriptionId),
+  );
+
+  app.post(
+    `${BASE}/:subscriptionId/test`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'Send a `ping` delivery now and answer with its outcome.',
+        params: SubscriptionParams,
+        response: {
+          200: Type.Object({
+            deliveryId: Type.String(),
+            delivered: Type.Boolean(),
+            responseStatus: Type.Union([Type.Integer(), Type.Null()]),
+            error: Type.Union([Type.String(), Type.Null()]),
+          }),
+        },
+      },
+    },
+    async (request) => testSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
+  );
+
+  app.get(
+    `${BASE}/:subscriptionId/deliveries`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'The delivery log, newest first.',
+        params: SubscriptionParams,
+        querystring: DeliveryQuery,
+        response: { 200: DeliveryPage },
+      },
+    },
+    async (request) =>
+      listDeliveries(deliveries, principalOf(request), request.params.subscriptionId, {
+        before: request.query.before ?? null,
+        limit: request.query.limit ?? 50,
+      }),
+  );
+
+  app.post(
+    `${BASE}/:subscriptionId/deliveries/:deliveryId/retry`,
+    {
+      config: WEBHOOKS,
+      schema: { tags, summary: 'Send a delivery again now.', params: DeliveryParams, response: { 202: Delivery } },
+    },
+    async (request, reply) =>
+      reply
+        .code(202)
+        .send(
+          await retryDelivery(
+            deliveries,
+            principalOf(request),
+            request.params.subscriptionId,
+            request.params.deliveryId,
+          ),
+        ),
+  );
+
+  app.post(
+    `${BASE}/:subscriptionId/replay`,
+    {
+      config: WEBHOOKS,
+      schema: {
+        tags,
+        summary: 'Send again everything of the subscription’s topics since a time within retention.',
+        params: SubscriptionParams,
+        body: ReplayBody,
+        response: {
+          202: Type.Object({
+            since: Type.String({ format: 'date-time' }),
+            facts: Type.Integer(),
+            events: Type.Boolean(),
+          }),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(202)
+        .send(
+          await replay(deliveries, principalOf(request), request.params.subscriptionId, new Date(request.body.since)),
+        ),
+  );
+};
