@@ -37,7 +37,9 @@ describe('configuration', () => {
   });
 
   it('reads one outbound allow-list: OUTBOUND_ALLOW_HOSTS, and IMAGE_FETCH_ALLOW_HOSTS as its older name', () => {
-    assert.deepEqual(loadConfig({ OUTBOUND_ALLOW_HOSTS: 'hooks.local:8443' }, '/x').outboundAllowHosts, ['hooks.local:8443']);
+    assert.deepEqual(loadConfig({ OUTBOUND_ALLOW_HOSTS: 'hooks.local:8443' }, '/x').outboundAllowHosts, [
+      'hooks.local:8443',
+    ]);
     assert.deepEqual(
       loadConfig({ OUTBOUND_ALLOW_HOSTS: 'a.local, b.local', IMAGE_FETCH_ALLOW_HOSTS: 'b.local,c.local' }, '/x')
         .outboundAllowHosts,

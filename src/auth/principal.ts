@@ -52,7 +52,12 @@ export const ALL_SCOPES: Scope[] = [
 ];
 // New account keys may manage their webhook subscriptions (issue 14); keys made before keep the
 // scopes they were given (the operator issues a new key, or names the scope, to add it).
-export const DEFAULT_ACCOUNT_SCOPES: Scope[] = ['accesscontrol:read', 'accesscontrol:write', 'accessevent:read', 'webhooks'];
+export const DEFAULT_ACCOUNT_SCOPES: Scope[] = [
+  'accesscontrol:read',
+  'accesscontrol:write',
+  'accessevent:read',
+  'webhooks',
+];
 /** What an account key may hold: the defaults, and the gate-code scope when the operator names it. */
 export const ACCOUNT_KEY_SCOPES: Scope[] = [...DEFAULT_ACCOUNT_SCOPES, 'accesscontrol:codes'];
 export const PARTNER_SCOPES: Scope[] = ['auctions:write', 'auctions:read', 'webhooks'];

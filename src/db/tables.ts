@@ -16,7 +16,8 @@ export interface GatehouseMigrationsTable {
   applied_at: CreatedAt;
 }
 
-export interface Tables extends TenancyTables,
+export interface Tables
+  extends TenancyTables,
     AuthTables,
     EventsTables,
     AuctionsTables,
