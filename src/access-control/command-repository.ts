@@ -138,10 +138,31 @@ export async function markCommandsDelivered(db: Db, commandIds: string[]): Promi
 export async function markCommandsAcknowledged(trx: Db, facilityId: EntityId, commandIds: string[]): Promise<number> {
   const result = await trx
     .updateTable('commands')
-    .set({ acknowledged_at: sql`now()`, delivered_at: sql`coalesce(delivered_at, now())` })
+    // settled_txid: the acknowledgement is a fact the push face delivers (command.status), read past a
+    // lane's position by the id of the transaction that made it (migration 0009).
+    .set({
+      acknowledged_at: sql`now()`,
+      delivered_at: sql`coalesce(delivered_at, now())`,
+      settled_txid: sql`pg_current_xact_id()::text::int8`,
+    })
     .where('facility_id', '=', facilityId)
     .where('id', 'in', commandIds)
     .where('acknowledged_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Records the expiry of the commands that expired unacknowledged (the push face's command.status
+ * fact): their expiry time and the id of this transaction. Returns how many.
+ */
+export async function recordExpiredCommands(db: Db): Promise<number> {
+  const result = await db
+    .updateTable('commands')
+    .set({ expiry_recorded_at: sql`now()`, settled_txid: sql`pg_current_xact_id()::text::int8` })
+    .where('acknowledged_at', 'is', null)
+    .where('expiry_recorded_at', 'is', null)
+    .where('expires_at', '<=', sql<Date>`now()`)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -1,17 +1,31 @@
-// Background jobs of the access-control face. Command status needs no job (expiry is computed
-// from expires_at); one keeps the commands table from growing for ever, one records the facility
-// status changes that the passing of time makes (a controller that falls silent sends nothing).
+// Background jobs of the access-control face. A command's status is computed (expiry from
+// expires_at); one job records expiries as facts for push delivery, one keeps the commands table
+// from growing for ever, one records the facility status changes that the passing of time makes
+// (a controller that falls silent sends nothing).
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Db } from '../db/tables.ts';
 import type { Logger } from '../logger.ts';
 import { COMMAND_RETENTION_DAYS, purgeOldCommands } from './commands.ts';
+import { recordExpiredCommands } from './command-repository.ts';
 import { recordStatusChanges } from './status-changes.ts';
 
 export const PURGE_COMMANDS_JOB = 'access-control.purge-commands';
 export const RECORD_STATUS_CHANGES_JOB = 'access-control.record-status-changes';
+export const RECORD_EXPIRED_COMMANDS_JOB = 'access-control.record-expired-commands';
 
 export function accessControlJobs({ db, logger }: { db: Db; logger: Logger }): JobDefinition<object>[] {
   return [
+    {
+      name: RECORD_EXPIRED_COMMANDS_JOB,
+      // Every minute: a command that expires does so without any request (push: command.status).
+      schedule: '* * * * *',
+      queue: { retryLimit: 0 },
+      batchSize: 1,
+      async handle() {
+        const expired = await recordExpiredCommands(db);
+        if (expired > 0) logger.info({ expired }, 'expired commands recorded');
+      },
+    },
     {
       name: PURGE_COMMANDS_JOB,
       // Daily, off the hour marks that partners are told to use.

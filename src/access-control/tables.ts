@@ -71,6 +71,9 @@ export interface CommandsTable {
   expires_at: Timestamp;
   delivered_at: Timestamp | null;
   acknowledged_at: Timestamp | null;
+  /** The transaction that acknowledged it or recorded its expiry (migration 0009). */
+  settled_txid: number | null;
+  expiry_recorded_at: Timestamp | null;
 }
 
 export interface CodeReadsTable {
