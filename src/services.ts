@@ -138,7 +138,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     };
     const starting = jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...push.jobs]).then(() => {
       // The lanes are workers too: a one-shot command or a test without jobs does not work them.
-      if (options.runJobs) push.start();
+      if (options.runJobs) return push.start();
     });
     opened.push(async () => {
       await starting.catch(() => {});

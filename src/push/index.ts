@@ -48,7 +48,7 @@ export interface Push {
   /** An account's events (or command acknowledgements) committed: work its lanes. */
   eventsStored(accountId: EntityId): void;
   jobs: JobDefinition[];
-  start(): void;
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +89,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
           cutoff: () => Date.now() - config.eventRetentionDays * 86_400_000,
           secretsOf: (s, now) => secretsOf(deps.sealer, s, now),
           retryBaseMs: config.webhookRetryBaseMs,
+          timeoutMs: config.webhookTimeoutMs,
           disableAfterMs: config.webhookDisableAfterSeconds * 1000,
           onDisabled: deps.notifyDisabled,
           onAttempt: (outcome, ms) => metrics.attempts.observe({ outcome }, ms / 1000),
@@ -117,7 +118,9 @@ export async function createPush(deps: PushDeps): Promise<Push> {
       for (const id of lanesOfAccount.get(accountId) ?? []) dispatcher.kick(id);
     },
     jobs: pushJobs({ db, logger, kick: (id) => dispatcher.kick(id) }),
-    start() {
+    async start() {
+      // The embedded database has one server: a lease it finds was left by its own previous run.
+      if (database.kind === 'embedded') await repo.releaseAllLanes(db);
       dispatcher.start();
       void refreshLanes().catch(() => {});
     },

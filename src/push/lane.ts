@@ -31,6 +31,8 @@ export interface LaneDeps {
   cutoff: () => number;
   secretsOf: (s: repo.SubscriptionRow, now: Date) => string[];
   retryBaseMs: number;
+  /** A receiver's time to answer. */
+  timeoutMs: number;
   disableAfterMs: number;
   /** Raises the support notification of a subscription disabled for failing (in the transaction). */
   onDisabled: (trx: Db, s: repo.SubscriptionRow, now: Date) => Promise<void>;
@@ -40,19 +42,24 @@ export interface LaneDeps {
 
 export type TurnResult = { outcome: 'busy' } | { outcome: 'done'; retryAt: Date | null; delivered: number };
 
-const LEASE_MS = 30_000;
+/**
+ * The lease outlasts one step of a turn (a fill, then one attempt of at most the receiver's time
+ * limit) and is renewed before each: an instance that dies holds its lanes this long at most.
+ */
+const leaseMs = (deps: LaneDeps) => deps.timeoutMs + 5_000;
 /** A turn gives the lane up after this long, so that a busy lane cannot hold a worker for ever. */
 const TURN_MS = 10_000;
 
 export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult> {
-  const claimed = await repo.claimLane(deps.db, id, LEASE_MS);
+  const claimed = await repo.claimLane(deps.db, id, leaseMs(deps));
   if (!claimed) return { outcome: 'busy' };
   let subscription = claimed;
   let delivered = 0;
   let retryAt: Date | null = null;
   const started = performance.now();
   try {
-    while (performance.now() - started < TURN_MS) {
+    for (let step = 0; performance.now() - started < TURN_MS; step++) {
+      if (step > 0) await repo.renewLane(deps.db, id, leaseMs(deps));
       let head = await repo.headOfLane(deps.db, id);
       if (!head) {
         if (!(await fill(deps, subscription))) break;
@@ -72,7 +79,6 @@ export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult
         retryAt = result.retryAt;
         break;
       }
-      await repo.renewLane(deps.db, id, LEASE_MS);
       // Positions live in the row: read them again before the next fill.
       subscription = (await repo.selectSubscription(deps.db, id)) ?? subscription;
     }

@@ -178,6 +178,11 @@ export async function renewLane(db: Db, id: EntityId, leaseMs: number): Promise<
              where id = ${id}::int8`.execute(db);
 }
 
+/** Every lease released (the embedded database's one server, at its start). */
+export async function releaseAllLanes(db: Db): Promise<void> {
+  await sql`update webhook_subscriptions set lease_until = null where lease_until is not null`.execute(db);
+}
+
 /** Gives the lane up; `nextAttemptAt` is when it has work again (a retry), or null when it is idle. */
 export async function releaseLane(db: Db, id: EntityId, nextAttemptAt: Date | null): Promise<void> {
   await sql`update webhook_subscriptions set lease_until = null, next_attempt_at = ${nextAttemptAt}::timestamptz
