@@ -223,6 +223,31 @@ function facilityRow(f) {
   );
 }
 
+const localTime = (iso) => new Date(iso).toLocaleString();
+
+/** A webhook subscription's health as a status word: disabled (error), failing (warning), healthy (ok). */
+function subscriptionHealth(s) {
+  const h = s.health;
+  if (s.status === 'disabled')
+    return h.disabledReason === 'failing'
+      ? ['error', `Disabled after failing since ${localTime(h.failingSince)}: ${h.lastError ?? ''}`]
+      : ['warning', 'Disabled by its owner.'];
+  if (h.failingSince) return ['warning', `Failing since ${localTime(h.failingSince)}: ${h.lastError ?? ''}`];
+  return ['ok', h.lastSuccessAt ? `Last delivered ${localTime(h.lastSuccessAt)}.` : 'Nothing delivered yet.'];
+}
+
+function subscriptionRow(s) {
+  const owner = s.owner.accountId !== undefined ? `account ${s.owner.accountId}` : `partner ${s.owner.applicationId}`;
+  return element(
+    'tr',
+    { dataset: { subscriptionId: s.id } },
+    element('th', { scope: 'row' }, String(s.id), element('br'), element('small', {}, owner)),
+    element('td', { class: 'url' }, s.url),
+    element('td', {}, s.topics.join(', ')),
+    statusCell(...subscriptionHealth(s)),
+  );
+}
+
 /** Asks before a remote action: the question and two buttons, in the page (no browser dialog). */
 function confirmThen(question, label, action) {
   const box = $('#confirm');
@@ -375,7 +400,19 @@ async function show(view) {
   for (const tab of document.querySelectorAll('.tab'))
     tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
   const list = $('#list');
-  if (view === 'facilities') {
+  if (view === 'webhooks') {
+    const rows = await api('GET', '/admin/webhooks/subscriptions?limit=100');
+    list.replaceChildren(
+      rows.length
+        ? element(
+            'table',
+            { id: 'subscription-list' },
+            element('tr', {}, ...['Subscription', 'URL', 'Topics', 'Health'].map((label) => element('th', {}, label))),
+            ...rows.map(subscriptionRow),
+          )
+        : element('p', {}, 'No webhook subscriptions.'),
+    );
+  } else if (view === 'facilities') {
     const rows = await api('GET', '/facilities/statuslist');
     list.replaceChildren(
       rows.length
