@@ -46,7 +46,7 @@ describe('password grant', () => {
     const body = response.body;
     assert.equal(body.token_type, 'Bearer');
     assert.equal(body.expires_in, 3600);
-    assert.equal(body.scope, 'accesscontrol:read accesscontrol:write accessevent:read');
+    assert.equal(body.scope, 'accesscontrol:read accesscontrol:write accessevent:read webhooks');
     assert.match(body.refresh_token, /^gh_rt_/);
     const header = decodeProtectedHeader(body.access_token);
     assert.equal(header.alg, 'ES256');
@@ -211,7 +211,7 @@ describe('client_credentials grant', () => {
       client_secret: partner.clientSecret,
     });
     assert.equal(response.status, 200);
-    assert.equal(response.body.scope, 'auctions:write auctions:read');
+    assert.equal(response.body.scope, 'auctions:write auctions:read webhooks');
     assert.equal(response.body.refresh_token, undefined, 'no refresh token for client_credentials (RFC 6749 §4.4.3)');
     const claims = decodeJwt(response.body.access_token);
     assert.equal(claims.client_type, 'AcmePMS');
