@@ -42,6 +42,14 @@ export interface AuctionsDeps {
 }
 
 export function createAuctions({ database, config, logger, jobs, metrics }: AuctionsDeps) {
+  if (config.supportWebhookUrl && !config.supportWebhookSecret) {
+    // Sent unsigned rather than refused: a deployment that set the URL before signing existed keeps
+    // its notifications; the warning says how to sign them.
+    logger.warn(
+      'SUPPORT_WEBHOOK_URL is set without SUPPORT_WEBHOOK_SECRET: support notifications are sent unsigned; ' +
+        'set SUPPORT_WEBHOOK_SECRET (whsec_… base64) so that the receiver can verify them',
+    );
+  }
   const deps: AuctionDeps = {
     db: database.db,
     config,
