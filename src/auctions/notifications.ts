@@ -70,19 +70,22 @@ export interface NotificationView {
   delivery: { status: DeliveryStatus; attempts: number; lastError: string | null; deliveredAt: string | null };
 }
 
-const COUNTED: Record<NotificationKind, (n: number) => string> = {
-  AUCTION_PENDING: (n) => `${n} auctions were held Pending`,
-  IMAGE_FETCH_FAILED: (n) => `${n} images of auctions could not be retrieved after every retry`,
-  JOB_FAILED: (n) => `${n} background jobs failed after every retry`,
-  WEBHOOK_DISABLED: (n) => `A webhook subscription was disabled ${n} times`,
+/** What a count of occurrences of each kind says, and where. */
+const COUNTED: Record<NotificationKind, (n: number, where: string, detail: Record<string, unknown>) => string> = {
+  AUCTION_PENDING: (n, where) => `${n} auctions${where} were held Pending`,
+  IMAGE_FETCH_FAILED: (n, where) => `${n} images of auctions${where} could not be retrieved after every retry`,
+  JOB_FAILED: (n, where, d) =>
+    `${n} runs of the background job${typeof d.queue === 'string' ? ` ${d.queue}` : 's'}${where} failed after every retry`,
+  WEBHOOK_DISABLED: (n, where, d) =>
+    `The webhook subscription${typeof d.subscriptionId === 'string' ? ` ${d.subscriptionId}` : ''}${where} was disabled ${n} times`,
 };
 
-/** The group's message: the occurrence's own when it is alone, else the count and the first. */
+/** The group's message: the occurrence's own when it is alone, else the count, then the first. */
 export function groupMessage(kind: NotificationKind, count: number, first: string, detail: Record<string, unknown>) {
   if (count <= 1) return first;
-  const facility = detail.facilityName ?? detail.guid;
+  const facility = detail.guid ?? detail.facilityName;
   const where = typeof facility === 'string' ? ` at facility ${facility}` : '';
-  return `${COUNTED[kind](count)}${where}. The first: ${first}`;
+  return `${COUNTED[kind](count, where, detail)}. The first: ${first}`;
 }
 
 export function notificationView(r: repo.NotificationRow): NotificationView {
