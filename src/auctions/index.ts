@@ -30,7 +30,9 @@ import { getAuction, getAuctionForPartner, listAllAuctions, listAuctionsForPartn
 
 export type { AuctionDeps } from './deps.ts';
 export type { ImportResult } from './import.ts';
-export type { NotificationView } from './notifications.ts';
+export type { NewNotification, NotificationKind, NotificationView } from './notifications.ts';
+// For other faces that notify support in their own transaction (push: WEBHOOK_DISABLED).
+export { logNotifications, raiseNotifications } from './notifications.ts';
 export type { AuctionView } from './views.ts';
 
 export interface AuctionsDeps {
