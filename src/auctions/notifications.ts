@@ -75,9 +75,9 @@ const COUNTED: Record<NotificationKind, (n: number, where: string, detail: Recor
   AUCTION_PENDING: (n, where) => `${n} auctions${where} were held Pending`,
   IMAGE_FETCH_FAILED: (n, where) => `${n} images of auctions${where} could not be retrieved after every retry`,
   JOB_FAILED: (n, where, d) =>
-    `${n} runs of the background job${typeof d.queue === 'string' ? ` ${d.queue}` : 's'}${where} failed after every retry`,
+    `${n} runs of the background job${d.queue == null ? 's' : ` ${String(d.queue)}`}${where} failed after every retry`,
   WEBHOOK_DISABLED: (n, where, d) =>
-    `The webhook subscription${typeof d.subscriptionId === 'string' ? ` ${d.subscriptionId}` : ''}${where} was disabled ${n} times`,
+    `The webhook subscription${d.subscriptionId == null ? '' : ` ${String(d.subscriptionId)}`}${where} was disabled ${n} times`,
 };
 
 /** The group's message: the occurrence's own when it is alone, else the count, then the first. */
