@@ -152,7 +152,7 @@ function notificationCard(n) {
   card.querySelector('.count').textContent = n.count > 1 ? `×${n.count}` : '';
   card.querySelector('.reason').textContent = n.count > 1 ? '' : (n.reason ?? '');
   card.querySelector('.created').textContent =
-    n.count > 1
+    n.lastOccurredAt !== n.createdAt
       ? `${new Date(n.createdAt).toLocaleString()} – ${new Date(n.lastOccurredAt).toLocaleString()}`
       : new Date(n.createdAt).toLocaleString();
   card.querySelector('.message').textContent =
