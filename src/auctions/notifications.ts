@@ -114,7 +114,7 @@ export function notificationView(r: repo.NotificationRow): NotificationView {
   };
 }
 
-/** The occurrences of one raise, one entry per group (a statement cannot update a row twice). */
+/** The occurrences of one raise, one entry per group (a statement cannot update a row twice), by key. */
 export function groupOccurrences(now: Date, items: NewNotification[]): repo.GroupInsert[] {
   const groups = new Map<string, repo.GroupInsert>();
   for (const n of items) {
@@ -146,7 +146,9 @@ export function groupOccurrences(now: Date, items: NewNotification[]): repo.Grou
       });
     }
   }
-  return [...groups.values()];
+  // In one order of keys for every raiser: two raises that touch the same groups lock them in the
+  // same order, and never deadlock.
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }
 
 /**
