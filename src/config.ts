@@ -1,6 +1,7 @@
 // The only reader of process.env. Every setting, its default and its rule lives here;
 // docs/CONFIGURATION.md lists the same table for operators.
 import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 
 export interface Config {
   port: number;
@@ -53,6 +54,8 @@ export interface Config {
     secretAccessKey: string | null;
   };
   supportWebhookUrl: string | null;
+  /** Signs the support webhook's deliveries (Standard Webhooks): `whsec_` + base64, or base64; null: unsigned. */
+  supportWebhookSecret: string | null;
   /** Seconds a graceful shutdown waits for in-flight work before it closes anyway. */
   shutdownTimeoutSeconds: number;
   /** 32-byte key that seals gate codes at rest (else DATA_DIR/keys/access-codes.key). */
@@ -148,6 +151,30 @@ function originOf(entry: string): string | null {
   }
 }
 
+/**
+ * A Standard Webhooks signing secret: what the `standardwebhooks` library accepts (base64, with
+ * or without the `whsec_` prefix), of at least 16 bytes (the specification asks for 24 to 64).
+ * The error never quotes the value: it is a secret.
+ */
+function webhookSecret(env: Env, name: string): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  const base64 = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : raw;
+  let accepted = /^[A-Za-z0-9+/]+={0,2}$/.test(base64) && Buffer.from(base64, 'base64').length >= 16;
+  try {
+    if (accepted) new Webhook(raw);
+  } catch {
+    accepted = false;
+  }
+  if (!accepted) {
+    throw new ConfigError(
+      name,
+      'must be a Standard Webhooks secret: "whsec_" and base64 of at least 16 bytes, or that base64 alone',
+    );
+  }
+  return raw;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -222,6 +249,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     blobStore,
     s3,
     supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:']),
+    supportWebhookSecret: webhookSecret(env, 'SUPPORT_WEBHOOK_SECRET'),
     shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, 1, 600),
     accessCodeKey,
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),

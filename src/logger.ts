@@ -27,6 +27,8 @@ export const SECRET_NAMES = [
   'refresh_token',
   'refreshToken',
   'token',
+  'supportWebhookSecret',
+  'SUPPORT_WEBHOOK_SECRET',
 ] as const;
 
 /**

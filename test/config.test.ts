@@ -69,6 +69,10 @@ describe('configuration', () => {
     [{ CORS_ORIGINS: '*, https://pms.example.com' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'null' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: ' , ' + ',' }, 'CORS_ORIGINS'],
+    [{ SUPPORT_WEBHOOK_SECRET: 'whsec_not base64!' }, 'SUPPORT_WEBHOOK_SECRET'],
+    [{ SUPPORT_WEBHOOK_SECRET: 'whsec_' }, 'SUPPORT_WEBHOOK_SECRET'],
+    [{ SUPPORT_WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }, 'SUPPORT_WEBHOOK_SECRET'],
+    [{ SUPPORT_WEBHOOK_SECRET: 'hunter2-hunter2-hunter2' }, 'SUPPORT_WEBHOOK_SECRET'],
   ];
   for (const [env, variable] of bad) {
     it(`names ${variable} when it is invalid (${JSON.stringify(env)})`, () => {
@@ -79,6 +83,19 @@ describe('configuration', () => {
       );
     });
   }
+
+  it('reads SUPPORT_WEBHOOK_SECRET as the Standard Webhooks libraries take it, and never quotes a bad one', () => {
+    assert.equal(loadConfig({}).supportWebhookSecret, null);
+    const base64 = Buffer.alloc(24, 7).toString('base64');
+    assert.equal(loadConfig({ SUPPORT_WEBHOOK_SECRET: `whsec_${base64}` }).supportWebhookSecret, `whsec_${base64}`);
+    assert.equal(loadConfig({ SUPPORT_WEBHOOK_SECRET: ` ${base64} ` }).supportWebhookSecret, base64);
+    const bad = 'whsec_almost-a-secret-but-not-base64';
+    assert.throws(
+      () => loadConfig({ SUPPORT_WEBHOOK_SECRET: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError && /^SUPPORT_WEBHOOK_SECRET: /.test(error.message) && !error.message.includes(bad),
+    );
+  });
 
   it('reads CORS_ORIGINS: every origin by default, else the origins listed, as browsers write them', () => {
     assert.equal(loadConfig({}).corsOrigins, '*');

@@ -10,7 +10,10 @@ import type { AuctionMetrics } from './metrics.ts';
 
 export interface AuctionDeps {
   db: Db;
-  config: Pick<Config, 'auctionRecreateWaitMinutes' | 'outboundAllowHosts' | 'supportWebhookUrl'>;
+  config: Pick<
+    Config,
+    'auctionRecreateWaitMinutes' | 'outboundAllowHosts' | 'supportWebhookUrl' | 'supportWebhookSecret'
+  >;
   /** Sends the face's wake-up jobs (in a transaction, with its runner: see wake-ups.ts). */
   queue: Pick<JobQueue, 'send'>;
   logger: Logger;

@@ -31,7 +31,9 @@ import { getAuction, getAuctionForPartner, listAllAuctions, listAuctionsForPartn
 
 export type { AuctionDeps } from './deps.ts';
 export type { ImportResult } from './import.ts';
-export type { NotificationView } from './notifications.ts';
+export type { NewNotification, NotificationKind, NotificationView } from './notifications.ts';
+// For other faces that notify support in their own transaction (push: WEBHOOK_DISABLED).
+export { logNotifications, raiseNotifications } from './notifications.ts';
 export type { AuctionView } from './views.ts';
 
 export interface AuctionsDeps {
@@ -43,6 +45,14 @@ export interface AuctionsDeps {
 }
 
 export function createAuctions({ database, config, logger, jobs, metrics }: AuctionsDeps) {
+  if (config.supportWebhookUrl && !config.supportWebhookSecret) {
+    // Sent unsigned rather than refused: a deployment that set the URL before signing existed keeps
+    // its notifications; the warning says how to sign them.
+    logger.warn(
+      'SUPPORT_WEBHOOK_URL is set without SUPPORT_WEBHOOK_SECRET: support notifications are sent unsigned; ' +
+        'set SUPPORT_WEBHOOK_SECRET (whsec_… base64) so that the receiver can verify them',
+    );
+  }
   const deps: AuctionDeps = {
     db: database.db,
     config,

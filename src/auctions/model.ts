@@ -50,6 +50,10 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** The kinds of support notification (SPEC §3.5; WEBHOOK_DISABLED is raised by the push face, §6.4). */
+export const NOTIFICATION_KINDS = ['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
 export const LIMITS = {
   guidLength: 20,
   clientTypeLength: 100,
@@ -71,6 +75,10 @@ export const LIMITS = {
   imageRedirects: 3,
   imageAttempts: 5,
   webhookAttempts: 8,
+  /** Occurrences a support notification group keeps (it counts them all). */
+  notificationGroupItems: 100,
+  /** A group that grew is sent to the support webhook again at most this often. */
+  notificationResendMinutes: 15,
   idempotencyKeyLength: 255,
   idempotencyHours: 24,
 } as const;

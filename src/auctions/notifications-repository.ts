@@ -1,5 +1,6 @@
-// SQL of the support notifications (`support_notifications`): the outbox rows, their resolution,
-// and their delivery to the webhook (claimed with a lease, SKIP LOCKED).
+// SQL of the support notifications (`support_notifications`, grouped while open, with the auctions
+// each group covers in `support_notification_auctions`): the outbox rows, their resolution, and
+// their delivery to the webhook (claimed with a lease, SKIP LOCKED).
 import type { EntityId } from '../ids.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
@@ -7,12 +8,17 @@ import type { Db } from '../db/tables.ts';
 export interface NotificationRow {
   id: string;
   kind: string;
+  group_key: string;
   reason: string | null;
+  /** The first occurrence's message (the view says the count). */
   message: string;
   facility_id: EntityId | null;
   auction_id: string | null;
   detail: Record<string, unknown>;
+  occurrences: number;
+  items: NotificationItem[];
   created_at: Date;
+  last_occurred_at: Date;
   resolved_at: Date | null;
   resolved_by: string | null;
   resolution: string | null;
@@ -22,49 +28,117 @@ export interface NotificationRow {
   delivered_at: Date | null;
 }
 
-export interface NotificationInsert {
+/** One occurrence of a group, as kept in `items` (JSON). */
+export interface NotificationItem {
+  occurredAt: string;
+  reason: string | null;
+  auctionId: string | null;
+  message: string;
+  detail: Record<string, unknown>;
+  /** How the auction of an AUCTION_PENDING item left Pending, while its group stays open. */
+  resolution?: string;
+}
+
+/** What one raise adds to one group: its occurrences in order, the first of them standing for the group. */
+export interface GroupInsert {
   kind: string;
+  groupKey: string;
   reason: string | null;
   message: string;
   facilityId: EntityId | null;
   auctionId: string | null;
   detail: Record<string, unknown>;
+  occurrences: number;
+  /** At most LIMITS.notificationGroupItems. */
+  items: NotificationItem[];
 }
 
-/** Writes the rows (one statement), to be delivered from `now` unless delivery is 'disabled'. */
-export async function insertNotifications(
+/**
+ * Opens each group, or adds to the open one of its kind and key (one statement; the partial
+ * unique index makes concurrent raisers meet on one row). A group that grows after its delivery
+ * is due again, but not before `resendAfter` minutes past that delivery; one whose delivery is
+ * pending sends its latest state when due; one that failed for good or is not delivered stays so.
+ * The caller gives at most one entry per (kind, groupKey): a statement cannot update a row twice.
+ */
+export async function upsertGroups(
   db: Db,
   now: Date,
   delivery: 'pending' | 'disabled',
-  items: NotificationInsert[],
+  groups: GroupInsert[],
+  limits: { items: number; resendAfterMinutes: number },
 ): Promise<NotificationRow[]> {
   const { rows } = await sql<NotificationRow>`
-    insert into support_notifications
-      (kind, reason, message, facility_id, auction_id, detail, created_at, delivery_status, delivery_next_at)
-    select u.kind, u.reason, u.message, u.facility_id, u.auction_id, u.detail::jsonb, ${now}, ${delivery},
-      ${delivery === 'pending' ? now : null}::timestamptz
+    insert into support_notifications as n
+      (kind, group_key, reason, message, facility_id, auction_id, detail, occurrences, items, created_at,
+       last_occurred_at, delivery_status, delivery_next_at)
+    select u.kind, u.group_key, u.reason, u.message, u.facility_id, u.auction_id, u.detail::jsonb, u.occurrences,
+      u.items::jsonb, ${now}, ${now}, ${delivery}, ${delivery === 'pending' ? now : null}::timestamptz
     from unnest(
-      ${items.map((i) => i.kind)}::text[], ${items.map((i) => i.reason)}::text[], ${items.map((i) => i.message)}::text[],
-      ${items.map((i) => i.facilityId)}::int8[], ${items.map((i) => i.auctionId)}::uuid[],
-      ${items.map((i) => JSON.stringify(i.detail))}::text[]
-    ) as u(kind, reason, message, facility_id, auction_id, detail)
-    returning *`.execute(db);
+      ${groups.map((g) => g.kind)}::text[], ${groups.map((g) => g.groupKey)}::text[],
+      ${groups.map((g) => g.reason)}::text[], ${groups.map((g) => g.message)}::text[],
+      ${groups.map((g) => g.facilityId)}::int8[], ${groups.map((g) => g.auctionId)}::uuid[],
+      ${groups.map((g) => JSON.stringify(g.detail))}::text[], ${groups.map((g) => g.occurrences)}::int4[],
+      ${groups.map((g) => JSON.stringify(g.items))}::text[]
+    ) as u(kind, group_key, reason, message, facility_id, auction_id, detail, occurrences, items)
+    on conflict (kind, group_key) where resolved_at is null do update set
+      occurrences = n.occurrences + excluded.occurrences,
+      last_occurred_at = excluded.last_occurred_at,
+      items = case when jsonb_array_length(n.items) >= ${limits.items} then n.items
+        else jsonb_path_query_array(n.items || excluded.items, ${`$[0 to ${limits.items - 1}]`}::jsonpath) end,
+      delivery_status = case when n.delivery_status = 'delivered' then 'pending' else n.delivery_status end,
+      delivery_attempts = case when n.delivery_status = 'delivered' then 0 else n.delivery_attempts end,
+      delivery_next_at = case when n.delivery_status = 'delivered'
+        then greatest(excluded.last_occurred_at, n.delivered_at + make_interval(mins => ${limits.resendAfterMinutes}))
+        else n.delivery_next_at end
+    returning n.*`.execute(db);
   return rows;
 }
 
-/** Resolves the open AUCTION_PENDING notifications of these auctions. */
+/** Records which auctions each group covers (already covered: nothing). */
+export async function linkAuctions(db: Db, links: { notificationId: string; auctionId: string }[]): Promise<void> {
+  if (links.length === 0) return;
+  await sql`
+    insert into support_notification_auctions (notification_id, auction_id)
+    select * from unnest(${links.map((l) => l.notificationId)}::uuid[], ${links.map((l) => l.auctionId)}::uuid[])
+    on conflict do nothing`.execute(db);
+}
+
+/**
+ * These auctions left Pending: in the open AUCTION_PENDING groups that cover them, their items
+ * say how; a group is resolved when none of the auctions it covers is still Pending (the caller
+ * has changed their status in this transaction), so support never loses sight of one.
+ */
 export async function resolvePendingOfAuctions(
   db: Db,
   auctionIds: string[],
   resolved: { now: Date; actor: string; resolution: string },
 ): Promise<void> {
-  await db
-    .updateTable('support_notifications')
-    .set({ resolved_at: resolved.now, resolved_by: resolved.actor, resolution: resolved.resolution })
-    .where('auction_id', 'in', auctionIds)
-    .where('kind', '=', 'AUCTION_PENDING')
-    .where('resolved_at', 'is', null)
-    .execute();
+  await sql`
+    with touched as (
+      select distinct l.notification_id as id
+      from support_notification_auctions l
+      join support_notifications s on s.id = l.notification_id
+      where l.auction_id = any(${auctionIds}::uuid[]) and s.kind = 'AUCTION_PENDING' and s.resolved_at is null
+    ),
+    settled as (
+      select t.id, not exists (
+        select 1 from support_notification_auctions l join auctions a on a.id = l.auction_id
+        where l.notification_id = t.id and a.status = 'Pending'
+      ) as done
+      from touched t
+    )
+    update support_notifications n set
+      items = (
+        select coalesce(jsonb_agg(
+          case when e ->> 'auctionId' = any(${auctionIds}::text[])
+            then e || jsonb_build_object('resolution', ${resolved.resolution}::text) else e end
+          order by i), '[]'::jsonb)
+        from jsonb_array_elements(n.items) with ordinality as x(e, i)
+      ),
+      resolved_at = case when settled.done then ${resolved.now}::timestamptz end,
+      resolved_by = case when settled.done then ${resolved.actor}::text end,
+      resolution = case when settled.done then ${resolved.resolution}::text end
+    from settled where n.id = settled.id`.execute(db);
 }
 
 export async function resolveNotificationRow(
@@ -79,7 +153,7 @@ export async function resolveNotificationRow(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
-  return row as NotificationRow | undefined;
+  return row as unknown as NotificationRow | undefined;
 }
 
 export interface NotificationFilter {
@@ -103,11 +177,22 @@ export async function listNotificationRows(db: Db, filter: NotificationFilter): 
   if (filter.state === 'resolved') query = query.where('resolved_at', 'is not', null);
   if (filter.kind) query = query.where('kind', '=', filter.kind);
   if (filter.facilityId) query = query.where('facility_id', '=', filter.facilityId);
-  if (filter.auctionId) query = query.where('auction_id', '=', filter.auctionId);
+  if (filter.auctionId) {
+    // Every group that covers the auction, not only the one that it opened.
+    const { auctionId } = filter;
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('support_notification_auctions as l')
+          .select('l.auction_id')
+          .whereRef('l.notification_id', '=', 'support_notifications.id')
+          .where('l.auction_id', '=', auctionId),
+      ),
+    );
+  }
   if (filter.after) {
     query = query.where(sql<boolean>`(created_at, id) < (${filter.after.createdAt}, ${filter.after.id}::uuid)`);
   }
-  return (await query.execute()) as NotificationRow[];
+  return (await query.execute()) as unknown as NotificationRow[];
 }
 
 // ---- delivery ----
@@ -135,14 +220,34 @@ export type DeliveryOutcome =
   | { status: 'pending'; error: string; nextAt: Date }
   | { status: 'failed'; error: string };
 
-/** Records the outcome of a claimed delivery and ends its lease. */
-export async function recordDeliveryOutcome(db: Db, id: string, outcome: DeliveryOutcome): Promise<void> {
+/**
+ * Records the outcome of a claimed delivery of the group as it was at `occurrences`, and ends
+ * its lease. A group that grew while its delivery was in flight is not marked delivered: it is
+ * due again (with fresh attempts) once the resend interval has passed, so the growth is sent.
+ */
+export async function recordDeliveryOutcome(
+  db: Db,
+  id: string,
+  occurrences: number,
+  outcome: DeliveryOutcome,
+  resendAfterMinutes: number,
+): Promise<void> {
+  if (outcome.status === 'delivered') {
+    const now = new Date();
+    await sql`
+      update support_notifications set
+        delivered_at = ${now}, delivery_error = null, delivery_lease_until = null,
+        delivery_status = case when occurrences = ${occurrences} then 'delivered' else 'pending' end,
+        delivery_attempts = case when occurrences = ${occurrences} then delivery_attempts else 0 end,
+        delivery_next_at = case when occurrences = ${occurrences} then delivery_next_at
+          else ${now}::timestamptz + make_interval(mins => ${resendAfterMinutes}) end
+      where id = ${id}`.execute(db);
+    return;
+  }
   const set =
-    outcome.status === 'delivered'
-      ? { delivery_status: 'delivered', delivered_at: new Date(), delivery_error: null }
-      : outcome.status === 'pending'
-        ? { delivery_next_at: outcome.nextAt, delivery_error: outcome.error }
-        : { delivery_status: 'failed', delivery_error: outcome.error };
+    outcome.status === 'pending'
+      ? { delivery_next_at: outcome.nextAt, delivery_error: outcome.error }
+      : { delivery_status: 'failed', delivery_error: outcome.error };
   await db
     .updateTable('support_notifications')
     .set({ ...set, delivery_lease_until: null })

@@ -1,4 +1,4 @@
-// Table types of the auctions face (migration 0004_auctions.sql), composed into Tables in src/db/tables.ts.
+// Table types of the auctions face (migrations 0004_auctions.sql, 0010_notification_groups.sql), composed into Tables in src/db/tables.ts.
 import type { Generated, JSONColumnType } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns.ts';
 
@@ -74,6 +74,16 @@ export interface SupportNotificationsTable {
   delivery_lease_until: Timestamp | null;
   delivery_error: string | null;
   delivered_at: Timestamp | null;
+  group_key: string;
+  occurrences: Generated<number>;
+  last_occurred_at: Timestamp;
+  items: JSONColumnType<Record<string, unknown>[]>;
+}
+
+/** The auctions a notification group covers (migration 0010_notification_groups.sql). */
+export interface SupportNotificationAuctionsTable {
+  notification_id: string;
+  auction_id: string;
 }
 
 export interface AuctionIdempotencyKeysTable {
@@ -91,5 +101,6 @@ export interface AuctionsTables {
   media_blobs: MediaBlobsTable;
   auction_images: AuctionImagesTable;
   support_notifications: SupportNotificationsTable;
+  support_notification_auctions: SupportNotificationAuctionsTable;
   auction_idempotency_keys: AuctionIdempotencyKeysTable;
 }

@@ -166,8 +166,19 @@ describe('image retrieval', () => {
         headers: bearer(admin),
       })
     ).json().notifications;
-    assert.equal(notifications.length, 10);
-    assert.ok(notifications.every((n: any) => /could not be retrieved after 1 attempt/.test(n.message)));
+    // One notification for the facility counts them (SPEC §3.5), each kept as an item.
+    assert.equal(notifications.length, 1);
+    const [n] = notifications;
+    assert.equal(n.count, 10);
+    assert.match(n.message, new RegExp(`^10 images of auctions at facility ${p.guid} could not be retrieved`));
+    assert.equal(n.items.length, 10);
+    assert.ok(
+      n.items.every((i: any) => i.auctionId === id && /could not be retrieved after 1 attempt/.test(i.message)),
+    );
+    assert.deepEqual(
+      n.items.map((i: any) => i.detail.position).sort((a: number, b: number) => a - b),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
   });
 
   it('a body that never ends is cut at the deadline and retried later', async () => {
@@ -214,9 +225,12 @@ describe('image retrieval', () => {
         headers: bearer(admin),
       })
     ).json().notifications;
-    assert.equal(n.reason, 'HTTP_STATUS');
-    assert.match(n.message, /after 5 attempts/);
-    assert.equal(n.detail.sourceUrl, `${host.url}/img/down.jpg`);
+    // It joined the facility's open notification of failed images.
+    const item = n.items.find((i: any) => i.auctionId === down);
+    assert.equal(item.reason, 'HTTP_STATUS');
+    assert.match(item.message, /after 5 attempts/);
+    assert.equal(item.detail.sourceUrl, `${host.url}/img/down.jpg`);
+    assert.ok(n.count > 10);
   });
 
   it('does not fetch the images of an auction cancelled before its images were fetched', async () => {

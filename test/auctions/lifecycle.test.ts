@@ -54,7 +54,7 @@ async function historyIsValid(p: Partner, auctionId: string) {
 }
 
 describe('support notifications', () => {
-  it('a Pending auction is stored, listed, logged and POSTed to the webhook', async () => {
+  it('Pending auctions of one facility are one notification, stored, listed, logged and POSTed to the webhook', async () => {
     const p = await setupPartner(t);
     const result = envelopeOf(
       await createList(t, p, [
@@ -63,31 +63,51 @@ describe('support notifications', () => {
       ]),
     );
     const r = byUnit(result.data.results);
-    const [charity] = await notificationsOf(r.get('U-1').auctionId, 'open');
-    assert.equal(charity.kind, 'AUCTION_PENDING');
-    assert.equal(charity.reason, 'CHARITY_NOT_ENROLLED');
-    assert.equal(charity.facilityId, p.facilityId);
-    assert.match(charity.message, /unit U-1 .*Pending.*not enrolled in the charity programme/);
-    assert.equal(charity.delivery.status, 'pending');
-    const [incomplete] = await notificationsOf(r.get('U-2').auctionId);
-    assert.equal(incomplete.reason, 'INCOMPLETE');
+    const [group] = await notificationsOf(r.get('U-1').auctionId, 'open');
+    assert.equal(group.kind, 'AUCTION_PENDING');
+    assert.equal(group.reason, 'CHARITY_NOT_ENROLLED');
+    assert.equal(group.facilityId, p.facilityId);
+    assert.equal(group.count, 2);
+    assert.match(group.message, new RegExp(`^2 auctions at facility ${p.guid} were held Pending\\. The first: `));
+    assert.match(group.message, /unit U-1 .*Pending.*not enrolled in the charity programme/);
+    assert.equal(group.delivery.status, 'pending');
+    assert.deepEqual(
+      (await notificationsOf(r.get('U-2').auctionId)).map((n) => n.id),
+      [group.id],
+    );
+    const [charity, incomplete] = group.items;
+    assert.deepEqual([charity.auctionId, charity.reason], [r.get('U-1').auctionId, 'CHARITY_NOT_ENROLLED']);
+    assert.deepEqual([incomplete.auctionId, incomplete.reason], [r.get('U-2').auctionId, 'INCOMPLETE']);
     assert.match(incomplete.message, /lacks description, imageUrls/);
     assert.deepEqual(incomplete.detail.missing, ['description', 'imageUrls']);
     assert.ok(
       t.logs.lines.some(
-        (line) => line.includes(charity.id) && line.includes('"level":40') && line.includes('support notification'),
+        (line) =>
+          line.includes(group.id) &&
+          line.includes('"level":40') &&
+          line.includes('support notification: 2 auctions') &&
+          line.includes('"count":2'),
       ),
       'not logged',
     );
 
     const delivered = await t.services.auctions.deliverDueNotifications();
-    assert.ok(delivered.delivered >= 2);
-    const sent = hook.received.find((h) => h.body.id === charity.id)!;
-    assert.equal(sent.headers['content-type'], 'application/json');
-    assert.equal(sent.headers['x-gatehouse-notification-id'], charity.id);
+    assert.ok(delivered.delivered >= 1);
+    const sent = hook.received.filter((h) => h.body.id === group.id);
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]!.headers['content-type'], 'application/json');
+    assert.equal(sent[0]!.headers['x-gatehouse-notification-id'], group.id);
+    // No SUPPORT_WEBHOOK_SECRET here: sent unsigned, with the warning at start.
+    assert.equal(sent[0]!.headers['webhook-signature'], undefined);
+    assert.ok(t.logs.lines.some((line) => line.includes('sent unsigned') && line.includes('"level":40')));
+    const body = sent[0]!.body;
     assert.deepEqual(
-      [sent.body.type, sent.body.kind, sent.body.reason, sent.body.auctionId],
-      ['support.notification', 'AUCTION_PENDING', 'CHARITY_NOT_ENROLLED', r.get('U-1').auctionId],
+      [body.type, body.kind, body.reason, body.auctionId, body.count],
+      ['support.notification', 'AUCTION_PENDING', 'CHARITY_NOT_ENROLLED', r.get('U-1').auctionId, 2],
+    );
+    assert.deepEqual(
+      [body.data.id, body.data.count, body.data.items.length, body.createdAt],
+      [group.id, 2, 2, group.createdAt],
     );
     const [after] = await notificationsOf(r.get('U-1').auctionId);
     assert.equal(after.delivery.status, 'delivered');
@@ -117,9 +137,9 @@ describe('support notifications', () => {
     assert.deepEqual([n.delivery.status, n.delivery.attempts, n.delivery.lastError], ['delivered', 3, null]);
 
     // A receiver that never accepts: 8 attempts, then failed for good, and an error in the log.
-    const other = envelopeOf(
-      await createList(t, p, [record('U-1', { auctionType: 'Charity' }), record('U-2', { auctionType: 'Charity' })]),
-    ).data.results[1].auctionId;
+    const q = await setupPartner(t);
+    const other = envelopeOf(await createList(t, q, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
+      .auctionId;
     hook.failNext(1000, 500);
     let clock = Date.now();
     for (let i = 0; i < 8; i++) {
@@ -145,28 +165,44 @@ describe('support notifications', () => {
     assert.match(n.message, /auctions\.fetch-images \(job-1\) failed after every retry/);
   });
 
-  it('lists open and resolved notifications, pages them, and resolves one by hand', async () => {
+  it('lists open and resolved notifications, pages them, and resolves one by hand; a later one opens anew', async () => {
     const p = await setupPartner(t);
-    await createList(t, p, [
-      record('U-1', { auctionType: 'Charity' }),
-      record('U-2', { auctionType: 'Charity' }),
-      record('U-3', { auctionType: 'Charity' }),
-    ]);
-    const page1 = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}&limit=2`)).json();
-    assert.equal(page1.notifications.length, 2);
+    const listed: Record<string, unknown>[] = [];
+    const ids: string[] = [];
+    for (const unitId of ['U-1', 'U-2', 'U-3']) {
+      listed.push(record(unitId, { auctionType: 'Charity' }));
+      await createList(t, p, listed);
+      const open = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}`)).json().notifications;
+      assert.equal(open.length, 1);
+      assert.equal(open[0].count, 1);
+      ids.push(open[0].id);
+      if (unitId === 'U-3') break;
+      const resolved = await inject('POST', `/admin/notifications/${open[0].id}/resolve`, {
+        resolution: 'Called the facility',
+      });
+      assert.equal(resolved.statusCode, 200);
+      assert.equal(resolved.json().resolution, 'Called the facility');
+      assert.match(resolved.json().resolvedBy, /^operator:/);
+    }
+    assert.equal(new Set(ids).size, 3, 'a raise after a resolve joined the resolved notification');
+    const page1 = (await inject('GET', `/admin/notifications?state=all&facilityId=${p.facilityId}&limit=2`)).json();
+    assert.deepEqual(
+      page1.notifications.map((n: any) => n.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(page1.hasMore, true);
     const page2 = (
-      await inject('GET', `/admin/notifications?facilityId=${p.facilityId}&limit=2&cursor=${page1.nextCursor}`)
+      await inject(
+        'GET',
+        `/admin/notifications?state=all&facilityId=${p.facilityId}&limit=2&cursor=${page1.nextCursor}`,
+      )
     ).json();
-    assert.equal(page2.notifications.length, 1);
-    const resolved = await inject('POST', `/admin/notifications/${page2.notifications[0].id}/resolve`, {
-      resolution: 'Called the facility',
-    });
-    assert.equal(resolved.statusCode, 200);
-    assert.equal(resolved.json().resolution, 'Called the facility');
-    assert.match(resolved.json().resolvedBy, /^operator:/);
-    const open = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}`)).json();
-    assert.equal(open.notifications.length, 2);
+    assert.deepEqual(
+      page2.notifications.map((n: any) => n.id),
+      [ids[0]],
+    );
+    const resolved = (await inject('GET', `/admin/notifications?state=resolved&facilityId=${p.facilityId}`)).json();
+    assert.equal(resolved.notifications.length, 2);
     assert.equal(
       (await inject('POST', '/admin/notifications/00000000-0000-0000-0000-000000000000/resolve', {})).statusCode,
       404,
@@ -208,9 +244,20 @@ describe('support resolves Pending auctions', () => {
     assert.match(u1.history[1].actor, /^operator:/);
     const u2 = await historyIsValid(p, r.get('U-2').auctionId);
     assert.deepEqual([u2.status, u2.pendingReasons], ['Pending', ['INCOMPLETE']]);
+    // One notification covers both: it stays open while U-2 is Pending, and says U-1 was activated.
     const [n1] = await notificationsOf(r.get('U-1').auctionId);
-    assert.equal(n1.resolution, 'ACTIVATED');
-    assert.equal((await notificationsOf(r.get('U-2').auctionId, 'open')).length, 1);
+    assert.equal(n1.resolvedAt, null, 'resolved while an auction it covers is still Pending');
+    assert.deepEqual(
+      n1.items.map((i: any) => [i.auctionId, i.resolution ?? null]),
+      [
+        [r.get('U-1').auctionId, 'ACTIVATED'],
+        [r.get('U-2').auctionId, null],
+      ],
+    );
+    assert.deepEqual(
+      (await notificationsOf(r.get('U-2').auctionId, 'open')).map((n) => n.id),
+      [n1.id],
+    );
     // A charity record now goes straight to Active.
     const later = envelopeOf(
       await createList(t, p, [

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface WebhookReceiver {
   url: string;
-  received: { headers: http.IncomingHttpHeaders; body: any }[];
+  /** `raw`: the body as sent, for verifying its signature. */
+  received: { headers: http.IncomingHttpHeaders; body: any; raw: string }[];
   /** The next `count` deliveries are answered with `status`. */
   failNext(count: number, status?: number): void;
   waitFor(predicate: (bodies: any[]) => boolean, timeoutMs?: number): Promise<void>;
@@ -24,7 +25,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.writeHead(failStatus).end('not now');
         return;
       }
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      const raw = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: req.headers, body: JSON.parse(raw), raw });
       res.writeHead(204).end();
     });
   });

@@ -1,9 +1,11 @@
 // The support console in a real browser (Debian's chromium through playwright-core): support
-// signs in with an operator application, sees the notification of a Pending charity auction,
-// enrols the facility, and cancels an incomplete auction — the page only ever uses the admin API.
+// signs in with an operator application, sees grouped notifications with their count (twenty
+// failed images; the Pending auctions of one facility), enrols the facility, and cancels an
+// incomplete auction — the page only ever uses the admin API.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { BrowserContext } from 'playwright-core';
+import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
@@ -31,7 +33,7 @@ it('serves the page with a strict Content Security Policy', async () => {
   assert.equal((await t.app.inject({ method: 'GET', url: '/console/app.js' })).statusCode, 200);
 });
 
-it('support resolves a Pending charity auction and cancels an incomplete one in the browser', async () => {
+it('support sees grouped notifications with their count, resolves a Pending charity auction and cancels an incomplete one in the browser', async () => {
   const p = await setupPartner(t);
   const created = byUnit(
     envelopeOf(
@@ -40,6 +42,23 @@ it('support resolves a Pending charity auction and cancels an incomplete one in 
         record('C-2', { imageUrls: [] }),
       ]),
     ).data.results,
+  );
+  // Twenty images of the other facility that could not be had: one notification counts them.
+  const deps = { config: t.config, queue: t.services.jobs };
+  await t.services.database.db.transaction().execute((trx) =>
+    raiseNotifications(
+      deps,
+      trx,
+      new Date(),
+      Array.from({ length: 20 }, (_, i) => ({
+        kind: 'IMAGE_FETCH_FAILED' as const,
+        reason: 'HTTP_STATUS',
+        message: `Image 1 of the auction of unit I-${i + 1} (facility ${p.otherGuid}) could not be retrieved after 5 attempts: The server answered 404.`,
+        facilityId: p.otherFacilityId,
+        auctionId: null,
+        detail: { guid: p.otherGuid, unitId: `I-${i + 1}`, position: 0 },
+      })),
+    ),
   );
   const operator = await admin.createApplication(t.services.database.db, { name: 'Support desk', operator: true });
   const page = await browser.newPage();
@@ -50,35 +69,51 @@ it('support resolves a Pending charity auction and cancels an incomplete one in 
   await page.waitForSelector('#status:has-text("Sign-in failed")');
 
   await signIn(page, base, operator.clientId, operator.clientSecret);
-  const charity = page.locator(`article[data-auction-id="${created.get('C-1').auctionId}"]`);
-  await charity.waitFor();
+  const images = page.locator(`article[data-facility-id="${p.otherFacilityId}"]`);
+  await images.waitFor();
+  assert.equal(await images.locator('.count').textContent(), '×20');
   assert.match(
-    (await charity.locator('.message').textContent()) ?? '',
+    (await images.locator('.message').textContent()) ?? '',
+    new RegExp(`^20 images of auctions at facility ${p.otherGuid} could not be retrieved`),
+  );
+  assert.equal(await images.locator('.items li').count(), 20);
+
+  // The two Pending auctions of the facility are one notification, each auction a line of it.
+  const pending = page.locator(`article[data-facility-id="${p.facilityId}"]`);
+  await pending.waitFor();
+  assert.equal(await pending.locator('.count').textContent(), '×2');
+  assert.match((await pending.locator('.message').textContent()) ?? '', /^2 auctions at facility .* were held Pending/);
+  const charity = pending.locator(`li[data-auction-id="${created.get('C-1').auctionId}"]`);
+  assert.match(
+    (await charity.locator('.item-message').textContent()) ?? '',
     /unit C-1 .*not enrolled in the charity programme/,
   );
-  assert.equal(await charity.locator('.reason').textContent(), 'CHARITY_NOT_ENROLLED');
 
   // The record's text is shown as text, never as markup.
   await charity.getByRole('button', { name: 'View auction' }).click();
   await page.waitForSelector('#detail:has-text("Books <img src=x onerror=alert(1)>")');
   assert.equal(await page.locator('#detail img').count(), 0);
 
-  await charity.getByRole('button', { name: 'Enrol facility in charity programme' }).click();
+  await pending.getByRole('button', { name: 'Enrol facility in charity programme' }).click();
   await page.waitForSelector('#status:has-text("Enrol the facility: done.")');
-  await charity.waitFor({ state: 'detached' });
+  // Still open for C-2; C-1 reads as activated.
+  await page.waitForSelector(`li[data-auction-id="${created.get('C-1').auctionId}"].settled:has-text("ACTIVATED")`);
   assert.equal((await readAuction(t, p, created.get('C-1').auctionId)).status, 'Active');
 
-  const incomplete = page.locator(`article[data-auction-id="${created.get('C-2').auctionId}"]`);
+  const incomplete = pending.locator(`li[data-auction-id="${created.get('C-2').auctionId}"]`);
   await incomplete.getByRole('button', { name: 'Cancel auction' }).click();
-  await incomplete.waitFor({ state: 'detached' });
+  await pending.waitFor({ state: 'detached' });
   const cancelled = await readAuction(t, p, created.get('C-2').auctionId);
   assert.equal(cancelled.status, 'Cancelled');
   assert.match(cancelled.history.at(-1).actor, new RegExp(`^operator:${operator.clientId}$`));
 
-  // Both notifications now read as resolved.
+  // The notification now reads as resolved, each auction with how it left Pending.
   await page.click('button[data-view=resolved]');
-  await page.waitForSelector(
-    `article[data-auction-id="${created.get('C-1').auctionId}"] .delivery:has-text("ACTIVATED")`,
+  const resolved = page.locator(`article[data-facility-id="${p.facilityId}"]`);
+  await resolved.locator('.delivery:has-text("CANCELLED")').waitFor();
+  assert.match(
+    (await resolved.locator(`li[data-auction-id="${created.get('C-1').auctionId}"]`).textContent()) ?? '',
+    /ACTIVATED$/,
   );
   const notifications = (
     await t.app.inject({

@@ -4,10 +4,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { OPERATOR } from '../../http/access.ts';
 import { Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
-import { Notification, adminTags as tags } from '../schemas.ts';
+import { LIMITS, NOTIFICATION_KINDS } from '../model.ts';
+import { Notification, NotificationKind, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
-
-const KINDS = ['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED'] as const;
 
 export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const face = services.auctions;
@@ -20,13 +19,18 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'List support notifications.',
         description:
-          'Newest first. `state`: open (default), resolved or all. Kinds: AUCTION_PENDING, ' +
-          'IMAGE_FETCH_FAILED, JOB_FAILED. Paged by `limit` (1–500, default 100) and `cursor`.',
+          'Newest first (by when each opened). `state`: open (default), resolved or all. Kinds: ' +
+          `${NOTIFICATION_KINDS.join(', ')}. Occurrences of one kind for one facility are grouped while open: ` +
+          `one notification with their \`count\`, the latest occurrence (\`lastOccurredAt\`) and the first ` +
+          `${LIMITS.notificationGroupItems} of them (\`items\`). \`auctionId\` finds every notification that ` +
+          'covers the auction. Paged by `limit` (1–500, default 100) and `cursor`.',
         querystring: Type.Object({
           state: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'open' }),
-          kind: Type.Optional(Type.Union(KINDS.map((kind) => Type.Literal(kind)))),
+          kind: Type.Optional(NotificationKind),
           facilityId: Type.Optional(EntityId('Only this facility’s notifications.')),
-          auctionId: Type.Optional(Type.String({ format: 'uuid' })),
+          auctionId: Type.Optional(
+            Type.String({ format: 'uuid', description: 'Only notifications that cover this auction.' }),
+          ),
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
           cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),
@@ -50,7 +54,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'Mark a support notification resolved.',
         description:
-          'Notifications of Pending auctions resolve themselves when the auction becomes Active or is cancelled.',
+          'Resolves the whole group. Notifications of Pending auctions resolve themselves when none of their ' +
+          'auctions is still Pending (each became Active or was cancelled); a later occurrence opens a new one.',
         params: Type.Object({ notificationId: Type.String({ maxLength: 100 }) }),
         body: Type.Optional(Type.Object({ resolution: Type.Optional(Type.String({ maxLength: 500 })) })),
         response: { 200: Notification },

@@ -101,75 +101,85 @@ async function run(label, action) {
   }
 }
 
+/** A button that runs an admin call, then shows the list again. */
+function actionButton(action, label, runLabel, call) {
+  return element('button', { type: 'button', dataset: { action }, onclick: () => run(runLabel, call) }, label);
+}
+
+/** What can be done about one auction held Pending: change its type (a charity one), or cancel it. */
+function pendingAuctionActions(item) {
+  const buttons = [element('button', { type: 'button', onclick: () => showAuction(item.auctionId) }, 'View auction')];
+  if (item.resolution) return buttons;
+  if (item.reason === 'CHARITY_NOT_ENROLLED' || (item.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED')) {
+    buttons.push(
+      actionButton('lien', 'Change type to Lien', 'Change the type to Lien', () =>
+        api('PATCH', `/admin/auctions/${item.auctionId}`, { auctionType: 'Lien' }),
+      ),
+    );
+  }
+  buttons.push(
+    actionButton('cancel', 'Cancel auction', 'Cancel the auction', () =>
+      api('POST', `/admin/auctions/${item.auctionId}/cancel`, { reason: 'Cancelled by support' }),
+    ),
+  );
+  return buttons;
+}
+
+/** One occurrence of a notification: its own message, how it ended, and what can be done about it. */
+function notificationItem(n, item) {
+  const li = element('li', {}, element('span', { class: 'item-message' }, item.message));
+  if (item.auctionId) li.dataset.auctionId = item.auctionId;
+  if (item.resolution) {
+    li.classList.add('settled');
+    li.append(` — ${item.resolution}`);
+  }
+  if (!n.resolvedAt && item.auctionId) {
+    const actions = element('span', { class: 'item-actions' });
+    if (n.kind === 'AUCTION_PENDING') actions.append(...pendingAuctionActions(item));
+    else
+      actions.append(element('button', { type: 'button', onclick: () => showAuction(item.auctionId) }, 'View auction'));
+    li.append(' ', actions);
+  }
+  return li;
+}
+
 function notificationCard(n) {
   const card = $('#notification-template').content.firstElementChild.cloneNode(true);
   card.dataset.notificationId = n.id;
-  if (n.auctionId) card.dataset.auctionId = n.auctionId;
+  card.dataset.count = String(n.count);
+  if (n.facilityId) card.dataset.facilityId = n.facilityId;
   card.querySelector('.kind').textContent = n.kind;
-  card.querySelector('.reason').textContent = n.reason ?? '';
-  card.querySelector('.created').textContent = new Date(n.createdAt).toLocaleString();
-  card.querySelector('.message').textContent = n.message;
+  card.querySelector('.count').textContent = n.count > 1 ? `×${n.count}` : '';
+  card.querySelector('.reason').textContent = n.count > 1 ? '' : (n.reason ?? '');
+  card.querySelector('.created').textContent =
+    n.lastOccurredAt !== n.createdAt
+      ? `${new Date(n.createdAt).toLocaleString()} – ${new Date(n.lastOccurredAt).toLocaleString()}`
+      : new Date(n.createdAt).toLocaleString();
+  card.querySelector('.message').textContent =
+    n.count > 1 ? n.message.slice(0, n.message.indexOf('. The first: ') + 1 || undefined) : n.message;
+  card.querySelector('.items').append(...n.items.map((item) => notificationItem(n, item)));
+  card.querySelector('.more').textContent =
+    n.count > n.items.length ? `The first ${n.items.length} of ${n.count} are listed.` : '';
   card.querySelector('.delivery').textContent = n.resolvedAt
     ? `Resolved ${new Date(n.resolvedAt).toLocaleString()} by ${n.resolvedBy}: ${n.resolution}`
     : `Webhook: ${n.delivery.status}${n.delivery.lastError ? ` (${n.delivery.lastError})` : ''}`;
   const actions = card.querySelector('.actions');
   if (!n.resolvedAt) {
-    if (n.auctionId)
-      actions.append(element('button', { type: 'button', onclick: () => showAuction(n.auctionId) }, 'View auction'));
-    if (n.kind === 'AUCTION_PENDING') {
-      if (n.reason === 'CHARITY_NOT_ENROLLED' || (n.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED')) {
-        actions.append(
-          element(
-            'button',
-            {
-              type: 'button',
-              dataset: { action: 'enrol' },
-              onclick: () =>
-                run('Enrol the facility', () => api('POST', `/admin/facilities/${n.facilityId}/charity-enrolment`)),
-            },
-            'Enrol facility in charity programme',
-          ),
-          element(
-            'button',
-            {
-              type: 'button',
-              dataset: { action: 'lien' },
-              onclick: () =>
-                run('Change the type to Lien', () =>
-                  api('PATCH', `/admin/auctions/${n.auctionId}`, { auctionType: 'Lien' }),
-                ),
-            },
-            'Change type to Lien',
-          ),
-        );
-      }
+    const charity = n.items.some(
+      (i) =>
+        !i.resolution &&
+        (i.reason === 'CHARITY_NOT_ENROLLED' || (i.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED')),
+    );
+    if (n.kind === 'AUCTION_PENDING' && charity && n.facilityId) {
       actions.append(
-        element(
-          'button',
-          {
-            type: 'button',
-            dataset: { action: 'cancel' },
-            onclick: () =>
-              run('Cancel the auction', () =>
-                api('POST', `/admin/auctions/${n.auctionId}/cancel`, { reason: 'Cancelled by support' }),
-              ),
-          },
-          'Cancel auction',
+        actionButton('enrol', 'Enrol facility in charity programme', 'Enrol the facility', () =>
+          api('POST', `/admin/facilities/${n.facilityId}/charity-enrolment`),
         ),
       );
     }
     actions.append(
-      element(
-        'button',
-        {
-          type: 'button',
-          dataset: { action: 'resolve' },
-          onclick: () =>
-            run('Mark resolved', () =>
-              api('POST', `/admin/notifications/${n.id}/resolve`, { resolution: 'Resolved in the support console' }),
-            ),
-        },
-        'Mark resolved',
+      actionButton('resolve', 'Mark resolved', 'Mark resolved', () =>
+        api('POST', `/admin/notifications/${n.id}/resolve`, { resolution: 'Resolved in the support console' }),
       ),
     );
   }

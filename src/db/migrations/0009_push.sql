@@ -90,7 +90,3 @@ create index webhook_deliveries_lane on webhook_deliveries (subscription_id, seq
 create index webhook_deliveries_listing on webhook_deliveries (subscription_id, seq desc);
 create index webhook_deliveries_created on webhook_deliveries (created_at);
 
--- A subscription disabled for failing is escalated to support like a job that exhausted its retries.
-alter table support_notifications drop constraint support_notifications_kind_check;
-alter table support_notifications add constraint support_notifications_kind_check
-  check (kind in ('AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED'));
