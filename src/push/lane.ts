@@ -19,7 +19,7 @@ import { FetchError, type SafeFetcher } from '../net/safe-fetch.ts';
 import { signatureHeaders } from '../net/webhook-signature.ts';
 import * as repo from './repository.ts';
 import { envelope, givesUp, isDelivered, retryDelayMs } from './rules.ts';
-import { eventsOfSlice, nextEventSlice, nextFacts } from './sources.ts';
+import { eventsOfSlice, nextEventSlice, nextFacts, renderEvents } from './sources.ts';
 
 export interface LaneDeps {
   db: Db;
@@ -54,33 +54,46 @@ export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult
   const claimed = await repo.claimLane(deps.db, id, leaseMs(deps));
   if (!claimed) return { outcome: 'busy' };
   let subscription = claimed;
+  // What the last fill made, in order, with the bodies it rendered from the rows it had just read:
+  // sent from memory, without reading the lane's head or the events again.
+  let made: repo.DeliveryRow[] = [];
+  const bodies = new Map<string, string>();
   let delivered = 0;
   let retryAt: Date | null = null;
   const started = performance.now();
+  let renewed = started;
   try {
-    for (let step = 0; performance.now() - started < TURN_MS; step++) {
-      if (step > 0) await repo.renewLane(deps.db, id, leaseMs(deps));
-      let head = await repo.headOfLane(deps.db, id);
+    while (performance.now() - started < TURN_MS) {
+      if (performance.now() - renewed > leaseMs(deps) / 3) {
+        await repo.renewLane(deps.db, id, leaseMs(deps));
+        renewed = performance.now();
+      }
+      const head = made.shift() ?? (await repo.headOfLane(deps.db, id));
       if (!head) {
-        if (!(await fill(deps, subscription))) break;
-        subscription = (await repo.selectSubscription(deps.db, id)) ?? subscription;
-        head = await repo.headOfLane(deps.db, id);
-        if (!head) continue; // the position moved on, nothing to send: look again
+        const filled = await fill(deps, subscription);
+        if (filled === 'idle') break;
+        if (filled === 'moved') subscription = (await repo.selectSubscription(deps.db, id)) ?? subscription;
+        else {
+          subscription = filled.subscription;
+          made = filled.deliveries;
+          for (const [deliveryId, body] of filled.bodies) bodies.set(deliveryId, body);
+        }
+        continue;
       }
       if (head.next_attempt_at.getTime() > Date.now()) {
         retryAt = head.next_attempt_at;
         break;
       }
-      const result = await attempt(deps, subscription, head);
-      if (result.delivered) delivered++;
-      else {
-        subscription = result.subscription;
-        if (subscription.status === 'disabled') break;
-        retryAt = result.retryAt;
-        break;
+      const body = bodies.get(head.id) ?? (await bodyOf(deps, subscription, head));
+      bodies.delete(head.id);
+      const result = await attempt(deps, subscription, head, body);
+      subscription = result.subscription;
+      if (result.delivered) {
+        delivered++;
+        continue;
       }
-      // Positions live in the row: read them again before the next fill.
-      subscription = (await repo.selectSubscription(deps.db, id)) ?? subscription;
+      if (subscription.status === 'enabled') retryAt = result.retryAt;
+      break;
     }
     const more = performance.now() - started >= TURN_MS;
     return { outcome: 'done', retryAt: more ? new Date() : retryAt, delivered };
@@ -97,8 +110,15 @@ export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult
   }
 }
 
-/** Turns what is new past the lane's position into deliveries; false when there was nothing. */
-async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<boolean> {
+type Filled =
+  /** Nothing new up to the horizon. */
+  | 'idle'
+  /** The position moved without deliveries (empty phases walked, or a replay moved it): look again. */
+  | 'moved'
+  | { subscription: repo.SubscriptionRow; deliveries: repo.DeliveryRow[]; bodies: Map<string, string> };
+
+/** Turns what is new past the lane's position into deliveries, and moves the position, in one transaction. */
+async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
   const horizon =
     s.account_id !== null
       ? (await readHorizon(deps.pool, s.account_id)).hi
@@ -109,8 +129,13 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<boolean> {
   const facts = await nextFacts(deps.db, s, horizon);
   const now = new Date();
   const deliveries: repo.NewDelivery[] = [];
-  if (events?.slice)
-    deliveries.push({ id: randomUUID(), type: 'gateway.events', createdAt: now, body: null, slice: events.slice });
+  const bodies = new Map<string, string>();
+  if (events?.slice) {
+    const id = randomUUID();
+    deliveries.push({ id, type: 'gateway.events', createdAt: now, body: null, slice: events.slice });
+    const rendered = renderEvents(s, events.slice, events.rows, deps.cursorKey);
+    bodies.set(id, envelope(id, 'gateway.events', now, { events: rendered }));
+  }
   for (const fact of facts.facts) {
     const id = randomUUID();
     deliveries.push({
@@ -121,13 +146,6 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<boolean> {
       slice: null,
     });
   }
-  const unchanged =
-    facts.txid === s.facts_txid &&
-    (events === null ||
-      (events.position.lo === s.events_lo &&
-        events.position.hi === s.events_hi &&
-        (events.position.after?.seq ?? null) === s.events_after_seq));
-  if (unchanged && deliveries.length === 0) return false;
   const position = events
     ? {
         events_lo: events.position.lo,
@@ -141,31 +159,42 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<boolean> {
         events_after_ms: s.events_after_ms,
         events_after_seq: s.events_after_seq,
       };
-  const moved = await deps.db.transaction().execute(async (trx) => {
+  const to = { ...position, facts_txid: facts.txid };
+  const unchanged =
+    to.facts_txid === s.facts_txid &&
+    to.events_lo === s.events_lo &&
+    to.events_hi === s.events_hi &&
+    to.events_after_ms === s.events_after_ms &&
+    to.events_after_seq === s.events_after_seq;
+  if (unchanged && deliveries.length === 0) return 'idle';
+  const made = await deps.db.transaction().execute(async (trx) => {
     // The deliveries exist only if the position moves from where this fill read it (a replay may have moved it).
-    if (!(await repo.moveLane(trx, s, { ...position, facts_txid: facts.txid }))) return false;
-    await repo.insertDeliveries(trx, s.id, deliveries);
-    return true;
+    if (!(await repo.moveLane(trx, s, to))) return null;
+    return repo.insertDeliveries(trx, s.id, deliveries);
   });
-  if (!moved) return true; // read the lane again and fill from where it now is
-  return deliveries.length > 0;
+  if (made === null) return 'moved';
+  if (made.length === 0) return events && !events.caughtUp ? 'moved' : 'idle';
+  return { subscription: { ...s, ...to }, deliveries: made, bodies };
 }
 
 /** The body of a delivery as sent: a fact's as stored; an events delivery's read again from its slice. */
 async function bodyOf(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.DeliveryRow): Promise<string> {
   if (d.body !== null) return d.body;
-  const slice = repo.sliceOf(d)!;
-  const events = await eventsOfSlice(deps.pool, s, slice, deps.cutoff(), deps.cursorKey);
+  const events = await eventsOfSlice(deps.pool, s, repo.sliceOf(d)!, deps.cutoff(), deps.cursorKey);
   return envelope(d.id, d.type, d.created_at, { events });
 }
 
 type AttemptResult =
-  | { delivered: true }
+  | { delivered: true; subscription: repo.SubscriptionRow }
   | { delivered: false; subscription: repo.SubscriptionRow; retryAt: Date | null };
 
-async function attempt(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.DeliveryRow): Promise<AttemptResult> {
+async function attempt(
+  deps: LaneDeps,
+  s: repo.SubscriptionRow,
+  d: repo.DeliveryRow,
+  body: string,
+): Promise<AttemptResult> {
   const now = new Date();
-  const body = await bodyOf(deps, s, d);
   const headers = {
     'content-type': 'application/json',
     ...signatureHeaders(deps.secretsOf(s, now), d.id, now, body),
@@ -183,8 +212,10 @@ async function attempt(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.Delivery
   if (error === null) {
     deps.onAttempt?.('delivered', ms);
     await repo.recordAttempt(deps.db, d.id, { status: 'delivered', responseStatus: status, error: null, nextAt: null });
-    if (s.failing_since !== null || s.last_success_at === null) await repo.recordHealth(deps.db, s.id, true, null);
-    return { delivered: true };
+    // The health changes on the first success after failures (or ever); a healthy lane writes nothing more.
+    const healthy =
+      s.failing_since !== null || s.last_success_at === null ? await repo.recordHealth(deps.db, s.id, true, null) : s;
+    return { delivered: true, subscription: { ...s, failing_since: null, last_success_at: healthy.last_success_at } };
   }
   deps.onAttempt?.('failed', ms);
   const failingSince = s.failing_since?.getTime() ?? now.getTime();

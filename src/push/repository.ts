@@ -236,10 +236,14 @@ export interface NewDelivery {
   slice: EventSlice | null;
 }
 
-export async function insertDeliveries(trx: Db, subscriptionId: EntityId, deliveries: NewDelivery[]): Promise<void> {
-  if (deliveries.length === 0) return;
+export async function insertDeliveries(
+  trx: Db,
+  subscriptionId: EntityId,
+  deliveries: NewDelivery[],
+): Promise<DeliveryRow[]> {
+  if (deliveries.length === 0) return [];
   const s = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
-  await sql`
+  const { rows } = await sql<DeliveryRow>`
     insert into webhook_deliveries (id, subscription_id, type, created_at, body, events_lo, events_hi, events_after_ms,
                                     events_after_seq, events_count)
     select id, ${subscriptionId}::int8, type, created_at, body, lo, hi, after_ms, after_seq, n
@@ -248,7 +252,10 @@ export async function insertDeliveries(trx: Db, subscriptionId: EntityId, delive
                   ${s((d) => d.slice?.after?.occurredAt ?? null)}::int8[], ${s((d) => d.slice?.after?.seq ?? null)}::int8[],
                   ${s((d) => d.slice?.count ?? null)}::int4[])
            with ordinality as d(id, type, created_at, body, lo, hi, after_ms, after_seq, n, ord)
-     order by ord`.execute(trx);
+     order by ord
+    returning *`.execute(trx);
+  // The insert's rows come back in no promised order: the lane's order is seq.
+  return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
 }
 
 export async function recordAttempt(
