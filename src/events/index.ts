@@ -1,7 +1,7 @@
 // The access-event face: built once by the composition root (src/services.ts). Its anatomy: the
 // routes by resource under routes/ (v3.0 pages, CSV export and types; the legacy 2.0 and 1.0
 // routes), the operations (ingest.ts, reads.ts, export.ts), the SQL (store.ts and ingest.ts — raw
-// pg, for speed), pure rules (judge.ts, filters.ts, query.ts, cursor.ts, csv.ts, time.ts,
+// pg, for speed), the event-stored signal (signals.ts), pure rules (judge.ts, filters.ts, query.ts, cursor.ts, csv.ts, time.ts,
 // catalogue.ts), tables.ts and jobs.ts.
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -10,11 +10,12 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { eventJobs } from './jobs.ts';
 import { createEventMetrics, type EventMetrics } from './metrics.ts';
+import { EventSignals } from './signals.ts';
 import { EventStore, loadCursorKey } from './store.ts';
 
 export interface EventsDeps {
   database: Database;
-  config: Pick<Config, 'eventRetentionDays'>;
+  config: Pick<Config, 'eventRetentionDays' | 'databaseUrl'>;
   logger: Logger;
   metrics: Metrics;
 }
@@ -23,7 +24,11 @@ export interface Events {
   /** Reads: pages, slices and exports over the committed events. */
   store: EventStore;
   metrics: EventMetrics;
+  /** "Events were stored" (signals.ts): wakes the live stream and the push face, across instances on PostgreSQL. */
+  signals: EventSignals;
   jobs: JobDefinition[];
+  /** Closes the notification listener. */
+  close(): Promise<void>;
 }
 
 export async function createEvents(deps: EventsDeps): Promise<Events> {
@@ -38,5 +43,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
       metrics.horizonWaitSeconds.inc(horizon.waitedMs / 1000);
     },
   );
-  return { store, metrics, jobs: eventJobs(deps) };
+  const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
+  await signals.listen();
+  return { store, metrics, signals, jobs: eventJobs(deps), close: () => signals.close() };
 }

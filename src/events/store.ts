@@ -1,11 +1,13 @@
-// Reading events: pages (by number or by cursor), legacy limit/offset slices, and the chunks of a
-// CSV export. The SQL comes from query.ts; this file decides which statements run, and when.
+// Reading events: pages (by number or by cursor), legacy limit/offset slices, the chunks of a
+// CSV export, and the tail that follows events as they are stored (the live stream, webhooks).
+// The SQL comes from query.ts; this file decides which statements run, and when.
 import type { EntityId } from '../ids.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { HORIZON_WAIT_MS, readHorizon, type Horizon } from './horizon.ts';
+import { exhausted, hasPhaseLeft, nextPhase, stateAfter, tailStartState } from './tail.ts';
 import {
   CSV_ROW_OCCURRED,
   CSV_ROW_SEQ,
@@ -161,6 +163,53 @@ export class EventStore {
       offset = 0;
       rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: request.pageSize + 1 }));
     }
+  }
+
+  /**
+   * A cursor token positioned so that tail() returns the events stored from now on (since ===
+   * undefined), or every retained event with occurredAt >= since followed by everything stored
+   * later (tail.ts). The filter's sort is 'asc'; the token is a cursor of the list route with the
+   * same filters and sort=asc.
+   */
+  async tailStart(filter: EventFilter, since?: number): Promise<string> {
+    const fingerprint = queryFingerprint(filterIdentity(filter));
+    const hi = await this.horizon(filter.scope.accountId);
+    return encodeCursor(tailStartState(fingerprint, hi, since), this.cursorKey);
+  }
+
+  /**
+   * Up to `limit` events after `cursor`, in delivery order (the cursor walk's phases, asc), each
+   * with the cursor that resumes right after it; `cursor` in the result is where the next tail()
+   * continues (the last event's position, or an advanced phase when nothing new). Throws
+   * InvalidCursorError for a cursor this filter did not issue.
+   */
+  async tail(
+    filter: EventFilter,
+    cursor: string,
+    limit: number,
+  ): Promise<{ events: { row: EventRow; cursor: string }[]; cursor: string }> {
+    let state = decodeCursor(cursor, this.cursorKey, queryFingerprint(filterIdentity(filter)));
+    const cutoff = this.cutoff();
+    const waitUntil = performance.now() + HORIZON_WAIT_MS;
+    const events: { row: EventRow; cursor: string }[] = [];
+    // A few phases at most per call: under a steady stream of commits the horizon always moves, and
+    // the caller comes back anyway.
+    for (let hop = 0; hop < 3 && events.length < limit; hop++) {
+      if (hasPhaseLeft(state)) {
+        const wanted = limit - events.length;
+        const rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: wanted }));
+        for (const row of rows) {
+          state = stateAfter(state, row);
+          events.push({ row, cursor: encodeCursor(state, this.cursorKey) });
+        }
+        if (rows.length === wanted) break; // the phase may hold more: the next call reads on
+        state = exhausted(state);
+      }
+      const next = nextPhase(state, await this.horizon(filter.scope.accountId, waitUntil));
+      if (!next) break;
+      state = next;
+    }
+    return { events, cursor: encodeCursor(state, this.cursorKey) };
   }
 
   /**
