@@ -15,7 +15,8 @@ type Position = Pick<CursorState, 'lo' | 'hi' | 'after'>;
 /** Where a tail begins: see the file's comment. `hi` is the horizon when it began. */
 export function tailStartState(fingerprint: Buffer, hi: number, since?: number): CursorState {
   // seq is never 0 (a sequence starts at 1): (occurredAt, seq) > (since, 0) ⇔ occurredAt >= since.
-  const position: Position = since === undefined ? { lo: hi, hi, after: null } : { lo: 0, hi, after: { occurredAt: since, seq: 0 } };
+  const position: Position =
+    since === undefined ? { lo: hi, hi, after: null } : { lo: 0, hi, after: { occurredAt: since, seq: 0 } };
   return { fingerprint, ...position, pageNumber: 1, total: 0 };
 }
 
