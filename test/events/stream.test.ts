@@ -242,6 +242,12 @@ describe('refusals before the stream starts', () => {
     }
   });
 
+  it('opens alike with Content-Type: application/json and an empty body (as every GET route)', async () => {
+    const s = await stream(facilityStream(0), { 'content-type': 'application/json' });
+    assert.equal(s.status, 200);
+    await s.waitFor(() => s.comments().includes('stream open'));
+  });
+
   it('answers 400 for a bad filter, and ignores paging parameters', async () => {
     const bad = await stream(accountStream('eventTypes=999&startDate=yesterday'));
     assert.equal(bad.status, 400);
@@ -251,6 +257,9 @@ describe('refusals before the stream starts', () => {
         .sort(),
       ['eventTypes', 'startDate'],
     );
+    const paged = await stream(accountStream('pageSize=5&pageNumber=2&sort=desc'));
+    assert.equal(paged.status, 200);
+    await paged.waitFor(() => paged.comments().includes('stream open'));
   });
 });
 
