@@ -182,6 +182,10 @@ export class EventStore {
    * with the cursor that resumes right after it; `cursor` in the result is where the next tail()
    * continues (the last event's position, or an advanced phase when nothing new). Throws
    * InvalidCursorError for a cursor this filter did not issue.
+   *
+   * Many tails wake at once for one batch (every stream of the account): they share their reads
+   * (sharedHorizon, sharedRows), so a hundred streams cost about two statements per batch, not two
+   * hundred.
    */
   async tail(
     filter: EventFilter,
@@ -189,7 +193,8 @@ export class EventStore {
     limit: number,
   ): Promise<{ events: { row: EventRow; cursor: string }[]; cursor: string }> {
     let state = decodeCursor(cursor, this.cursorKey, queryFingerprint(filterIdentity(filter)));
-    const cutoff = this.cutoff();
+    // Whole seconds, so that tails reading at the same moment send the same statement (sharedRows).
+    const cutoff = Math.floor(this.cutoff() / 1000) * 1000;
     const waitUntil = performance.now() + HORIZON_WAIT_MS;
     const events: { row: EventRow; cursor: string }[] = [];
     // A few phases at most per call: under a steady stream of commits the horizon always moves, and
@@ -197,7 +202,7 @@ export class EventStore {
     for (let hop = 0; hop < 3 && events.length < limit; hop++) {
       if (hasPhaseLeft(state)) {
         const wanted = limit - events.length;
-        const rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: wanted }));
+        const rows = await this.sharedRows(pageQuery(filter, { cutoff, ...state }, { limit: wanted }));
         for (const row of rows) {
           state = stateAfter(state, row);
           events.push({ row, cursor: encodeCursor(state, this.cursorKey) });
@@ -205,11 +210,49 @@ export class EventStore {
         if (rows.length === wanted) break; // the phase may hold more: the next call reads on
         state = exhausted(state);
       }
-      const next = nextPhase(state, await this.horizon(filter.scope.accountId, waitUntil));
+      const next = nextPhase(state, await this.sharedHorizon(filter.scope.accountId, waitUntil));
       if (!next) break;
       state = next;
     }
     return { events, cursor: encodeCursor(state, this.cursorKey) };
+  }
+
+  /** Horizon reads not yet begun, by account: callers that ask before one begins share it. */
+  private readonly pendingHorizons = new Map<EntityId, Promise<number>>();
+
+  /**
+   * The account's horizon, read after this call: joining a read that has not begun yet is as good
+   * as starting one (it sees every commit this caller was woken for); a read already under way is
+   * never joined (it may have begun before that commit).
+   */
+  private sharedHorizon(accountId: EntityId, waitUntil: number): Promise<number> {
+    let pending = this.pendingHorizons.get(accountId);
+    if (!pending) {
+      pending = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.pendingHorizons.delete(accountId);
+        return this.horizon(accountId, waitUntil);
+      });
+      this.pendingHorizons.set(accountId, pending);
+    }
+    return pending;
+  }
+
+  /** Reads under way, by statement and values. */
+  private readonly readsUnderWay = new Map<string, Promise<EventRow[]>>();
+
+  /**
+   * The rows of a tail's read, shared with an identical read under way: a phase (`txid <= hi`) is
+   * a set no later commit changes (horizon.ts), so the same statement returns the same rows
+   * whenever it runs. (The rows are shared: readers do not change them.)
+   */
+  private sharedRows(query: SqlText): Promise<EventRow[]> {
+    const key = `${query.text}\u0000${JSON.stringify(query.values)}`;
+    let read = this.readsUnderWay.get(key);
+    if (!read) {
+      read = this.rows(query).finally(() => this.readsUnderWay.delete(key));
+      this.readsUnderWay.set(key, read);
+    }
+    return read;
   }
 
   /**

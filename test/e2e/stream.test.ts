@@ -84,11 +84,12 @@ describe('the live stream and the server process', () => {
       stream.events().map((e) => e.event.details),
       [0, 1, 2, 3, 4].map((i) => `wake-${i}`),
     );
-    // The safety poll runs every 5 s: five wakes within 500 ms each are the signal's.
-    assert.ok(
-      latencies.every((ms) => ms < 500),
-      `latencies ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`,
-    );
+    // The safety poll runs every 5 s: wakes well under a second are the signal's. (Every one within
+    // half the poll interval, the median within 500 ms: the machine running the suite may be busy.)
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const shown = `latencies ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`;
+    assert.ok(sorted[2]! < 500, shown);
+    assert.ok(sorted[4]! < 2500, shown);
     stream.close();
   });
 });
