@@ -169,12 +169,16 @@ export async function benchStream(options: StreamBenchOptions): Promise<StreamBe
     // arrivals[s][n]: when stream s received event n (or undefined); repeats counted apart.
     const arrivals = Array.from({ length: streams }, () => new Array<number | undefined>(total));
     let repeated = 0;
+    let received = 0;
     const url = `${base}/gatewayevents/accounts/${seeded.accountId}/stream`;
     for (let s = 0; s < streams; s++) {
       requests.push(
         await listen(url, pmsToken, (n, at) => {
           if (arrivals[s]![n] !== undefined) repeated++;
-          else arrivals[s]![n] = at;
+          else {
+            arrivals[s]![n] = at;
+            received++;
+          }
         }),
       );
     }
@@ -214,8 +218,7 @@ export async function benchStream(options: StreamBenchOptions): Promise<StreamBe
     await Promise.all(posts);
     // Let the last events arrive (a stream's safety poll is 5 s: wait past it).
     const deadline = performance.now() + 10_000;
-    const complete = () => arrivals.every((a) => a.every((t) => t !== undefined) && a.length === total);
-    while (!complete() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (received < streams * total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 
     const latencies: number[] = [];
     let missing = 0;
@@ -225,6 +228,13 @@ export async function benchStream(options: StreamBenchOptions): Promise<StreamBe
         if (at === undefined) missing++;
         else latencies.push(at - answered[n]!);
       }
+    }
+    if (missing > 0 && process.env.BENCH_DEBUG) {
+      const byEvent = new Map<number, number>();
+      arrivals.forEach((stream) => {
+        for (let n = 0; n < total; n++) if (stream[n] === undefined) byEvent.set(n, (byEvent.get(n) ?? 0) + 1);
+      });
+      console.error('missing by event', [...byEvent.entries()].slice(0, 20));
     }
     latencies.sort((a, b) => a - b);
     ingestMs.sort((a, b) => a - b);
