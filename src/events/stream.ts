@@ -111,6 +111,10 @@ export class LiveStreams {
     this.streams.add(open);
     this.sweepWhileOpen();
     response.once('close', () => stop.abort());
+    // A client that drains at all is not stalled, whatever the sweeps happened to see.
+    response.on('drain', () => {
+      open.stalledSince = null;
+    });
     const readable = Readable.from(this.run(filter, first, stop.signal), { objectMode: true, highWaterMark: 1 });
     readable.once('close', () => {
       this.streams.delete(open);
