@@ -9,7 +9,8 @@
 //
 // Settings (environment): BENCH_STREAMS (100), BENCH_RATE (batches per second, 20),
 // BENCH_SECONDS (20), BENCH_TARGETS (embedded,postgres), BENCH_DATABASE_URL
-// (postgres://postgres@127.0.0.1:5432/test; a database is created and dropped).
+// (postgres://postgres@127.0.0.1:5432/test; a database is created and dropped), BENCH_DEBUG (print
+// which events a stream missed, if any).
 import type { EntityId } from '../src/ids.ts';
 import fs from 'node:fs';
 import http from 'node:http';
