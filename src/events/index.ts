@@ -36,7 +36,9 @@ export interface Events {
 }
 
 export async function createEvents(deps: EventsDeps): Promise<Events> {
-  const metrics = createEventMetrics(deps.metrics.registry);
+  // The gauge of open streams reads them when scraped (they are made below, with the store).
+  let openStreams = () => 0;
+  const metrics = createEventMetrics(deps.metrics.registry, () => openStreams());
   // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
   const store = new EventStore(
     deps.database.pool,
@@ -50,6 +52,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
   const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
   await signals.listen();
   const streams = new LiveStreams(store, signals, deps.logger);
+  openStreams = () => streams.open;
   const close = async () => {
     await streams.close();
     await signals.close();

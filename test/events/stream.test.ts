@@ -68,6 +68,9 @@ describe('the live stream', () => {
     assert.ok(received.every((e) => /^[A-Za-z0-9_-]+$/.test(e.id)));
     // Nothing stored before the stream opened.
     assert.ok(!ids(s.events()).includes('before'));
+    // Operators see it open.
+    const gauge = await t.services.metrics.registry.getSingleMetricAsString('gatehouse_gateway_event_streams_open');
+    assert.match(gauge, /^gatehouse_gateway_event_streams_open [1-9]\d*$/m);
   });
 
   it('continues exactly after Last-Event-ID: nothing missed or repeated, a late event included', async () => {
