@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   commands: () => import('./commands.ts'),
   'stuck-database': () => import('./stuck-database.ts'),
   'ingest-parts': () => import('./ingest-parts.ts'),
+  stream: () => import('./stream.ts'),
 };
 
 const name = process.argv[2];

@@ -74,6 +74,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
     const events = await createEvents({ database, config, logger, metrics });
+    opened.push(() => events.close());
     const accessControl = await createAccessControl({ database, config, logger });
     opened.push(() => accessControl.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });

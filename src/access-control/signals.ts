@@ -5,8 +5,8 @@
 // embedded database is one process's, and its NOTIFY does not cross connections.)
 // Waiting costs no database connection: a waiter is a callback in a map.
 import { type EntityId, parseEntityId } from '../ids.ts';
-import pg from 'pg';
 import type pino from 'pino';
+import { ChannelListener } from '../db/listener.ts';
 
 export const COMMAND_CHANNEL = 'gatehouse_commands';
 
@@ -19,14 +19,20 @@ interface Waiter {
 export class CommandSignals {
   private readonly waiters = new Map<EntityId, Set<Waiter>>();
   private closing = false;
-  private listener: pg.Client | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private reconnectDelayMs = 250;
+  private readonly listener: ChannelListener;
 
-  constructor(
-    private readonly logger: pino.Logger,
-    private readonly databaseUrl: string | null,
-  ) {}
+  constructor(logger: pino.Logger, databaseUrl: string | null) {
+    this.listener = new ChannelListener(logger, databaseUrl, {
+      channel: COMMAND_CHANNEL,
+      name: 'command notification listener',
+      onPayload: (payload) => {
+        const facilityId = parseEntityId(payload);
+        if (facilityId !== null) this.notify(facilityId);
+      },
+      // Notifications sent while no listener was connected are lost: let every waiter look again.
+      onConnected: () => this.notifyAll('notified'),
+    });
+  }
 
   /** How many polls are waiting now (for metrics and tests). */
   get waiting(): number {
@@ -78,48 +84,9 @@ export class CommandSignals {
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.resolve(result);
   }
 
-  /** On PostgreSQL: LISTEN on a dedicated connection (reconnecting with back-off). */
+  /** On PostgreSQL: LISTEN on a dedicated connection (db/listener.ts, reconnecting with back-off). */
   async listen(): Promise<void> {
-    if (!this.databaseUrl || this.closing) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
-    client.on('notification', (message) => {
-      const facilityId = parseEntityId(message.payload);
-      if (message.channel === COMMAND_CHANNEL && facilityId !== null) this.notify(facilityId);
-    });
-    client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'command notification listener lost its connection');
-      this.dropListener(client);
-    });
-    client.on('end', () => this.dropListener(client));
-    try {
-      await client.connect();
-      await client.query(`listen ${COMMAND_CHANNEL}`);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'command notification listener could not connect; retrying');
-      this.dropListener(client);
-      return;
-    }
-    if (this.closing) {
-      await client.end().catch(() => {});
-      return;
-    }
-    this.listener = client;
-    this.reconnectDelayMs = 250;
-    // Notifications sent while no listener was connected are lost: let every waiter look again.
-    this.notifyAll('notified');
-  }
-
-  private dropListener(client: pg.Client): void {
-    if (this.listener === client) this.listener = null;
-    client.removeAllListeners('notification');
-    client.end().catch(() => {});
-    if (this.closing || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      void this.listen();
-    }, this.reconnectDelayMs);
-    this.reconnectTimer.unref();
-    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 10_000);
+    await this.listener.listen();
   }
 
   /** Ends every wait (the polls answer at once) and refuses new ones: for graceful shutdown. */
@@ -130,15 +97,6 @@ export class CommandSignals {
 
   async close(): Promise<void> {
     this.beginClosing();
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
-    const listener = this.listener;
-    this.listener = null;
-    if (listener) {
-      listener.removeAllListeners('end');
-      listener.removeAllListeners('error');
-      listener.on('error', () => {});
-      await listener.end().catch(() => {});
-    }
+    await this.listener.close();
   }
 }

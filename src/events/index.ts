@@ -1,8 +1,9 @@
 // The access-event face: built once by the composition root (src/services.ts). Its anatomy: the
-// routes by resource under routes/ (v3.0 pages, CSV export and types; the legacy 2.0 and 1.0
-// routes), the operations (ingest.ts, reads.ts, export.ts), the SQL (store.ts and ingest.ts — raw
-// pg, for speed), pure rules (judge.ts, filters.ts, query.ts, cursor.ts, csv.ts, time.ts,
-// catalogue.ts), tables.ts and jobs.ts.
+// routes by resource under routes/ (v3.0 pages, CSV export, live stream and types; the legacy 2.0
+// and 1.0 routes), the operations (ingest.ts, reads.ts, export.ts, stream.ts), the SQL (store.ts
+// and ingest.ts — raw pg, for speed), the event-stored signal (signals.ts), pure rules (judge.ts,
+// filters.ts, query.ts, cursor.ts, tail.ts, sse.ts, csv.ts, time.ts, catalogue.ts), tables.ts and
+// jobs.ts.
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
@@ -10,11 +11,13 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { eventJobs } from './jobs.ts';
 import { createEventMetrics, type EventMetrics } from './metrics.ts';
+import { EventSignals } from './signals.ts';
 import { EventStore, loadCursorKey } from './store.ts';
+import { LiveStreams } from './stream.ts';
 
 export interface EventsDeps {
   database: Database;
-  config: Pick<Config, 'eventRetentionDays'>;
+  config: Pick<Config, 'eventRetentionDays' | 'databaseUrl'>;
   logger: Logger;
   metrics: Metrics;
 }
@@ -23,11 +26,19 @@ export interface Events {
   /** Reads: pages, slices and exports over the committed events. */
   store: EventStore;
   metrics: EventMetrics;
+  /** "Events were stored" (signals.ts): wakes the live stream and the push face, across instances on PostgreSQL. */
+  signals: EventSignals;
   jobs: JobDefinition[];
+  /** The open live streams (routes/stream.ts): ended by beginClosing at shutdown. */
+  streams: LiveStreams;
+  /** Ends the live streams, closes the notification listener. */
+  close(): Promise<void>;
 }
 
 export async function createEvents(deps: EventsDeps): Promise<Events> {
-  const metrics = createEventMetrics(deps.metrics.registry);
+  // The gauge of open streams reads them when scraped (they are made below, with the store).
+  let openStreams = () => 0;
+  const metrics = createEventMetrics(deps.metrics.registry, () => openStreams());
   // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
   const store = new EventStore(
     deps.database.pool,
@@ -38,5 +49,13 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
       metrics.horizonWaitSeconds.inc(horizon.waitedMs / 1000);
     },
   );
-  return { store, metrics, jobs: eventJobs(deps) };
+  const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
+  await signals.listen();
+  const streams = new LiveStreams(store, signals, deps.logger);
+  openStreams = () => streams.open;
+  const close = async () => {
+    await streams.close();
+    await signals.close();
+  };
+  return { store, metrics, signals, streams, jobs: eventJobs(deps), close };
 }

@@ -23,6 +23,7 @@ import type { Db } from '../db/tables.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
 import type { AcceptedEvent } from './judge.ts';
 import { ensurePartitions, forgetPartitions, monthsOf } from './partitions.ts';
+import type { EventSignals } from './signals.ts';
 
 export interface GatewayIdentity {
   accountId: EntityId;
@@ -43,7 +44,11 @@ async function insertBatch(
   gateway: GatewayIdentity,
   events: readonly AcceptedEvent[],
   receivedAt: number,
+  signals: EventSignals | undefined,
 ): Promise<IngestResult> {
+  // On PostgreSQL the statement tells the other instances too (signals.ts), when it stored something:
+  // the notification goes out at commit, and costs no statement of its own.
+  const notification = signals?.notification(gateway.accountId, gateway.facilityId) ?? null;
   return db.transaction().execute(async (trx) => {
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
     const ids = events.map(() => randomUUID());
@@ -95,7 +100,9 @@ async function insertBatch(
         returning gwc_event_id, event_type
       )
       select count(*)::int as inserted,
-             coalesce(array_agg(gwc_event_id) filter (where event_type = ${COMMAND_RECEIVED}), '{}') as acknowledging
+             coalesce(array_agg(gwc_event_id) filter (where event_type = ${COMMAND_RECEIVED}), '{}') as acknowledging,
+             case when count(*) > 0 and ${notification?.channel ?? null}::text is not null
+                  then pg_notify(${notification?.channel ?? null}::text, ${notification?.payload ?? null}::text) end as notified
         from stored`.execute(trx);
 
     // Command Received events acknowledge their commands (only those stored now: a repeat was
@@ -126,24 +133,32 @@ function reportedEvent(e: AcceptedEvent): ReportedEvent {
 
 const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
 
-/** Stores the accepted events of a batch; resolves after commit. */
+/**
+ * Stores the accepted events of a batch; resolves after commit. With `signals`, a batch that stored
+ * something is announced (signals.ts): to this process's listeners after commit, and on PostgreSQL
+ * to the other instances by the statement's pg_notify.
+ */
 export async function ingestEvents(
   db: Db,
   pool: pg.Pool,
   gateway: GatewayIdentity,
   events: readonly AcceptedEvent[],
   receivedAt: number,
+  signals?: EventSignals,
 ): Promise<IngestResult> {
   if (events.length === 0) return { inserted: 0, duplicates: 0 };
   const months = monthsOf(events.map((e) => e.occurredAt));
   await ensurePartitions(pool, months);
+  let result: IngestResult;
   try {
-    return await insertBatch(db, gateway, events, receivedAt);
+    result = await insertBatch(db, gateway, events, receivedAt, signals);
   } catch (error) {
     // A partition dropped or never made behind this process's back: make it and try once more.
     if ((error as { code?: string }).code !== NO_PARTITION) throw error;
     forgetPartitions(pool);
     await ensurePartitions(pool, months);
-    return insertBatch(db, gateway, events, receivedAt);
+    result = await insertBatch(db, gateway, events, receivedAt, signals);
   }
+  if (result.inserted > 0) signals?.stored(gateway.accountId, gateway.facilityId);
+  return result;
 }

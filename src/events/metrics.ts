@@ -1,15 +1,19 @@
-// Counters of the events face.
-import { Counter, type Registry } from 'prom-client';
+// Counters of the events face, and the gauge of its open live streams.
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface EventMetrics {
   ingested: Counter<'outcome'>;
   exportedRows: Counter;
   horizonWaits: Counter<'outcome'>;
   horizonWaitSeconds: Counter;
+  openStreams: Gauge;
 }
 
-/** The face's counters, registered in the service's registry (built once, by createEvents). */
-export function createEventMetrics(registry: Registry): EventMetrics {
+/**
+ * The face's counters, registered in the service's registry (built once, by createEvents);
+ * `openStreams` tells the gauge how many live streams are open when it is scraped.
+ */
+export function createEventMetrics(registry: Registry, openStreams: () => number = () => 0): EventMetrics {
   return {
     ingested: new Counter({
       name: 'gatehouse_gateway_events_ingested_total',
@@ -34,6 +38,14 @@ export function createEventMetrics(registry: Registry): EventMetrics {
       name: 'gatehouse_gateway_events_horizon_wait_seconds_total',
       help: 'Time event reads spent waiting for the commit horizon.',
       registers: [registry],
+    }),
+    openStreams: new Gauge({
+      name: 'gatehouse_gateway_event_streams_open',
+      help: 'Live event streams (…/stream) open on this instance.',
+      registers: [registry],
+      collect() {
+        this.set(openStreams());
+      },
     }),
   };
 }

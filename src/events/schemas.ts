@@ -130,13 +130,30 @@ const pagingParams = {
   'api-version': apiVersionParam,
 };
 
+const facilityIdsParam = listParam(
+  "Only these facilities of the account (a facility that is not the account's matches nothing).",
+);
+
 export const FacilityEventsQuery = Type.Object({ ...filterParams, ...pagingParams });
-export const AccountEventsQuery = Type.Object({
-  ...filterParams,
-  facilityIds: listParam(
-    "Only these facilities of the account (a facility that is not the account's matches nothing).",
+export const AccountEventsQuery = Type.Object({ ...filterParams, facilityIds: facilityIdsParam, ...pagingParams });
+
+// The live stream: the filters of the list routes, without paging or sort (it is in delivery order).
+const { sort: _sort, ...streamFilterParams } = filterParams;
+export const FacilityStreamQuery = Type.Object({ ...streamFilterParams, 'api-version': apiVersionParam });
+export const AccountStreamQuery = Type.Object({
+  ...streamFilterParams,
+  facilityIds: facilityIdsParam,
+  'api-version': apiVersionParam,
+});
+export const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description:
+        'The id of the last event received (an EventSource sends it when it reconnects): the stream continues ' +
+        'exactly after it. A value that is not an event id of this stream, with these filters, is refused (400).',
+    }),
   ),
-  ...pagingParams,
 });
 
 export const EventPage = Type.Object({

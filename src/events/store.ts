@@ -1,11 +1,13 @@
-// Reading events: pages (by number or by cursor), legacy limit/offset slices, and the chunks of a
-// CSV export. The SQL comes from query.ts; this file decides which statements run, and when.
+// Reading events: pages (by number or by cursor), legacy limit/offset slices, the chunks of a
+// CSV export, and the tail that follows events as they are stored (the live stream, webhooks).
+// The SQL comes from query.ts; this file decides which statements run, and when.
 import type { EntityId } from '../ids.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { HORIZON_WAIT_MS, readHorizon, type Horizon } from './horizon.ts';
+import { exhausted, hasPhaseLeft, nextPhase, stateAfter, tailStartState } from './tail.ts';
 import {
   CSV_ROW_OCCURRED,
   CSV_ROW_SEQ,
@@ -161,6 +163,96 @@ export class EventStore {
       offset = 0;
       rows = await this.rows(pageQuery(filter, { cutoff, ...state }, { limit: request.pageSize + 1 }));
     }
+  }
+
+  /**
+   * A cursor token positioned so that tail() returns the events stored from now on (since ===
+   * undefined), or every retained event with occurredAt >= since followed by everything stored
+   * later (tail.ts). The filter's sort is 'asc'; the token is a cursor of the list route with the
+   * same filters and sort=asc.
+   */
+  async tailStart(filter: EventFilter, since?: number): Promise<string> {
+    const fingerprint = queryFingerprint(filterIdentity(filter));
+    const hi = await this.horizon(filter.scope.accountId);
+    return encodeCursor(tailStartState(fingerprint, hi, since), this.cursorKey);
+  }
+
+  /**
+   * Up to `limit` events after `cursor`, in delivery order (the cursor walk's phases, asc), each
+   * with the cursor that resumes right after it; `cursor` in the result is where the next tail()
+   * continues (the last event's position, or an advanced phase when nothing new). Throws
+   * InvalidCursorError for a cursor this filter did not issue.
+   *
+   * Many tails wake at once for one batch (every stream of the account): they share their reads
+   * (sharedHorizon, sharedRows), so a hundred streams cost about two statements per batch, not two
+   * hundred.
+   */
+  async tail(
+    filter: EventFilter,
+    cursor: string,
+    limit: number,
+  ): Promise<{ events: { row: EventRow; cursor: string }[]; cursor: string }> {
+    let state = decodeCursor(cursor, this.cursorKey, queryFingerprint(filterIdentity(filter)));
+    // Whole seconds, so that tails reading at the same moment send the same statement (sharedRows).
+    const cutoff = Math.floor(this.cutoff() / 1000) * 1000;
+    const waitUntil = performance.now() + HORIZON_WAIT_MS;
+    const events: { row: EventRow; cursor: string }[] = [];
+    // A few phases at most per call: under a steady stream of commits the horizon always moves, and
+    // the caller comes back anyway.
+    for (let hop = 0; hop < 3 && events.length < limit; hop++) {
+      if (hasPhaseLeft(state)) {
+        const wanted = limit - events.length;
+        const rows = await this.sharedRows(pageQuery(filter, { cutoff, ...state }, { limit: wanted }));
+        for (const row of rows) {
+          state = stateAfter(state, row);
+          events.push({ row, cursor: encodeCursor(state, this.cursorKey) });
+        }
+        if (rows.length === wanted) break; // the phase may hold more: the next call reads on
+        state = exhausted(state);
+      }
+      const next = nextPhase(state, await this.sharedHorizon(filter.scope.accountId, waitUntil));
+      if (!next) break;
+      state = next;
+    }
+    return { events, cursor: encodeCursor(state, this.cursorKey) };
+  }
+
+  /** Horizon reads not yet begun, by account: callers that ask before one begins share it. */
+  private readonly pendingHorizons = new Map<EntityId, Promise<number>>();
+
+  /**
+   * The account's horizon, read after this call: joining a read that has not begun yet is as good
+   * as starting one (it sees every commit this caller was woken for); a read already under way is
+   * never joined (it may have begun before that commit).
+   */
+  private sharedHorizon(accountId: EntityId, waitUntil: number): Promise<number> {
+    let pending = this.pendingHorizons.get(accountId);
+    if (!pending) {
+      pending = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.pendingHorizons.delete(accountId);
+        return this.horizon(accountId, waitUntil);
+      });
+      this.pendingHorizons.set(accountId, pending);
+    }
+    return pending;
+  }
+
+  /** Reads under way, by statement and values. */
+  private readonly readsUnderWay = new Map<string, Promise<EventRow[]>>();
+
+  /**
+   * The rows of a tail's read, shared with an identical read under way: a phase (`txid <= hi`) is
+   * a set no later commit changes (horizon.ts), so the same statement returns the same rows
+   * whenever it runs. (The rows are shared: readers do not change them.)
+   */
+  private sharedRows(query: SqlText): Promise<EventRow[]> {
+    const key = `${query.text}\u0000${JSON.stringify(query.values)}`;
+    let read = this.readsUnderWay.get(key);
+    if (!read) {
+      read = this.rows(query).finally(() => this.readsUnderWay.delete(key));
+      this.readsUnderWay.set(key, read);
+    }
+    return read;
   }
 
   /**

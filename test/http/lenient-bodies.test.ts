@@ -555,7 +555,9 @@ describe('every other face stays strict, and a GET with a content type and no bo
       visitorId: String(visitor.id),
     };
     const doc = (await t.app.inject({ method: 'GET', url: '/swagger/v3.0.json' })).json();
-    const paths = Object.keys(doc.paths).filter((path) => doc.paths[path].get);
+    // The live streams answer without end (inject would wait for ever): test/events/stream.test.ts
+    // opens them with and without the content type, over real HTTP.
+    const paths = Object.keys(doc.paths).filter((path) => doc.paths[path].get && !path.endsWith('/stream'));
     assert.ok(paths.length > 20, `${paths.length} GET routes`);
     for (const path of [...paths, '/swagger/v3.0.json', '/swagger/v2.0.json']) {
       // A route with a required query gets one (GET /facilities/detail needs the property number).

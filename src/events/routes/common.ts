@@ -19,6 +19,8 @@ const ROUTE_VERSIONS: Record<string, readonly EventApiVersion[]> = {
   '/gatewayevents/facilities/:facilityId': ['1.0', '3.0'],
   '/gatewayevents/accounts/:accountId/export': ['3.0'],
   '/gatewayevents/facilities/:facilityId/export': ['3.0'],
+  '/gatewayevents/accounts/:accountId/stream': ['3.0'],
+  '/gatewayevents/facilities/:facilityId/stream': ['3.0'],
   '/events/types': ['2.0'],
   '/events/facilities/:facilityId': ['2.0'],
   '/combinedevents/types': ['2.0', '3.0'],

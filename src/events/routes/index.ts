@@ -1,5 +1,5 @@
 // The access-event face's routes, one plugin per API version, each registered in that version's
-// document scope by app.ts: v3.0 (types, pages, CSV export, combined events), and the legacy 2.0
+// document scope by app.ts: v3.0 (types, pages, CSV export, live stream, combined events), and the legacy 2.0
 // (with the combined events again, constrained to 2.0) and 1.0 routes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ensureApiVersionConstraint, serveApiVersion } from '../../http/versioning.ts';
@@ -10,6 +10,7 @@ import { exportRoutes } from './export.ts';
 import { gatewayEventRoutes } from './gateway-events.ts';
 import { legacyV1Routes } from './legacy-v1.ts';
 import { legacyV2Routes } from './legacy-v2.ts';
+import { streamRoutes } from './stream.ts';
 import { eventTypeRoutes } from './types.ts';
 
 type Options = { services: Services };
@@ -17,7 +18,8 @@ type Options = { services: Services };
 export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, options) => {
   ensureApiVersionConstraint(app);
   serveApiVersion(app, '3.0', { isDefault: true, versionsOfRoute });
-  for (const routes of [eventTypeRoutes, gatewayEventRoutes, exportRoutes]) await app.register(routes, options);
+  for (const routes of [eventTypeRoutes, gatewayEventRoutes, exportRoutes, streamRoutes])
+    await app.register(routes, options);
   await app.register(combinedEventRoutes, { ...options, apiVersion: '3.0' });
 };
 

@@ -82,7 +82,7 @@ const DESCRIPTION = [
 
 export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { database, config } = services;
-  const { metrics } = services.events;
+  const { metrics, signals } = services.events;
 
   // JSON bodies of this route are read as bytes: bytes that are not UTF-8 make the request "not
   // JSON" (RFC 8259) and are refused, rather than silently replaced with U+FFFD.
@@ -123,7 +123,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       const now = Date.now();
       const judgement = judgeBatch(request.body.events, now, now - config.eventRetentionDays * 86_400_000);
       const gateway = { accountId: principal.accountId, facilityId: principal.facilityId };
-      const stored = await ingestEvents(database.db, database.pool, gateway, judgement.accepted, now);
+      const stored = await ingestEvents(database.db, database.pool, gateway, judgement.accepted, now, signals);
       const duplicates = stored.duplicates + judgement.duplicatesInBatch;
       metrics.ingested.inc({ outcome: 'accepted' }, stored.inserted);
       metrics.ingested.inc({ outcome: 'duplicate' }, duplicates);

@@ -1,0 +1,111 @@
+// GET /gatewayevents/accounts/{accountId}/stream and /gatewayevents/facilities/{facilityId}/stream
+// (3.0, SPEC §6.4): the events as they are stored, as server-sent events (stream.ts). The SSE
+// framing is written here by hand (sse.ts, a dozen lines) rather than with @fastify/sse or
+// better-sse: the reply stays an ordinary fastify reply (a Readable sent with reply.send), so the
+// access declaration, the guard, CORS, the request id, the rate limit and the deadline's end all
+// apply as on every other route, and back-pressure is the stream's own (docs/faces/events.md).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
+import { InvalidCursorError } from '../cursor.ts';
+import { parseFilter, type FilterParams } from '../filters.ts';
+import type { EventScope } from '../query.ts';
+import { AccountParams, AccountStreamQuery, FacilityParams, FacilityStreamQuery, StreamHeaders } from '../schemas.ts';
+import { ACCOUNT_ACCESS, FACILITY_ACCESS, V3_NOTE, accountScope, facilityScope, retentionNote } from './common.ts';
+
+const streamResponse = (heartbeatSeconds: number) => ({
+  200: {
+    description:
+      'text/event-stream: each event as `id: <cursor>` and `data: <GatewayEvent JSON>`, and a comment line ' +
+      `(\`: keep-alive\`) after ${heartbeatSeconds} s without a write.`,
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  },
+});
+
+const badLastEventId = () =>
+  new AppError(
+    400,
+    'INVALID_LAST_EVENT_ID',
+    'The Last-Event-ID header is not an event id of this stream: send the id of the last event received, unchanged, ' +
+      'to the same route with the same eventTypes, facilityIds, unitIds, visitorIds, startDate and endDate.',
+    [{ path: 'Last-Event-ID', message: 'is not an event id of this stream' }],
+  );
+
+export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { streams } = services.events;
+  const tags = ['access events'];
+  const heartbeatSeconds = streams.settings.heartbeatMs / 1000;
+  // Before the server waits for its requests: the streams end now (clients reconnect elsewhere).
+  app.addHook('preClose', async () => streams.beginClosing());
+
+  const description = (what: string) =>
+    `${what} as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list ` +
+    'route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, ' +
+    'endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, ' +
+    'with startDate, with every retained event since startDate (oldest first), then what is stored later. A ' +
+    'reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing ' +
+    'missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list ' +
+    `route with the same filters and sort=asc. A comment line comes after ${heartbeatSeconds} s without an event. ` +
+    'The stream ends ' +
+    'when the service shuts down: reconnect (with Last-Event-ID). ' +
+    `${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
+
+  async function stream(request: FastifyRequest, reply: FastifyReply, scope: EventScope, query: FilterParams) {
+    const filter = parseFilter(scope, { ...query, sort: 'asc' });
+    const lastEventId = (request.headers as { 'last-event-id'?: string })['last-event-id'] || undefined;
+    reply
+      .type('text/event-stream; charset=utf-8')
+      .header('cache-control', 'no-store')
+      // Nothing to keep alive once the stream ends (shutdown): the socket closes with it.
+      .header('connection', 'close')
+      // Proxies that buffer answers (nginx) pass this one on as it comes.
+      .header('x-accel-buffering', 'no');
+    if (request.method === 'HEAD') return reply.send('');
+    let first: Awaited<ReturnType<typeof streams.begin>>;
+    try {
+      first = await streams.begin(filter, lastEventId, lastEventId ? undefined : (filter.start ?? undefined));
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw badLastEventId();
+      throw error;
+    }
+    return reply.send(streams.frames(filter, first, reply.raw));
+  }
+
+  app.get(
+    '/gatewayevents/accounts/:accountId/stream',
+    {
+      config: ACCOUNT_ACCESS,
+      schema: {
+        tags,
+        summary: "The account's events as they are stored (server-sent events).",
+        description: description(
+          "The events of every facility of the token's own account (any other account: 404); facilityIds narrows " +
+            'them',
+        ),
+        params: AccountParams,
+        querystring: AccountStreamQuery,
+        headers: StreamHeaders,
+        response: streamResponse(heartbeatSeconds),
+      },
+    },
+    async (request, reply) => stream(request, reply, accountScope(request.params.accountId), request.query),
+  );
+
+  app.get(
+    '/gatewayevents/facilities/:facilityId/stream',
+    {
+      config: FACILITY_ACCESS,
+      schema: {
+        tags,
+        summary: "A facility's events as they are stored (server-sent events).",
+        description: description("The events of one facility of the token's account (any other: 404)"),
+        params: FacilityParams,
+        querystring: FacilityStreamQuery,
+        headers: StreamHeaders,
+        response: streamResponse(heartbeatSeconds),
+      },
+    },
+    async (request, reply) => stream(request, reply, facilityScope(request), request.query),
+  );
+};

@@ -1,0 +1,243 @@
+// The live stream (SPEC §6.4): each event of the filter as it is stored, as server-sent events
+// (sse.ts), `id:` its tail cursor (tail.ts), so that a client that reconnects with Last-Event-ID
+// continues exactly after the last event it received.
+//
+// A stream reads when the event-stored signal names its account (and facility) — at once, on any
+// instance (signals.ts) — and also every `pollMs` without one, in case a notification was lost (a
+// listener reconnecting, a database failover). Between reads it holds no database connection.
+// Memory per connection is bounded by back-pressure: the frames are pulled by the response (one
+// batch of at most `batch` events at a time), so a slow client slows its own stream and nothing
+// piles up in memory; a client that reads nothing at all for `stallMs` while its buffers are full is
+// dropped (it reconnects with Last-Event-ID and misses nothing). On shutdown every stream ends at once
+// (beginClosing): the server's close does not wait for them, and clients reconnect elsewhere.
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type pino from 'pino';
+import type { EventFilter } from './query.ts';
+import { eventJson } from './render.ts';
+import type { EventSignals } from './signals.ts';
+import { sseComment, sseEvent, sseRetry } from './sse.ts';
+import type { EventStore } from './store.ts';
+import type { EntityId } from '../ids.ts';
+
+export interface StreamSettings {
+  /** A comment after this long without a write, so that proxies keep the connection (SPEC: 15 s). */
+  heartbeatMs: number;
+  /** A read after this long without one, even without a signal. */
+  pollMs: number;
+  /** Events per read (and per write). */
+  batch: number;
+  /** A client whose buffers stay full this long is dropped. */
+  stallMs: number;
+  /** What the client is told to wait before it reconnects (the `retry:` field). */
+  retryMs: number;
+}
+
+export const STREAM_DEFAULTS: StreamSettings = {
+  heartbeatMs: 15_000,
+  pollMs: 5_000,
+  batch: 100,
+  stallMs: 60_000,
+  retryMs: 1_000,
+};
+
+type TailBatch = Awaited<ReturnType<EventStore['tail']>>;
+
+interface OpenStream {
+  response: ServerResponse;
+  stop: AbortController;
+  /** Since when the response's buffer has been full (null: it drains). */
+  stalledSince: number | null;
+  ended: Promise<void>;
+}
+
+/** Whether a batch stored for (account, facility) may hold events of the filter. */
+export function concerns(filter: EventFilter, accountId: EntityId, facilityId: EntityId): boolean {
+  if (filter.scope.accountId !== accountId) return false;
+  if (filter.scope.kind === 'facility' && filter.scope.facilityId !== facilityId) return false;
+  return filter.facilityIds === null || filter.facilityIds.includes(facilityId);
+}
+
+export class LiveStreams {
+  /** Live settings: a stream reads them on each step (tests shorten them). */
+  readonly settings: StreamSettings;
+  private readonly streams = new Set<OpenStream>();
+  private closing = false;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly signals: EventSignals,
+    private readonly logger: pino.Logger,
+    settings: Partial<StreamSettings> = {},
+  ) {
+    this.settings = { ...STREAM_DEFAULTS, ...settings };
+  }
+
+  /** Streams open now. */
+  get open(): number {
+    return this.streams.size;
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /**
+   * The first read of a stream: after `lastEventId` when the client sends one, else from now, or
+   * from `since` (every retained event that occurred since, then everything stored later). It runs
+   * before any byte of the answer: a Last-Event-ID that is not a cursor of this filter throws
+   * InvalidCursorError here, and the route answers 400.
+   */
+  async begin(filter: EventFilter, lastEventId: string | undefined, since?: number): Promise<TailBatch> {
+    const cursor = lastEventId ?? (await this.store.tailStart(filter, since));
+    return this.store.tail(filter, cursor, this.settings.batch);
+  }
+
+  /**
+   * The stream's text, from the first read on, for `response`: a Readable pulled by the response
+   * (back-pressure). It ends when the client goes, or when the service closes.
+   */
+  frames(filter: EventFilter, first: TailBatch, response: ServerResponse): Readable {
+    const stop = new AbortController();
+    let ended!: () => void;
+    const open: OpenStream = {
+      response,
+      stop,
+      stalledSince: null,
+      ended: new Promise((resolve) => (ended = resolve)),
+    };
+    if (this.closing) stop.abort();
+    this.streams.add(open);
+    this.sweepWhileOpen();
+    response.once('close', () => stop.abort());
+    // A client that drains at all is not stalled, whatever the sweeps happened to see.
+    response.on('drain', () => {
+      open.stalledSince = null;
+    });
+    const readable = Readable.from(this.run(filter, first, stop.signal), { objectMode: true, highWaterMark: 1 });
+    readable.once('close', () => {
+      this.streams.delete(open);
+      ended();
+    });
+    return readable;
+  }
+
+  private async *run(filter: EventFilter, first: TailBatch, stop: AbortSignal): AsyncGenerator<string> {
+    const { settings } = this;
+    let woken = false;
+    let wake: (() => void) | null = null;
+    const rouse = () => {
+      woken = true;
+      wake?.();
+    };
+    const unsubscribe = this.signals.onStored((accountId, facilityId) => {
+      if (concerns(filter, accountId, facilityId)) rouse();
+    });
+    // Notifications sent while the listener was away are lost: look again.
+    const unsubscribeReconnect = this.signals.onReconnected(rouse);
+    const onStop = () => wake?.();
+    stop.addEventListener('abort', onStop);
+    try {
+      // Sent at once, so the client knows the stream is open before the first event.
+      yield sseRetry(settings.retryMs) + sseComment('stream open');
+      let lastWrite = Date.now();
+      let lastRead = Date.now();
+      let batch = first;
+      for (;;) {
+        if (batch.events.length > 0) {
+          let text = '';
+          for (const { row, cursor } of batch.events) text += sseEvent(cursor, eventJson(row));
+          yield text;
+          lastWrite = Date.now();
+        }
+        if (stop.aborted) return;
+        // A full batch: the walk has more at once. Otherwise wait for a signal, the poll, or the heartbeat.
+        if (batch.events.length < settings.batch) {
+          while (!woken && !stop.aborted) {
+            const now = Date.now();
+            const heartbeatAt = lastWrite + settings.heartbeatMs;
+            const pollAt = lastRead + settings.pollMs;
+            if (now >= heartbeatAt) {
+              yield sseComment('keep-alive');
+              lastWrite = Date.now();
+              continue;
+            }
+            if (now >= pollAt) break;
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, Math.min(heartbeatAt, pollAt) - now);
+              wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+            wake = null;
+          }
+          if (stop.aborted) return;
+        }
+        // A signal during this read is not lost: it sets `woken` again, and the next step reads at once.
+        woken = false;
+        lastRead = Date.now();
+        try {
+          batch = await this.store.tail(filter, batch.cursor, settings.batch);
+        } catch (error) {
+          // The database failed: end the stream; the client reconnects after its last event.
+          if (!stop.aborted) this.logger.warn({ err: error }, 'a live event stream ended: its read failed');
+          return;
+        }
+      }
+    } finally {
+      unsubscribe();
+      unsubscribeReconnect();
+      stop.removeEventListener('abort', onStop);
+    }
+  }
+
+  /** While streams are open: drops a client whose buffers stay full for stallMs. */
+  private sweepWhileOpen(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const open of this.streams) {
+          if (!open.response.writableNeedDrain) open.stalledSince = null;
+          else if (open.stalledSince === null) open.stalledSince = now;
+          else if (now - open.stalledSince >= this.settings.stallMs) {
+            this.logger.info(
+              { stalledMs: now - open.stalledSince },
+              'a live event stream dropped: its client reads nothing',
+            );
+            open.response.destroy();
+          }
+        }
+        if (this.streams.size === 0 && this.sweeper) {
+          clearInterval(this.sweeper);
+          this.sweeper = null;
+        }
+      },
+      Math.max(100, Math.min(5_000, this.settings.stallMs / 4)),
+    );
+    this.sweeper.unref();
+  }
+
+  /**
+   * Ends every stream and refuses new ones (shutdown, before the HTTP server waits for its
+   * requests). A stream whose client does not take its last bytes within `graceMs` is cut.
+   */
+  async beginClosing(graceMs = 1_000): Promise<void> {
+    this.closing = true;
+    const open = [...this.streams];
+    for (const stream of open) stream.stop.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.all(open.map((stream) => stream.ended)), grace]);
+    clearTimeout(timer);
+    for (const stream of open) if (this.streams.has(stream)) stream.response.destroy();
+  }
+
+  async close(): Promise<void> {
+    await this.beginClosing(0);
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+}

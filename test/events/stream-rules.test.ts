@@ -1,0 +1,116 @@
+// The pure parts of the live stream, without a database or HTTP: the tail's steps through the
+// cursor walk (tail.ts), the SSE framing (sse.ts), which signals concern a stream, and the
+// event-stored payload.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../../src/events/cursor.ts';
+import type { EventFilter } from '../../src/events/query.ts';
+import { parseStoredPayload, storedPayload } from '../../src/events/signals.ts';
+import { sseComment, sseEvent, sseRetry } from '../../src/events/sse.ts';
+import { concerns } from '../../src/events/stream.ts';
+import { exhausted, hasPhaseLeft, nextPhase, stateAfter, tailStartState } from '../../src/events/tail.ts';
+import { parseFrames } from './sse-client.ts';
+
+const fingerprint = queryFingerprint({ scope: 'a:1', sort: 'asc' });
+
+describe('the tail through the cursor walk', () => {
+  it('starts from now with an empty phase at the horizon: nothing to read, only later phases', () => {
+    const start = tailStartState(fingerprint, 500);
+    assert.deepEqual({ lo: start.lo, hi: start.hi, after: start.after }, { lo: 500, hi: 500, after: null });
+    assert.equal(hasPhaseLeft(start), false);
+    assert.equal(nextPhase(start, 500), null);
+    assert.equal(
+      nextPhase(start, 499),
+      null,
+      'a horizon below the phase (another database’s session ending) is nothing new',
+    );
+    assert.deepEqual(
+      { ...nextPhase(start, 510)!, fingerprint: null },
+      { ...start, lo: 500, hi: 510, after: null, fingerprint: null },
+    );
+  });
+
+  it('starts from `since` with every committed event, positioned just before `since`', () => {
+    const since = Date.UTC(2026, 10, 1);
+    const start = tailStartState(fingerprint, 500, since);
+    assert.deepEqual(
+      { lo: start.lo, hi: start.hi, after: start.after },
+      { lo: 0, hi: 500, after: { occurredAt: since, seq: 0 } },
+    );
+    assert.equal(hasPhaseLeft(start), true);
+  });
+
+  it('moves after each event, and an exhausted phase becomes the empty phase at its top', () => {
+    const phase = { ...tailStartState(fingerprint, 500), lo: 500, hi: 520 };
+    const moved = stateAfter(phase, { occurred_ms: 1_700_000_000_000, seq: 42 });
+    assert.deepEqual(moved.after, { occurredAt: 1_700_000_000_000, seq: 42 });
+    assert.deepEqual([moved.lo, moved.hi], [500, 520]);
+    const done = exhausted(moved);
+    assert.deepEqual({ lo: done.lo, hi: done.hi, after: done.after }, { lo: 520, hi: 520, after: null });
+    assert.equal(hasPhaseLeft(done), false);
+    assert.equal(nextPhase(done, 530)!.lo, 520);
+  });
+
+  it('is a cursor like any other: it round-trips through the codec, and only for its own query', () => {
+    const key = randomBytes(32);
+    const state = stateAfter(tailStartState(fingerprint, 7, 1_000), { occurred_ms: 2_000, seq: 3 });
+    const decoded = decodeCursor(encodeCursor(state, key), key, fingerprint);
+    assert.deepEqual(decoded, state);
+    assert.throws(() => decodeCursor(encodeCursor(state, key), key, queryFingerprint({ scope: 'a:1', sort: 'desc' })));
+  });
+});
+
+describe('server-sent events framing', () => {
+  it('writes an event as id and one data line, a comment and a retry; a client parses them back', () => {
+    const text =
+      sseRetry(1000) + sseComment('stream open') + sseEvent('abc_-1', '{"details":"a\\nb"}') + sseComment('keep-alive');
+    assert.equal(text, 'retry: 1000\n\n: stream open\n\nid: abc_-1\ndata: {"details":"a\\nb"}\n\n: keep-alive\n\n');
+    assert.deepEqual(parseFrames(text).frames, [
+      { retry: 1000 },
+      { comment: 'stream open' },
+      { id: 'abc_-1', data: '{"details":"a\\nb"}' },
+      { comment: 'keep-alive' },
+    ]);
+  });
+
+  it('refuses a field with a line break (it would end the field early), and flattens a comment', () => {
+    assert.throws(() => sseEvent('a\nb', '{}'));
+    assert.throws(() => sseEvent('a', '{\r}'));
+    assert.equal(sseComment('one\r\ntwo'), ': one two\n\n');
+  });
+});
+
+describe('which stored batches concern a stream', () => {
+  const account: EventFilter = {
+    scope: { kind: 'account', accountId: 1 },
+    facilityIds: null,
+    eventTypes: null,
+    unitIds: null,
+    visitorIds: null,
+    start: null,
+    end: null,
+    sort: 'asc',
+  };
+  it("an account stream: its account's batches, narrowed by facilityIds", () => {
+    assert.equal(concerns(account, 1, 10), true);
+    assert.equal(concerns(account, 2, 10), false);
+    assert.equal(concerns({ ...account, facilityIds: [11] }, 1, 10), false);
+    assert.equal(concerns({ ...account, facilityIds: [10, 11] }, 1, 10), true);
+  });
+  it("a facility stream: its facility's batches only", () => {
+    const facility: EventFilter = { ...account, scope: { kind: 'facility', facilityId: 10, accountId: 1 } };
+    assert.equal(concerns(facility, 1, 10), true);
+    assert.equal(concerns(facility, 1, 11), false);
+    assert.equal(concerns(facility, 2, 10), false);
+  });
+});
+
+describe('the event-stored payload', () => {
+  it('is <accountId>:<facilityId>, with the sending instance when there is one', () => {
+    assert.equal(storedPayload(1, 2), '1:2');
+    assert.deepEqual(parseStoredPayload('1:2'), { accountId: 1, facilityId: 2, instance: null });
+    assert.deepEqual(parseStoredPayload(storedPayload(3, 4, 'abc')), { accountId: 3, facilityId: 4, instance: 'abc' });
+    for (const bad of ['', '1', 'x:2', '1:-2', '1:2:a:b', '0:1']) assert.equal(parseStoredPayload(bad), null, bad);
+  });
+});
