@@ -103,6 +103,11 @@ export async function startServices(config: Config, logger: pino.Logger, options
       },
     });
     opened.push(() => push.close());
+    // An account's events (and the acknowledgements they carry) committed here or on another
+    // instance: its lanes are worked at once, not at the next sweep. A lost notification (the
+    // listener reconnecting) is covered by the sweep.
+    const stopKicking = events.signals.onStored((accountId) => push.eventsStored(accountId));
+    opened.push(stopKicking);
 
     const services: Services = {
       config,

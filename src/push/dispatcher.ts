@@ -26,18 +26,21 @@ export class Dispatcher {
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping = false;
   private closed = false;
+  /** Kicks before start (a one-shot command, a test without workers) are ignored: the sweep finds the work later. */
+  private started = false;
   private readonly idle = new Set<() => void>();
 
   constructor(private readonly options: DispatcherOptions) {}
 
   start(): void {
+    this.started = true;
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepMs);
     this.sweepTimer.unref();
   }
 
   /** Works the lane soon (now, or after the turn in progress). */
   kick(id: EntityId): void {
-    if (this.closed) return;
+    if (this.closed || !this.started) return;
     const run = this.running.get(id);
     if (run) {
       run.again = true;

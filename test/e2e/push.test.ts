@@ -1,6 +1,7 @@
 // Push end to end, with the real server process: a PMS subscribes, receives signed deliveries and
 // verifies them with the Standard Webhooks library; a receiver that fails then recovers gets
-// everything; and a SIGKILL of the server with deliveries pending loses none after the restart.
+// everything; a SIGKILL of the server with deliveries pending loses none after the restart; and the
+// live stream, cut by the kill, resumes exactly after the last event it gave (Last-Event-ID).
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -8,6 +9,7 @@ import { eventually, http, provisionThroughAdmin, tokenFor } from '../helpers/e2
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { openStream } from '../events/sse-client.ts';
 
 let database: TestDatabase;
 let server: ServerProcess;
@@ -33,7 +35,7 @@ function eventIds(r: Receiver, secret: string): string[] {
   });
 }
 
-it('delivers every acknowledged event, signed, across a failing receiver and a SIGKILL', async () => {
+it('delivers every acknowledged event, signed, across a failing receiver and a SIGKILL; the stream resumes exactly', async () => {
   const { account, gateway, pms } = await provisionThroughAdmin(server.url, database, 'Push E2E');
   const controller = await tokenFor(server.url, {
     grant_type: 'client_credentials',
@@ -51,6 +53,9 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
   };
   const steadySub = await subscribe(steady.url);
   const flakySub = await subscribe(flaky.url);
+  const streamUrl = `${server.url}/gatewayevents/accounts/${account.id}/stream`;
+  const stream = await openStream(streamUrl, pms);
+  assert.equal(stream.status, 200);
 
   let n = 0;
   const post = async (count: number) => {
@@ -89,17 +94,31 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
   assert.deepEqual(eventIds(flaky, flakySub.secret), expected);
   assert.ok(flaky.attempts > flaky.received.length, 'the flaky receiver did fail first');
 
+  await stream.waitForEvents(200);
+
   // Both receivers go down; the controller's events are acknowledged; the server is killed.
   steady.behave({ kind: 'status', status: 503 });
   flaky.behave({ kind: 'status', status: 503 });
   for (let b = 0; b < 5; b++) await post(60);
+  // The stream may have seen some of the new events before the kill: it resumes after the last it gave.
   assert.equal(await server.kill('SIGKILL'), 'SIGKILL');
+  await stream.ended;
+  const before = stream.events();
   steady.behave({ kind: 'ok' });
   flaky.behave({ kind: 'ok' });
   server = await startServerProcess(env);
 
   expected = await storedIds();
   assert.equal(expected.length, 500);
+  const resumed = await openStream(`${server.url}/gatewayevents/accounts/${account.id}/stream`, pms, {
+    'last-event-id': before.at(-1)!.id,
+  });
+  assert.equal(resumed.status, 200);
+  const rest = await resumed.waitForEvents(500 - before.length, 30_000);
+  resumed.close();
+  const streamed = [...before, ...rest].map((e) => e.event.id);
+  assert.equal(streamed.length, 500, 'nothing repeated');
+  assert.deepEqual([...streamed].sort(), [...expected].sort(), 'nothing missed');
   await eventually('the steady receiver has every event after the restart', async () =>
     new Set(eventIds(steady, steadySub.secret)).size >= 500 ? true : null,
   );
