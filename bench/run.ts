@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   commands: () => import('./commands.ts'),
   'stuck-database': () => import('./stuck-database.ts'),
   'ingest-parts': () => import('./ingest-parts.ts'),
+  push: () => import('./push.ts'),
 };
 
 const name = process.argv[2];
