@@ -29,6 +29,8 @@
 //   BENCH_EVENTS         events per phase (100000); BENCH_CONTROLLERS (200); BENCH_BATCH (3)
 //   BENCH_BASELINE_POSTS plain POSTs of the delivery baseline (10000)
 //   BENCH_DRAIN_SECONDS  how long to wait for the receivers after the last ingest (900)
+//   BENCH_TRACE          a file prefix: the first healthy receiver's deliveries (arrival, events, oldest and newest commit)
+//   BENCH_SERVER_PROFILE_DIR  the server's main thread is profiled into that directory (cpu-profile.mjs)
 import type { EntityId } from '../src/ids.ts';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -54,6 +56,8 @@ const CONTROLLERS = Number(process.env.BENCH_CONTROLLERS ?? 200);
 const BATCH = Number(process.env.BENCH_BATCH ?? 3);
 const BASELINE_POSTS = Number(process.env.BENCH_BASELINE_POSTS ?? 10_000);
 const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 900);
+const PROFILE_DIR = process.env.BENCH_SERVER_PROFILE_DIR;
+const TRACE = process.env.BENCH_TRACE;
 const HEALTHY = 9;
 const TYPES = [18, 18, 18, 15, 33, 34, 10];
 const STREAM_ROUTE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/events/routes/stream.ts');
@@ -111,6 +115,9 @@ interface HealthyReceiver {
   arrivals: Map<string, number>;
   duplicates: number;
   deliveries: number;
+  /** When each delivery arrived (performance.now()), and its event keys. */
+  deliveredAt: number[];
+  trace: { at: number; keys: string[] }[];
   rejected: number;
   /** The last delivery as received (the baseline's body). */
   last: { body: string; headers: http.IncomingHttpHeaders } | null;
@@ -131,6 +138,8 @@ async function startHealthyReceiver(): Promise<HealthyReceiver> {
     arrivals: new Map(),
     duplicates: 0,
     deliveries: 0,
+    deliveredAt: [],
+    trace: [],
     rejected: 0,
     last: null,
     close: async () => {},
@@ -157,6 +166,8 @@ async function startHealthyReceiver(): Promise<HealthyReceiver> {
         return;
       }
       receiver.deliveries++;
+      receiver.deliveredAt.push(at);
+      if (TRACE) receiver.trace.push({ at, keys: (payload.data.events ?? []).map((e) => e.details) });
       receiver.last = { body, headers: req.headers };
       for (const event of payload.data.events ?? []) {
         if (receiver.arrivals.has(event.details)) receiver.duplicates++;
@@ -207,6 +218,7 @@ interface Provisioned {
   accountId: EntityId;
   facilities: { id: EntityId; gateway: { clientId: string; clientSecret: string } }[];
   pms: { clientId: string; clientSecret: string; apiKey: string; apiSecret: string };
+  operator: { clientId: string; clientSecret: string };
 }
 
 async function inParallel<T, R>(items: T[], width: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -230,6 +242,7 @@ async function provision(env: Record<string, string>): Promise<Provisioned> {
     const account = await admin.createAccount(db, { name: 'Bench Storage' });
     const app = await admin.createApplication(db, { name: 'Bench PMS' });
     const key = await admin.createAccountKey(db, { accountId: account.id, clientId: app.clientId });
+    const operator = await admin.createApplication(db, { name: 'Bench operator', operator: true });
     const facilities = await inParallel([...Array(CONTROLLERS).keys()], 4, async (i) => {
       const facility = await admin.createFacility(db, {
         accountId: account.id,
@@ -242,6 +255,7 @@ async function provision(env: Record<string, string>): Promise<Provisioned> {
       accountId: account.id,
       facilities,
       pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret },
+      operator: { clientId: operator.clientId, clientSecret: operator.clientSecret },
     };
   } finally {
     await database.close();
@@ -397,10 +411,12 @@ interface Result {
   without: Ingest;
   with: Ingest;
   cpu: { without: { server: number; database: number }; with: { server: number; database: number } };
-  latency: { pairs: number; missing: number; p50: number; p99: number; max: number };
+  latency: { pairs: number; missing: number; p50: number; p99: number; max: number; byQuarter: number[] };
   drainSeconds: number | null;
   duplicates: number;
   deliveries: number;
+  /** First delivery after B began (s, median over the receivers); the gap between a lane's deliveries (ms, p50) during and after the ingest. */
+  lane: { firstAfter: number; gapDuring: number; gapAfter: number };
   rejected: number;
   deadAttempts: number;
   attempts: { delivered: { count: number; seconds: number }; failed: { count: number; seconds: number } };
@@ -410,8 +426,10 @@ interface Result {
 }
 
 /** The attempt histogram's count and sum per outcome, from /metrics. */
-async function attemptMetrics(server: ServerProcess) {
-  const text = (await request(`${server.url}/metrics`).then((r) => r.body.text())) as string;
+async function attemptMetrics(server: ServerProcess, operatorToken: string) {
+  const text = (await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${operatorToken}` } }).then(
+    (r) => r.body.text(),
+  )) as string;
   const pick = (name: string, outcome: string) =>
     Number(new RegExp(`^${name}\\{outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return {
@@ -432,9 +450,18 @@ async function runTarget(target: string): Promise<Result> {
   const env = {
     ...db.env,
     OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-    RATE_LIMIT_PER_MINUTE: '100000000',
+    RATE_LIMIT_PER_MINUTE: '10000000',
     TOKEN_TTL_SECONDS: '86400',
     REDIS_URL: '',
+  };
+  const serverEnv = {
+    ...env,
+    ...(PROFILE_DIR
+      ? {
+          BENCH_SERVER_PROFILE_DIR: PROFILE_DIR,
+          NODE_OPTIONS: `--import=${new URL('./cpu-profile.mjs', import.meta.url).pathname}`,
+        }
+      : {}),
   };
   const healthy = await Promise.all(Array.from({ length: HEALTHY }, startHealthyReceiver));
   const dead = await startDeadReceiver();
@@ -442,7 +469,7 @@ async function runTarget(target: string): Promise<Result> {
   try {
     log(`${target}: provisioning one account with ${CONTROLLERS} facilities`);
     const provisioned = await provision(env);
-    const server = await startServerProcess(env, 120_000, { quiet: true });
+    const server = await startServerProcess(serverEnv, 120_000, { quiet: true });
     try {
       const tokens = await inParallel(provisioned.facilities, 8, async (f) => {
         const answer = await call(`${server.url}/auth/token`, {
@@ -555,7 +582,61 @@ async function runTarget(target: string): Promise<Result> {
           else latencies[pairs++] = arrived - committed;
         }
       const sorted = latencies.subarray(0, pairs).sort();
-      const attempts = await attemptMetrics(server);
+      // Does the lag grow during the phase (lanes slower than the ingest) or stay put? p50 per quarter of the commits.
+      const firstCommit = withSubs.lastAt - withSubs.seconds * 1000;
+      const quarters = [0, 1, 2, 3].map(() => [] as number[]);
+      for (const receiver of healthy)
+        for (const [key, committed] of commits) {
+          const arrived = receiver.arrivals.get(key);
+          if (arrived === undefined) continue;
+          const q = Math.min(3, Math.max(0, Math.floor(((committed - firstCommit) / (withSubs.seconds * 1000)) * 4)));
+          quarters[q]!.push(arrived - committed);
+        }
+      // A lane's pace: the gap between its deliveries while the ingest runs, and after it (draining alone).
+      const firstAfter: number[] = [];
+      const during: number[] = [];
+      const afterIngest: number[] = [];
+      for (const receiver of healthy) {
+        firstAfter.push(((receiver.deliveredAt[0] ?? Number.NaN) - firstCommit) / 1000);
+        for (let i = 1; i < receiver.deliveredAt.length; i++)
+          (receiver.deliveredAt[i]! <= withSubs.lastAt ? during : afterIngest).push(
+            receiver.deliveredAt[i]! - receiver.deliveredAt[i - 1]!,
+          );
+      }
+      for (const list of [firstAfter, during, afterIngest]) list.sort((a, b) => a - b);
+      const lane = {
+        firstAfter: quantile(firstAfter, 0.5),
+        gapDuring: during.length ? quantile(during, 0.5) : Number.NaN,
+        gapAfter: afterIngest.length ? quantile(afterIngest, 0.5) : Number.NaN,
+      };
+      if (TRACE) {
+        // One line per delivery of the first healthy receiver: arrival, events, oldest and newest commit (s from B's start).
+        const lines = healthy[0]!.trace.map(({ at, keys }) => {
+          const times = keys.map((k) => commits.get(k) ?? Number.NaN);
+          const t = (x: number) => ((x - firstCommit) / 1000).toFixed(2);
+          return `${t(at)} ${keys.length} ${t(Math.min(...times))} ${t(Math.max(...times))}`;
+        });
+        fs.writeFileSync(`${TRACE}.${target}.txt`, `${lines.join('\n')}\n`);
+      }
+      const byQuarter = quarters.map((values) =>
+        values.length
+          ? quantile(
+              values.sort((a, b) => a - b),
+              0.5,
+            )
+          : Number.NaN,
+      );
+      const operatorToken = (
+        await call(`${server.url}/auth/token`, {
+          method: 'POST',
+          form: {
+            grant_type: 'client_credentials',
+            client_id: provisioned.operator.clientId,
+            client_secret: provisioned.operator.clientSecret,
+          },
+        })
+      ).access_token as string;
+      const attempts = await attemptMetrics(server, operatorToken);
 
       // The delivery baseline, server idle but for the dead lane's retries.
       const baseline = await deliveryBaseline(healthy[0]!, secrets[0]!);
@@ -572,10 +653,12 @@ async function runTarget(target: string): Promise<Result> {
           p50: quantile(sorted, 0.5),
           p99: quantile(sorted, 0.99),
           max: pairs > 0 ? sorted[pairs - 1]! : Number.NaN,
+          byQuarter,
         },
         drainSeconds,
         duplicates: healthy.reduce((n, r) => n + r.duplicates, 0),
         deliveries: healthy.reduce((n, r) => n + r.deliveries, 0),
+        lane,
         rejected: healthy.reduce((n, r) => n + r.rejected, 0),
         deadAttempts: dead.attempts(),
         attempts,
@@ -603,7 +686,7 @@ function render(results: Result[], machineLine: string): string {
     const db = r.target === 'postgres' ? 'PostgreSQL 15' : 'embedded';
     return {
       ingest: `| ${db} | ${f0(a)} (${r.without.seconds.toFixed(1)} s; batch p50/p99 ${f0(r.without.p50)} / ${f0(r.without.p99)} ms) | ${f0(b)} (${r.with.seconds.toFixed(1)} s; ${f0(r.with.p50)} / ${f0(r.with.p99)} ms) | **${ratio.toFixed(2)}×** ${ratio >= 0.8 ? 'met' : '**not met**'} | ${f0((r.cpu.without.server / r.without.events) * 1000)} / ${f0((r.cpu.with.server / r.with.events) * 1000)} | ${r.target === 'postgres' ? `${f0((r.cpu.without.database / r.without.events) * 1000)} / ${f0((r.cpu.with.database / r.with.events) * 1000)}` : 'in the server'} | ${r.without.errors + r.with.errors} |`,
-      delivery: `| ${db} | ${ms(r.latency.p50)} / ${ms(r.latency.p99)} / ${ms(r.latency.max)} | ${r.latency.p99 < 2000 && r.latency.missing === 0 ? 'met' : '**not met**'} | ${r.drainSeconds === null ? `not drained in ${DRAIN_SECONDS} s` : r.drainSeconds.toFixed(1)} | ${ms(r.baseline.p50)} / ${ms(r.baseline.p99)} | ${f0(r.latency.pairs)} (${f0(r.latency.missing)} missing) | ${r.duplicates} | ${f0(r.deliveries)} (${(r.latency.pairs / Math.max(1, r.deliveries)).toFixed(1)} events each) | ${r.attempts.delivered.count > 0 ? ms((r.attempts.delivered.seconds / r.attempts.delivered.count) * 1000) : '–'} | ${r.deadAttempts} (${r.attempts.failed.count} failed attempts counted) | ${r.rejected} |`,
+      delivery: `| ${db} | ${ms(r.latency.p50)} / ${ms(r.latency.p99)} / ${ms(r.latency.max)} | ${r.latency.p99 < 2000 && r.latency.missing === 0 ? 'met' : '**not met**'} | ${r.drainSeconds === null ? `not drained in ${DRAIN_SECONDS} s` : r.drainSeconds.toFixed(1)} | ${ms(r.baseline.p50)} / ${ms(r.baseline.p99)} | ${f0(r.latency.pairs)} (${f0(r.latency.missing)} missing) | ${r.duplicates} | ${f0(r.deliveries)} (${(r.latency.pairs / Math.max(1, r.deliveries)).toFixed(1)} events each) | ${r.attempts.delivered.count > 0 ? ms((r.attempts.delivered.seconds / r.attempts.delivered.count) * 1000) : '–'} | ${r.deadAttempts} (${r.attempts.failed.count} failed attempts counted) | ${r.rejected} | ${r.latency.byQuarter.map(ms).join(' / ')} | ${r.lane.firstAfter.toFixed(1)}; ${ms(r.lane.gapDuring)} / ${ms(r.lane.gapAfter)} |`,
       loads: `${db}: ${r.loads.map((l) => l.toFixed(1)).join(' → ')}`,
       stream: r.stream,
     };
@@ -614,8 +697,8 @@ function render(results: Result[], machineLine: string): string {
 |---|---|---|---|---|---|---|
 ${rows.map((r) => r.ingest).join('\n')}
 
-| database | commit → delivery p50 / p99 / max, ms (9 healthy receivers) | p99 < 2 s | drain after last ingest, s | baseline: plain POST + sign + verify, p50 / p99 ms | (event, receiver) pairs | duplicates | deliveries received | server-side attempt mean, ms | dead receiver: attempts | rejected signatures |
-|---|---|---|---|---|---|---|---|---|---|---|
+| database | commit → delivery p50 / p99 / max, ms (9 healthy receivers) | p99 < 2 s | drain after last ingest, s | baseline: plain POST + sign + verify, p50 / p99 ms | (event, receiver) pairs | duplicates | deliveries received | server-side attempt mean, ms | dead receiver: attempts | rejected signatures | p50 by quarter of B's commits, ms | a lane: first delivery after B began, s; gap between its deliveries p50 during / after the ingest, ms |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.map((r) => r.delivery).join('\n')}
 
 SSE, commit → client with 100 open streams: ${rows.some((r) => r.stream) ? rows.map((r) => r.stream ?? 'not measured').join('\n') : `not measured — ${fs.existsSync(STREAM_ROUTE) ? 'bench/stream.ts is not plugged into the STREAM HOOK of bench/push.ts' : 'src/events/routes/stream.ts is not on this branch'} (STREAM HOOK in bench/push.ts).`}
