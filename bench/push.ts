@@ -72,6 +72,7 @@ function quantile(sorted: ArrayLike<number>, q: number): number {
 
 /** CPU milliseconds (user + system, every thread) a process has used so far (USER_HZ = 100). */
 function cpuMs(pid: number): number {
+  if (!fs.existsSync(`/proc/${pid}/stat`)) return Number.NaN;
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
@@ -550,7 +551,17 @@ async function runTarget(target: string): Promise<Result> {
       const deadline = performance.now() + DRAIN_SECONDS * 1000;
       let drainedAt: number | null = null;
       let lastLog = performance.now();
+      let serverExit: number | string | null = null;
+      void server.exited.then((code) => {
+        serverExit = code;
+      });
       for (;;) {
+        if (serverExit !== null) {
+          log(
+            `${target}: THE SERVER EXITED (${serverExit}) while the receivers were behind; its last output:\n${server.output()}`,
+          );
+          break;
+        }
         const behind = healthy.map((r) => commits.size - r.arrivals.size);
         if (behind.every((n) => n <= 0)) {
           drainedAt = 0;
