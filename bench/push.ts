@@ -36,8 +36,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { Agent, Pool, request } from 'undici';
