@@ -33,12 +33,6 @@ export interface Database {
   kind: 'embedded' | 'postgres';
   /** Where it is, fit for a log line: no password. */
   location: string;
-  /**
-   * A second, small set of connections to the same database, with the same settings, for work that
-   * must not queue for a connection behind the requests (the webhook lanes). Closed by its owner,
-   * before this database.
-   */
-  openPool(max: number): { pool: pg.Pool; db: Kysely<Tables>; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -69,21 +63,19 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   if (config.databaseUrl) {
     const driver = await loadDriver();
     const location = describeDatabaseUrl(config.databaseUrl);
-    const newPool = (size: number) =>
-      new driver.pg.Pool({
-        connectionString: config.databaseUrl!,
-        max: size,
-        // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
-        connectionTimeoutMillis: 5000,
-        keepAlive: true,
-        // Sent as startup parameters: each of the pool's sessions carries them from its first statement.
-        statement_timeout: config.databaseStatementTimeoutMs,
-        lock_timeout: config.databaseLockTimeoutMs,
-        idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
-      });
-    const pool = newPool(max);
+    const pool = new driver.pg.Pool({
+      connectionString: config.databaseUrl,
+      max,
+      // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+      // Sent as startup parameters: each of the pool's sessions carries them from its first statement.
+      statement_timeout: config.databaseStatementTimeoutMs,
+      lock_timeout: config.databaseLockTimeoutMs,
+      idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
+    });
     await probe(pool, `PostgreSQL at ${location} (DATABASE_URL)`);
-    return wrap(driver, pool, newPool, 'postgres', location, async () => {});
+    return wrap(driver, pool, 'postgres', location, async () => {});
   }
 
   const layout = dataDirLayout(config.dataDir);
@@ -91,8 +83,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     const driver = await loadDriver();
     const pool = embeddedPool(driver, config.dataDir, Math.min(max, 4));
     await probe(pool, `the running server's database socket ${layout.socketPath}`);
-    const newPool = (size: number) => embeddedPool(driver, config.dataDir, size);
-    return wrap(driver, pool, newPool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
+    return wrap(driver, pool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
   }
 
   const lock = lockDataDir(config.dataDir, options.command);
@@ -127,8 +118,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     lock.release();
     throw error;
   }
-  const newPool = (size: number) => embeddedPool(driver, config.dataDir, size);
-  return wrap(driver, pool, newPool, 'embedded', layout.pgData, async () => {
+  return wrap(driver, pool, 'embedded', layout.pgData, async () => {
     await server.stop();
     lock.release();
   });
@@ -169,7 +159,6 @@ async function probe(pool: pg.Pool, what: string): Promise<void> {
 function wrap(
   { Kysely, PostgresDialect }: Driver,
   pool: pg.Pool,
-  newPool: (max: number) => pg.Pool,
   kind: Database['kind'],
   location: string,
   afterPool: () => Promise<void>,
@@ -183,19 +172,6 @@ function wrap(
     db,
     kind,
     location,
-    openPool(max) {
-      const extra = newPool(max);
-      extra.on('error', () => {});
-      const extraDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: extra }) });
-      return {
-        pool: extra,
-        db: extraDb,
-        async close() {
-          await extraDb.destroy();
-          if (!extra.ended) await extra.end();
-        },
-      };
-    },
     close() {
       closing ??= (async () => {
         await db.destroy();

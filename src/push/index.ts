@@ -53,14 +53,10 @@ export interface Push {
 }
 
 const CONCURRENCY = 32;
-const LANE_CONNECTIONS = 4;
 
 export async function createPush(deps: PushDeps): Promise<Push> {
   const { database, config, logger } = deps;
-  const { db } = database;
-  // The lanes' own connections: under a busy ingest, a lane's dozen statements a delivery must not
-  // each queue for one of the requests' connections (the benchmark's lanes waited 1.7 s a delivery).
-  const lanes = database.openPool(LANE_CONNECTIONS);
+  const { db, pool } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
   const fetcher = new SafeFetcher({
     allowHosts: config.outboundAllowHosts,
@@ -69,7 +65,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     maxRedirects: 0,
     userAgent: 'Gatehouse-Webhooks/1.0',
   });
-  const cursorKey = await loadCursorKey(database.pool);
+  const cursorKey = await loadCursorKey(pool);
   // The account's lanes the event signal kicks; kept by the sweep and by this instance's changes.
   let lanesOfAccount = new Map<EntityId, EntityId[]>();
   const refreshLanes = async () => {
@@ -85,8 +81,8 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     async work(id) {
       const result = await workLane(
         {
-          db: lanes.db,
-          pool: lanes.pool,
+          db,
+          pool,
           fetcher,
           logger,
           cursorKey,
@@ -104,7 +100,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     },
     async due() {
       await refreshLanes();
-      return repo.dueLanes(lanes.db, 1000);
+      return repo.dueLanes(db, 1000);
     },
     async scheduleRetry(id, at) {
       await deps.jobs.send(PUSH_JOBS.retry, { subscriptionId: id }, { startAfter: at });
@@ -131,7 +127,6 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     async close() {
       await dispatcher.close();
       await fetcher.close();
-      await lanes.close();
     },
   };
 }
