@@ -1,8 +1,9 @@
 // The push face's SQL: subscriptions, the lanes' lease and positions, deliveries.
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Owner, Topic } from './rules.ts';
+import type { WebhookDeliveriesTable } from './tables.ts';
 import type { EventSlice, LaneSubscription } from './sources.ts';
 
 export interface SubscriptionRow extends LaneSubscription {
@@ -189,26 +190,8 @@ export async function releaseLane(db: Db, id: EntityId, nextAttemptAt: Date | nu
              where id = ${id}::int8`.execute(db);
 }
 
-export interface DeliveryRow {
-  id: string;
-  subscription_id: EntityId;
-  seq: number;
-  type: string;
-  created_at: Date;
-  body: string | null;
-  events_lo: number | null;
-  events_hi: number | null;
-  events_after_ms: number | null;
-  events_after_seq: number | null;
-  events_count: number | null;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  next_attempt_at: Date;
-  last_attempt_at: Date | null;
-  response_status: number | null;
-  last_error: string | null;
-  delivered_at: Date | null;
-}
+/** A delivery as stored (tables.ts). */
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 export const sliceOf = (d: DeliveryRow): EventSlice | null =>
   d.events_count === null
