@@ -47,6 +47,7 @@ import { EXACT_TOTAL_CAP } from '../src/events/limits.ts';
 import { maskCode } from '../src/events/judge.ts';
 import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
+import { cpuMeter } from './load.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
@@ -159,44 +160,6 @@ const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 function rssMiB(pid: number, field = 'VmRSS'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024);
-}
-
-/** CPU milliseconds (user + system, every thread) a process has used so far, from /proc (USER_HZ = 100). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/**
- * Samples the CPU time of the server process and of the database's backends (PostgreSQL: the
- * processes serving this database) until stopped: CPU per event is steadier than events/s on a
- * machine shared with other work.
- */
-function cpuMeter(serverPid: number, backendPids: (() => Promise<number[]>) | null) {
-  const server0 = cpuMs(serverPid);
-  const backends = new Map<number, { first: number; last: number }>();
-  const sample = async () => {
-    for (const pid of backendPids ? await backendPids() : []) {
-      try {
-        const now = cpuMs(pid);
-        const seen = backends.get(pid);
-        if (seen) seen.last = now;
-        else backends.set(pid, { first: now, last: now });
-      } catch {
-        /* the backend ended */
-      }
-    }
-  };
-  const started = sample();
-  const timer = setInterval(() => void sample().catch(() => {}), 250);
-  return async () => {
-    await started;
-    clearInterval(timer);
-    await sample();
-    let database = 0;
-    for (const { first, last } of backends.values()) database += last - first;
-    return { server: cpuMs(serverPid) - server0, database };
-  };
 }
 
 function runPsql(connection: string, sql: string, input?: Iterable<string>): Promise<{ ms: number; bytes: number }> {

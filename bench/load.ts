@@ -1,5 +1,7 @@
 // A small closed-loop HTTP load generator: `connections` requests in flight for `seconds`,
-// reporting requests/s and latency percentiles. Used by the benchmarks.
+// reporting requests/s and latency percentiles; and the CPU meter of a server and its database's
+// backends. Used by the benchmarks.
+import fs from 'node:fs';
 import { Pool } from 'undici';
 
 export interface LoadResult {
@@ -64,3 +66,42 @@ export const machine = async () => {
   const os = await import('node:os');
   return `${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 };
+
+/** CPU milliseconds (user + system, every thread) a process has used so far, from /proc (USER_HZ = 100); throws when it is gone. */
+export function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Samples the CPU time of the server process and of the database's backends (PostgreSQL: the
+ * processes serving this database) until stopped: CPU per event is steadier than events/s on a
+ * machine shared with other work. A server that exited meanwhile reads NaN.
+ */
+export function cpuMeter(serverPid: number, backendPids: (() => Promise<number[]>) | null) {
+  const server0 = cpuMs(serverPid);
+  const backends = new Map<number, { first: number; last: number }>();
+  const sample = async () => {
+    for (const pid of backendPids ? await backendPids() : []) {
+      try {
+        const now = cpuMs(pid);
+        const seen = backends.get(pid);
+        if (seen) seen.last = now;
+        else backends.set(pid, { first: now, last: now });
+      } catch {
+        /* the backend ended */
+      }
+    }
+  };
+  const started = sample();
+  const timer = setInterval(() => void sample().catch(() => {}), 250);
+  return async () => {
+    await started;
+    clearInterval(timer);
+    await sample();
+    let database = 0;
+    for (const { first, last } of backends.values()) database += last - first;
+    const server = fs.existsSync(`/proc/${serverPid}/stat`) ? cpuMs(serverPid) - server0 : Number.NaN;
+    return { server, database };
+  };
+}

@@ -45,7 +45,7 @@ import { migrate } from '../src/db/migrate.ts';
 import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { benchDatabase } from './fleet.ts';
-import { machine } from './load.ts';
+import { cpuMeter, machine } from './load.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
@@ -65,41 +65,6 @@ const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function quantile(sorted: ArrayLike<number>, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-/** CPU milliseconds (user + system, every thread) a process has used so far (USER_HZ = 100). */
-function cpuMs(pid: number): number {
-  if (!fs.existsSync(`/proc/${pid}/stat`)) return Number.NaN;
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** Samples the server's CPU and (PostgreSQL) its database backends' until stopped. */
-function cpuMeter(serverPid: number, backendPids: (() => Promise<number[]>) | null) {
-  const server0 = cpuMs(serverPid);
-  const backends = new Map<number, { first: number; last: number }>();
-  const sample = async () => {
-    for (const pid of backendPids ? await backendPids() : []) {
-      try {
-        const now = cpuMs(pid);
-        const seen = backends.get(pid);
-        if (seen) seen.last = now;
-        else backends.set(pid, { first: now, last: now });
-      } catch {
-        /* the backend ended */
-      }
-    }
-  };
-  const started = sample();
-  const timer = setInterval(() => void sample().catch(() => {}), 250);
-  return async () => {
-    await started;
-    clearInterval(timer);
-    await sample();
-    let database = 0;
-    for (const { first, last } of backends.values()) database += last - first;
-    return { server: cpuMs(serverPid) - server0, database };
-  };
 }
 
 // ---- Receivers ----
