@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { BIN, runCli, startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
-import { machine } from './load.ts';
+import { call, inParallel, machine } from './load.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
@@ -44,38 +44,9 @@ interface Stretch {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
-async function json(
-  url: string,
-  init: { method?: string; token?: string; body?: unknown; form?: Record<string, string> },
-) {
-  const response = await request(url, {
-    method: (init.method ?? 'GET') as 'GET',
-    headers: {
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json',
-    },
-    body: init.form ? new URLSearchParams(init.form).toString() : init.body ? JSON.stringify(init.body) : undefined,
-  });
-  const body = (await response.body.json()) as any;
-  if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** Runs `work` over `items`, `width` at a time. */
-async function inParallel<T, R>(items: T[], width: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!, i);
-    }),
-  );
-  return results;
-}
-
 /** Gateway tokens of `CONTROLLERS` facilities: in one account, or one account each. */
 async function provisionFleet(server: ServerProcess, operator: string, shape: 'one' | 'spread'): Promise<string[]> {
-  const admin = (url: string, body: unknown) => json(`${server.url}${url}`, { method: 'POST', token: operator, body });
+  const admin = (url: string, body: unknown) => call(`${server.url}${url}`, { method: 'POST', token: operator, body });
   const one = shape === 'one' ? await admin('/admin/accounts', { name: 'One large operator' }) : null;
   return inParallel(Array.from({ length: CONTROLLERS }), 4, async (_, i) => {
     const account = one ?? (await admin('/admin/accounts', { name: `Small operator ${i + 1}` }));
@@ -85,7 +56,7 @@ async function provisionFleet(server: ServerProcess, operator: string, shape: 'o
       timeZone: 'America/Denver',
     });
     const gateway = await admin('/admin/gateways', { facilityId: facility.id });
-    const token = await json(`${server.url}/auth/token`, {
+    const token = await call(`${server.url}/auth/token`, {
       method: 'POST',
       form: { grant_type: 'client_credentials', client_id: gateway.clientId, client_secret: gateway.clientSecret },
     });
@@ -196,7 +167,7 @@ async function withServer<T>(
     const server = await startServerProcess(env, 120_000, { quiet: true, bin });
     try {
       const operator = (
-        await json(`${server.url}/auth/token`, {
+        await call(`${server.url}/auth/token`, {
           method: 'POST',
           form: { grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret },
         })

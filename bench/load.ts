@@ -2,7 +2,7 @@
 // reporting requests/s and latency percentiles; and the CPU meter of a server and its database's
 // backends. Used by the benchmarks.
 import fs from 'node:fs';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 
 export interface LoadResult {
   requests: number;
@@ -104,4 +104,38 @@ export function cpuMeter(serverPid: number, backendPids: (() => Promise<number[]
     const server = fs.existsSync(`/proc/${serverPid}/stat`) ? cpuMs(serverPid) - server0 : Number.NaN;
     return { server, database };
   };
+}
+
+/** Runs `work` over `items`, `width` at a time. */
+export async function inParallel<T, R>(
+  items: T[],
+  width: number,
+  work: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!, i);
+    }),
+  );
+  return results;
+}
+
+/** A JSON call to a benchmark's server: the parsed answer (null when empty); a status of 300 or more throws. */
+export async function call(
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; form?: Record<string, string> },
+) {
+  const response = await request(url, {
+    method: (init.method ?? 'GET') as 'GET',
+    headers: {
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json',
+    },
+    body: init.form ? new URLSearchParams(init.form).toString() : init.body ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await response.body.text();
+  if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${text}`);
+  return text ? JSON.parse(text) : null;
 }

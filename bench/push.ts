@@ -45,7 +45,7 @@ import { migrate } from '../src/db/migrate.ts';
 import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { benchDatabase } from './fleet.ts';
-import { cpuMeter, machine } from './load.ts';
+import { call, cpuMeter, inParallel, machine } from './load.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
@@ -184,17 +184,6 @@ interface Provisioned {
   operator: { clientId: string; clientSecret: string };
 }
 
-async function inParallel<T, R>(items: T[], width: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!, i);
-    }),
-  );
-  return results;
-}
-
 /** One account with CONTROLLERS facilities and their gateways, a PMS and its account key (scope webhooks by default). */
 async function provision(env: Record<string, string>): Promise<Provisioned> {
   const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
@@ -223,23 +212,6 @@ async function provision(env: Record<string, string>): Promise<Provisioned> {
   } finally {
     await database.close();
   }
-}
-
-async function call(
-  url: string,
-  init: { method?: string; token?: string; body?: unknown; form?: Record<string, string> },
-) {
-  const response = await request(url, {
-    method: (init.method ?? 'GET') as 'GET',
-    headers: {
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json',
-    },
-    body: init.form ? new URLSearchParams(init.form).toString() : init.body ? JSON.stringify(init.body) : undefined,
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${text}`);
-  return text ? JSON.parse(text) : null;
 }
 
 // ---- Ingest ----
