@@ -38,7 +38,8 @@ export class FetchError extends Error {
 
 export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-const systemLookup: LookupAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+/** The system's resolver, every address of a name (dns.lookup). */
+export const systemLookup: LookupAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 export interface SafeFetcherOptions {
   /** IMAGE_FETCH_ALLOW_HOSTS: `host` or `host:port` entries exempt from the address check. */

@@ -11,10 +11,9 @@ import { eventTypeInfo } from '../events/catalogue.ts';
 import { HORIZON_SQL } from '../events/query.ts';
 import type { EntityId } from '../ids.ts';
 import { checkUrl, hostAllowed, defaultPort } from '../net/address.ts';
-import { FetchError, resolveVetted } from '../net/safe-fetch.ts';
+import { FetchError, resolveVetted, systemLookup } from '../net/safe-fetch.ts';
 import { newWebhookSecret, signatureHeaders } from '../net/webhook-signature.ts';
 import type { Sealer } from '../sealed.ts';
-import dns from 'node:dns';
 import * as repo from './repository.ts';
 import {
   envelope,
@@ -36,8 +35,6 @@ export interface SubscriptionDeps {
   allowHosts: readonly string[];
   /** The lane has work (a change, a test): work it now. */
   kick(id: EntityId): void;
-  /** Resolves a host name (tests substitute one); dns.lookup with all addresses by default. */
-  lookup?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
 
 export interface SubscriptionView {
@@ -135,7 +132,7 @@ async function urlFaults(deps: SubscriptionDeps, raw: string): Promise<FieldErro
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
   if (hostAllowed(deps.allowHosts, hostname, port || defaultPort(protocol))) return [];
   try {
-    await resolveVetted(host, deps.lookup ?? ((h) => dns.promises.lookup(h, { all: true, verbatim: true })));
+    await resolveVetted(host, systemLookup);
   } catch (error) {
     // A name that does not resolve yet is accepted (DNS may follow); each delivery checks it again.
     if (error instanceof FetchError && error.code === 'ADDRESS_NOT_ALLOWED')
