@@ -39,6 +39,8 @@ export async function build({ srcDir = path.join(root, 'src'), distDir = path.jo
           b.onResolve({ filter: /.*/ }, (args) => {
             if (args.kind === 'entry-point') return undefined;
             const relative = args.path.startsWith('./') || args.path.startsWith('../');
+            // The typed client (clients/typescript) lies outside src/: it is bundled into the file that uses it.
+            if (relative && !path.resolve(args.resolveDir, args.path).startsWith(srcDir + path.sep)) return undefined;
             return { path: relative ? args.path.replace(/\.ts$/, '.js') : args.path, external: true };
           });
         },

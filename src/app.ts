@@ -106,7 +106,7 @@ export async function buildApp(services: Services): Promise<App> {
   const scopes = {} as Record<ApiVersion, App>;
   for (const version of API_VERSIONS) {
     await app.register(async (scope) => {
-      await registerApiDocument(scope, version);
+      await registerApiDocument(scope, version, config.publicUrl);
       scopes[version] = scope;
       if (version === '3.0') {
         await registerSwaggerUi(scope);

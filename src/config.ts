@@ -6,6 +6,8 @@ import { Webhook } from 'standardwebhooks';
 export interface Config {
   port: number;
   host: string;
+  /** PUBLIC_URL: where clients reach the service (the OpenAPI documents' server); default http://localhost:PORT. */
+  publicUrl: string;
   /** Absolute path: embedded database, signing keys, blobs. */
   dataDir: string;
   /** A PostgreSQL server instead of the embedded database. */
@@ -216,8 +218,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       throw new ConfigError('ACCESS_CODE_KEY', 'must be 32 bytes, as 64 hex digits or base64');
   }
 
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
+    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

@@ -119,35 +119,38 @@ export const CreateUnitBody = Type.Object({
 /** Action routes take no body; an empty body (any content type) or a JSON object is accepted. */
 export const ActionBody = Nullable(Type.Object({ suppressCommands: SuppressField }));
 
-export const Visitor = Type.Object({
-  id: EntityId('The visitor id.'),
-  name: Type.String({ description: '"First Last".' }),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  unitId: Nullable(EntityId('The visitor’s unit; null for a visitor who is not a tenant and has none.')),
-  unitNumber: Nullable(Type.String()),
-  isTenant: Type.Boolean(),
-  isPortalVisitor: Type.Boolean(),
-  email: Nullable(Type.String()),
-  mobilePhoneNumber: Nullable(Type.String()),
-  contactMethodPreference: Nullable(Type.String()),
-  countryCode: Nullable(Type.String()),
-  timeGroupId: EntityId('The time group.'),
-  timeGroupName: Type.String(),
-  accessProfileId: EntityId('The access profile.'),
-  accessProfileName: Type.String(),
-  isEnabled: Type.Boolean({ description: 'False after disable (the visitor is locked out), true after enable.' }),
-  isLockedOut: Type.Boolean({ description: 'The gate refuses this visitor: disabled, or their unit is Delinquent.' }),
-  extendedData: StoredExtendedData,
-  code: Type.Optional(
-    Type.String({
-      pattern: ACCESS_CODE_PATTERN,
-      description:
-        'The gate code (digits, leading zeros kept): only for a token with the scope accesscontrol:codes, and every ' +
-        'such read is recorded for audit. Absent otherwise.',
-    }),
-  ),
-});
+export const Visitor = Type.Object(
+  {
+    id: EntityId('The visitor id.'),
+    name: Type.String({ description: '"First Last".' }),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    unitId: Nullable(EntityId('The visitor’s unit; null for a visitor who is not a tenant and has none.')),
+    unitNumber: Nullable(Type.String()),
+    isTenant: Type.Boolean(),
+    isPortalVisitor: Type.Boolean(),
+    email: Nullable(Type.String()),
+    mobilePhoneNumber: Nullable(Type.String()),
+    contactMethodPreference: Nullable(Type.String()),
+    countryCode: Nullable(Type.String()),
+    timeGroupId: EntityId('The time group.'),
+    timeGroupName: Type.String(),
+    accessProfileId: EntityId('The access profile.'),
+    accessProfileName: Type.String(),
+    isEnabled: Type.Boolean({ description: 'False after disable (the visitor is locked out), true after enable.' }),
+    isLockedOut: Type.Boolean({ description: 'The gate refuses this visitor: disabled, or their unit is Delinquent.' }),
+    extendedData: StoredExtendedData,
+    code: Type.Optional(
+      Type.String({
+        pattern: ACCESS_CODE_PATTERN,
+        description:
+          'The gate code (digits, leading zeros kept): only for a token with the scope accesscontrol:codes, and every ' +
+          'such read is recorded for audit. Absent otherwise.',
+      }),
+    ),
+  },
+  { $id: 'Visitor' },
+);
 
 // A string of digits; a JSON number is read as its digits before validation (the face's lenient
 // bodies, src/http/lenient.ts), so every rule below is one pattern on one string.

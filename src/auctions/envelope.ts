@@ -105,7 +105,8 @@ export const API3_PREFIX = '/api/3';
 export function registerEnvelopeHandling(scope: App): void {
   registerErrorRenderer(scope, {
     owns: (path) => path === API3_PREFIX || path.startsWith(`${API3_PREFIX}/`),
-    body: EnvelopeOf(Type.Unknown(), 'The envelope of a refusal: meta.ack false, meta.errors says why.'),
+    body: Refusal,
+    mediaType: 'application/json',
     render(error, request, reply) {
       const { status, body, headers } = errorEnvelope(error, request);
       return sendEnvelope(reply, status, body, headers);
@@ -115,23 +116,35 @@ export function registerEnvelopeHandling(scope: App): void {
 
 // ---- OpenAPI schemas of the envelope ----
 
-export const Message = Type.Object({
-  code: Type.String({ description: 'UPPER_SNAKE code.' }),
-  message: Type.String({ description: 'A human sentence.' }),
-  path: Type.Optional(Type.String({ description: 'The field at fault, e.g. auctionableUnitInfo[3].endsAt.' })),
-});
+export const Message = Type.Object(
+  {
+    code: Type.String({ description: 'UPPER_SNAKE code.' }),
+    message: Type.String({ description: 'A human sentence.' }),
+    path: Type.Optional(Type.String({ description: 'The field at fault, e.g. auctionableUnitInfo[3].endsAt.' })),
+  },
+  { $id: 'EnvelopeMessage' },
+);
 
-const Meta = Type.Object({
-  ack: Type.Boolean({ description: 'True exactly when the HTTP status is 2xx.' }),
-  hasErrors: Type.Boolean(),
-  hasWarnings: Type.Boolean(),
-  errors: Type.Array(Message),
-  warnings: Type.Array(Message),
-});
+const Meta = Type.Object(
+  {
+    ack: Type.Boolean({ description: 'True exactly when the HTTP status is 2xx.' }),
+    hasErrors: Type.Boolean(),
+    hasWarnings: Type.Boolean(),
+    errors: Type.Array(Message),
+    warnings: Type.Array(Message),
+  },
+  { $id: 'EnvelopeMeta' },
+);
 
 export const EnvelopeOf = <T extends TSchema>(data: T, description?: string) =>
   Type.Object({ meta: Meta, data }, description ? { description } : {});
-export const ErrorEnvelope = (description: string) => EnvelopeOf(Type.Null(), description);
+
+/** The envelope of a refusal: meta.ack false, meta.errors says why; data is null unless the refusal says more. */
+const Refusal = Type.Object(
+  { meta: Meta, data: Type.Unknown({ description: 'null, unless the refusal carries data (as a 409 may).' }) },
+  { $id: 'EnvelopeRefusal' },
+);
+export const ErrorEnvelope = (description: string) => ({ ...Refusal, description });
 
 /** The refusals every partner route documents (the guard's, the limits', an outage's). */
 export const PARTNER_ERRORS = {

@@ -70,13 +70,24 @@ export function requireAccessDeclarations(app: FastifyInstance, renderers: reado
       schema.description = schema.description ? `${schema.description}\n\n${needs}` : needs;
     }
     schema.response ??= {};
-    const response = schema.response as Record<string, unknown>;
-    const body = rendererFor(renderers, route.url).body;
-    for (const [status, description] of errorAnswers(access, schema)) {
-      response[status] ??= { ...body, description };
+    const response = schema.response as Record<string, Record<string, unknown>>;
+    const { body, mediaType } = rendererFor(renderers, route.url);
+    const shared = new Map(errorAnswers(access, schema));
+    // An error body the route documents itself is the face's too: it is answered in the face's media type.
+    for (const [status, answer] of Object.entries(response)) {
+      if (Number(status) >= 400 && !answer.content) {
+        const { description, ...body } = answer;
+        response[status] = errorAnswer(body, mediaType, description ?? shared.get(Number(status)));
+      }
     }
+    for (const [status, description] of shared) response[status] ??= errorAnswer(body, mediaType, description);
   });
 }
+
+const errorAnswer = (body: object, mediaType: string, description: unknown) => ({
+  description: typeof description === 'string' ? description : 'The request is refused.',
+  content: { [mediaType]: { schema: body } },
+});
 
 /** The error answers a route can give from the shared mechanisms, by what it declares. */
 function errorAnswers(access: RouteAccess, schema: Record<string, unknown>): [number, string][] {

@@ -21,12 +21,82 @@ const DESCRIPTIONS: Record<ApiVersion, string> = {
   '1.0': `Access events, legacy version 1.0 (deprecated): plain JSON arrays paged by limit/offset. ${INPUT_LIMITS}`,
 };
 
+/**
+ * A named schema is a TypeBox schema with an `$id` (its domain name: `Visitor`, `GatewayEvent`),
+ * defined once in its face's schemas.ts. The document lists each once under `components.schemas`
+ * and refers to it everywhere else: @fastify/swagger's resolver hoists the named schemas nested in
+ * a route's schemas (named by their `$id`, below); `markNamed` and `hoistNamed` do the same for a
+ * body or a response that is a named schema itself. Two different schemas under one name are a
+ * programming error, refused when the document is built.
+ */
+const COMPONENT = 'x-gatehouse-component';
+const COMPONENTS_PATH = '#/components/schemas/';
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The schema as it validates, for comparing two schemas that claim one name (TypeBox's `~` keys and an answer's description aside). */
+const canonical = (schema: unknown): string =>
+  JSON.stringify(schema, (key, value) => (key.startsWith('~') || key === 'x-response-description' ? undefined : value));
+
+/** A copy of a route's body or response schema in which every named schema also carries its name as COMPONENT. */
+function markNamed(value: unknown, names: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => markNamed(item, names));
+  if (!isObject(value)) return value;
+  const copy: Json = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = markNamed(item, names);
+  const name = value.$id;
+  if (typeof name === 'string') {
+    const shape = canonical(value);
+    const known = names.get(name);
+    if (known !== undefined && known !== shape) throw new Error(`two different schemas are named ${name}`);
+    names.set(name, shape);
+    copy[COMPONENT] = name;
+  }
+  return copy;
+}
+
+/** Moves every schema still marked COMPONENT into `components.schemas` and refers to it there. */
+function hoistNamed(document: Json): Json {
+  const holder = document.components as Json;
+  holder.schemas ??= {};
+  const components = holder.schemas as Json;
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (!isObject(value)) return value;
+    const name = value[COMPONENT];
+    const copy: Json = {};
+    for (const [key, item] of Object.entries(value)) if (key !== COMPONENT) copy[key] = visit(item);
+    if (typeof name !== 'string') return copy;
+    components[name] ??= copy;
+    return { $ref: `${COMPONENTS_PATH}${name}` };
+  };
+  for (const [name, schema] of Object.entries(components)) {
+    if (isObject(schema)) {
+      const { [COMPONENT]: _, ...rest } = schema;
+      components[name] = Object.fromEntries(Object.entries(rest).map(([key, item]) => [key, visit(item)]));
+    }
+  }
+  document.paths = visit(document.paths);
+  return document;
+}
+
 /** Registers this scope's OpenAPI generator; every route registered in the scope joins its document. */
-export async function registerApiDocument(scope: FastifyInstance, version: ApiVersion): Promise<void> {
+export async function registerApiDocument(
+  scope: FastifyInstance,
+  version: ApiVersion,
+  publicUrl: string,
+): Promise<void> {
+  const names = new Map<string, string>();
   await scope.register(swagger, {
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: { title: `Gatehouse API v${version}`, version, description: DESCRIPTIONS[version] },
+      servers: [{ url: publicUrl, description: 'This service (PUBLIC_URL).' }],
       components: {
         securitySchemes: {
           bearerAuth: {
@@ -38,6 +108,15 @@ export async function registerApiDocument(scope: FastifyInstance, version: ApiVe
         },
       },
     },
+    transform: ({ schema, url }) => {
+      if (!schema) return { schema, url };
+      const { body, response, ...rest } = schema as Json;
+      return {
+        url,
+        schema: { ...rest, body: markNamed(body, names), response: markNamed(response, names) } as typeof schema,
+      };
+    },
+    transformObject: (documentObject) => hoistNamed((documentObject as { openapiObject: Json }).openapiObject),
   });
 }
 

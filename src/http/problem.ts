@@ -37,7 +37,7 @@ export const Problem = Type.Object(
     ),
     traceId: Type.String({ description: 'The request id, also in X-Correlation-ID.' }),
   },
-  { description: 'application/problem+json (RFC 9457).' },
+  { $id: 'Problem' }, // application/problem+json (RFC 9457)
 );
 
 export function problemBody(error: NormalizedError, traceId: string): ProblemBody {
@@ -75,8 +75,10 @@ export interface FaceErrorRenderer {
   /** Whether a request path (no query) belongs to the face. */
   owns(path: string): boolean;
   render: ErrorRenderer;
-  /** The body of its error answers, documented on each of the face's routes. */
+  /** The body of its error answers (a named schema), documented on each of the face's routes. */
   body: TSchema;
+  /** The media type of its error answers. */
+  mediaType: string;
 }
 
 const renderProblem: ErrorRenderer = (error, request, reply) => sendProblem(reply, handleError(error, request));
@@ -101,12 +103,15 @@ const pathOf = (url: string) => {
 const routedPath = (url: string) => pathOf(url).replace(/(.)\/+$/, '$1');
 
 /** The face's renderer for a path: the first that owns it, else problem+json. */
-export function rendererFor(
-  renderers: readonly FaceErrorRenderer[],
-  url: string,
-): Pick<FaceErrorRenderer, 'render' | 'body'> {
+export function rendererFor(renderers: readonly FaceErrorRenderer[], url: string): Omit<FaceErrorRenderer, 'owns'> {
   const path = routedPath(url);
-  return renderers.find((face) => face.owns(path)) ?? { render: renderProblem, body: Problem };
+  return (
+    renderers.find((face) => face.owns(path)) ?? {
+      render: renderProblem,
+      body: Problem,
+      mediaType: 'application/problem+json',
+    }
+  );
 }
 
 export function renderError(

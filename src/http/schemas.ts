@@ -26,3 +26,10 @@ export const ACCEPTS_INTEGER = 'x-accepts-integer';
 /** A string that a lenient face also accepts as a non-negative JSON integer (its decimal digits). */
 export const StringAcceptingInteger = (options: Parameters<typeof Type.String>[0] = {}) =>
   Type.String({ ...options, [ACCEPTS_INTEGER]: true });
+
+/**
+ * A response schema with its answer's description in the OpenAPI document ("The visitor, as
+ * stored."): the schema itself, named or not, is unchanged.
+ */
+export const Answer = <T extends TSchema>(description: string, schema: T): T =>
+  ({ ...schema, 'x-response-description': description }) as T;

@@ -124,7 +124,7 @@ const isSchemaObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * A copy of a request schema in which every integer without a bound of its own is held to
- * SAFE_INTEGER_RANGE, so that the 400 names the field. The route's own schema (which also feeds
+ * SAFE_INTEGER_RANGE, so that the 400 names the field, and no schema has an `$id`. The route's own schema (which also feeds
  * the OpenAPI document) is left as written.
  */
 export function withSafeIntegers(schema: unknown): unknown {
@@ -132,6 +132,9 @@ export function withSafeIntegers(schema: unknown): unknown {
   if (!isSchemaObject(schema)) return schema;
   const copy: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
+    // A named schema's $id is its name in the OpenAPI document (http/docs.ts), not a base URI: Ajv
+    // would refuse a schema that uses one named schema twice.
+    if (keyword === '$id') continue;
     if (SUBSCHEMA.has(keyword)) copy[keyword] = withSafeIntegers(value);
     else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) copy[keyword] = value.map(withSafeIntegers);
     else if (SUBSCHEMA_MAPS.has(keyword) && isSchemaObject(value))

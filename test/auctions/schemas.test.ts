@@ -17,12 +17,12 @@ before(async () => {
 });
 after(() => t.close());
 
-/** Strict: an answer may carry no field the schema does not name. */
+/** Strict: an answer may carry no field the schema does not name. (A named schema's $id is only its name.) */
 function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (schema === null || typeof schema !== 'object') return schema;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) copy[key] = closed(value);
+  for (const [key, value] of Object.entries(schema)) if (key !== '$id') copy[key] = closed(value);
   if (copy.type === 'object' && copy.properties && !('additionalProperties' in copy)) copy.additionalProperties = false;
   return copy;
 }

@@ -5,6 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { facilityOf, principalOf } from '../../auth/guard.ts';
 import { onFacility } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { refresh } from '../refresh.ts';
 import type { Reader } from '../code-reads.ts';
@@ -43,7 +44,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           ),
           ...S.PageQuery,
         }),
-        response: { 200: Type.Array(S.Visitor) },
+        response: { 200: Answer('The facility’s visitors, a page of them.', Type.Array(S.Visitor)) },
       },
     },
     async (request) => listVisitors(ac, facilityOf(request), readerOf(request), request.query),
@@ -81,7 +82,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         summary: 'One visitor.',
         description: S.CODES_NOTE,
         params: S.VisitorParams,
-        response: { 200: S.Visitor },
+        response: { 200: Answer('The visitor.', S.Visitor) },
       },
     },
     async (request) => getVisitor(ac, facilityOf(request), readerOf(request), request.params.visitorId),
@@ -100,7 +101,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         params: S.VisitorParams,
         querystring: S.ChangeQuery,
         body: S.UpdateVisitorBody,
-        response: { 200: S.Visitor },
+        response: { 200: Answer('The visitor.', S.Visitor) },
       },
     },
     async (request) =>
@@ -146,7 +147,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           params: S.VisitorParams,
           querystring: S.ChangeQuery,
           body: S.ActionBody,
-          response: { 200: S.Visitor },
+          response: { 200: Answer('The visitor.', S.Visitor) },
         },
       },
       async (request) =>

@@ -37,13 +37,16 @@ const TokenResponse = Type.Object({
   scope: Type.String(),
 });
 
-const OAuthErrorBody = Type.Object({
-  error: Type.String({
-    description:
-      'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503)',
-  }),
-  error_description: Type.String(),
-});
+const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({
+      description:
+        'invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503)',
+    }),
+    error_description: Type.String(),
+  },
+  { $id: 'OAuthError' }, // RFC 6749 §5.2
+);
 
 function sendOAuthError(
   reply: FastifyReply,
@@ -97,6 +100,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
   registerErrorRenderer(app, {
     owns: (path) => path === TOKEN_PATH,
     body: OAuthErrorBody,
+    mediaType: 'application/json',
     render(error, request, reply) {
       if (error instanceof OAuthError) {
         const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
