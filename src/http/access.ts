@@ -67,7 +67,9 @@ export function requireAccessDeclarations(app: FastifyInstance, renderers: reado
     } else {
       schema.security = [{ bearerAuth: access.scopes }];
       const needs = `Requires a bearer token with scope ${access.scopes.map((s) => `\`${s}\``).join(' or ')}.`;
-      schema.description = schema.description ? `${schema.description}\n\n${needs}` : needs;
+      // (A GET's HEAD twin shares its schema: the sentence is added once.)
+      if (!String(schema.description ?? '').includes(needs))
+        schema.description = schema.description ? `${schema.description}\n\n${needs}` : needs;
     }
     schema.response ??= {};
     const response = schema.response as Record<string, Record<string, unknown>>;

@@ -82,6 +82,27 @@ function hoistNamed(document: Json): Json {
   return document;
 }
 
+/**
+ * Refuses a documented route without an `operationId`, or with one another route of the document
+ * has: generated clients name their calls by it, so it is part of the API (lowerCamelCase, verb
+ * first: `createVisitor`). Hidden routes and HEAD (fastify's twin of a GET) are not documented.
+ */
+export function requireOperationIds(scope: FastifyInstance): void {
+  const taken = new Map<string, string>();
+  scope.addHook('onRoute', (route) => {
+    const schema = route.schema as { hide?: boolean; operationId?: string } | undefined;
+    const methods = [route.method].flat();
+    if (schema?.hide || methods.every((method) => method === 'HEAD')) return;
+    const name = `${methods.join(',')} ${route.url}`;
+    const id = schema?.operationId;
+    if (!id) throw new Error(`route ${name} does not declare schema.operationId`);
+    if (!/^[a-z][a-zA-Z0-9]+$/.test(id)) throw new Error(`route ${name}: operationId ${id} is not lowerCamelCase`);
+    const other = taken.get(id);
+    if (other !== undefined && other !== name) throw new Error(`routes ${other} and ${name} share operationId ${id}`);
+    taken.set(id, name);
+  });
+}
+
 /** Registers this scope's OpenAPI generator; every route registered in the scope joins its document. */
 export async function registerApiDocument(
   scope: FastifyInstance,

@@ -1,6 +1,7 @@
 // The console's browser tests: the real app listening on loopback, and Debian's chromium driven by
 // playwright-core with a fresh profile (playwright passes it as --user-data-dir and adds --headless).
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -14,11 +15,21 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
+/** A loopback port free now (the app then listens on it, knowing its address in advance). */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
-  const t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  // The app knows its address before it listens: PUBLIC_URL is the server its API documents name.
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({ env: { PUBLIC_URL: base } });
+  await t.app.listen({ port, host: '127.0.0.1' });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
