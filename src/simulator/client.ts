@@ -109,7 +109,9 @@ export class GatewayClient {
   /** The answer's data, or an HttpError; a 401 forgets the token so that the next call gets a new one. */
   private answer<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
     if (response.status === 401) this.dropToken();
-    if (!response.ok || data === undefined) throw refused(response, error);
+    if (!response.ok) throw refused(response, error);
+    // Not an HttpError: a refusal would drop the batch, this is retried like a broken connection.
+    if (data === undefined) throw new Error(`HTTP ${response.status} without a body`);
     return data;
   }
 
