@@ -31,7 +31,7 @@ async function servedFrom(): Promise<string> {
 }
 
 before(async () => {
-  for (const dir of ['src', 'bin', 'scripts'])
+  for (const dir of ['src', 'bin', 'scripts', 'clients'])
     fs.cpSync(path.join(root, dir), path.join(copy, dir), { recursive: true });
   fs.copyFileSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
   fs.symlinkSync(fs.realpathSync(path.join(root, 'node_modules')), path.join(copy, 'node_modules'));

@@ -9,6 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
+import {
+  createGatehouseClient,
+  type GatehouseClient,
+  type paths,
+  requestToken,
+} from '../../clients/typescript/index.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { CliError } from '../cli/support.ts';
@@ -41,46 +47,31 @@ const LAST = [
   'Torvalds',
 ];
 
-async function api(
-  base: string,
-  method: string,
-  route: string,
-  token: string | null,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const response = await fetch(base + route, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
+type AuctionRecord = NonNullable<
+  paths['/api/3/auctioninfo']['post']['requestBody']
+>['content']['application/json']['auctionableUnitInfo'][number];
+
+/** The demo's auctions: three units of the first facility and what they hold. */
+const AUCTION_LOTS: { unit: string; description: string; categories: AuctionRecord['categories'] }[] = [
+  { unit: 'A103', description: 'Sofa, boxes, two bikes', categories: ['Household Furniture', 'Boxes'] },
+  { unit: 'A107', description: 'Tools and a workbench', categories: ['Tools & Supplies'] },
+  { unit: 'A108', description: 'Books, lamps and a mirror', categories: ['Books', 'Lamps', 'Mirrors'] },
+];
+
+/** The answer's data; a refused call stops the demo with its status and body. */
+async function must<T>(what: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok)
+    throw new CliError(`demo: ${what} failed (HTTP ${response.status}): ${JSON.stringify(error).slice(0, 300)}`);
+  return data as T;
+}
+
+async function token(client: GatehouseClient, grant: Parameters<typeof requestToken>[1]): Promise<string> {
   try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
+    return (await requestToken(client, grant)).access_token;
+  } catch (error) {
+    throw new CliError(`demo: ${(error as Error).message}`);
   }
-  return { status: response.status, body: parsed };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a JSON answer of our own API; typed once the generated client exists (issue 15)
-type Json = any;
-
-async function must(what: string, call: Promise<{ status: number; body: Json }>): Promise<Json> {
-  const r = await call;
-  if (r.status >= 300)
-    throw new CliError(`demo: ${what} failed (HTTP ${r.status}): ${JSON.stringify(r.body).slice(0, 300)}`);
-  return r.body;
-}
-
-async function token(base: string, form: Record<string, string>): Promise<string> {
-  const response = await fetch(`${base}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
-  const body = (await response.json()) as { access_token?: string };
-  if (!response.ok || !body.access_token) throw new CliError(`demo: token request failed (HTTP ${response.status})`);
-  return body.access_token;
 }
 
 /** Serves a few PNG pictures of "unit contents" for the demo auctions, on a loopback port. */
@@ -170,88 +161,115 @@ export function demoCommand(): Command {
           gateways.push({ facility: f, ...(await admin.createGatewayCredential(db, { facilityId: f.id })) });
 
         // The PMS face: units and visitors, each change a command for the facility's controller.
-        const pms = await token(url, {
+        const anonymous = createGatehouseClient({ baseUrl: url });
+        const pmsToken = await token(anonymous, {
           grant_type: 'password',
           client_id: pmsApp.clientId,
           client_secret: pmsApp.clientSecret,
           username: key.apiKey,
           password: key.apiSecret,
         });
+        const pms = createGatehouseClient({ baseUrl: url, token: pmsToken });
         let person = 0;
         for (const [fi, facility] of facilities.entries()) {
-          const fid = facility.id;
-          const groups = await must('time groups', api(url, 'GET', `/facilities/${fid}/timegroups`, pms));
-          const profiles = await must('access profiles', api(url, 'GET', `/facilities/${fid}/accessprofiles`, pms));
-          const businessHours = groups.find((g: { name: string }) => g.name === 'Business Hours')?.id ?? 0;
-          const gateOnly = profiles.find((p: { name: string }) => p.name === 'Gate Only')?.id ?? 0;
+          const facilityId = facility.id;
+          const groups = await must(
+            'time groups',
+            pms.GET('/facilities/{facilityId}/timegroups', { params: { path: { facilityId } } }),
+          );
+          const profiles = await must(
+            'access profiles',
+            pms.GET('/facilities/{facilityId}/accessprofiles', { params: { path: { facilityId } } }),
+          );
+          const businessHours = groups.find((g) => g.name === 'Business Hours')?.id ?? 0;
+          const gateOnly = profiles.find((p) => p.name === 'Gate Only')?.id ?? 0;
           for (let u = 1; u <= 8; u++) {
             const unit = await must(
               'unit create',
-              api(url, 'POST', `/facilities/${fid}/units`, pms, {
-                unitNumber: `${fi === 0 ? 'A' : 'B'}${100 + u}`,
-                extendedData: { size: u % 2 ? '10x10' : '10x15' },
+              pms.POST('/facilities/{facilityId}/units', {
+                params: { path: { facilityId } },
+                body: {
+                  unitNumber: `${fi === 0 ? 'A' : 'B'}${100 + u}`,
+                  extendedData: { size: u % 2 ? '10x10' : '10x15' },
+                },
               }),
             );
             if (u > 6) continue; // two units stay vacant
             const n = person++;
             await must(
               'visitor create',
-              api(url, 'POST', `/facilities/${fid}/visitors`, pms, {
-                unitId: unit.id,
-                accessCode: String(1000 + n * 1111 + fi * 7).slice(0, 6),
-                firstName: FIRST[n % FIRST.length],
-                lastName: LAST[n % LAST.length],
-                isTenant: true,
-                timeGroupId: u === 5 ? businessHours : 0,
-                accessProfileId: u === 6 ? gateOnly : 0,
+              pms.POST('/facilities/{facilityId}/visitors', {
+                params: { path: { facilityId } },
+                body: {
+                  unitId: unit.id,
+                  accessCode: String(1000 + n * 1111 + fi * 7).slice(0, 6),
+                  firstName: FIRST[n % FIRST.length]!,
+                  lastName: LAST[n % LAST.length]!,
+                  isTenant: true,
+                  timeGroupId: u === 5 ? businessHours : 0,
+                  accessProfileId: u === 6 ? gateOnly : 0,
+                },
               }),
             );
             if (u === 2) {
               await must(
                 'visitor create',
-                api(url, 'POST', `/facilities/${fid}/visitors`, pms, {
-                  unitId: unit.id,
-                  accessCode: String(90_000 + n),
-                  firstName: 'Helper',
-                  lastName: LAST[n % LAST.length],
-                  isTenant: false,
+                pms.POST('/facilities/{facilityId}/visitors', {
+                  params: { path: { facilityId } },
+                  body: {
+                    unitId: unit.id,
+                    accessCode: String(90_000 + n),
+                    firstName: 'Helper',
+                    lastName: LAST[n % LAST.length]!,
+                    isTenant: false,
+                  },
                 }),
               );
             }
             if (u === 3)
-              await must('unit disable', api(url, 'POST', `/facilities/${fid}/units/${unit.id}/disable`, pms));
+              await must(
+                'unit disable',
+                pms.POST('/facilities/{facilityId}/units/{unitId}/disable', {
+                  params: { path: { facilityId, unitId: unit.id } },
+                  body: null,
+                }),
+              );
           }
         }
 
         // The auction face: a partner posts a few auctions for the first facility.
         let auctionsNote: string;
-        const partnerToken = await token(url, {
+        const partnerToken = await token(anonymous, {
           grant_type: 'client_credentials',
           client_id: partner.clientId,
           client_secret: partner.clientSecret,
         });
         const now = Date.now();
-        const auctions = await api(url, 'POST', '/api/3/auctioninfo', partnerToken, {
-          guid: facilities[0]!.guid,
-          clientType: 'DemoAuctions',
-          auctionableUnitInfo: ['A103', 'A107', 'A108'].map((unit, i) => ({
-            unitId: unit,
-            unitName: unit,
-            unitWidth: 10,
-            unitLength: 10 + 5 * i,
-            description: ['Sofa, boxes, two bikes', 'Tools and a workbench', 'Books, lamps and a mirror'][i],
-            categories: [['Household Furniture', 'Boxes'], ['Tools & Supplies'], ['Books', 'Lamps', 'Mirrors']][i],
-            startsAt: new Date(now + 3_600_000).toISOString(),
-            endsAt: new Date(now + 8 * 86_400_000).toISOString(),
-            minimumBid: 25 + 25 * i,
-            imageUrls: [`${images.baseUrl}/unit-${i}.png`],
-          })),
+        const partnerClient = createGatehouseClient({ baseUrl: url, token: partnerToken });
+        const auctions = await partnerClient.POST('/api/3/auctioninfo', {
+          params: { query: { dryRun: false } },
+          body: {
+            guid: facilities[0]!.guid!,
+            clientType: 'DemoAuctions',
+            auctionableUnitInfo: AUCTION_LOTS.map((lot, i) => ({
+              unitId: lot.unit,
+              unitName: lot.unit,
+              unitWidth: 10,
+              unitLength: 10 + 5 * i,
+              description: lot.description,
+              categories: lot.categories,
+              startsAt: new Date(now + 3_600_000).toISOString(),
+              endsAt: new Date(now + 8 * 86_400_000).toISOString(),
+              minimumBid: 25 + 25 * i,
+              imageUrls: [`${images.baseUrl}/unit-${i}.png`],
+            })),
+          },
         });
-        if (auctions.status === 404 && /No route/.test(JSON.stringify(auctions.body)))
+        const { status } = auctions.response;
+        if (auctions.data) auctionsNote = `${auctions.data.data.results.length} auctions for ${facilities[0]!.guid}`;
+        else if (status === 404 && /No route/.test(JSON.stringify(auctions.error)))
           auctionsNote = 'auctions: this build has no auction face';
-        else if (auctions.status >= 300)
-          auctionsNote = `auctions: the auction face refused them (HTTP ${auctions.status})`;
-        else auctionsNote = `${auctions.body?.data?.results?.length ?? 0} auctions for ${facilities[0]!.guid}`;
+        else auctionsNote = `auctions: the auction face refused them (HTTP ${status})`;
 
         const shown = (label: string, value: string) => out(`  ${label.padEnd(12)} ${value}`);
         out();
@@ -269,7 +287,7 @@ export function demoCommand(): Command {
           shown('gateway', `${g.facility.name}: client_id ${g.clientId}  client_secret ${g.clientSecret}`);
         out();
         out('A PMS access token (1 hour; renew with the password grant below):');
-        out(`  export TOKEN=${pms}`);
+        out(`  export TOKEN=${pmsToken}`);
         out(
           `  curl -s ${url}/auth/token -d grant_type=password -d client_id=${pmsApp.clientId} -d client_secret=${pmsApp.clientSecret} -d username=${key.apiKey} -d password=${key.apiSecret}`,
         );

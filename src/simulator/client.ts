@@ -1,7 +1,7 @@
-// The simulated controller's HTTP side: its gateway token (client credentials, renewed before it
-// expires), the command long poll and event batches.
+// The simulated controller's HTTP side, through the typed client (clients/typescript): its gateway
+// token (client credentials, renewed before it expires), the command long poll and event batches.
+import { createGatehouseClient, type GatehouseClient, type paths } from '../../clients/typescript/index.ts';
 import type { EntityId } from '../ids.ts';
-import type { ReceivedCommand } from './controller.ts';
 
 export class HttpError extends Error {
   constructor(
@@ -18,6 +18,10 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * An event as the controller reports it. Written out here: the document describes the batch's
+ * items only in words (`events: unknown[]`), each being judged on its own by the service.
+ */
 export interface GatewayEvent {
   eventId: string;
   eventType: number;
@@ -31,11 +35,9 @@ export interface GatewayEvent {
   data?: Record<string, unknown>;
 }
 
-export interface IngestAnswer {
-  accepted: number;
-  duplicates: number;
-  rejected: { index: number; eventId: string | null; path: string; reason: string }[];
-}
+export type IngestAnswer = paths['/gateway/v1/events']['post']['responses'][200]['content']['application/json'];
+export type GatewayCommand =
+  paths['/gateway/v1/commands']['get']['responses'][200]['content']['application/json']['commands'][number];
 
 export interface Credential {
   clientId: string;
@@ -48,15 +50,28 @@ function retryAfter(header: string | null): number | null {
   return Number.isFinite(seconds) ? seconds * 1000 : null;
 }
 
+/** A refused call as an HttpError; openapi-fetch gives its body parsed when it is JSON. */
+function refused(response: Response, error: unknown): HttpError {
+  const body = error === undefined ? '' : typeof error === 'string' ? error : JSON.stringify(error);
+  return new HttpError(response.status, body, retryAfter(response.headers.get('retry-after')));
+}
+
 export class GatewayClient {
   private token: { value: string; renewAt: number } | null = null;
   /** The token request under way: concurrent calls (the poll, the event sender) share it. */
   private fetching: Promise<string> | null = null;
+  /** For the token request: no bearer token (it would wait for the token it is asking for). */
+  private readonly tokens: GatehouseClient;
+  /** For the gateway routes: each request carries the current token. */
+  private readonly gateway: GatehouseClient;
 
   constructor(
     readonly baseUrl: string,
     private readonly credential: Credential,
-  ) {}
+  ) {
+    this.tokens = createGatehouseClient({ baseUrl });
+    this.gateway = createGatehouseClient({ baseUrl, token: () => this.accessToken() });
+  }
 
   get clientId(): string {
     return this.credential.clientId;
@@ -76,49 +91,41 @@ export class GatewayClient {
   }
 
   private async fetchToken(): Promise<string> {
-    const response = await fetch(`${this.baseUrl}/auth/token`, {
-      method: 'POST',
+    // Form-encoded, as a controller's OAuth library would send it (the endpoint also takes JSON).
+    const { data, error, response } = await this.tokens.POST('/auth/token', {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
+      body: {
         grant_type: 'client_credentials',
         client_id: this.credential.clientId,
         client_secret: this.credential.clientSecret,
-      }),
+      },
       signal: AbortSignal.timeout(30_000),
     });
-    const text = await response.text();
-    if (!response.ok) throw new HttpError(response.status, text, retryAfter(response.headers.get('retry-after')));
-    const body = JSON.parse(text) as { access_token: string; expires_in: number };
-    this.token = { value: body.access_token, renewAt: Date.now() + Math.max(30, body.expires_in - 60) * 1000 };
-    return body.access_token;
+    if (!data) throw refused(response, error);
+    this.token = { value: data.access_token, renewAt: Date.now() + Math.max(30, data.expires_in - 60) * 1000 };
+    return data.access_token;
   }
 
-  private async call<T>(path: string, init: RequestInit): Promise<T> {
-    const token = await this.accessToken();
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      ...init,
-      headers: { ...init.headers, authorization: `Bearer ${token}` },
-    });
-    const text = await response.text();
+  /** The answer's data, or an HttpError; a 401 forgets the token so that the next call gets a new one. */
+  private answer<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
     if (response.status === 401) this.dropToken();
-    if (!response.ok) throw new HttpError(response.status, text, retryAfter(response.headers.get('retry-after')));
-    return JSON.parse(text) as T;
+    if (!response.ok) throw refused(response, error);
+    // Not an HttpError: a refusal would drop the batch, this is retried like a broken connection.
+    if (data === undefined) throw new Error(`HTTP ${response.status} without a body`);
+    return data;
   }
 
-  async commands(after: number, waitSeconds: number, signal?: AbortSignal): Promise<ReceivedCommand[]> {
-    const body = await this.call<{ commands: ReceivedCommand[] }>(
-      `/gateway/v1/commands?after=${after}&limit=100&wait=${waitSeconds}`,
-      { signal },
+  async commands(after: number, waitSeconds: number, signal?: AbortSignal): Promise<GatewayCommand[]> {
+    const answer = this.answer(
+      await this.gateway.GET('/gateway/v1/commands', {
+        params: { query: { after, limit: 100, wait: waitSeconds } },
+        signal,
+      }),
     );
-    return body.commands;
+    return answer.commands;
   }
 
   async sendEvents(events: GatewayEvent[], signal?: AbortSignal): Promise<IngestAnswer> {
-    return this.call<IngestAnswer>('/gateway/v1/events', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ events }),
-      signal,
-    });
+    return this.answer(await this.gateway.POST('/gateway/v1/events', { body: { events }, signal }));
   }
 }

@@ -13,7 +13,7 @@ describe('the outbox', () => {
     const sent: string[][] = [];
     const ok = async (events: GatewayEvent[]): Promise<IngestAnswer> => {
       sent.push(events.map((e) => e.eventId));
-      return { accepted: events.length, duplicates: 0, rejected: [] };
+      return { accepted: events.length, duplicates: 0, rejected: [], warnings: [] };
     };
     const stats = newOutboxStats();
     const outbox = new Outbox(ok, { batchSize: 3, flushMs: 1000, maxQueued: 100 }, stats);
@@ -45,7 +45,7 @@ describe('the outbox', () => {
     const flaky = async (events: GatewayEvent[]): Promise<IngestAnswer> => {
       attempts.push(events.map((e) => e.eventId));
       if (down) throw new TypeError('fetch failed');
-      return { accepted: events.length, duplicates: 0, rejected: [] };
+      return { accepted: events.length, duplicates: 0, rejected: [], warnings: [] };
     };
     const stats = newOutboxStats();
     const outbox = new Outbox(flaky, { batchSize: 2, flushMs: 0, maxQueued: 100 }, stats);
@@ -84,6 +84,7 @@ describe('the outbox', () => {
         accepted: 1,
         duplicates: 1,
         rejected: [{ index: 2, eventId: 'e5', path: 'eventType', reason: 'unknown' }],
+        warnings: [],
       }),
     ];
     const calls: string[][] = [];
@@ -118,7 +119,7 @@ describe('the outbox', () => {
   it('keeps at most maxQueued events, dropping the oldest', () => {
     const stats = newOutboxStats();
     const outbox = new Outbox(
-      async () => ({ accepted: 0, duplicates: 0, rejected: [] }),
+      async () => ({ accepted: 0, duplicates: 0, rejected: [], warnings: [] }),
       { batchSize: 100, flushMs: 1e9, maxQueued: 3 },
       stats,
     );
