@@ -3,6 +3,9 @@
 // documents and client types what the service serves.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { requireOperationIds } from '../../src/http/docs.ts';
+import type { App } from '../../src/http/app-type.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 let t: TestApp;
@@ -164,5 +167,32 @@ describe('the OpenAPI documents', () => {
       if (success?.content && !Object.values(success.content).some(hasExample)) faults.push(`${id}: no answer example`);
     }
     assert.deepEqual(faults, []);
+  });
+});
+
+describe('a documented route', () => {
+  // The hook throws as the route is added (fastify's onRoute), so that start-up fails.
+  const scopeWith = async (...routes: [string, Record<string, unknown>][]) => {
+    const app = Fastify();
+    try {
+      requireOperationIds(app as unknown as App);
+      for (const [url, schema] of routes) app.get(url, { schema }, async () => ({}));
+      await app.ready();
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('is refused at start-up without an operationId, with a malformed one, or with another route’s', async () => {
+    await assert.rejects(scopeWith(['/things', {}]), /GET \/things does not declare schema.operationId/);
+    await assert.rejects(scopeWith(['/things', { operationId: 'List_things' }]), /not lowerCamelCase/);
+    await assert.rejects(
+      scopeWith(['/things', { operationId: 'listThings' }], ['/stuff', { operationId: 'listThings' }]),
+      /share operationId listThings/,
+    );
+  });
+
+  it('is accepted with its own operationId; a hidden route needs none', async () => {
+    await scopeWith(['/things', { operationId: 'listThings' }], ['/page', { hide: true }]);
   });
 });
