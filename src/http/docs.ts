@@ -82,6 +82,25 @@ function hoistNamed(document: Json): Json {
   return document;
 }
 
+const acceptsNull = (schema: unknown): boolean =>
+  isObject(schema) && (schema.type === 'null' || (Array.isArray(schema.anyOf) && schema.anyOf.some(acceptsNull)));
+
+/**
+ * A body whose schema accepts null may be left out (an action route takes an empty body or an
+ * object): its requestBody is not required. @fastify/swagger marks every body required.
+ */
+function optionalNullableBodies(document: Json): Json {
+  for (const item of Object.values(document.paths as Json)) {
+    for (const operation of Object.values(item as Json)) {
+      const body = isObject(operation) ? operation.requestBody : undefined;
+      if (!isObject(body) || !isObject(body.content)) continue;
+      if (Object.values(body.content).every((media) => isObject(media) && acceptsNull(media.schema)))
+        body.required = false;
+    }
+  }
+  return document;
+}
+
 /**
  * Refuses a documented route without an `operationId`, or with one another route of the document
  * has: generated clients name their calls by it, so it is part of the API (lowerCamelCase, verb
@@ -137,7 +156,8 @@ export async function registerApiDocument(
         schema: { ...rest, body: markNamed(body, names), response: markNamed(response, names) } as typeof schema,
       };
     },
-    transformObject: (documentObject) => hoistNamed((documentObject as { openapiObject: Json }).openapiObject),
+    transformObject: (documentObject) =>
+      optionalNullableBodies(hoistNamed((documentObject as { openapiObject: Json }).openapiObject)),
   });
 }
 
