@@ -54,6 +54,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: ACCOUNT_ACCESS,
       schema: {
+        operationId: 'exportAccountGatewayEvents',
         tags,
         summary: "The account's events as CSV.",
         description: exportDescription("The account's events"),
@@ -74,6 +75,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: FACILITY_ACCESS,
       schema: {
+        operationId: 'exportFacilityGatewayEvents',
         tags,
         summary: "A facility's events as CSV.",
         description: exportDescription("The facility's events"),
