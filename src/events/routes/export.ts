@@ -21,7 +21,35 @@ import {
   retentionNote,
 } from './common.ts';
 
-const csvResponse = { 200: { description: CSV_DESCRIPTION, content: { 'text/csv': { schema: { type: 'string' } } } } };
+// The CSV is sent as it is written (not serialized by fastify): the content form documents it, with
+// the headers a download and a paged export carry.
+const csvResponse = {
+  200: {
+    description: `The events as a CSV download: ${CSV_DESCRIPTION}`,
+    headers: {
+      'content-disposition': {
+        type: 'string',
+        description: 'attachment; filename="gateway-events-<account-N or facility-N>-<UTC time, YYYYMMDDTHHMMSSZ>.csv"',
+      },
+      'x-next-cursor': {
+        type: 'string',
+        description: "Paged exports: the next page's cursor; absent when the walk has returned every event.",
+      },
+      'x-total-count': {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Paged exports: the events of the filter (exact, or an estimate when X-Total-Count-Exact is false).',
+      },
+      'x-total-count-exact': {
+        type: 'string',
+        enum: ['true', 'false'],
+        description: 'Paged exports: whether X-Total-Count is exact.',
+      },
+    },
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  },
+};
 
 const fileStamp = (ms: number) => `${new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
 
