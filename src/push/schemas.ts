@@ -1,9 +1,20 @@
 // The TypeBox schemas of the push face's routes.
 import { Type } from '@fastify/type-provider-typebox';
+import { Problem } from '../http/problem.ts';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import { LIMITS, TOPICS } from './rules.ts';
 
 export const TAGS = ['webhooks'];
+
+// The refusals of these routes beyond those every route documents (http/access.ts stamps those).
+export const Refused = (description: string) => ({ ...Problem, description });
+export const SUBSCRIPTION_NOT_FOUND = Refused(
+  'NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either).',
+);
+export const DELIVERY_NOT_FOUND = Refused('NOT_FOUND: no such subscription of the caller, or no such delivery of it.');
+export const LIMIT_REACHED = Refused(
+  `SUBSCRIPTION_LIMIT_REACHED: the account or partner already has ${LIMITS.subscriptionsPerOwner} subscriptions.`,
+);
 
 export const SubscriptionParams = Type.Object({ subscriptionId: EntityId('The subscription id.') });
 export const DeliveryParams = Type.Object({

@@ -6,7 +6,7 @@ import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { listDeliveries } from '../deliveries.ts';
 import { selectSubscriptions } from '../repository.ts';
-import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, SubscriptionParams } from '../schemas.ts';
+import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, Refused, SubscriptionParams } from '../schemas.ts';
 import { adminSubscriptionView } from '../subscriptions.ts';
 
 const tags = ['admin'];
@@ -56,7 +56,10 @@ export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Serv
         summary: 'A subscription’s delivery log.',
         params: SubscriptionParams,
         querystring: DeliveryQuery,
-        response: { 200: Answer('A page of the delivery log, newest first.', DeliveryPage) },
+        response: {
+          200: Answer('A page of the delivery log, newest first.', DeliveryPage),
+          404: Refused('NOT_FOUND: no such subscription.'),
+        },
       },
     },
     async (request) =>

@@ -11,12 +11,15 @@ import {
   CreateSubscriptionBody,
   Delivery,
   DeliveryPage,
+  DELIVERY_NOT_FOUND,
   DeliveryParams,
   DeliveryQuery,
+  LIMIT_REACHED,
   ListQuery,
   ReplayBody,
   ReplayOutcome,
   RotatedSecret,
+  SUBSCRIPTION_NOT_FOUND,
   Subscription,
   SubscriptionParams,
   TAGS as tags,
@@ -50,7 +53,10 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         description:
           'The answer carries the signing `secret`, shown this once. 403 TOPIC_NOT_ALLOWED for a topic of the other kind of owner; 409 SUBSCRIPTION_LIMIT_REACHED past 100 subscriptions.',
         body: CreateSubscriptionBody,
-        response: { 201: Answer('The subscription, with its signing secret (shown this once).', CreatedSubscription) },
+        response: {
+          201: Answer('The subscription, with its signing secret (shown this once).', CreatedSubscription),
+          409: LIMIT_REACHED,
+        },
       },
     },
     async (request, reply) =>
@@ -87,7 +93,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'A subscription and its health.',
         params: SubscriptionParams,
-        response: { 200: Answer('The subscription and its health.', Subscription) },
+        response: { 200: Answer('The subscription and its health.', Subscription), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request) => getSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
@@ -104,7 +110,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         description: 'Enabling a subscription that was disabled for failing resumes its lane where it stopped.',
         params: SubscriptionParams,
         body: UpdateSubscriptionBody,
-        response: { 200: Answer('The subscription as changed.', Subscription) },
+        response: { 200: Answer('The subscription as changed.', Subscription), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request) =>
@@ -120,7 +126,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'Remove a subscription and its delivery log.',
         params: SubscriptionParams,
-        response: { 204: Answer('Removed, with its delivery log.', Type.Null()) },
+        response: { 204: Answer('Removed, with its delivery log.', Type.Null()), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request, reply) => {
@@ -138,7 +144,10 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'A new signing secret; the old one stays valid (both signatures sent) for 24 hours.',
         params: SubscriptionParams,
-        response: { 200: Answer('The new secret (shown this once) and when the previous one expires.', RotatedSecret) },
+        response: {
+          200: Answer('The new secret (shown this once) and when the previous one expires.', RotatedSecret),
+          404: SUBSCRIPTION_NOT_FOUND,
+        },
       },
     },
     async (request) => rotateSecret(subscriptions, principalOf(request), request.params.subscriptionId),
@@ -153,7 +162,10 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'Send a `ping` delivery now and answer with its outcome.',
         params: SubscriptionParams,
-        response: { 200: Answer('The outcome of the ping delivery (also in the delivery log).', TestDeliveryOutcome) },
+        response: {
+          200: Answer('The outcome of the ping delivery (also in the delivery log).', TestDeliveryOutcome),
+          404: SUBSCRIPTION_NOT_FOUND,
+        },
       },
     },
     async (request) => testSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
@@ -169,7 +181,10 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         summary: 'The delivery log, newest first.',
         params: SubscriptionParams,
         querystring: DeliveryQuery,
-        response: { 200: Answer('A page of the delivery log, newest first.', DeliveryPage) },
+        response: {
+          200: Answer('A page of the delivery log, newest first.', DeliveryPage),
+          404: SUBSCRIPTION_NOT_FOUND,
+        },
       },
     },
     async (request) =>
@@ -188,7 +203,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'Send a delivery again now.',
         params: DeliveryParams,
-        response: { 202: Answer('The delivery, queued to be sent again now.', Delivery) },
+        response: { 202: Answer('The delivery, queued to be sent again now.', Delivery), 404: DELIVERY_NOT_FOUND },
       },
     },
     async (request, reply) =>
@@ -214,7 +229,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         summary: 'Send again everything of the subscription’s topics since a time within retention.',
         params: SubscriptionParams,
         body: ReplayBody,
-        response: { 202: Answer('What is being sent again.', ReplayOutcome) },
+        response: { 202: Answer('What is being sent again.', ReplayOutcome), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request, reply) =>
