@@ -88,7 +88,7 @@ export const Subscription = Type.Object(
   {
     id: EntityId('The subscription id.'),
     url: Type.String(),
-    topics: Type.Array(Type.String()),
+    topics: Type.Array(StringEnum(TOPICS)),
     eventTypes: Nullable(Type.Array(Type.Integer())),
     facilityIds: Nullable(Type.Array(Type.Integer())),
     description: Nullable(Type.String()),
@@ -164,7 +164,7 @@ export const ListQuery = Type.Object({
 export const Delivery = Type.Object(
   {
     id: Type.String({ description: 'The webhook-id.' }),
-    type: Type.String(),
+    type: Type.String({ description: `The message type: a topic (${TOPICS.join(', ')}) or ping (a test).` }),
     status: StringEnum(['pending', 'delivered', 'failed'] as const),
     attempts: Type.Integer(),
     createdAt: Type.String({ format: 'date-time' }),
