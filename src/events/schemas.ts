@@ -61,7 +61,7 @@ export const GatewayEventSchema = Type.Object(
       description: 'Further data the controller reported.',
     }),
   },
-  { description: 'An event reported by a facility gateway controller.' },
+  { $id: 'GatewayEvent', description: 'An event reported by a facility gateway controller.' },
 );
 
 const listParam = (description: string) =>
@@ -156,34 +156,96 @@ export const StreamHeaders = Type.Object({
   ),
 });
 
-export const EventPage = Type.Object({
-  metadata: Type.Object({
-    pageSize: Type.Integer(),
-    pageNumber: Type.Integer(),
-    totalResults: Type.Integer({
-      description:
-        'Events of the filter (for a cursor walk: in the walk so far). Counted exactly up to ' +
-        `${EXACT_TOTAL_CAP.toLocaleString('en-US')}; beyond that it is the database planner's estimate (at least ` +
-        `${(EXACT_TOTAL_CAP + 1).toLocaleString('en-US')}) and totalResultsExact is false, so that the total never costs ` +
-        'more than the page.',
-    }),
-    totalPages: Type.Integer({
-      description: 'ceil(totalResults / pageSize): an estimate too when totalResultsExact is false.',
-    }),
-    nextCursor: NullableString('Pass as cursor for the next page; null when the walk has returned every event.'),
-    totalResultsExact: Type.Boolean({
-      description: `true: totalResults is exact (at most ${EXACT_TOTAL_CAP.toLocaleString('en-US')}); false: it is an estimate.`,
-    }),
-  }),
-  items: Type.Array(GatewayEventSchema),
-});
+// The answer example of the list routes (OpenAPI): a page of two events at facility 12.
+const GATEWAY_EVENT_PAGE_EXAMPLE = {
+  metadata: {
+    pageSize: 100,
+    pageNumber: 1,
+    totalResults: 2,
+    totalPages: 1,
+    nextCursor: null,
+    totalResultsExact: true,
+  },
+  items: [
+    {
+      id: '0195506c-3a1f-7b2e-9c4d-5e6f7a8b9c0d',
+      accountId: 3,
+      facilityId: 12,
+      facilityName: 'Northgate Self Storage',
+      eventType: 18,
+      eventTypeName: 'Access Granted',
+      eventCategory: 'Access',
+      occurredAt: '2026-03-01T16:15:02.123Z',
+      occurredAtLocal: '2026-03-01T09:15:02.123-07:00',
+      receivedAt: '2026-03-01T16:15:03.410Z',
+      deviceId: 'kp-1',
+      deviceName: 'Front gate keypad',
+      unitId: 101,
+      unitNumber: 'A-101',
+      visitorId: 4821,
+      visitorName: 'Maria Lopez',
+      codeEntered: '****42',
+      details: null,
+      data: null,
+    },
+    {
+      id: '0195506a-9e27-7d10-8a3b-1c2d3e4f5a6b',
+      accountId: 3,
+      facilityId: 12,
+      facilityName: 'Northgate Self Storage',
+      eventType: 19,
+      eventTypeName: 'Invalid Access Time',
+      eventCategory: 'Access Denied',
+      occurredAt: '2026-03-01T13:42:10.500Z',
+      occurredAtLocal: '2026-03-01T06:42:10.500-07:00',
+      receivedAt: '2026-03-01T13:42:11.020Z',
+      deviceId: 'kp-1',
+      deviceName: 'Front gate keypad',
+      unitId: 101,
+      unitNumber: 'A-101',
+      visitorId: 4821,
+      visitorName: 'Maria Lopez',
+      codeEntered: '****42',
+      details: 'Outside time group Business Hours',
+      data: { timeGroupId: 2 },
+    },
+  ],
+};
 
-export const EventTypeSchema = Type.Object({
-  eventType: Type.Integer(),
-  name: Type.String(),
-  description: Type.String(),
-  category: Type.String(),
-});
+export const EventPage = Type.Object(
+  {
+    metadata: Type.Object({
+      pageSize: Type.Integer(),
+      pageNumber: Type.Integer(),
+      totalResults: Type.Integer({
+        description:
+          'Events of the filter (for a cursor walk: in the walk so far). Counted exactly up to ' +
+          `${EXACT_TOTAL_CAP.toLocaleString('en-US')}; beyond that it is the database planner's estimate (at least ` +
+          `${(EXACT_TOTAL_CAP + 1).toLocaleString('en-US')}) and totalResultsExact is false, so that the total never costs ` +
+          'more than the page.',
+      }),
+      totalPages: Type.Integer({
+        description: 'ceil(totalResults / pageSize): an estimate too when totalResultsExact is false.',
+      }),
+      nextCursor: NullableString('Pass as cursor for the next page; null when the walk has returned every event.'),
+      totalResultsExact: Type.Boolean({
+        description: `true: totalResults is exact (at most ${EXACT_TOTAL_CAP.toLocaleString('en-US')}); false: it is an estimate.`,
+      }),
+    }),
+    items: Type.Array(GatewayEventSchema),
+  },
+  { $id: 'GatewayEventPage', examples: [GATEWAY_EVENT_PAGE_EXAMPLE] },
+);
+
+export const EventTypeSchema = Type.Object(
+  {
+    eventType: Type.Integer(),
+    name: Type.String(),
+    description: Type.String(),
+    category: Type.String(),
+  },
+  { $id: 'GatewayEventType', description: 'An event type of the catalogue.' },
+);
 export const EventTypeList = Type.Array(EventTypeSchema);
 
 export const CSV_DESCRIPTION = `text/csv (RFC 4180, UTF-8, CRLF, header row), columns ${CSV_HEADER.join(',')}. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection).`;
@@ -240,16 +302,19 @@ export const V2FacilityQuery = Type.Object({
   'api-version': apiVersionParam,
 });
 
-export const V2Page = Type.Object({
-  metadata: Type.Object({
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    totalResults: Type.Integer(),
-    totalPages: Type.Integer(),
-    pageNumber: Type.Integer(),
-  }),
-  items: Type.Array(GatewayEventSchema),
-});
+export const V2Page = Type.Object(
+  {
+    metadata: Type.Object({
+      limit: Type.Integer(),
+      offset: Type.Integer(),
+      totalResults: Type.Integer(),
+      totalPages: Type.Integer(),
+      pageNumber: Type.Integer(),
+    }),
+    items: Type.Array(GatewayEventSchema),
+  },
+  { $id: 'GatewayEventPageV2', description: 'A page of version 2.0: by limit and offset.' },
+);
 
 // ---- combined events (SPEC §6.3) ----
 
@@ -356,7 +421,7 @@ export const CombinedEventSchema = Type.Object(
       '"First Last" of that visitor at the facility when the event was received; null when the id names no visitor there.',
     ),
   },
-  { description: 'An event in the combined-events shape (SPEC §6.3).' },
+  { $id: 'CombinedEvent', description: 'An event in the combined-events shape (SPEC §6.3).' },
 );
 
 export const CombinedEventPage = Type.Object(
@@ -371,7 +436,7 @@ export const CombinedEventPage = Type.Object(
     }),
     items: Type.Array(CombinedEventSchema),
   },
-  { description: 'Without hideMetadata=true.' },
+  { $id: 'CombinedEventPage', description: 'Without hideMetadata=true.' },
 );
 
 export const CombinedEventAnswer = Type.Union(
@@ -380,10 +445,13 @@ export const CombinedEventAnswer = Type.Union(
 );
 
 export const CombinedEventTypeList = Type.Array(
-  Type.Object({
-    name: Type.String(),
-    eventTypeEnum: Type.Integer({ description: 'The number gtq takes and items carry as eventTypeEnum.' }),
-    eventCategoryName: Type.Literal(GATEWAY_CONTROLLER_CATEGORY),
-    description: Type.String(),
-  }),
+  Type.Object(
+    {
+      name: Type.String(),
+      eventTypeEnum: Type.Integer({ description: 'The number gtq takes and items carry as eventTypeEnum.' }),
+      eventCategoryName: Type.Literal(GATEWAY_CONTROLLER_CATEGORY),
+      description: Type.String(),
+    },
+    { $id: 'CombinedEventType', description: 'An event type, in the combined-events shape.' },
+  ),
 );

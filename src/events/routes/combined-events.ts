@@ -4,6 +4,7 @@
 // through the api-version router constraint). Its parameters are mapped onto the one EventFilter
 // (filters.ts) and read through the one query builder (query.ts), like /gatewayevents.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { COMBINED_EVENT_TYPES } from '../combined.ts';
 import { parseCombinedFilter } from '../filters.ts';
@@ -49,6 +50,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       constraints,
       config: TYPES_ACCESS,
       schema: {
+        operationId: 'listCombinedEventTypes',
         tags,
         deprecated: legacy || undefined,
         summary: 'The event types, in the combined-events shape.',
@@ -56,7 +58,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
           `${WHY} The same catalogue as GET /gatewayevents/types, as {name, eventTypeEnum (the number gtq takes), ` +
           `eventCategoryName: "Gateway Controller Event", description}. ${versionNote}`,
         querystring: CombinedTypesQuery,
-        response: { 200: CombinedEventTypeList },
+        response: { 200: Answer('The event types, in the combined-events shape.', CombinedEventTypeList) },
       },
     },
     async (_request, reply) => sendJson(reply, TYPES_JSON),
@@ -68,6 +70,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       constraints,
       config: FACILITY_ACCESS,
       schema: {
+        operationId: 'listFacilityCombinedEvents',
         tags,
         deprecated: legacy || undefined,
         summary: "A facility's events, newest first, in the combined-events shape.",
@@ -83,7 +86,12 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
           `${retentionNote(services.config.eventRetentionDays)} ${versionNote}`,
         params: FacilityParams,
         querystring: CombinedEventsQuery,
-        response: { 200: CombinedEventAnswer },
+        response: {
+          200: Answer(
+            "A page of the facility's events (or, with hideMetadata=true, its items alone).",
+            CombinedEventAnswer,
+          ),
+        },
       },
     },
     async (request, reply) => {

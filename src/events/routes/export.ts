@@ -21,7 +21,35 @@ import {
   retentionNote,
 } from './common.ts';
 
-const csvResponse = { 200: { description: CSV_DESCRIPTION, content: { 'text/csv': { schema: { type: 'string' } } } } };
+// The CSV is sent as it is written (not serialized by fastify): the content form documents it, with
+// the headers a download and a paged export carry.
+const csvResponse = {
+  200: {
+    description: `The events as a CSV download: ${CSV_DESCRIPTION}`,
+    headers: {
+      'content-disposition': {
+        type: 'string',
+        description: 'attachment; filename="gateway-events-<account-N or facility-N>-<UTC time, YYYYMMDDTHHMMSSZ>.csv"',
+      },
+      'x-next-cursor': {
+        type: 'string',
+        description: "Paged exports: the next page's cursor; absent when the walk has returned every event.",
+      },
+      'x-total-count': {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Paged exports: the events of the filter (exact, or an estimate when X-Total-Count-Exact is false).',
+      },
+      'x-total-count-exact': {
+        type: 'string',
+        enum: ['true', 'false'],
+        description: 'Paged exports: whether X-Total-Count is exact.',
+      },
+    },
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  },
+};
 
 const fileStamp = (ms: number) => `${new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
 
@@ -54,6 +82,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: ACCOUNT_ACCESS,
       schema: {
+        operationId: 'exportAccountGatewayEvents',
         tags,
         summary: "The account's events as CSV.",
         description: exportDescription("The account's events"),
@@ -74,6 +103,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: FACILITY_ACCESS,
       schema: {
+        operationId: 'exportFacilityGatewayEvents',
         tags,
         summary: "A facility's events as CSV.",
         description: exportDescription("The facility's events"),

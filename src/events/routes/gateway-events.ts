@@ -2,6 +2,7 @@
 // events, filtered and paged by number or by cursor.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.ts';
+import { Answer } from '../../http/schemas.ts';
 import { parseFilter } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
 import { readPage } from '../reads.ts';
@@ -34,6 +35,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: ACCOUNT_ACCESS,
       schema: {
+        operationId: 'listAccountGatewayEvents',
         tags,
         summary: "The account's events, filtered and paged.",
         description: pageDescription(
@@ -42,7 +44,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         ),
         params: AccountParams,
         querystring: AccountEventsQuery,
-        response: { 200: EventPage },
+        response: { 200: Answer("A page of the account's events, with its metadata.", EventPage) },
       },
     },
     async (request, reply) => {
@@ -57,12 +59,13 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: FACILITY_ACCESS,
       schema: {
+        operationId: 'listFacilityGatewayEvents',
         tags,
         summary: "A facility's events, filtered and paged.",
         description: pageDescription("Events of one facility of the token's account (any other: 404)."),
         params: FacilityParams,
         querystring: FacilityEventsQuery,
-        response: { 200: EventPage },
+        response: { 200: Answer("A page of the facility's events, with its metadata.", EventPage) },
       },
     },
     async (request, reply) => {

@@ -2,6 +2,7 @@
 // offset (registered in the v1.0 document's scope).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { parseFilter, type FilterParams } from '../filters.ts';
@@ -55,10 +56,11 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         deprecated: true,
+        operationId: 'listGatewayEventTypes',
         summary: 'The event types.',
         description: `${EVENT_TYPE_LIST}. ${legacyNote('1.0')}`,
         querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
-        response: { 200: EventTypeList },
+        response: { 200: Answer('The event types, by number.', EventTypeList) },
       },
     },
     async () => [...EVENT_TYPES],
@@ -72,11 +74,12 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         deprecated: true,
+        operationId: 'listAccountGatewayEvents',
         summary: "The account's events (plain array).",
         description: description("Events of the token's own account; facilityIds narrows them."),
         params: AccountParams,
         querystring: V1AccountQuery,
-        response: { 200: Type.Array(GatewayEventSchema) },
+        response: { 200: Answer("The account's events on this page.", Type.Array(GatewayEventSchema)) },
       },
     },
     async (request, reply) => slice(reply, accountScope(request.params.accountId), request.query),
@@ -90,11 +93,12 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         deprecated: true,
+        operationId: 'listFacilityGatewayEvents',
         summary: "A facility's events (plain array).",
         description: description('Events of one facility of the account.'),
         params: FacilityParams,
         querystring: V1FacilityQuery,
-        response: { 200: Type.Array(GatewayEventSchema) },
+        response: { 200: Answer("The facility's events on this page.", Type.Array(GatewayEventSchema)) },
       },
     },
     async (request, reply) => slice(reply, facilityScope(request), request.query),

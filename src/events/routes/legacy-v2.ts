@@ -1,6 +1,7 @@
 // Version 2.0 (deprecated): /events/types and /events/facilities/{facilityId} by limit and offset
 // with Unix-second dates (registered in the v2.0 document's scope).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { parseLegacyFilter } from '../filters.ts';
@@ -21,10 +22,11 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         deprecated: true,
+        operationId: 'listGatewayEventTypes',
         summary: 'The event types.',
         description: `${EVENT_TYPE_LIST}. ${legacyNote('2.0')}`,
         querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
-        response: { 200: EventTypeList },
+        response: { 200: Answer('The event types, by number.', EventTypeList) },
       },
     },
     async () => [...EVENT_TYPES],
@@ -37,6 +39,7 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         deprecated: true,
+        operationId: 'listFacilityGatewayEvents',
         summary: "A facility's events, by limit and offset.",
         description:
           `Newest first. minDate (inclusive) and maxDate (exclusive) are Unix seconds; limit 1–${MAX_PAGE_SIZE} ` +
@@ -44,7 +47,10 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
           `${retentionNote(services.config.eventRetentionDays)} ${legacyNote('2.0')}`,
         params: FacilityParams,
         querystring: V2FacilityQuery,
-        response: { 200: V2Page, 204: Type.Null({ description: 'No events on this page.' }) },
+        response: {
+          200: Answer("A page of the facility's events, with its metadata.", V2Page),
+          204: Answer('No events on this page.', Type.Null()),
+        },
       },
     },
     async (request, reply) => {

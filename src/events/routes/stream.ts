@@ -77,6 +77,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: ACCOUNT_ACCESS,
       schema: {
+        operationId: 'streamAccountGatewayEvents',
         tags,
         summary: "The account's events as they are stored (server-sent events).",
         description: description(
@@ -97,6 +98,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: FACILITY_ACCESS,
       schema: {
+        operationId: 'streamFacilityGatewayEvents',
         tags,
         summary: "A facility's events as they are stored (server-sent events).",
         description: description("The events of one facility of the token's account (any other: 404)"),

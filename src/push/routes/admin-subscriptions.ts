@@ -2,10 +2,11 @@
 // ones first to look at — and any one's delivery log.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { listDeliveries } from '../deliveries.ts';
 import { selectSubscriptions } from '../repository.ts';
-import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, SubscriptionParams } from '../schemas.ts';
+import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, Refused, SubscriptionParams } from '../schemas.ts';
 import { adminSubscriptionView } from '../subscriptions.ts';
 
 const tags = ['admin'];
@@ -18,6 +19,7 @@ export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Serv
     {
       config: OPERATOR,
       schema: {
+        operationId: 'adminListWebhookSubscriptions',
         tags,
         summary: 'Every webhook subscription and its health.',
         querystring: Type.Intersect([
@@ -26,7 +28,12 @@ export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Serv
             failing: Type.Optional(Type.Boolean({ description: 'Only those failing now or disabled for failing.' })),
           }),
         ]),
-        response: { 200: Type.Array(AdminSubscription) },
+        response: {
+          200: Answer(
+            'Subscriptions by id (after the id `after`), with their health and owner.',
+            Type.Array(AdminSubscription),
+          ),
+        },
       },
     },
     async (request) =>
@@ -44,11 +51,15 @@ export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Serv
     {
       config: OPERATOR,
       schema: {
+        operationId: 'adminListWebhookDeliveries',
         tags,
         summary: 'A subscription’s delivery log.',
         params: SubscriptionParams,
         querystring: DeliveryQuery,
-        response: { 200: DeliveryPage },
+        response: {
+          200: Answer('A page of the delivery log, newest first.', DeliveryPage),
+          404: Refused('NOT_FOUND: no such subscription.'),
+        },
       },
     },
     async (request) =>

@@ -3,6 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../auth/guard.ts';
 import { scoped } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { listDeliveries, replay, retryDelivery } from '../deliveries.ts';
 import {
@@ -10,13 +11,19 @@ import {
   CreateSubscriptionBody,
   Delivery,
   DeliveryPage,
+  DELIVERY_NOT_FOUND,
   DeliveryParams,
   DeliveryQuery,
+  LIMIT_REACHED,
   ListQuery,
   ReplayBody,
+  ReplayOutcome,
+  RotatedSecret,
+  SUBSCRIPTION_NOT_FOUND,
   Subscription,
   SubscriptionParams,
   TAGS as tags,
+  TestDeliveryOutcome,
   UpdateSubscriptionBody,
 } from '../schemas.ts';
 import {
@@ -40,12 +47,16 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'createWebhookSubscription',
         tags,
         summary: 'Subscribe a URL to topics.',
         description:
           'The answer carries the signing `secret`, shown this once. 403 TOPIC_NOT_ALLOWED for a topic of the other kind of owner; 409 SUBSCRIPTION_LIMIT_REACHED past 100 subscriptions.',
         body: CreateSubscriptionBody,
-        response: { 201: CreatedSubscription },
+        response: {
+          201: Answer('The subscription, with its signing secret (shown this once).', CreatedSubscription),
+          409: LIMIT_REACHED,
+        },
       },
     },
     async (request, reply) =>
@@ -57,10 +68,13 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'listWebhookSubscriptions',
         tags,
         summary: 'The caller’s subscriptions, by id.',
         querystring: ListQuery,
-        response: { 200: Type.Array(Subscription) },
+        response: {
+          200: Answer('The caller’s subscriptions, by id (after the id `after`).', Type.Array(Subscription)),
+        },
       },
     },
     async (request) =>
@@ -75,10 +89,11 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'getWebhookSubscription',
         tags,
         summary: 'A subscription and its health.',
         params: SubscriptionParams,
-        response: { 200: Subscription },
+        response: { 200: Answer('The subscription and its health.', Subscription), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request) => getSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
@@ -89,12 +104,13 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'updateWebhookSubscription',
         tags,
         summary: 'Change a subscription’s URL, topics, filters, description or status.',
         description: 'Enabling a subscription that was disabled for failing resumes its lane where it stopped.',
         params: SubscriptionParams,
         body: UpdateSubscriptionBody,
-        response: { 200: Subscription },
+        response: { 200: Answer('The subscription as changed.', Subscription), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request) =>
@@ -106,10 +122,11 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'deleteWebhookSubscription',
         tags,
         summary: 'Remove a subscription and its delivery log.',
         params: SubscriptionParams,
-        response: { 204: Type.Null() },
+        response: { 204: Answer('Removed, with its delivery log.', Type.Null()), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request, reply) => {
@@ -123,15 +140,13 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: 'A new signing secret; the old one stays valid (both signatures sent) for 24 hours.',
         params: SubscriptionParams,
         response: {
-          200: Type.Object({
-            id: Type.Integer(),
-            secret: Type.String(),
-            previousSecretExpiresAt: Type.String({ format: 'date-time' }),
-          }),
+          200: Answer('The new secret (shown this once) and when the previous one expires.', RotatedSecret),
+          404: SUBSCRIPTION_NOT_FOUND,
         },
       },
     },
@@ -143,16 +158,13 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'sendTestWebhook',
         tags,
         summary: 'Send a `ping` delivery now and answer with its outcome.',
         params: SubscriptionParams,
         response: {
-          200: Type.Object({
-            deliveryId: Type.String(),
-            delivered: Type.Boolean(),
-            responseStatus: Type.Union([Type.Integer(), Type.Null()]),
-            error: Type.Union([Type.String(), Type.Null()]),
-          }),
+          200: Answer('The outcome of the ping delivery (also in the delivery log).', TestDeliveryOutcome),
+          404: SUBSCRIPTION_NOT_FOUND,
         },
       },
     },
@@ -164,11 +176,15 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: 'The delivery log, newest first.',
         params: SubscriptionParams,
         querystring: DeliveryQuery,
-        response: { 200: DeliveryPage },
+        response: {
+          200: Answer('A page of the delivery log, newest first.', DeliveryPage),
+          404: SUBSCRIPTION_NOT_FOUND,
+        },
       },
     },
     async (request) =>
@@ -182,7 +198,13 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     `${BASE}/:subscriptionId/deliveries/:deliveryId/retry`,
     {
       config: WEBHOOKS,
-      schema: { tags, summary: 'Send a delivery again now.', params: DeliveryParams, response: { 202: Delivery } },
+      schema: {
+        operationId: 'retryWebhookDelivery',
+        tags,
+        summary: 'Send a delivery again now.',
+        params: DeliveryParams,
+        response: { 202: Answer('The delivery, queued to be sent again now.', Delivery), 404: DELIVERY_NOT_FOUND },
+      },
     },
     async (request, reply) =>
       reply
@@ -202,17 +224,12 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: WEBHOOKS,
       schema: {
+        operationId: 'replayWebhookEvents',
         tags,
         summary: 'Send again everything of the subscription’s topics since a time within retention.',
         params: SubscriptionParams,
         body: ReplayBody,
-        response: {
-          202: Type.Object({
-            since: Type.String({ format: 'date-time' }),
-            facts: Type.Integer(),
-            events: Type.Boolean(),
-          }),
-        },
+        response: { 202: Answer('What is being sent again.', ReplayOutcome), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
     async (request, reply) =>
