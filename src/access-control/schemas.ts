@@ -15,7 +15,10 @@ import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
 // ---- what the routes' documentation shares ----
 
-/** A refusal a route documents itself (a 409 of its rules), as problem+json with what it means. */
+/**
+ * A refusal a route documents itself (a 409 of its rules, a 404 the guard does not give), as
+ * problem+json, with what it means.
+ */
 export const Refused = (description: string) => ({ ...Problem, description });
 
 export const FACILITY_TAGS = ['access control'];
