@@ -2,7 +2,7 @@
 // not listed here is never serialized — a gate code cannot leak through a read) and feed OpenAPI;
 // with the notes and tags its routes share.
 import { Type } from '@fastify/type-provider-typebox';
-import { EntityId, Nullable, StringAcceptingInteger, StringEnum } from '../http/schemas.ts';
+import { Answer, EntityId, Nullable, StringAcceptingInteger, StringEnum } from '../http/schemas.ts';
 import {
   ACCESS_CODE_PATTERN,
   COMMAND_STATUSES,
@@ -10,9 +10,16 @@ import {
   EXTENDED_DATA_MAX_BYTES,
   UNIT_STATUSES,
 } from './rules.ts';
+import { Problem } from '../http/problem.ts';
 import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
 // ---- what the routes' documentation shares ----
+
+/**
+ * A refusal a route documents itself (a 409 of its rules, a 404 the guard does not give), as
+ * problem+json, with what it means.
+ */
+export const Refused = (description: string) => ({ ...Problem, description });
 
 export const FACILITY_TAGS = ['access control'];
 export const COMMAND_TAGS = ['access control: commands'];
@@ -78,46 +85,113 @@ export const PageQuery = {
   offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Skip this many items first.' })),
 };
 
-export const Facility = Type.Object({
-  id: EntityId('The facility id.'),
-  accountId: EntityId('The owning account.'),
-  name: Type.String(),
-  propertyNumber: Nullable(
-    Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
-  ),
-  timeZone: Type.String({ description: 'IANA time zone; time groups are in this local time.' }),
-  addressLine: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  state: Nullable(Type.String()),
-  postalCode: Nullable(Type.String()),
-  country: Nullable(Type.String()),
-});
+export const Facility = Type.Object(
+  {
+    id: EntityId('The facility id.'),
+    accountId: EntityId('The owning account.'),
+    name: Type.String(),
+    propertyNumber: Nullable(
+      Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
+    ),
+    timeZone: Type.String({ description: 'IANA time zone; time groups are in this local time.' }),
+    addressLine: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    state: Nullable(Type.String()),
+    postalCode: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+  },
+  { $id: 'Facility' },
+);
 
 export const PropertyNumberQuery = Type.Object({
   propertyNumber: Type.String({ minLength: 1, maxLength: 50, description: 'The facility’s property number.' }),
 });
 
-export const Unit = Type.Object({
-  id: EntityId('The unit id.'),
-  unitNumber: Type.String(),
-  status: StringEnum(UNIT_STATUSES),
-  facilityId: EntityId('The facility id.'),
-  propertyNumber: Nullable(Type.String({ description: 'The facility’s property number.' })),
-  extendedData: StoredExtendedData,
-});
+// The PMS's own data on the unit in the examples below: what extendedData is for.
+const unitExtendedData = { pmsUnitId: 'U-88412', size: '10x10' };
 
-export const CreateUnitBody = Type.Object({
-  unitNumber: Type.String({
-    minLength: 1,
-    maxLength: 50,
-    description: '1–50 characters, unique among the facility’s units.',
-  }),
-  extendedData: Type.Optional(ExtendedData),
-  suppressCommands: SuppressField,
-});
+export const Unit = Type.Object(
+  {
+    id: EntityId('The unit id.'),
+    unitNumber: Type.String(),
+    status: StringEnum(UNIT_STATUSES),
+    facilityId: EntityId('The facility id.'),
+    propertyNumber: Nullable(Type.String({ description: 'The facility’s property number.' })),
+    extendedData: StoredExtendedData,
+  },
+  {
+    $id: 'Unit',
+    examples: [
+      {
+        id: 301,
+        unitNumber: 'A-101',
+        status: 'Vacant',
+        facilityId: 12,
+        propertyNumber: 'SS-0012',
+        extendedData: unitExtendedData,
+      },
+    ],
+  },
+);
+
+// Named: the access-control face takes its bodies in three media types (src/http/lenient.ts).
+export const CreateUnitBody = Type.Object(
+  {
+    unitNumber: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      description: '1–50 characters, unique among the facility’s units.',
+    }),
+    extendedData: Type.Optional(ExtendedData),
+    suppressCommands: SuppressField,
+  },
+  { $id: 'CreateUnitRequest', examples: [{ unitNumber: 'A-101', extendedData: unitExtendedData }] },
+);
 
 /** Action routes take no body; an empty body (any content type) or a JSON object is accepted. */
 export const ActionBody = Nullable(Type.Object({ suppressCommands: SuppressField }));
+
+/** The visitor of the examples: a tenant of unit A-101 at facility 12. */
+const exampleVisitor = {
+  id: 5821,
+  name: 'Maria Lopez',
+  firstName: 'Maria',
+  lastName: 'Lopez',
+  unitId: 301,
+  unitNumber: 'A-101',
+  isTenant: true,
+  isPortalVisitor: false,
+  email: 'maria.lopez@example.com',
+  mobilePhoneNumber: '5551234567',
+  contactMethodPreference: 'Email',
+  countryCode: '1',
+  timeGroupId: 23,
+  timeGroupName: '24 Hours',
+  accessProfileId: 24,
+  accessProfileName: 'All Access',
+  isEnabled: true,
+  isLockedOut: false,
+  extendedData: { pmsTenantId: 'T-20931' },
+};
+
+/** A second visitor of unit A-101: a guest of the tenant, on a narrower time group. */
+const exampleGuest = {
+  ...exampleVisitor,
+  id: 5822,
+  name: 'Daniel Lopez',
+  firstName: 'Daniel',
+  isTenant: false,
+  email: null,
+  mobilePhoneNumber: null,
+  contactMethodPreference: null,
+  countryCode: null,
+  timeGroupId: 25,
+  timeGroupName: 'Business Hours',
+  extendedData: {},
+};
+
+/** The facility's visitors, as listVisitors answers them (a token without accesscontrol:codes). */
+export const VISITORS_EXAMPLE = [exampleVisitor, exampleGuest];
 
 export const Visitor = Type.Object(
   {
@@ -193,72 +267,125 @@ const visitorFields = {
   suppressCommands: SuppressField,
 };
 
-export const CreateVisitorBody = Type.Object({
-  unitId: Type.Optional(
-    Nullable(EntityId('A unit of this facility; required for a tenant, null or absent for a visitor without one.')),
-  ),
-  ...visitorFields,
-});
-
-export const UpdateVisitorBody = Type.Object({
-  unitId: Type.Optional(
-    Nullable(
-      EntityId('Moves the visitor to this unit of the facility; null takes a visitor who is not a tenant off it.'),
+export const CreateVisitorBody = Type.Object(
+  {
+    unitId: Type.Optional(
+      Nullable(EntityId('A unit of this facility; required for a tenant, null or absent for a visitor without one.')),
     ),
-  ),
-  accessCode: Type.Optional(AccessCode),
-  firstName: Type.Optional(visitorFields.firstName),
-  lastName: Type.Optional(visitorFields.lastName),
-  email: visitorFields.email,
-  mobilePhoneNumber: visitorFields.mobilePhoneNumber,
-  contactMethodPreference: visitorFields.contactMethodPreference,
-  countryCode: visitorFields.countryCode,
-  isTenant: Type.Optional(visitorFields.isTenant),
-  isPortalVisitor: visitorFields.isPortalVisitor,
-  timeGroupId: visitorFields.timeGroupId,
-  accessProfileId: visitorFields.accessProfileId,
-  extendedData: visitorFields.extendedData,
-  suppressCommands: SuppressField,
-});
+    ...visitorFields,
+  },
+  {
+    $id: 'CreateVisitorRequest',
+    examples: [
+      {
+        unitId: 301,
+        accessCode: '0042',
+        firstName: 'Maria',
+        lastName: 'Lopez',
+        email: 'maria.lopez@example.com',
+        mobilePhoneNumber: '5551234567',
+        contactMethodPreference: 'Email',
+        countryCode: '1',
+        isTenant: true,
+        extendedData: { pmsTenantId: 'T-20931' },
+      },
+    ],
+  },
+);
 
-export const VisitorWithUnit = Type.Object({
-  visitor: Visitor,
-  unit: Nullable(Unit),
-});
+export const UpdateVisitorBody = Type.Object(
+  {
+    unitId: Type.Optional(
+      Nullable(
+        EntityId('Moves the visitor to this unit of the facility; null takes a visitor who is not a tenant off it.'),
+      ),
+    ),
+    accessCode: Type.Optional(AccessCode),
+    firstName: Type.Optional(visitorFields.firstName),
+    lastName: Type.Optional(visitorFields.lastName),
+    email: visitorFields.email,
+    mobilePhoneNumber: visitorFields.mobilePhoneNumber,
+    contactMethodPreference: visitorFields.contactMethodPreference,
+    countryCode: visitorFields.countryCode,
+    isTenant: Type.Optional(visitorFields.isTenant),
+    isPortalVisitor: visitorFields.isPortalVisitor,
+    timeGroupId: visitorFields.timeGroupId,
+    accessProfileId: visitorFields.accessProfileId,
+    extendedData: visitorFields.extendedData,
+    suppressCommands: SuppressField,
+  },
+  { $id: 'UpdateVisitorRequest' },
+);
 
-export const TimeGroup = Type.Object({
-  id: EntityId('The time group id.'),
-  name: Type.String(),
-  isDefault: Type.Boolean(),
-  windows: Type.Array(
-    Type.Object({
-      days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { description: '0 = Sunday … 6 = Saturday.' }),
-      start: Type.String({ description: 'HH:MM, facility local time.' }),
-      end: Type.String({ description: 'HH:MM; 24:00 is the end of the day; an end before the start runs overnight.' }),
-    }),
-  ),
-});
+export const VisitorWithUnit = Type.Object(
+  {
+    visitor: Visitor,
+    unit: Nullable(Unit),
+  },
+  {
+    $id: 'VisitorWithUnit',
+    examples: [
+      {
+        visitor: exampleVisitor,
+        unit: {
+          id: 301,
+          unitNumber: 'A-101',
+          status: 'Rented',
+          facilityId: 12,
+          propertyNumber: 'SS-0012',
+          extendedData: unitExtendedData,
+        },
+      },
+    ],
+  },
+);
 
-export const AccessProfile = Type.Object({
-  id: EntityId('The access profile id.'),
-  name: Type.String(),
-  isDefault: Type.Boolean(),
-  accessAreas: Nullable(
-    Type.Array(Type.String(), { description: 'Access areas whose keypads admit the visitor; null means every area.' }),
-  ),
-});
+export const TimeGroup = Type.Object(
+  {
+    id: EntityId('The time group id.'),
+    name: Type.String(),
+    isDefault: Type.Boolean(),
+    windows: Type.Array(
+      Type.Object({
+        days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { description: '0 = Sunday … 6 = Saturday.' }),
+        start: Type.String({ description: 'HH:MM, facility local time.' }),
+        end: Type.String({
+          description: 'HH:MM; 24:00 is the end of the day; an end before the start runs overnight.',
+        }),
+      }),
+    ),
+  },
+  { $id: 'TimeGroup' },
+);
 
-export const Command = Type.Object({
-  id: Type.String(),
-  sequence: Type.Integer({ description: 'Increases by one with each command of the facility.' }),
-  type: StringEnum(COMMAND_TYPES),
-  payload: Type.Unknown({ description: 'What the controller applies. Gate codes are left out of this view.' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  expiresAt: Type.String({ format: 'date-time' }),
-  status: StringEnum(COMMAND_STATUSES),
-  deliveredAt: Nullable(Type.String({ format: 'date-time' })),
-  acknowledgedAt: Nullable(Type.String({ format: 'date-time' })),
-});
+export const AccessProfile = Type.Object(
+  {
+    id: EntityId('The access profile id.'),
+    name: Type.String(),
+    isDefault: Type.Boolean(),
+    accessAreas: Nullable(
+      Type.Array(Type.String(), {
+        description: 'Access areas whose keypads admit the visitor; null means every area.',
+      }),
+    ),
+  },
+  { $id: 'AccessProfile' },
+);
+
+export const Command = Type.Object(
+  {
+    id: Type.String(),
+    sequence: Type.Integer({ description: 'Increases by one with each command of the facility.' }),
+    type: StringEnum(COMMAND_TYPES),
+    payload: Type.Unknown({ description: 'What the controller applies. Gate codes are left out of this view.' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+    status: StringEnum(COMMAND_STATUSES),
+    deliveredAt: Nullable(Type.String({ format: 'date-time' })),
+    acknowledgedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'Command' },
+);
 
 export const CommandsQuery = Type.Object({
   after: Type.Optional(
@@ -268,13 +395,17 @@ export const CommandsQuery = Type.Object({
   status: Type.Optional(StringEnum(COMMAND_STATUSES)),
 });
 
-export const RefreshResult = Type.Object({
-  command: Type.Object({ id: Type.String(), sequence: Type.Integer(), type: Type.String(), status: Type.String() }),
-  count: Type.Integer({ description: 'Units or visitors in the command.' }),
-});
+export const RefreshResult = Type.Object(
+  {
+    command: Type.Object({ id: Type.String(), sequence: Type.Integer(), type: Type.String(), status: Type.String() }),
+    count: Type.Integer({ description: 'Units or visitors in the command.' }),
+  },
+  { $id: 'RefreshResult' },
+);
 
 /** The schema of a deprecated full-state refresh (of the units, or of the visitors). */
-export const refreshSchema = (summary: string) => ({
+export const refreshSchema = (operationId: string, summary: string) => ({
+  operationId,
   tags: FACILITY_TAGS,
   deprecated: true,
   summary,
@@ -283,7 +414,9 @@ export const refreshSchema = (summary: string) => ({
     'made with suppressCommands. Answers 202 with the command. No body needed.',
   params: FacilityParams,
   body: ActionBody,
-  response: { 202: RefreshResult },
+  response: {
+    202: Answer('Accepted: the command, written for the controller, and how many it carries.', RefreshResult),
+  },
 });
 
 // ---- facility status and remote operations (SPEC §4.1) ----
@@ -300,77 +433,128 @@ export const STATUS_RULES_NOTE =
 
 const Word = StringEnum(['ok', 'warning', 'error'] as const);
 
-export const StatusListRow = Type.Object({
-  facilityId: EntityId('The facility id.'),
-  facilityName: Type.String(),
-  facilityPropertyNumber: Nullable(Type.String()),
-  accountName: Type.String(),
-  gatewayStatus: Word,
-  gatewayStatusMessage: Type.String(),
-  deviceStatus: Word,
-  deviceStatusMessage: Type.String(),
-  alarmStatus: Word,
-  alarmStatusMessage: Type.String(),
-  pmsInterfaceStatus: Word,
-  pmsInterfaceStatusMessage: Type.String(),
-  edgeRouterStatus: Type.Null(),
-  edgeRouterStatusMessage: Type.Null(),
-  edgeRouterPlatformDeviceStatus: Type.Null(),
-  edgeRouterPlatformDeviceStatusMessage: Type.Null(),
-});
+export const StatusListRow = Type.Object(
+  {
+    facilityId: EntityId('The facility id.'),
+    facilityName: Type.String(),
+    facilityPropertyNumber: Nullable(Type.String()),
+    accountName: Type.String(),
+    gatewayStatus: Word,
+    gatewayStatusMessage: Type.String(),
+    deviceStatus: Word,
+    deviceStatusMessage: Type.String(),
+    alarmStatus: Word,
+    alarmStatusMessage: Type.String(),
+    pmsInterfaceStatus: Word,
+    pmsInterfaceStatusMessage: Type.String(),
+    edgeRouterStatus: Type.Null(),
+    edgeRouterStatusMessage: Type.Null(),
+    edgeRouterPlatformDeviceStatus: Type.Null(),
+    edgeRouterPlatformDeviceStatusMessage: Type.Null(),
+  },
+  { $id: 'FacilityStatusListRow' },
+);
 
-const SwitchState = Type.Object({
-  reported: Nullable(Type.Boolean({ description: 'What the controller last reported (null: never).' })),
-  desired: Nullable(Type.Boolean({ description: 'What was last asked for (null: never).' })),
-});
+const SwitchState = Type.Object(
+  {
+    reported: Nullable(Type.Boolean({ description: 'What the controller last reported (null: never).' })),
+    desired: Nullable(Type.Boolean({ description: 'What was last asked for (null: never).' })),
+  },
+  { $id: 'SwitchState' },
+);
 
-export const FacilityStatus = Type.Object({
-  gatewayControllerPlatformOverallStatus: Word,
-  gatewayControllerPlatformOverallStatusMessage: Type.String(),
-  edgeRouterPlatformOverallStatus: Type.Null(),
-  edgeRouterPlatformOverallStatusMessage: Type.Null(),
-  lastSeenAt: Nullable(Type.String({ format: 'date-time', description: 'The controller’s last poll or events.' })),
-  devices: Type.Object({ total: Type.Integer(), offline: Type.Integer() }),
-  activeAlarms: Type.Array(
-    Type.Object({
-      eventType: Type.Integer(),
-      eventTypeName: Type.String(),
-      deviceId: Nullable(Type.String()),
-      deviceName: Nullable(Type.String()),
-      unitId: Nullable(EntityId('The unit of a unit door alarm.')),
-      unitNumber: Nullable(Type.String()),
-      since: Type.String({ format: 'date-time' }),
+export const FacilityStatus = Type.Object(
+  {
+    gatewayControllerPlatformOverallStatus: Word,
+    gatewayControllerPlatformOverallStatusMessage: Type.String(),
+    edgeRouterPlatformOverallStatus: Type.Null(),
+    edgeRouterPlatformOverallStatusMessage: Type.Null(),
+    lastSeenAt: Nullable(Type.String({ format: 'date-time', description: 'The controller’s last poll or events.' })),
+    devices: Type.Object({ total: Type.Integer(), offline: Type.Integer() }),
+    activeAlarms: Type.Array(
+      Type.Object(
+        {
+          eventType: Type.Integer(),
+          eventTypeName: Type.String(),
+          deviceId: Nullable(Type.String()),
+          deviceName: Nullable(Type.String()),
+          unitId: Nullable(EntityId('The unit of a unit door alarm.')),
+          unitNumber: Nullable(Type.String()),
+          since: Type.String({ format: 'date-time' }),
+        },
+        { $id: 'ActiveAlarm' },
+      ),
+    ),
+    emergency: SwitchState,
+    lockdown: SwitchState,
+    commands: Type.Object({
+      pending: Type.Integer({ description: 'Commands neither acknowledged nor expired.' }),
+      oldestPendingAt: Nullable(Type.String({ format: 'date-time' })),
     }),
-  ),
-  emergency: SwitchState,
-  lockdown: SwitchState,
-  commands: Type.Object({
-    pending: Type.Integer({ description: 'Commands neither acknowledged nor expired.' }),
-    oldestPendingAt: Nullable(Type.String({ format: 'date-time' })),
-  }),
-});
+  },
+  {
+    $id: 'FacilityStatus',
+    examples: [
+      {
+        gatewayControllerPlatformOverallStatus: 'error',
+        gatewayControllerPlatformOverallStatusMessage: '1 active alarm: Door alarm at Gate 1.',
+        edgeRouterPlatformOverallStatus: null,
+        edgeRouterPlatformOverallStatusMessage: null,
+        lastSeenAt: '2026-11-25T14:02:11Z',
+        devices: { total: 4, offline: 0 },
+        activeAlarms: [
+          {
+            eventType: 10,
+            eventTypeName: 'Door Alarm',
+            deviceId: 'door-1',
+            deviceName: 'Gate 1',
+            unitId: null,
+            unitNumber: null,
+            since: '2026-11-25T13:58:40Z',
+          },
+        ],
+        emergency: { reported: false, desired: null },
+        lockdown: { reported: null, desired: null },
+        commands: { pending: 1, oldestPendingAt: '2026-11-25T14:01:57Z' },
+      },
+    ],
+  },
+);
 
-export const Device = Type.Object({
-  id: Type.String({ description: 'The controller’s device id.' }),
-  name: Nullable(Type.String()),
-  isPaired: Type.Boolean({ description: 'False once a Device Pairing event (38) said data.paired: false.' }),
-  status: Type.Object({ isOffline: Type.Boolean() }),
-  lastEventType: Type.Integer(),
-  lastEventAt: Type.String({ format: 'date-time' }),
-});
+export const Device = Type.Object(
+  {
+    id: Type.String({ description: 'The controller’s device id.' }),
+    name: Nullable(Type.String()),
+    isPaired: Type.Boolean({ description: 'False once a Device Pairing event (38) said data.paired: false.' }),
+    status: Type.Object({ isOffline: Type.Boolean() }),
+    lastEventType: Type.Integer(),
+    lastEventAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Device' },
+);
 
-export const CommandRef = Type.Object({
-  id: Type.String(),
-  sequence: Type.Integer(),
-  status: StringEnum(COMMAND_STATUSES),
-});
+/** A command a request wrote (or found underway), by id, sequence and status. */
+export const CommandRef = Type.Object(
+  {
+    id: Type.String(),
+    sequence: Type.Integer(),
+    status: StringEnum(COMMAND_STATUSES),
+  },
+  { $id: 'CommandRef' },
+);
 
-export const SwitchAnswer = Type.Object({
-  command: Nullable(CommandRef),
-  desired: Nullable(Type.Boolean()),
-  reported: Nullable(Type.Boolean()),
-});
+export const SwitchAnswer = Type.Object(
+  {
+    command: Nullable(CommandRef),
+    desired: Nullable(Type.Boolean()),
+    reported: Nullable(Type.Boolean()),
+  },
+  { $id: 'SwitchChange' },
+);
 
-export const ActionGroup = Type.Object({ id: EntityId('The action group id.'), name: Type.String() });
+export const ActionGroup = Type.Object(
+  { id: EntityId('The action group id.'), name: Type.String() },
+  { $id: 'ActionGroup' },
+);
 export const ActionGroupParams = Type.Object({ facilityId, actionGroupId: EntityId('The action group id.') });
-export const ActionGroupAnswer = Type.Object({ command: CommandRef });
+export const ActionGroupAnswer = Type.Object({ command: CommandRef }, { $id: 'ActionGroupRun' });

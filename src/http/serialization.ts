@@ -21,9 +21,24 @@ export function lazySerializers(): SerializerFactory {
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
       return (data: unknown) => {
-        serialize ??= compile(route);
+        serialize ??= compile({ ...route, schema: withoutNames(route.schema) });
         return serialize(data);
       };
     };
   };
+}
+
+/**
+ * A copy of a response schema without the `$id`s of its named schemas: an `$id` is a name in the
+ * OpenAPI document (http/docs.ts), not a base URI, and fast-json-stringify refuses a schema that
+ * uses one named schema twice ("resolves to more than one schema"), as validation.ts's Ajv would.
+ */
+function withoutNames(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutNames);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === '$id' && typeof value === 'string'))
+      .map(([key, value]) => [key, withoutNames(value)]),
+  );
 }

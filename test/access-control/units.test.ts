@@ -280,7 +280,9 @@ describe('suppressCommands and refresh', () => {
     assert.equal(doc.paths['/facilities/{facilityId}/units/refresh'].post.deprecated, true);
     assert.equal(doc.paths['/facilities/{facilityId}/visitors/refresh'].post.deprecated, true);
     const create = doc.paths['/facilities/{facilityId}/visitors'].post;
-    const schema = create.requestBody.content['application/json'].schema;
+    // The body is the named CreateVisitorRequest.
+    const ref: string = create.requestBody.content['application/json'].schema.$ref;
+    const schema = doc.components.schemas[ref.split('/').pop()!];
     assert.equal(schema.properties.suppressCommands.deprecated, true);
     assert.ok(
       create.parameters.some(

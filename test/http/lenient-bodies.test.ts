@@ -478,7 +478,9 @@ describe('lenient bodies through the access-control face', () => {
     assert.match(create.description, /\*\*Compatibility\*\*/);
     for (const field of ['timeGroupId', 'accessProfileId', 'isTenant', 'isPortalVisitor', 'accessCode'])
       assert.ok(create.description.includes(`\`${field}\``), field);
-    const code = create.requestBody.content['application/json'].schema.properties.accessCode;
+    // The body is the named CreateVisitorRequest.
+    const ref: string = create.requestBody.content['application/json'].schema.$ref;
+    const code = doc.components.schemas[ref.split('/').pop()!].properties.accessCode;
     assert.equal(code.type, 'string');
     assert.equal(code[ACCEPTS_INTEGER], true);
     const disable = doc.paths['/facilities/{facilityId}/units/{unitId}/disable'].post;

@@ -2,6 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { facilityOf } from '../../auth/guard.ts';
 import { onFacility } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { listAccessProfiles } from '../access-profiles.ts';
 import * as S from '../schemas.ts';
@@ -12,10 +13,11 @@ export const accessProfileRoutes: FastifyPluginAsyncTypebox<{ services: Services
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'listAccessProfiles',
         tags: S.FACILITY_TAGS,
         summary: 'Access profiles: which access areas a visitor may enter ("All Access" is the default).',
         params: S.FacilityParams,
-        response: { 200: Type.Array(S.AccessProfile) },
+        response: { 200: Answer('The facility’s access profiles.', Type.Array(S.AccessProfile)) },
       },
     },
     async (request) => listAccessProfiles(services.database.db, facilityOf(request).id),

@@ -1,22 +1,25 @@
 // GET /admin/audit/code-reads (the operator): the record of every read that returned gate codes.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { EntityId } from '../../http/schemas.ts';
+import { Answer, EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { listCodeReads } from '../code-reads.ts';
 
-const CodeRead = Type.Object({
-  id: Type.Integer({ description: 'Increases with each record; page back with beforeId.' }),
-  readAt: Type.String({ format: 'date-time' }),
-  accountId: EntityId('The account whose key read the codes.'),
-  facilityId: EntityId('The facility of the visitors.'),
-  credentialId: Type.String({ description: 'The account key (its internal id) the token was issued for.' }),
-  clientId: Type.String({ description: 'The application that used the key.' }),
-  tokenId: Type.String({ description: 'The access token (jti).' }),
-  requestId: Type.String({ description: 'The request id (X-Correlation-ID), to find the request in the logs.' }),
-  route: Type.String({ description: 'The route read, e.g. GET /facilities/:facilityId/visitors.' }),
-  visitorIds: Type.Array(EntityId('A visitor whose code was returned.')),
-});
+const CodeRead = Type.Object(
+  {
+    id: Type.Integer({ description: 'Increases with each record; page back with beforeId.' }),
+    readAt: Type.String({ format: 'date-time' }),
+    accountId: EntityId('The account whose key read the codes.'),
+    facilityId: EntityId('The facility of the visitors.'),
+    credentialId: Type.String({ description: 'The account key (its internal id) the token was issued for.' }),
+    clientId: Type.String({ description: 'The application that used the key.' }),
+    tokenId: Type.String({ description: 'The access token (jti).' }),
+    requestId: Type.String({ description: 'The request id (X-Correlation-ID), to find the request in the logs.' }),
+    route: Type.String({ description: 'The route read, e.g. GET /facilities/:facilityId/visitors.' }),
+    visitorIds: Type.Array(EntityId('A visitor whose code was returned.')),
+  },
+  { $id: 'CodeRead' },
+);
 
 export const codeReadRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { db } = services.database;
@@ -25,6 +28,7 @@ export const codeReadRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: OPERATOR,
       schema: {
+        operationId: 'listCodeReads',
         tags: ['admin'],
         summary: 'Reads that returned gate codes (scope accesscontrol:codes), newest first.',
         description: 'Who read, when, through which route, which visitors — never the codes.',
@@ -35,7 +39,7 @@ export const codeReadRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
           beforeId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only records older than this one.' })),
           limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: '1–1,000, default 100.' }),
         }),
-        response: { 200: Type.Array(CodeRead) },
+        response: { 200: Answer('The records, newest first.', Type.Array(CodeRead)) },
       },
     },
     async (request) => listCodeReads(db, request.query),

@@ -3,6 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { facilityOf } from '../../auth/guard.ts';
 import { onFacility } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { getCommand, listCommands } from '../commands.ts';
 import * as S from '../schemas.ts';
@@ -15,6 +16,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'listCommands',
         tags: S.COMMAND_TAGS,
         summary: "The facility's commands for its controller, by sequence, with their status.",
         description:
@@ -23,7 +25,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           'Page with after = the last sequence seen; commands are kept 30 days.',
         params: S.FacilityParams,
         querystring: S.CommandsQuery,
-        response: { 200: Type.Array(S.Command) },
+        response: { 200: Answer('The commands, by sequence.', Type.Array(S.Command)) },
       },
     },
     async (request) => listCommands(db, facilityOf(request).id, request.query),
@@ -34,10 +36,11 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'getCommand',
         tags: S.COMMAND_TAGS,
         summary: 'One command and its status.',
         params: S.CommandParams,
-        response: { 200: S.Command },
+        response: { 200: Answer('The command.', S.Command) },
       },
     },
     async (request) => getCommand(db, facilityOf(request).id, request.params.commandId),

@@ -3,6 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { facilityOf, principalOf } from '../../auth/guard.ts';
 import { onFacility, scoped } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { facilityByPropertyNumber, listFacilities } from '../facilities.ts';
 import * as S from '../schemas.ts';
@@ -15,9 +16,10 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: scoped('accesscontrol:read'),
       schema: {
+        operationId: 'listFacilities',
         tags: S.FACILITY_TAGS,
         summary: "The token's account's facilities.",
-        response: { 200: Type.Array(S.Facility) },
+        response: { 200: Answer('The facilities.', Type.Array(S.Facility)) },
       },
     },
     async (request) => listFacilities(db, principalOf(request)),
@@ -28,13 +30,14 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: scoped('accesscontrol:read'),
       schema: {
+        operationId: 'listFacilityDetails',
         tags: S.FACILITY_TAGS,
         summary: 'The facility with a property number.',
         description:
           'How operators link a site to their PMS. 404 when no facility visible to the token has that number ' +
           "(another account's facility answers exactly the same).",
         querystring: S.PropertyNumberQuery,
-        response: { 200: S.Facility },
+        response: { 200: Answer('The facility.', S.Facility) },
       },
     },
     async (request) => facilityByPropertyNumber(db, principalOf(request), request.query.propertyNumber),
@@ -45,10 +48,11 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'getFacility',
         tags: S.FACILITY_TAGS,
         summary: 'One facility.',
         params: S.FacilityParams,
-        response: { 200: S.Facility },
+        response: { 200: Answer('The facility.', S.Facility) },
       },
     },
     // The facility the guard loaded; the response schema keeps the view's fields.

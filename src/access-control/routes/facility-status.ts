@@ -3,7 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { facilityOf, principalOf } from '../../auth/guard.ts';
 import { onFacility, scoped } from '../../http/access.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Answer, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import {
   ACTION_GROUP_ACTIONS,
@@ -23,9 +23,24 @@ const READ = ['accesscontrol:read', 'admin'] as const;
 const WRITE = ['accesscontrol:write', 'admin'] as const;
 const NoBody = Nullable(Type.Object({}, { description: 'No body needed.' }));
 
-const SWITCHES: { which: FacilitySwitch; what: string; event: number }[] = [
-  { which: 'emergency', what: 'Emergency access', event: 31 },
-  { which: 'lockdown', what: 'Facility lockdown', event: 32 },
+// With the operationIds of each switch's read and of turning it on and off.
+const SWITCHES: { which: FacilitySwitch; what: string; event: number; get: string; on: string; off: string }[] = [
+  {
+    which: 'emergency',
+    what: 'Emergency access',
+    event: 31,
+    get: 'getEmergencyMode',
+    on: 'enableEmergencyMode',
+    off: 'disableEmergencyMode',
+  },
+  {
+    which: 'lockdown',
+    what: 'Facility lockdown',
+    event: 32,
+    get: 'getLockdown',
+    on: 'enableLockdown',
+    off: 'disableLockdown',
+  },
 ];
 
 export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -39,10 +54,11 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
     {
       config: scoped(...READ),
       schema: {
+        operationId: 'listFacilityStatuses',
         tags,
         summary: 'Every visible facility with its status words (the operator’s first screen).',
         description: `One row per facility, by name; an operator’s token sees every facility. ${S.STATUS_RULES_NOTE}`,
-        response: { 200: Type.Array(S.StatusListRow) },
+        response: { 200: Answer('One row per facility, by name.', Type.Array(S.StatusListRow)) },
       },
     },
     async (request) => statusList(db, principalOf(request), now()),
@@ -53,11 +69,12 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
     {
       config: onFacility(...READ),
       schema: {
+        operationId: 'getFacilityStatus',
         tags,
         summary: 'The facility’s overall status, devices, alarms, switches and waiting commands.',
         description: `The overall status is the worst of the four parts, with their messages. ${S.STATUS_RULES_NOTE}`,
         params: S.FacilityParams,
-        response: { 200: S.FacilityStatus },
+        response: { 200: Answer('The facility’s status.', S.FacilityStatus) },
       },
     },
     async (request) => facilityStatus(db, facilityOf(request).id, now()),
@@ -68,29 +85,31 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
     {
       config: onFacility(...READ),
       schema: {
+        operationId: 'listFacilityDevices',
         tags,
         summary: 'Every device the facility’s controller has reported, by name.',
         description:
           'Devices are learned from the deviceId and deviceName of the controller’s events; online/offline from ' +
           'events 11/12, pairing from 36/38. A device unpaired by event 38 stays listed with isPaired false.',
         params: S.FacilityParams,
-        response: { 200: Type.Array(S.Device) },
+        response: { 200: Answer('The devices, by name.', Type.Array(S.Device)) },
       },
     },
     async (request) => listDevices(db, facilityOf(request).id),
   );
 
-  for (const { which, what, event } of SWITCHES) {
+  for (const { which, what, event, ...operationIds } of SWITCHES) {
     app.get(
       `/facilities/:facilityId/${which}`,
       {
         config: onFacility(...READ),
         schema: {
+          operationId: operationIds.get,
           tags,
           summary: `${what} as the controller last reported it (event ${event}, data.enabled).`,
           description: 'false when the controller never reported it.',
           params: S.FacilityParams,
-          response: { 200: Type.Boolean() },
+          response: { 200: Answer(`True while ${what.toLowerCase()} is on, as last reported.`, Type.Boolean()) },
         },
       },
       async (request) => reportedSwitch(db, facilityOf(request).id, which),
@@ -101,6 +120,7 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
         {
           config: onFacility(...WRITE),
           schema: {
+            operationId: enabled ? operationIds.on : operationIds.off,
             tags,
             summary: `Ask the controller to turn ${what.toLowerCase()} ${enabled ? 'on' : 'off'}.`,
             description:
@@ -110,7 +130,9 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
               'already reports the state). No body needed.',
             params: S.FacilityParams,
             body: NoBody,
-            response: { 200: S.SwitchAnswer },
+            response: {
+              200: Answer('The command asked for (or underway), with the state desired and reported.', S.SwitchAnswer),
+            },
           },
         },
         async (request) => setSwitch(ac, facilityOf(request).id, which, enabled),
@@ -123,10 +145,11 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
     {
       config: onFacility(...READ),
       schema: {
+        operationId: 'listManualActionGroups',
         tags,
         summary: 'The facility’s manually triggered action groups (every facility starts with "Main Gate").',
         params: S.FacilityParams,
-        response: { 200: Type.Array(S.ActionGroup) },
+        response: { 200: Answer('The manual action groups.', Type.Array(S.ActionGroup)) },
       },
     },
     async (request) => listManualActionGroups(db, facilityOf(request).id),
@@ -138,6 +161,7 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
       {
         config: onFacility(...WRITE),
         schema: {
+          operationId: `${action}ActionGroup`,
           tags,
           summary: `Ask the controller to ${action} an action group (a gate, a set of doors).`,
           description:
@@ -146,7 +170,7 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ services: Service
             '404 for an action group of another facility. No body needed.',
           params: S.ActionGroupParams,
           body: NoBody,
-          response: { 200: S.ActionGroupAnswer },
+          response: { 200: Answer('The command written for the controller.', S.ActionGroupAnswer) },
         },
       },
       async (request) => runActionGroup(ac, facilityOf(request).id, request.params.actionGroupId, action),

@@ -3,6 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { facilityOf } from '../../auth/guard.ts';
 import { onFacility } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { refresh } from '../refresh.ts';
 import type { UnitAction } from '../rules.ts';
@@ -11,14 +12,33 @@ import { actOnUnit, createUnit, getUnit, listUnits } from '../units.ts';
 import { listUnitVisitors } from '../visitors.ts';
 import { readerOf } from './visitors.ts';
 
-const unitActions: { action: Exclude<UnitAction, 'delete'>; summary: string }[] = [
+const VACANT_REFUSAL = S.Refused('UNIT_VACANT: the unit is Vacant.');
+
+const unitActions: {
+  action: Exclude<UnitAction, 'delete'>;
+  operationId: string;
+  summary: string;
+  refusals: { 409?: typeof VACANT_REFUSAL };
+}[] = [
   {
     action: 'disable',
+    operationId: 'disableUnit',
     summary:
       'Disable a unit: Rented → Delinquent; its visitors are refused at the gate (event 17). 409 for a Vacant unit.',
+    refusals: { 409: VACANT_REFUSAL },
   },
-  { action: 'enable', summary: 'Enable a unit: Delinquent → Rented. 409 for a Vacant unit.' },
-  { action: 'vacate', summary: 'Vacate a unit: → Vacant; every visitor of the unit is removed.' },
+  {
+    action: 'enable',
+    operationId: 'enableUnit',
+    summary: 'Enable a unit: Delinquent → Rented. 409 for a Vacant unit.',
+    refusals: { 409: VACANT_REFUSAL },
+  },
+  {
+    action: 'vacate',
+    operationId: 'vacateUnit',
+    summary: 'Vacate a unit: → Vacant; every visitor of the unit is removed.',
+    refusals: {},
+  },
 ];
 
 export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -30,11 +50,12 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'listUnits',
         tags: S.FACILITY_TAGS,
         summary: "The facility's units, by unit number.",
         params: S.FacilityParams,
         querystring: Type.Object(S.PageQuery),
-        response: { 200: Type.Array(S.Unit) },
+        response: { 200: Answer('The facility’s units, a page of them.', Type.Array(S.Unit)) },
       },
     },
     async (request) => listUnits(db, facilityOf(request), request.query),
@@ -45,13 +66,14 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: onFacility('accesscontrol:write'),
       schema: {
+        operationId: 'createUnit',
         tags: S.FACILITY_TAGS,
         summary: 'Create a unit (status Vacant).',
         description: `${S.COMMAND_NOTE} 400 UNIT_NUMBER_TAKEN (naming unitNumber) when the facility has a unit with that number.`,
         params: S.FacilityParams,
         querystring: S.ChangeQuery,
         body: S.CreateUnitBody,
-        response: { 201: S.Unit },
+        response: { 201: Answer('The unit, created (Vacant).', S.Unit) },
       },
     },
     async (request, reply) =>
@@ -62,24 +84,31 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/facilities/:facilityId/units/:unitId',
     {
       config: onFacility('accesscontrol:read'),
-      schema: { tags: S.FACILITY_TAGS, summary: 'One unit.', params: S.UnitParams, response: { 200: S.Unit } },
+      schema: {
+        operationId: 'getUnit',
+        tags: S.FACILITY_TAGS,
+        summary: 'One unit.',
+        params: S.UnitParams,
+        response: { 200: Answer('The unit.', S.Unit) },
+      },
     },
     async (request) => getUnit(db, facilityOf(request), request.params.unitId),
   );
 
-  for (const { action, summary } of unitActions) {
+  for (const { action, operationId, summary, refusals } of unitActions) {
     app.post(
       `/facilities/:facilityId/units/:unitId/${action}`,
       {
         config: onFacility('accesscontrol:write'),
         schema: {
+          operationId,
           tags: S.FACILITY_TAGS,
           summary,
           description: `${S.COMMAND_NOTE} ${S.REPEAT_NOTE} No body needed.`,
           params: S.UnitParams,
           querystring: S.ChangeQuery,
           body: S.ActionBody,
-          response: { 200: S.Unit },
+          response: { 200: Answer('The unit, in its new state.', S.Unit), ...refusals },
         },
       },
       async (request) => {
@@ -94,6 +123,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: onFacility('accesscontrol:write'),
       schema: {
+        operationId: 'deleteVacantUnit',
         tags: S.FACILITY_TAGS,
         summary: 'Delete a Vacant unit.',
         description:
@@ -102,7 +132,10 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         params: S.UnitParams,
         querystring: S.ChangeQuery,
         body: S.ActionBody,
-        response: { 200: Type.Literal(true) },
+        response: {
+          200: Answer('The unit is deleted: the JSON body true.', Type.Literal(true)),
+          409: S.Refused('UNIT_OCCUPIED: the unit is Rented or Delinquent; vacate it first.'),
+        },
       },
     },
     async (request) => {
@@ -116,11 +149,12 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'listUnitVisitors',
         tags: S.FACILITY_TAGS,
         summary: "A unit's visitors.",
         description: S.CODES_NOTE,
         params: S.UnitParams,
-        response: { 200: Type.Array(S.Visitor) },
+        response: { 200: Answer('The unit’s visitors.', Type.Array(S.Visitor)) },
       },
     },
     async (request) => listUnitVisitors(ac, facilityOf(request), readerOf(request), request.params.unitId),
@@ -130,7 +164,10 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/facilities/:facilityId/units/refresh',
     {
       config: onFacility('accesscontrol:write'),
-      schema: S.refreshSchema('Send the controller every unit of the facility, as one command (deprecated).'),
+      schema: S.refreshSchema(
+        'refreshUnits',
+        'Send the controller every unit of the facility, as one command (deprecated).',
+      ),
     },
     async (request, reply) => reply.code(202).send(await refresh(ac, facilityOf(request), 'units')),
   );

@@ -34,6 +34,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'listVisitors',
         tags: S.FACILITY_TAGS,
         summary: "The facility's visitors, by unit number and name.",
         description: `${S.CODES_NOTE} ?unitNumber= narrows to that unit's visitors.`,
@@ -44,7 +45,12 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           ),
           ...S.PageQuery,
         }),
-        response: { 200: Answer('The facility’s visitors, a page of them.', Type.Array(S.Visitor)) },
+        response: {
+          200: Answer(
+            'The facility’s visitors, a page of them.',
+            Type.Array(S.Visitor, { examples: [S.VISITORS_EXAMPLE] }),
+          ),
+        },
       },
     },
     async (request) => listVisitors(ac, facilityOf(request), readerOf(request), request.query),
@@ -55,6 +61,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:write'),
       schema: {
+        operationId: 'createVisitor',
         tags: S.FACILITY_TAGS,
         summary: 'Create a visitor with a gate code; a tenant makes a Vacant unit Rented.',
         description:
@@ -66,7 +73,13 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         params: S.FacilityParams,
         querystring: S.ChangeQuery,
         body: S.CreateVisitorBody,
-        response: { 201: S.VisitorWithUnit },
+        response: {
+          201: Answer(
+            'The visitor, created, and their unit as it now is (null for a visitor without one).',
+            S.VisitorWithUnit,
+          ),
+          409: S.Refused('UNIT_VACANT: a visitor who is not a tenant on a Vacant unit.'),
+        },
       },
     },
     async (request, reply) =>
@@ -78,6 +91,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:read'),
       schema: {
+        operationId: 'getVisitor',
         tags: S.FACILITY_TAGS,
         summary: 'One visitor.',
         description: S.CODES_NOTE,
@@ -93,6 +107,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:write'),
       schema: {
+        operationId: 'updateVisitor',
         tags: S.FACILITY_TAGS,
         summary: "Change a visitor's fields (those given; extendedData is replaced whole).",
         description:
@@ -101,7 +116,12 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         params: S.VisitorParams,
         querystring: S.ChangeQuery,
         body: S.UpdateVisitorBody,
-        response: { 200: Answer('The visitor.', S.Visitor) },
+        response: {
+          200: Answer('The visitor, updated.', S.Visitor),
+          409: S.Refused(
+            'UNIT_VACANT as for create, or CONCURRENT_CHANGE: another request moved the visitor at the same moment (retry).',
+          ),
+        },
       },
     },
     async (request) =>
@@ -113,13 +133,14 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:write'),
       schema: {
+        operationId: 'removeVisitor',
         tags: S.FACILITY_TAGS,
         summary: 'Remove a visitor: their code stops opening the gate.',
         description: `${S.COMMAND_NOTE} Answers 204. No body needed.`,
         params: S.VisitorParams,
         querystring: S.ChangeQuery,
         body: S.ActionBody,
-        response: { 204: Type.Null() },
+        response: { 204: Answer('The visitor is removed (no body).', Type.Null()) },
       },
     },
     async (request, reply) => {
@@ -129,10 +150,21 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   );
 
   const switches = {
-    disable: { summary: 'Lock a visitor out (isEnabled false).', refusal: '' },
+    disable: {
+      operationId: 'disableVisitor',
+      summary: 'Lock a visitor out (isEnabled false).',
+      refusal: '',
+      refused: {},
+    },
     enable: {
+      operationId: 'enableVisitor',
       summary: 'Restore a visitor (isEnabled true).',
       refusal: ' 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code.',
+      refused: {
+        409: S.Refused(
+          'ACCESS_CODE_IN_USE: another enabled visitor now has this visitor’s code; give a new one first.',
+        ),
+      },
     },
   };
   for (const action of ['disable', 'enable'] as const) {
@@ -141,13 +173,14 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       {
         config: onFacility('accesscontrol:write'),
         schema: {
+          operationId: switches[action].operationId,
           tags: S.FACILITY_TAGS,
           summary: switches[action].summary,
           description: `${S.COMMAND_NOTE} ${S.REPEAT_NOTE} No body needed.${switches[action].refusal}`,
           params: S.VisitorParams,
           querystring: S.ChangeQuery,
           body: S.ActionBody,
-          response: { 200: Answer('The visitor.', S.Visitor) },
+          response: { 200: Answer('The visitor, in its new state.', S.Visitor), ...switches[action].refused },
         },
       },
       async (request) =>
@@ -160,6 +193,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: onFacility('accesscontrol:write'),
       schema: S.refreshSchema(
+        'refreshVisitors',
         'Send the controller every visitor of the facility, with codes, as one command (deprecated).',
       ),
     },

@@ -8,7 +8,8 @@ import { COMMAND_TYPES } from '../../access-control/rules.ts';
 import { principalOf } from '../../auth/guard.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
-import { StringEnum } from '../../http/schemas.ts';
+import { Answer, StringEnum } from '../../http/schemas.ts';
+import { Refused } from '../../access-control/schemas.ts';
 import type { Services } from '../../services.ts';
 
 export const MAX_WAIT_SECONDS = 30;
@@ -43,15 +44,58 @@ const Query = Type.Object({
   facilityId: Type.Optional(EntityId("Optional; when given it must be the token's own facility (else 404).")),
 });
 
-const DeliveredCommand = Type.Object({
-  id: Type.String({ description: 'Acknowledge with an event of type 3 whose data.commandId is this id.' }),
-  sequence: Type.Integer(),
-  type: StringEnum(COMMAND_TYPES),
-  payload: Type.Unknown({
-    description: 'What to apply; visitors carry their accessCode in clear, on this channel only.',
-  }),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+const DeliveredCommand = Type.Object(
+  {
+    id: Type.String({ description: 'Acknowledge with an event of type 3 whose data.commandId is this id.' }),
+    sequence: Type.Integer(),
+    type: StringEnum(COMMAND_TYPES),
+    payload: Type.Unknown({
+      description: 'What to apply; visitors carry their accessCode in clear, on this channel only.',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'DeliveredCommand' },
+);
+
+const CommandPoll = Type.Object(
+  { commands: Type.Array(DeliveredCommand) },
+  {
+    $id: 'CommandPoll',
+    examples: [
+      {
+        commands: [
+          {
+            id: '7d1f0a52-3c1e-4b7a-9a55-2f0c8e6b9d41',
+            sequence: 418,
+            type: 'visitor.upsert',
+            payload: {
+              action: 'create',
+              visitor: {
+                id: 5821,
+                unitId: 301,
+                unitNumber: 'A-101',
+                firstName: 'Maria',
+                lastName: 'Lopez',
+                isTenant: true,
+                isEnabled: true,
+                timeGroup: {
+                  id: 23,
+                  name: '24 Hours',
+                  timeZone: 'America/New_York',
+                  windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' }],
+                },
+                accessProfile: { id: 24, name: 'All Access', accessAreas: null },
+                accessCode: '0042',
+              },
+              unit: { id: 301, unitNumber: 'A-101', status: 'Rented' },
+            },
+            createdAt: '2026-11-25T14:02:57Z',
+          },
+        ],
+      },
+    ],
+  },
+);
 
 const DESCRIPTION = [
   "For the token's facility: unacknowledged, unexpired commands with sequence > after, in sequence order,",
@@ -72,11 +116,15 @@ export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Service
       // The request deadline starts counting after the longest wait.
       config: { ...scoped('gateway'), waitsUpToMs: MAX_WAIT_SECONDS * 1000 },
       schema: {
+        operationId: 'pollGatewayCommands',
         tags: ['gateway'],
         summary: "The facility's unacknowledged commands after a sequence, in order (long poll with wait).",
         description: DESCRIPTION,
         querystring: Query,
-        response: { 200: Type.Object({ commands: Type.Array(DeliveredCommand) }) },
+        response: {
+          200: Answer('The commands, in sequence order; `{"commands": []}` when none came.', CommandPoll),
+          404: Refused('The facilityId given is not the token’s facility.'),
+        },
       },
     },
     async (request, reply) => {

@@ -17,43 +17,107 @@ import {
 } from '../../events/limits.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import { MAX_BODY_DEPTH } from '../../http/validation.ts';
 import type { Services } from '../../services.ts';
 
-const IngestBody = Type.Object({
-  events: Type.Array(Type.Unknown(), {
-    maxItems: MAX_BATCH_EVENTS,
-    description:
-      `1–${MAX_BATCH_EVENTS} events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
-      'visitorId?, codeEntered?, details?, data?}.',
-  }),
-});
+// Each event stays unknown to validation: the handler judges each on its own (src/events/judge.ts).
+const IngestBody = Type.Object(
+  {
+    events: Type.Array(Type.Unknown(), {
+      maxItems: MAX_BATCH_EVENTS,
+      description:
+        `1–${MAX_BATCH_EVENTS} events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
+        'visitorId?, codeEntered?, details?, data?}.',
+    }),
+  },
+  {
+    $id: 'GatewayEventBatch',
+    examples: [
+      {
+        events: [
+          {
+            eventId: 'fac12-000184',
+            eventType: 18,
+            occurredAt: '2026-11-25T09:03:12-05:00',
+            deviceId: 'kp-front',
+            deviceName: 'Front Gate Keypad',
+            unitId: 301,
+            visitorId: 5821,
+          },
+          {
+            eventId: 'fac12-000185',
+            eventType: 15,
+            occurredAt: '2026-11-25T09:04:40-05:00',
+            deviceId: 'kp-front',
+            deviceName: 'Front Gate Keypad',
+            codeEntered: '9917',
+          },
+          {
+            eventId: 'fac12-000186',
+            eventType: 3,
+            occurredAt: '2026-11-25T09:05:02-05:00',
+            data: { commandId: '7d1f0a52-3c1e-4b7a-9a55-2f0c8e6b9d41' },
+          },
+          { eventId: 'fac12-000187', eventType: 10, occurredAt: '2026-11-25 09:06', deviceId: 'door-1' },
+        ],
+      },
+    ],
+  },
+);
 
-const Rejected = Type.Object({
-  index: Type.Integer({ description: 'Position of the event in the batch.' }),
-  eventId: Type.Union([Type.String(), Type.Null()]),
-  path: Type.String({ description: 'The field at fault, e.g. events[3].occurredAt.' }),
-  reason: Type.String(),
-});
-const Warning = Type.Object({
-  index: Type.Integer(),
-  eventId: Type.Union([Type.String(), Type.Null()]),
-  path: Type.String(),
-  code: Type.String({
-    description:
-      'CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: ' +
-      'the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId).',
-  }),
-  message: Type.String(),
-});
-const IngestAnswer = Type.Object({
-  accepted: Type.Integer({ description: 'Events stored by this request (committed before this answer).' }),
-  duplicates: Type.Integer({
-    description: 'Events whose eventId the facility had already reported (stored once), or repeated within the batch.',
-  }),
-  rejected: Type.Array(Rejected, { description: 'Events that were not stored; drop them, do not resend them.' }),
-  warnings: Type.Array(Warning),
-});
+const Rejected = Type.Object(
+  {
+    index: Type.Integer({ description: 'Position of the event in the batch.' }),
+    eventId: Type.Union([Type.String(), Type.Null()]),
+    path: Type.String({ description: 'The field at fault, e.g. events[3].occurredAt.' }),
+    reason: Type.String(),
+  },
+  { $id: 'RejectedGatewayEvent' },
+);
+const Warning = Type.Object(
+  {
+    index: Type.Integer(),
+    eventId: Type.Union([Type.String(), Type.Null()]),
+    path: Type.String(),
+    code: Type.String({
+      description:
+        'CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: ' +
+        'the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId).',
+    }),
+    message: Type.String(),
+  },
+  { $id: 'GatewayEventWarning' },
+);
+const IngestAnswer = Type.Object(
+  {
+    accepted: Type.Integer({ description: 'Events stored by this request (committed before this answer).' }),
+    duplicates: Type.Integer({
+      description:
+        'Events whose eventId the facility had already reported (stored once), or repeated within the batch.',
+    }),
+    rejected: Type.Array(Rejected, { description: 'Events that were not stored; drop them, do not resend them.' }),
+    warnings: Type.Array(Warning),
+  },
+  {
+    $id: 'GatewayEventBatchResult',
+    examples: [
+      {
+        accepted: 3,
+        duplicates: 0,
+        rejected: [
+          {
+            index: 3,
+            eventId: 'fac12-000187',
+            path: 'events[3].occurredAt',
+            reason: 'must be an ISO 8601 date-time with an offset, e.g. 2026-03-01T09:15:00-07:00',
+          },
+        ],
+        warnings: [],
+      },
+    ],
+  },
+);
 
 const DESCRIPTION = [
   `Reports up to ${MAX_BATCH_EVENTS} events of the token's facility (gateway token, scope gateway). Body at most`,
@@ -110,11 +174,14 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       bodyLimit: MAX_INGEST_BODY_BYTES,
       config: { ...scoped('gateway'), bodyTextCheckedByHandler: true },
       schema: {
+        operationId: 'reportGatewayEvents',
         tags: ['gateway'],
         summary: "Report the facility's events.",
         description: DESCRIPTION,
         body: IngestBody,
-        response: { 200: IngestAnswer },
+        response: {
+          200: Answer('The batch is judged: what was stored, what was a duplicate, what was refused.', IngestAnswer),
+        },
       },
     },
     async (request) => {
