@@ -7,7 +7,7 @@ import type { Services } from '../../services.ts';
 
 const AVAILABILITY_RETRY_AFTER_SECONDS = 5;
 
-const Health = Type.Object({ status: Type.Literal('ok') }, { $id: 'Health' });
+const Health = Type.Object({ status: Type.Literal('ok') }, { $id: 'ServiceHealth' });
 // Named: the same body answers 200 (available) and 503 (unavailable).
 const Availability = Type.Object(
   {
@@ -22,7 +22,7 @@ const Availability = Type.Object(
       }),
     }),
   },
-  { $id: 'Availability' },
+  { $id: 'ServiceAvailability' },
 );
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
