@@ -136,8 +136,22 @@ const Meta = Type.Object(
   { $id: 'EnvelopeMeta' },
 );
 
-export const EnvelopeOf = <T extends TSchema>(data: T, description?: string) =>
-  Type.Object({ meta: Meta, data }, description ? { description } : {});
+/** The meta of a success without warnings, for the examples. */
+const ACKNOWLEDGED = { ack: true, hasErrors: false, hasWarnings: false, errors: [], warnings: [] };
+
+/**
+ * The envelope of an answer with this data. A named data schema names its envelope
+ * (`Auction` → `AuctionEnvelope`), so that the document writes each envelope once and a
+ * generated client has its type; the data's examples become the envelope's (a success's).
+ */
+export const EnvelopeOf = <T extends TSchema>(data: T) => {
+  const { $id: name, examples: dataExamples } = data as { $id?: string; examples?: unknown[] };
+  const examples = dataExamples?.map((example) => ({ meta: ACKNOWLEDGED, data: example }));
+  return Type.Object(
+    { meta: Meta, data },
+    { ...(name ? { $id: `${name}Envelope` } : {}), ...(examples ? { examples } : {}) },
+  );
+};
 
 /** The envelope of a refusal: meta.ack false, meta.errors says why; data is null unless the refusal says more. */
 const Refusal = Type.Object(

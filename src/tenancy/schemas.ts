@@ -1,64 +1,113 @@
 // TypeBox schemas of the tenancy face's admin routes.
 import { Type } from '@fastify/type-provider-typebox';
+import { Problem } from '../http/problem.ts';
 import { EntityId, Nullable } from '../http/schemas.ts';
 
 export const tags = ['admin'];
 
-export const Account = Type.Object({ id: EntityId('The account id.'), name: Type.String(), createdAt: Type.String() });
+export const Account = Type.Object(
+  { id: EntityId('The account id.'), name: Type.String(), createdAt: Type.String({ format: 'date-time' }) },
+  { $id: 'Account', examples: [{ id: 7, name: 'Sunrise Self Storage', createdAt: '2026-11-25T18:04:12.351Z' }] },
+);
 
-export const Facility = Type.Object({
-  id: EntityId('The facility id.'),
-  accountId: EntityId('The owning account.'),
-  name: Type.String(),
-  propertyNumber: Nullable(
-    Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
-  ),
-  timeZone: Type.String(),
-  addressLine: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  state: Nullable(Type.String()),
-  postalCode: Nullable(Type.String()),
-  country: Nullable(Type.String()),
-  guid: Nullable(Type.String()),
-  charityEnrolled: Type.Boolean(),
-});
+export const CreateAccountBody = Type.Object(
+  { name: Type.String({ description: '1–200 characters.' }) },
+  { examples: [{ name: 'Sunrise Self Storage' }] },
+);
 
-export const Application = Type.Object({
-  id: Type.String(),
-  clientId: Type.String(),
-  name: Type.String(),
-  clientType: Nullable(Type.String()),
-  facilityGuids: Type.Array(Type.String()),
-  operator: Type.Boolean(),
-  createdAt: Type.String(),
-  revokedAt: Nullable(Type.String()),
-});
+// Named AdminFacility: the facility as the operator created it (the access-control face's Facility is the account's view).
+export const Facility = Type.Object(
+  {
+    id: EntityId('The facility id.'),
+    accountId: EntityId('The owning account.'),
+    name: Type.String(),
+    propertyNumber: Nullable(
+      Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
+    ),
+    timeZone: Type.String(),
+    addressLine: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    state: Nullable(Type.String()),
+    postalCode: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    guid: Nullable(Type.String()),
+    charityEnrolled: Type.Boolean(),
+  },
+  { $id: 'AdminFacility' },
+);
 
-export const AccountKey = Type.Object({
-  id: Type.String(),
-  apiKey: Type.String(),
-  accountId: EntityId('The account the key acts for.'),
-  clientId: Type.String(),
-  scopes: Type.Array(Type.String()),
-  createdAt: Type.String(),
-  revokedAt: Nullable(Type.String()),
-});
+export const Application = Type.Object(
+  {
+    id: Type.String(),
+    clientId: Type.String(),
+    name: Type.String(),
+    clientType: Nullable(Type.String()),
+    facilityGuids: Type.Array(Type.String()),
+    operator: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'Application' },
+);
 
-export const Gateway = Type.Object({
-  id: Type.String(),
-  clientId: Type.String(),
-  facilityId: EntityId('The facility of the controller.'),
-  createdAt: Type.String(),
-  revokedAt: Nullable(Type.String()),
-});
+export const AccountKey = Type.Object(
+  {
+    id: Type.String(),
+    apiKey: Type.String(),
+    accountId: EntityId('The account the key acts for.'),
+    clientId: Type.String(),
+    scopes: Type.Array(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'AccountKey' },
+);
 
-export const ClientSecret = Type.Object({
-  id: Type.String(),
-  clientId: Type.String(),
-  clientSecret: Type.String({ description: 'Shown once; stored only as a hash.' }),
-});
+export const CreatedAccountKey = Type.Object(
+  {
+    id: Type.String(),
+    apiKey: Type.String({ description: "The password grant's username." }),
+    apiSecret: Type.String({ description: "The password grant's password. Shown once; stored only as a hash." }),
+  },
+  { $id: 'CreatedAccountKey' },
+);
 
-export const Revoked = Type.Object({ revoked: Type.Literal(true) }, { additionalProperties: true });
+export const Gateway = Type.Object(
+  {
+    id: Type.String(),
+    clientId: Type.String(),
+    facilityId: EntityId('The facility of the controller.'),
+    createdAt: Type.String({ format: 'date-time' }),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'GatewayCredential' },
+);
+
+/** A new application's or gateway controller's client credentials. */
+export const ClientSecret = Type.Object(
+  {
+    id: Type.String(),
+    clientId: Type.String(),
+    clientSecret: Type.String({ description: 'Shown once; stored only as a hash.' }),
+  },
+  { $id: 'ClientCredentials' },
+);
+
+/** What a revocation answers: the credential it names, revoked. */
+export const Revoked = Type.Object(
+  {
+    clientId: Type.Optional(Type.String({ description: 'An application or a gateway controller.' })),
+    apiKey: Type.Optional(Type.String({ description: 'An account key.' })),
+    revoked: Type.Literal(true),
+  },
+  { $id: 'Revocation' },
+);
+
+/** An error answer a route documents itself (problem+json, with what it means there). */
+export const refusal = (description: string) => ({ ...Problem, description });
+
+export const REVOKED_NOT_FOUND =
+  'No active credential of that kind has that id (NOT_FOUND): unknown, or already revoked.';
 
 export const REVOKE_NOTE =
   'Revocation refuses new tokens at once; tokens already issued are refused by the guard within 5 seconds ' +

@@ -249,7 +249,7 @@ describe('every route states its needs', () => {
     let publicCount = 0;
     type Operation = {
       security?: Record<string, string[]>[];
-      responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }>;
+      responses: Record<string, { content?: Record<string, { schema: { $ref?: string; properties?: object } }> }>;
     };
     for (const [path, operations] of Object.entries<Record<string, Operation>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -266,7 +266,10 @@ describe('every route states its needs', () => {
         for (const status of ['401', '403'])
           assert.ok(operation.responses[status], `${where} does not document ${status}`);
         // The body of the face's renderer: the envelope under /api/3, problem+json elsewhere.
-        const body = Object.values(operation.responses['401']!.content ?? {})[0]?.schema.properties ?? {};
+        const schema = Object.values(operation.responses['401']!.content ?? {})[0]?.schema ?? {};
+        // The error body is a named schema: the operation refers to it in components.schemas.
+        const named = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
+        const body = named.properties ?? {};
         assert.ok(
           path.startsWith('/api/3/') ? 'meta' in body : 'traceId' in body,
           `${where}: 401 body is not the face's error body`,
@@ -278,11 +281,12 @@ describe('every route states its needs', () => {
     assert.ok(doc.components.securitySchemes.bearerAuth);
     const token = doc.paths['/auth/token'].post;
     assert.deepEqual(token.security, []);
-    assert.ok(
-      'error' in
-        Object.values<{ schema: { properties: object } }>(token.responses['400'].content)[0]!.schema.properties,
+    assert.equal(
+      Object.values<{ schema: { $ref: string } }>(token.responses['400'].content)[0]!.schema.$ref,
+      '#/components/schemas/OAuthError',
       'the token endpoint documents RFC 6749 errors',
     );
+    assert.ok('error' in doc.components.schemas.OAuthError.properties);
   });
 
   it('every response of a routed request carries the RateLimit headers', async () => {

@@ -4,13 +4,15 @@
 import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Answer, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { AUCTION_TYPES, LIMITS } from '../model.ts';
-import { Auction, AuctionPage, AuctionStatus, adminTags as tags } from '../schemas.ts';
+import { Auction, AuctionPage, AuctionStatus, refusal, adminTags as tags } from '../schemas.ts';
 import { actorOf, bodyJudgedByOperation } from './request.ts';
 
 const AuctionParams = Type.Object({ auctionId: Type.String({ maxLength: 100 }) });
+
+const NO_SUCH_AUCTION = refusal('No auction has that id (NOT_FOUND).');
 
 const RecordPatch = Type.Object(
   {
@@ -37,6 +39,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'adminListAuctions',
         tags,
         summary: 'List auctions (support).',
         description:
@@ -49,7 +52,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
           cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),
-        response: { 200: AuctionPage },
+        response: { 200: Answer('A page of auctions.', AuctionPage) },
       },
     },
     async (request) => face.listAllAuctions(request.query),
@@ -60,10 +63,11 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'adminGetAuction',
         tags,
         summary: 'Read one auction with its images and history.',
         params: AuctionParams,
-        response: { 200: Auction },
+        response: { 200: Answer('The auction, with its images and history.', Auction), 404: NO_SUCH_AUCTION },
       },
     },
     async (request) => face.getAuction(request.params.auctionId),
@@ -74,6 +78,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'recordAuctionOutcome',
         tags,
         summary: 'Report a sale (the marketplace): Active → ClosedSold.',
         description:
@@ -85,7 +90,11 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           soldAt: Type.Optional(Type.String({ format: 'date-time', description: 'Defaults to now.' })),
           buyerName: Type.Optional(Type.String({ maxLength: 100 })),
         }),
-        response: { 200: Auction },
+        response: {
+          200: Answer('The auction, ClosedSold, with its images and history.', Auction),
+          404: NO_SUCH_AUCTION,
+          409: refusal('The auction is not Active (AUCTION_NOT_ACTIVE).'),
+        },
       },
     },
     async (request) => face.reportSale(actorOf(request), request.params.auctionId, request.body),
@@ -97,6 +106,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       config: OPERATOR,
       validatorCompiler: bodyJudgedByOperation,
       schema: {
+        operationId: 'amendAuction',
         tags,
         summary: "Change a Pending auction's type, or complete its record.",
         description:
@@ -107,7 +117,11 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           "an Active auction's content is immutable.",
         params: AuctionParams,
         body: RecordPatch,
-        response: { 200: Auction },
+        response: {
+          200: Answer('The auction as changed (Active, or still Pending), with its images and history.', Auction),
+          404: NO_SUCH_AUCTION,
+          409: refusal('The auction is not Pending (AUCTION_NOT_PENDING).'),
+        },
       },
     },
     async (request) =>
@@ -119,6 +133,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'adminCancelAuction',
         tags,
         summary: 'Cancel an open auction (support).',
         description: 'Pending or Active → Cancelled; otherwise 409 AUCTION_NOT_OPEN.',
@@ -126,7 +141,11 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         body: Type.Optional(
           Type.Object({ reason: Type.Optional(Type.String({ maxLength: LIMITS.cancelReasonLength })) }),
         ),
-        response: { 200: Auction },
+        response: {
+          200: Answer('The auction, Cancelled, with its images and history.', Auction),
+          404: NO_SUCH_AUCTION,
+          409: refusal('The auction is not open (AUCTION_NOT_OPEN): already Cancelled, ClosedSold or ClosedUnsold.'),
+        },
       },
     },
     async (request) => face.cancelBySupport(actorOf(request), request.params.auctionId, request.body?.reason ?? null),

@@ -1,6 +1,7 @@
 // POST /api/3/auctioninfo: a partner sends a facility's full list (import.ts applies it).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, sendEnvelopeText } from '../envelope.ts';
 import { LIMITS } from '../model.ts';
@@ -18,6 +19,7 @@ export const auctionInfoRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       bodyLimit: LIMITS.createBodyBytes,
       validatorCompiler: bodyJudgedByOperation,
       schema: {
+        operationId: 'importAuctions',
         tags,
         summary: "Send a facility's full list of auctionable units.",
         description: [
@@ -48,9 +50,9 @@ export const auctionInfoRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         }),
         body: CreateBody,
         response: {
-          200: EnvelopeOf(
-            CreateData,
+          200: Answer(
             'Applied (or, with dryRun, planned). `meta.warnings` may hold ACTIVE_AUCTION_IMMUTABLE.',
+            EnvelopeOf(CreateData),
           ),
           400: ErrorEnvelope(
             'Invalid body: every fault with its path and code (e.g. REQUIRED, TOO_LONG, DUPLICATE_UNIT, ' +

@@ -1,6 +1,7 @@
 // GET /api/3/auctions and /api/3/auctions/{auctionId}: a partner reads its auctions (reads.ts).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, envelope, sendEnvelope } from '../envelope.ts';
 import { Auction, AuctionPage, ListQuery, importTags as tags } from '../schemas.ts';
@@ -15,6 +16,7 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
     {
       config: READ,
       schema: {
+        operationId: 'listAuctions',
         tags,
         summary: "List the partner's auctions.",
         description:
@@ -23,7 +25,7 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
           'Items carry no images or history: read one auction for those.',
         querystring: ListQuery,
         response: {
-          200: EnvelopeOf(AuctionPage),
+          200: Answer('A page of the partner’s auctions.', EnvelopeOf(AuctionPage)),
           400: ErrorEnvelope('An invalid query parameter or cursor.'),
           ...PARTNER_ERRORS,
         },
@@ -40,6 +42,7 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
     {
       config: READ,
       schema: {
+        operationId: 'getAuction',
         tags,
         summary: 'Read one auction: record, status, images and history.',
         description:
@@ -48,7 +51,7 @@ export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Service
           'actor and reason, oldest first.',
         params: Type.Object({ auctionId: Type.String({ maxLength: 100 }) }),
         response: {
-          200: EnvelopeOf(Auction),
+          200: Answer('The auction, with its images and history.', EnvelopeOf(Auction)),
           ...PARTNER_ERRORS,
           404: ErrorEnvelope('No such auction is visible to this partner (AUCTION_NOT_FOUND).'),
         },

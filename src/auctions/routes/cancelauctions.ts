@@ -1,6 +1,7 @@
 // PUT /api/3/cancelauctions: a partner cancels the auction of one unit (cancel.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, envelope, sendEnvelope } from '../envelope.ts';
 import { CancelBody, CancelData, importTags as tags } from '../schemas.ts';
@@ -16,6 +17,7 @@ export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ services: Service
       config: scoped('auctions:write'),
       validatorCompiler: bodyJudgedByOperation,
       schema: {
+        operationId: 'cancelAuction',
         tags,
         summary: 'Cancel the auction of one unit.',
         description: [
@@ -30,14 +32,16 @@ export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ services: Service
         ].join('\n\n'),
         body: CancelBody,
         response: {
-          200: EnvelopeOf(CancelData, 'Cancelled now.'),
+          200: Answer('Cancelled now.', EnvelopeOf(CancelData)),
           400: ErrorEnvelope('ONE_UNIT_PER_REQUEST, NO_UNIT, or invalid fields with their paths.'),
           ...PARTNER_ERRORS,
           404: ErrorEnvelope('FACILITY_NOT_FOUND, or UNIT_NOT_FOUND: the unit has no auction at that facility.'),
-          409: EnvelopeOf(
-            CancelData,
-            'A warning, not an error: ALREADY_CANCELLED or ALREADY_CLOSED (ack false, hasErrors false).',
-          ),
+          // In the content form, so that the success's example (ack true) is not shown as this answer's.
+          409: {
+            description:
+              'A warning, not an error: ALREADY_CANCELLED or ALREADY_CLOSED (ack false, hasErrors false, the auction in data).',
+            content: { 'application/json': { schema: EnvelopeOf(CancelData) } },
+          },
         },
       },
     },

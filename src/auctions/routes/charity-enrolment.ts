@@ -3,20 +3,10 @@
 import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
-import { adminTags as tags } from '../schemas.ts';
+import { CharityEnrolment, refusal, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
-
-const Enrolment = Type.Object({
-  facilityId: EntityId('The facility id.'),
-  guid: Nullable(Type.String()),
-  charityEnrolled: Type.Boolean(),
-  activated: Type.Array(Type.String(), { description: 'Pending charity auctions that became Active.' }),
-  stillPending: Type.Array(Type.String(), {
-    description: 'Pending charity auctions still held for another reason (INCOMPLETE).',
-  }),
-});
 
 const FacilityParams = Type.Object({ facilityId: EntityId('The facility id.') });
 
@@ -24,7 +14,9 @@ const FacilityParams = Type.Object({ facilityId: EntityId('The facility id.') })
 const METHODS = [
   {
     method: 'POST',
+    operationId: 'enrolFacilityInCharity',
     enrolled: true,
+    answer: 'The facility, enrolled, and the auctions that became Active.',
     summary: 'Enrol a facility in the charity programme.',
     description:
       'Its Pending charity auctions become Active (those that are also incomplete stay Pending, ' +
@@ -32,7 +24,9 @@ const METHODS = [
   },
   {
     method: 'DELETE',
+    operationId: 'withdrawFacilityFromCharity',
     enrolled: false,
+    answer: 'The facility, withdrawn.',
     summary: 'Withdraw a facility from the charity programme.',
     description: 'Later charity auctions of the facility are held as Pending; its Active ones are not touched.',
   },
@@ -41,12 +35,19 @@ const METHODS = [
 export const charityEnrolmentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const face = services.auctions;
 
-  for (const { method, enrolled, summary, description } of METHODS) {
+  for (const { method, operationId, enrolled, answer, summary, description } of METHODS) {
     app.route({
       method,
       url: '/admin/facilities/:facilityId/charity-enrolment',
       config: OPERATOR,
-      schema: { tags, summary, description, params: FacilityParams, response: { 200: Enrolment } },
+      schema: {
+        operationId,
+        tags,
+        summary,
+        description,
+        params: FacilityParams,
+        response: { 200: Answer(answer, CharityEnrolment), 404: refusal('No facility has that id (NOT_FOUND).') },
+      },
       handler: async (request) => face.setCharityEnrolment(actorOf(request), request.params.facilityId, enrolled),
     });
   }

@@ -6,7 +6,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { notFound } from '../../errors.ts';
 import { PUBLIC } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
-import { importTags as tags } from '../schemas.ts';
+import { importTags as tags, refusal } from '../schemas.ts';
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
+const IMAGE = { type: 'string', format: 'binary' };
 
 /** Whether an If-None-Match header names this entity tag (strong or weak) or any (`*`). */
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
@@ -20,6 +23,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: PUBLIC,
       schema: {
+        operationId: 'getAuctionImage',
         tags,
         summary: 'A stored auction image.',
         description:
@@ -27,7 +31,19 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
           'so If-None-Match answers 304. Only JPEG, PNG, WebP and GIF, verified by their bytes, ' +
           'are ever stored.',
         params: Type.Object({ name: Type.String({ maxLength: 80 }) }),
-        produces: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'],
+        // The bytes are sent as they are (a stream is never serialized).
+        response: {
+          200: {
+            description: 'The image, in the type its bytes were verified to be.',
+            content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: IMAGE }])),
+          },
+          // No body (`type: 'null'` keeps content out of the document; the handler sends nothing).
+          304: Type.Unsafe<undefined>({
+            type: 'null',
+            description: 'Not modified: If-None-Match names this image’s ETag.',
+          }),
+          404: refusal('No image is stored under that name (NOT_FOUND).'),
+        },
       },
     },
     async (request, reply) => {

@@ -2,10 +2,10 @@
 import { EntityId } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { LIMITS, NOTIFICATION_KINDS } from '../model.ts';
-import { Notification, NotificationKind, adminTags as tags } from '../schemas.ts';
+import { Notification, NotificationKind, NotificationPage, refusal, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
 
 export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -16,6 +16,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'listNotifications',
         tags,
         summary: 'List support notifications.',
         description:
@@ -34,13 +35,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
           cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),
-        response: {
-          200: Type.Object({
-            notifications: Type.Array(Notification),
-            hasMore: Type.Boolean(),
-            nextCursor: Nullable(Type.String()),
-          }),
-        },
+        response: { 200: Answer('A page of notifications.', NotificationPage) },
       },
     },
     async (request) => face.listNotifications(request.query),
@@ -51,6 +46,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'resolveNotification',
         tags,
         summary: 'Mark a support notification resolved.',
         description:
@@ -58,7 +54,10 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           'auctions is still Pending (each became Active or was cancelled); a later occurrence opens a new one.',
         params: Type.Object({ notificationId: Type.String({ maxLength: 100 }) }),
         body: Type.Optional(Type.Object({ resolution: Type.Optional(Type.String({ maxLength: 500 })) })),
-        response: { 200: Notification },
+        response: {
+          200: Answer('The notification, resolved.', Notification),
+          404: refusal('No notification has that id (NOT_FOUND).'),
+        },
       },
     },
     async (request) => {

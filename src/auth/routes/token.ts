@@ -4,6 +4,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PUBLIC } from '../../http/access.ts';
 import { handleError, registerErrorRenderer } from '../../http/problem.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { OAuthError, type OAuthErrorCode } from '../grants.ts';
 import { WAITING_IN_ALL, WAITING_PER_CLIENT } from '../secret-checks.ts';
@@ -20,22 +21,47 @@ const TokenBody = Type.Object(
     refresh_token: Type.Optional(Type.String({ maxLength: 500 })),
     scope: Type.Optional(Type.String({ maxLength: 500 })),
   },
-  { description: 'Form-encoded (application/x-www-form-urlencoded) or JSON.' },
+  {
+    $id: 'TokenRequest', // RFC 6749 §4.1.3, §4.3.2, §4.4.2, §6; named: one schema for both media types
+    description: 'Form-encoded (application/x-www-form-urlencoded) or JSON.',
+    examples: [
+      {
+        grant_type: 'client_credentials',
+        client_id: 'app_duCCWrOrdWXyMlrg',
+        client_secret: 'gh_cs_ZpASCwPlCyD9o1XCBubFBSKytxSn3USCy-oc0sR8o2Q',
+        scope: 'auctions:write auctions:read',
+      },
+    ],
+  },
 );
 
-const TokenResponse = Type.Object({
-  token_type: Type.Literal('Bearer'),
-  access_token: Type.String({ description: 'An ES256-signed JWT.' }),
-  expires_in: Type.Integer({
-    description: 'Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600).',
-  }),
-  refresh_token: Type.Optional(
-    Type.String({
-      description: 'Password and refresh_token grants only. Single use: each refresh returns the next one.',
+const TokenResponse = Type.Object(
+  {
+    token_type: Type.Literal('Bearer'),
+    access_token: Type.String({ description: 'An ES256-signed JWT.' }),
+    expires_in: Type.Integer({
+      description: 'Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600).',
     }),
-  ),
-  scope: Type.String(),
-});
+    refresh_token: Type.Optional(
+      Type.String({
+        description: 'Password and refresh_token grants only. Single use: each refresh returns the next one.',
+      }),
+    ),
+    scope: Type.String({ description: 'The granted scopes, space-separated.' }),
+  },
+  {
+    $id: 'AccessTokenResponse', // RFC 6749 §5.1
+    examples: [
+      {
+        token_type: 'Bearer',
+        access_token:
+          'eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzY29wZSI6ImF1Y3Rpb25zOndyaXRlIGF1Y3Rpb25zOnJlYWQiLCJjbGllbnRfaWQiOiJhcHBfZHVDQ1dyT3JkV1h5TWxyZyJ9.c2lnbmF0dXJl',
+        expires_in: 3600,
+        scope: 'auctions:write auctions:read',
+      },
+    ],
+  },
+);
 
 const OAuthErrorBody = Type.Object(
   {
@@ -47,6 +73,9 @@ const OAuthErrorBody = Type.Object(
   },
   { $id: 'OAuthError' }, // RFC 6749 §5.2
 );
+
+/** An error answer of the token endpoint: the RFC 6749 body, with what this status means here. */
+const oauthError = (description: string) => ({ ...OAuthErrorBody, description });
 
 function sendOAuthError(
   reply: FastifyReply,
@@ -130,6 +159,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: PUBLIC,
       schema: {
+        operationId: 'issueToken',
         tags: ['authorization'],
         summary: 'Issue an access token (OAuth 2.0 token endpoint).',
         description:
@@ -139,11 +169,27 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenBody,
         response: {
-          200: TokenResponse,
-          400: OAuthErrorBody,
-          401: OAuthErrorBody,
-          429: OAuthErrorBody,
-          503: OAuthErrorBody,
+          200: Answer(
+            'The access token (and, for the password and refresh_token grants, the next refresh token).',
+            TokenResponse,
+          ),
+          400: oauthError(
+            'invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key ' +
+              'or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this ' +
+              'client may use), unsupported_grant_type or invalid_scope (a scope the client may not have).',
+          ),
+          401: oauthError(
+            'invalid_client: client authentication failed (unknown client, wrong secret, revoked credentials, or none ' +
+              'sent); with HTTP Basic, a WWW-Authenticate challenge.',
+          ),
+          429: oauthError(
+            'invalid_request: too many failed authentications of this client from this address, or from this ' +
+              'address in all; retry after the Retry-After seconds.',
+          ),
+          503: oauthError(
+            'temporarily_unavailable: too many requests are waiting for their secrets to be checked, or the database ' +
+              'is unavailable; retry after the Retry-After seconds.',
+          ),
         },
       },
     },

@@ -46,7 +46,9 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       url,
       {
         config: { access: 'public' },
+        // A web page, not API: kept out of the OpenAPI documents.
         schema: {
+          hide: true,
           tags: ['support'],
           summary,
           description:

@@ -1,24 +1,29 @@
 // GET /health (the process is alive) and GET /availability (it can serve): public, for probes.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PUBLIC } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import { COUNTED_IN_PROCESS } from '../../http/rate-limit.ts';
 import type { Services } from '../../services.ts';
 
 const AVAILABILITY_RETRY_AFTER_SECONDS = 5;
 
-const Health = Type.Object({ status: Type.Literal('ok') });
-const Availability = Type.Object({
-  status: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
-  checks: Type.Object({
-    database: Type.Boolean(),
-    migrations: Type.Boolean(),
-    jobs: Type.Boolean(),
-    redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not configured')], {
-      description:
-        '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
+const Health = Type.Object({ status: Type.Literal('ok') }, { $id: 'ServiceHealth' });
+// Named: the same body answers 200 (available) and 503 (unavailable).
+const Availability = Type.Object(
+  {
+    status: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
+    checks: Type.Object({
+      database: Type.Boolean(),
+      migrations: Type.Boolean(),
+      jobs: Type.Boolean(),
+      redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not configured')], {
+        description:
+          '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
+      }),
     }),
-  }),
-});
+  },
+  { $id: 'ServiceAvailability' },
+);
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -26,7 +31,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       // Never touches Redis, not even for its rate-limit count.
       config: { ...PUBLIC, rateLimit: COUNTED_IN_PROCESS },
-      schema: { tags: ['operations'], summary: 'The process is alive.', response: { 200: Health } },
+      schema: {
+        operationId: 'getHealth',
+        tags: ['operations'],
+        summary: 'The process is alive.',
+        response: { 200: Answer('The process is alive.', Health) },
+      },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -36,12 +46,20 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: PUBLIC,
       schema: {
+        operationId: 'getAvailability',
         tags: ['operations'],
         summary:
           'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
         description:
           '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false.',
-        response: { 200: Availability, 503: Availability },
+        response: {
+          200: Answer('The service can serve; every check is reported.', Availability),
+          // In the content form: the 503 is this body, not the face's problem+json (src/http/access.ts).
+          503: {
+            description: 'The service cannot serve now (a check is false): retry after the Retry-After seconds.',
+            content: { 'application/json': { schema: Availability } },
+          },
+        },
       },
     },
     async (_request, reply) => {

@@ -12,11 +12,18 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'getMetrics',
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format).',
         description:
           "Scrape with an operator application's token (client_credentials grant at /auth/token); Prometheus does it with its `oauth2` configuration.",
-        produces: ['text/plain'],
+        // The registry's text is sent as it is (fastify does not serialize a string of a non-JSON type).
+        response: {
+          200: {
+            description: 'The metrics, in the Prometheus text exposition format (version 0.0.4).',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+        },
       },
     },
     async (_request, reply) => {

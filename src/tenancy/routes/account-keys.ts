@@ -1,10 +1,10 @@
 // /admin/account-keys (the operator): the keys with which an account authorises a PMS application.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { EntityId } from '../../http/schemas.ts';
+import { Answer, EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createAccountKey, listAccountKeys, revokeAccountKey } from '../account-keys.ts';
-import { AccountKey, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
+import { AccountKey, CreatedAccountKey, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, refusal, tags } from '../schemas.ts';
 
 const AccountKeyBody = Type.Object({
   accountId: EntityId('The account the key acts for.'),
@@ -18,11 +18,6 @@ const AccountKeyBody = Type.Object({
     }),
   ),
 });
-const CreatedKey = Type.Object({
-  id: Type.String(),
-  apiKey: Type.String(),
-  apiSecret: Type.String({ description: 'Shown once; stored only as a hash.' }),
-});
 
 export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { db } = services.database;
@@ -32,10 +27,14 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
     {
       config: OPERATOR,
       schema: {
+        operationId: 'createAccountKey',
         tags,
         summary: "Create an account API key for an application (the password grant's username and password).",
         body: AccountKeyBody,
-        response: { 201: CreatedKey },
+        response: {
+          201: Answer('The key and its secret; the secret is shown only here.', CreatedAccountKey),
+          404: refusal('No account has that id, or no active application has that client id (NOT_FOUND).'),
+        },
       },
     },
     async (request, reply) => reply.code(201).send(await createAccountKey(db, request.body)),
@@ -46,10 +45,13 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
     {
       config: OPERATOR,
       schema: {
+        operationId: 'listAccountKeys',
         tags,
         summary: 'List account API keys (never their secrets).',
         querystring: Type.Object({ accountId: Type.Optional(EntityId('Only this account’s keys.')) }),
-        response: { 200: Type.Array(AccountKey) },
+        response: {
+          200: Answer('The keys, of every account or of the one named; revoked ones included.', Type.Array(AccountKey)),
+        },
       },
     },
     async (request) => listAccountKeys(db, request.query.accountId),
@@ -60,11 +62,12 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
     {
       config: OPERATOR,
       schema: {
+        operationId: 'revokeAccountKey',
         tags,
         summary: 'Revoke an account API key.',
         description: REVOKE_NOTE,
         params: Type.Object({ apiKey: Type.String() }),
-        response: { 200: Revoked },
+        response: { 200: Answer('The key, revoked.', Revoked), 404: refusal(REVOKED_NOT_FOUND) },
       },
     },
     async (request) => revokeAccountKey(db, request.params.apiKey),

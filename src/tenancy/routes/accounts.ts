@@ -1,9 +1,10 @@
 // /admin/accounts (the operator).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createAccount, listAccounts } from '../accounts.ts';
-import { Account, tags } from '../schemas.ts';
+import { Account, CreateAccountBody, tags } from '../schemas.ts';
 
 export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { db } = services.database;
@@ -13,10 +14,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: OPERATOR,
       schema: {
+        operationId: 'createAccount',
         tags,
         summary: 'Create an account.',
-        body: Type.Object({ name: Type.String() }),
-        response: { 201: Account },
+        body: CreateAccountBody,
+        response: { 201: Answer('The account, created.', Account) },
       },
     },
     async (request, reply) => reply.code(201).send(await createAccount(db, request.body)),
@@ -24,7 +26,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.get(
     '/admin/accounts',
-    { config: OPERATOR, schema: { tags, summary: 'List accounts.', response: { 200: Type.Array(Account) } } },
+    {
+      config: OPERATOR,
+      schema: {
+        operationId: 'listAccounts',
+        tags,
+        summary: 'List accounts.',
+        response: { 200: Answer('Every account.', Type.Array(Account)) },
+      },
+    },
     async () => listAccounts(db),
   );
 };

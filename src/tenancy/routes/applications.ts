@@ -1,9 +1,10 @@
 // /admin/applications (the operator): OAuth clients.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
+import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createApplication, listApplications, revokeApplication } from '../applications.ts';
-import { Application, ClientSecret, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
+import { Application, ClientSecret, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, refusal, tags } from '../schemas.ts';
 
 const ApplicationBody = Type.Object({
   name: Type.String(),
@@ -20,13 +21,14 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: OPERATOR,
       schema: {
+        operationId: 'createApplication',
         tags,
         summary: 'Create an application (OAuth client).',
         description:
           'A PMS application (neither clientType nor operator), an auction partner (clientType and the facility guids it may auction), ' +
           'or an operator (admin scope).',
         body: ApplicationBody,
-        response: { 201: ClientSecret },
+        response: { 201: Answer('The application’s client credentials; the secret is shown only here.', ClientSecret) },
       },
     },
     async (request, reply) => reply.code(201).send(await createApplication(db, request.body)),
@@ -34,7 +36,17 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
 
   app.get(
     '/admin/applications',
-    { config: OPERATOR, schema: { tags, summary: 'List applications.', response: { 200: Type.Array(Application) } } },
+    {
+      config: OPERATOR,
+      schema: {
+        operationId: 'listApplications',
+        tags,
+        summary: 'List applications.',
+        response: {
+          200: Answer('Every application, revoked ones included (never their secrets).', Type.Array(Application)),
+        },
+      },
+    },
     async () => listApplications(db),
   );
 
@@ -43,11 +55,12 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: OPERATOR,
       schema: {
+        operationId: 'revokeApplication',
         tags,
         summary: 'Revoke an application.',
         description: REVOKE_NOTE,
         params: Type.Object({ clientId: Type.String() }),
-        response: { 200: Revoked },
+        response: { 200: Answer('The application, revoked.', Revoked), 404: refusal(REVOKED_NOT_FOUND) },
       },
     },
     async (request) => revokeApplication(db, request.params.clientId),

@@ -1,10 +1,10 @@
 // /admin/facilities (the operator).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { EntityId, Nullable } from '../../http/schemas.ts';
+import { Answer, EntityId, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createFacility, listFacilities } from '../facilities.ts';
-import { Facility, tags } from '../schemas.ts';
+import { Facility, refusal, tags } from '../schemas.ts';
 
 const FacilityBody = Type.Object({
   accountId: EntityId('The owning account.'),
@@ -32,7 +32,19 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/admin/facilities',
     {
       config: OPERATOR,
-      schema: { tags, summary: 'Create a facility of an account.', body: FacilityBody, response: { 201: Facility } },
+      schema: {
+        operationId: 'createFacility',
+        tags,
+        summary: 'Create a facility of an account.',
+        body: FacilityBody,
+        response: {
+          201: Answer('The facility, created.', Facility),
+          404: refusal('No account has that id (NOT_FOUND).'),
+          409: refusal(
+            'The guid (GUID_TAKEN) or the property number (PROPERTY_NUMBER_TAKEN) is already assigned to another facility.',
+          ),
+        },
+      },
     },
     async (request, reply) => reply.code(201).send(await createFacility(db, request.body)),
   );
@@ -42,10 +54,11 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: OPERATOR,
       schema: {
+        operationId: 'adminListFacilities',
         tags,
         summary: 'List facilities.',
         querystring: Type.Object({ accountId: Type.Optional(EntityId('Only this account’s facilities.')) }),
-        response: { 200: Type.Array(Facility) },
+        response: { 200: Answer('The facilities, of every account or of the one named.', Type.Array(Facility)) },
       },
     },
     async (request) => listFacilities(db, request.query.accountId),

@@ -1,10 +1,10 @@
 // /admin/gateways (the operator): the credentials of each facility's gateway controller.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { EntityId } from '../../http/schemas.ts';
+import { Answer, EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from '../gateways.ts';
-import { ClientSecret, Gateway, REVOKE_NOTE, Revoked, tags } from '../schemas.ts';
+import { ClientSecret, Gateway, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, refusal, tags } from '../schemas.ts';
 
 export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { db } = services.database;
@@ -14,10 +14,14 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
     {
       config: OPERATOR,
       schema: {
+        operationId: 'createGateway',
         tags,
         summary: "Create a facility gateway controller's credentials.",
         body: Type.Object({ facilityId: EntityId('The facility of the controller.') }),
-        response: { 201: ClientSecret },
+        response: {
+          201: Answer('The controller’s client credentials; the secret is shown only here.', ClientSecret),
+          404: refusal('No facility has that id (NOT_FOUND).'),
+        },
       },
     },
     async (request, reply) => reply.code(201).send(await createGatewayCredential(db, request.body)),
@@ -28,10 +32,16 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
     {
       config: OPERATOR,
       schema: {
+        operationId: 'listGateways',
         tags,
         summary: 'List gateway credentials.',
         querystring: Type.Object({ facilityId: Type.Optional(EntityId('Only this facility’s credentials.')) }),
-        response: { 200: Type.Array(Gateway) },
+        response: {
+          200: Answer(
+            'The credentials, of every facility or of the one named; revoked ones included.',
+            Type.Array(Gateway),
+          ),
+        },
       },
     },
     async (request) => listGatewayCredentials(db, request.query.facilityId),
@@ -42,11 +52,12 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
     {
       config: OPERATOR,
       schema: {
+        operationId: 'revokeGateway',
         tags,
         summary: 'Revoke gateway credentials.',
         description: REVOKE_NOTE,
         params: Type.Object({ clientId: Type.String() }),
-        response: { 200: Revoked },
+        response: { 200: Answer('The credentials, revoked.', Revoked), 404: refusal(REVOKED_NOT_FOUND) },
       },
     },
     async (request) => revokeGatewayCredential(db, request.params.clientId),
