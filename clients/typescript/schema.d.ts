@@ -9,47 +9,7 @@ export interface paths {
             cookie?: never;
         };
         /** The process is alive. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -69,62 +29,7 @@ export interface paths {
          * The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).
          * @description `database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: "available" | "unavailable";
-                            checks: {
-                                database: boolean;
-                                migrations: boolean;
-                                jobs: boolean;
-                                /** @description `degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable. */
-                                redis: "ok" | "degraded" | "not configured";
-                            };
-                        };
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": {
-                            status: "available" | "unavailable";
-                            checks: {
-                                database: boolean;
-                                migrations: boolean;
-                                jobs: boolean;
-                                /** @description `degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable. */
-                                redis: "ok" | "degraded" | "not configured";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAvailability"];
         put?: never;
         post?: never;
         delete?: never;
@@ -145,56 +50,8 @@ export interface paths {
          * @description Scrape with an operator application's token (client_credentials grant at /auth/token); Prometheus does it with its `oauth2` configuration.
          *
          *     Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -220,112 +77,7 @@ export interface paths {
          *
          *     Secrets are checked (scrypt) a few at a time — one per two CPU cores — the waiting requests served in turn per client; a secret this service verified in the last 5 minutes is not checked again and never waits. When 10 requests of one client, or 64 in all, are already waiting, a request is answered 503 (`temporarily_unavailable`) with Retry-After: 1 at once — retry then.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Form-encoded (application/x-www-form-urlencoded) or JSON. */
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        grant_type?: string;
-                        client_id?: string;
-                        client_secret?: string;
-                        username?: string;
-                        password?: string;
-                        refresh_token?: string;
-                        scope?: string;
-                    };
-                    "application/json": {
-                        grant_type?: string;
-                        client_id?: string;
-                        client_secret?: string;
-                        username?: string;
-                        password?: string;
-                        refresh_token?: string;
-                        scope?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** @description An ES256-signed JWT. */
-                            access_token: string;
-                            /** @description Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600). */
-                            expires_in: number;
-                            /** @description Password and refresh_token grants only. Single use: each refresh returns the next one. */
-                            refresh_token?: string;
-                            scope: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description The request is refused. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-            };
-        };
+        post: operations["issueToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -344,81 +96,8 @@ export interface paths {
          * @description The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type and facility guids.
          *
          *     Requires a bearer token with scope `auctions:write` or `auctions:read` or `accesscontrol:read` or `accesscontrol:write` or `accesscontrol:codes` or `accessevent:read` or `webhooks` or `gateway` or `admin`.
-         *
-         *     Requires a bearer token with scope `auctions:write` or `auctions:read` or `accesscontrol:read` or `accesscontrol:write` or `accesscontrol:codes` or `accessevent:read` or `webhooks` or `gateway` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            kind: string;
-                            clientId: string;
-                            scopes: string[];
-                            /**
-                             * Format: int64
-                             * @description The account the token acts for.
-                             */
-                            accountId?: number;
-                            /**
-                             * Format: int64
-                             * @description The facility of a gateway controller’s token.
-                             */
-                            facilityId?: number;
-                            clientType?: string;
-                            facilityGuids?: string[];
-                        };
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["whoAmI"];
         put?: never;
         post?: never;
         delete?: never;
@@ -435,48 +114,7 @@ export interface paths {
             cookie?: never;
         };
         /** The public keys that verify access tokens (JWKS). */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            keys: {
-                                [key: string]: unknown;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -495,175 +133,14 @@ export interface paths {
         /**
          * List accounts.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The account id.
-                             */
-                            id: number;
-                            name: string;
-                            createdAt: string;
-                        }[];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAccounts"];
         put?: never;
         /**
          * Create an account.
          * @description Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The account id.
-                             */
-                            id: number;
-                            name: string;
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -680,230 +157,14 @@ export interface paths {
         /**
          * List facilities.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only this account’s facilities. */
-                    accountId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            id: number;
-                            /**
-                             * Format: int64
-                             * @description The owning account.
-                             */
-                            accountId: number;
-                            name: string;
-                            propertyNumber: string | null;
-                            timeZone: string;
-                            addressLine: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postalCode: string | null;
-                            country: string | null;
-                            guid: string | null;
-                            charityEnrolled: boolean;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["adminListFacilities"];
         put?: never;
         /**
          * Create a facility of an account.
          * @description Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: int64
-                         * @description The owning account.
-                         */
-                        accountId: number;
-                        name: string;
-                        /** @description IANA time zone, e.g. America/Denver. */
-                        timeZone: string;
-                        /** @description 1–50 characters, unique within the service (409 PROPERTY_NUMBER_TAKEN). */
-                        propertyNumber?: string;
-                        addressLine?: string | null;
-                        city?: string | null;
-                        state?: string | null;
-                        postalCode?: string | null;
-                        country?: string | null;
-                        /** @description Auction facility identifier, 1–20 characters, unique across the service. */
-                        guid?: string;
-                        charityEnrolled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            id: number;
-                            /**
-                             * Format: int64
-                             * @description The owning account.
-                             */
-                            accountId: number;
-                            name: string;
-                            propertyNumber: string | null;
-                            timeZone: string;
-                            addressLine: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postalCode: string | null;
-                            country: string | null;
-                            guid: string | null;
-                            charityEnrolled: boolean;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createFacility"];
         delete?: never;
         options?: never;
         head?: never;
@@ -920,74 +181,8 @@ export interface paths {
         /**
          * List applications.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            clientId: string;
-                            name: string;
-                            clientType: string | null;
-                            facilityGuids: string[];
-                            operator: boolean;
-                            createdAt: string;
-                            revokedAt: string | null;
-                        }[];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listApplications"];
         put?: never;
         /**
          * Create an application (OAuth client).
@@ -995,103 +190,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        clientType?: string;
-                        facilityGuids?: string[];
-                        operator?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            clientId: string;
-                            /** @description Shown once; stored only as a hash. */
-                            clientSecret: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createApplication"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1113,78 +212,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    clientId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            revoked: true;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["revokeApplication"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1201,195 +229,14 @@ export interface paths {
         /**
          * List account API keys (never their secrets).
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only this account’s keys. */
-                    accountId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            apiKey: string;
-                            /**
-                             * Format: int64
-                             * @description The account the key acts for.
-                             */
-                            accountId: number;
-                            clientId: string;
-                            scopes: string[];
-                            createdAt: string;
-                            revokedAt: string | null;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAccountKeys"];
         put?: never;
         /**
          * Create an account API key for an application (the password grant's username and password).
          * @description Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: int64
-                         * @description The account the key acts for.
-                         */
-                        accountId: number;
-                        clientId: string;
-                        /** @description Default accesscontrol:read, accesscontrol:write, accessevent:read. accesscontrol:codes (visitor reads include the gate code, every such read audited) is granted only when named here. */
-                        scopes?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            apiKey: string;
-                            /** @description Shown once; stored only as a hash. */
-                            apiSecret: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createAccountKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1411,78 +258,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    apiKey: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            revoked: true;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["revokeAccountKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1499,190 +275,14 @@ export interface paths {
         /**
          * List gateway credentials.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only this facility’s credentials. */
-                    facilityId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            clientId: string;
-                            /**
-                             * Format: int64
-                             * @description The facility of the controller.
-                             */
-                            facilityId: number;
-                            createdAt: string;
-                            revokedAt: string | null;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listGateways"];
         put?: never;
         /**
          * Create a facility gateway controller's credentials.
          * @description Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: int64
-                         * @description The facility of the controller.
-                         */
-                        facilityId: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            clientId: string;
-                            /** @description Shown once; stored only as a hash. */
-                            clientSecret: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createGateway"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1704,78 +304,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    clientId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            revoked: true;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["revokeGateway"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1805,197 +334,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `auctions:write`.
          */
-        post: {
-            parameters: {
-                query: {
-                    dryRun: boolean;
-                };
-                header?: {
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A facility assigned to the calling partner (else 404). */
-                        guid: string;
-                        /** @description The partner's assigned client type (else 403). */
-                        clientType: string;
-                        /** @description The facility's full list, 0–5000 records, no unitId twice. */
-                        auctionableUnitInfo: {
-                            /** @description The unit at the facility; one record per unit. */
-                            unitId: string;
-                            unitName: string;
-                            /** @description Not needed; when present it must be the call's guid (else 400 OTHER_FACILITY): one call, one facility. */
-                            guid?: string;
-                            /** @enum {string} */
-                            auctionType?: "Lien" | "Non-Lien" | "Charity";
-                            /** @description Feet. */
-                            unitWidth?: number;
-                            /** @description Feet. */
-                            unitLength?: number;
-                            description?: string;
-                            categories?: ("Appliances" | "Books" | "Boxes" | "Cabinets & Shelves" | "Clothing & Shoes" | "Collectibles" | "Computers" | "Dishes & Kitchenware" | "Documents & Files" | "Electronics" | "Food & Beverages" | "Arms" | "Health & Wellness" | "Heavy Equipment" | "Household Furniture" | "Jewelry" | "Lamps" | "Mattress & Bedding" | "Memorabilia" | "Mirrors" | "Motor Vehicles & Parts" | "Movies, Music & Books" | "New Merchandise" | "Office Equipment" | "Old Stuff" | "Personal Effects" | "Sports & Outdoors" | "Tools & Supplies" | "Toys, Baby & Games" | "Wall Art")[];
-                            tenantName?: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, e.g. 2026-12-01T09:00:00-07:00; before endsAt.
-                             */
-                            startsAt?: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset; after startsAt, and in the future.
-                             */
-                            endsAt?: string;
-                            /** @description At most two decimals. */
-                            minimumBid?: number;
-                            /** @description Absolute http/https URLs, at most 25; no credentials; not an address literal that is loopback, private, link-local or reserved. */
-                            imageUrls?: string[];
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Applied (or, with dryRun, planned). `meta.warnings` may hold ACTIVE_AUCTION_IMMUTABLE. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            meta: components["schemas"]["EnvelopeMeta"];
-                            data: {
-                                guid: string;
-                                dryRun: boolean;
-                                results: {
-                                    unitId: string;
-                                    auctionId: string | null;
-                                    /** @enum {string} */
-                                    outcome: "created" | "pending" | "unchanged" | "deferred" | "removed";
-                                    /** @enum {string} */
-                                    status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                    /** @description Pending: CHARITY_NOT_ENROLLED or INCOMPLETE; removed: REMOVED_FROM_LIST. */
-                                    reason?: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description Deferred: when a full list will create the auction.
-                                     */
-                                    retryAfter?: string;
-                                }[];
-                                summary: {
-                                    created: number;
-                                    pending: number;
-                                    unchanged: number;
-                                    deferred: number;
-                                    removed: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid body: every fault with its path and code (e.g. REQUIRED, TOO_LONG, DUPLICATE_UNIT, ENDS_BEFORE_START, UNKNOWN_CATEGORY, SCHEME_NOT_ALLOWED, TOO_MANY); or malformed JSON. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The guid is not one of the partner's facilities (FACILITY_NOT_FOUND). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description IDEMPOTENCY_KEY_IN_USE: the key is being used by a request in progress. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description IDEMPOTENCY_KEY_REUSED: the key was used with a different body. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The service failed (INTERNAL_ERROR); safe to retry. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-            };
-        };
+        post: operations["importAuctions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2018,153 +357,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `auctions:write`.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        guid: string;
-                        clientType: string;
-                        /** @description Exactly one record. */
-                        cancelAuctionIds: {
-                            unitId: string;
-                            /** @description Kept in the history. */
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Cancelled now. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            meta: components["schemas"]["EnvelopeMeta"];
-                            data: {
-                                /** Format: uuid */
-                                auctionId: string;
-                                unitId: string;
-                                /** @enum {string} */
-                                status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                cancelledAt: string | null;
-                                recreateAfter: string | null;
-                                closedAt?: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description ONE_UNIT_PER_REQUEST, NO_UNIT, or invalid fields with their paths. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description FACILITY_NOT_FOUND, or UNIT_NOT_FOUND: the unit has no auction at that facility. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description A warning, not an error: ALREADY_CANCELLED or ALREADY_CLOSED (ack false, hasErrors false). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            meta: components["schemas"]["EnvelopeMeta"];
-                            data: {
-                                /** Format: uuid */
-                                auctionId: string;
-                                unitId: string;
-                                /** @enum {string} */
-                                status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                cancelledAt: string | null;
-                                recreateAfter: string | null;
-                                closedAt?: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The service failed (INTERNAL_ERROR); safe to retry. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-            };
-        };
+        put: operations["cancelAuction"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2184,179 +377,8 @@ export interface paths {
          * @description Newest first, filtered by facility (guid), status and unitId; paged by `limit` (1–500, default 100) and the opaque `cursor` of the previous page (`nextCursor`). Items carry no images or history: read one auction for those.
          *
          *     Requires a bearer token with scope `auctions:read`.
-         *
-         *     Requires a bearer token with scope `auctions:read`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description One of the partner's facilities; all of them when omitted. */
-                    guid?: string;
-                    status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                    unitId?: string;
-                    limit: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            meta: components["schemas"]["EnvelopeMeta"];
-                            data: {
-                                /** @description Newest first; without images and history (read one auction for those). */
-                                auctions: {
-                                    /** Format: uuid */
-                                    auctionId: string;
-                                    guid: string | null;
-                                    /**
-                                     * Format: int64
-                                     * @description The facility id.
-                                     */
-                                    facilityId: number;
-                                    unitId: string;
-                                    unitName: string;
-                                    /** @enum {string} */
-                                    auctionType: "Lien" | "Non-Lien" | "Charity";
-                                    /** @enum {string} */
-                                    status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                    pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                                    record: {
-                                        unitId: string;
-                                        unitName: string;
-                                        /** @enum {string} */
-                                        auctionType: "Lien" | "Non-Lien" | "Charity";
-                                        unitWidth: number | null;
-                                        unitLength: number | null;
-                                        description: string | null;
-                                        categories: string[];
-                                        tenantName: string | null;
-                                        startsAt: string | null;
-                                        endsAt: string | null;
-                                        minimumBid: number | null;
-                                        imageUrls: string[];
-                                    };
-                                    startsAt: string | null;
-                                    endsAt: string | null;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                    cancelledAt: string | null;
-                                    recreateAfter: string | null;
-                                    closedAt: string | null;
-                                    sale: {
-                                        salePrice: number;
-                                        /** Format: date-time */
-                                        soldAt: string;
-                                        buyerName: string | null;
-                                    } | null;
-                                    images?: {
-                                        position: number;
-                                        sourceUrl: string;
-                                        /** @enum {string} */
-                                        status: "pending" | "stored" | "failed";
-                                        error: string | null;
-                                        attempts: number;
-                                        url: string | null;
-                                        contentType: string | null;
-                                        bytes: number | null;
-                                        width: number | null;
-                                        height: number | null;
-                                        sha256: string | null;
-                                    }[];
-                                    history?: {
-                                        /** Format: date-time */
-                                        at: string;
-                                        from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                        /** @enum {string} */
-                                        to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                        trigger: string;
-                                        /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                        actor: string;
-                                        reason: string;
-                                        note: string | null;
-                                    }[];
-                                }[];
-                                hasMore: boolean;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description An invalid query parameter or cursor. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The guid is not one of the partner's facilities (FACILITY_NOT_FOUND). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The service failed (INTERNAL_ERROR); safe to retry. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-            };
-        };
+        get: operations["listAuctions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2377,169 +399,8 @@ export interface paths {
          * @description Each image shows its retrieval: pending, stored (with its /media URL, type, size, dimensions and SHA-256) or failed (with the error). The history lists every change with time, actor and reason, oldest first.
          *
          *     Requires a bearer token with scope `auctions:read`.
-         *
-         *     Requires a bearer token with scope `auctions:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    auctionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            meta: components["schemas"]["EnvelopeMeta"];
-                            data: {
-                                /** Format: uuid */
-                                auctionId: string;
-                                guid: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The facility id.
-                                 */
-                                facilityId: number;
-                                unitId: string;
-                                unitName: string;
-                                /** @enum {string} */
-                                auctionType: "Lien" | "Non-Lien" | "Charity";
-                                /** @enum {string} */
-                                status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                                record: {
-                                    unitId: string;
-                                    unitName: string;
-                                    /** @enum {string} */
-                                    auctionType: "Lien" | "Non-Lien" | "Charity";
-                                    unitWidth: number | null;
-                                    unitLength: number | null;
-                                    description: string | null;
-                                    categories: string[];
-                                    tenantName: string | null;
-                                    startsAt: string | null;
-                                    endsAt: string | null;
-                                    minimumBid: number | null;
-                                    imageUrls: string[];
-                                };
-                                startsAt: string | null;
-                                endsAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                cancelledAt: string | null;
-                                recreateAfter: string | null;
-                                closedAt: string | null;
-                                sale: {
-                                    salePrice: number;
-                                    /** Format: date-time */
-                                    soldAt: string;
-                                    buyerName: string | null;
-                                } | null;
-                                images?: {
-                                    position: number;
-                                    sourceUrl: string;
-                                    /** @enum {string} */
-                                    status: "pending" | "stored" | "failed";
-                                    error: string | null;
-                                    attempts: number;
-                                    url: string | null;
-                                    contentType: string | null;
-                                    bytes: number | null;
-                                    width: number | null;
-                                    height: number | null;
-                                    sha256: string | null;
-                                }[];
-                                history?: {
-                                    /** Format: date-time */
-                                    at: string;
-                                    from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                    /** @enum {string} */
-                                    to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                    trigger: string;
-                                    /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                    actor: string;
-                                    reason: string;
-                                    note: string | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description No such auction is visible to this partner (AUCTION_NOT_FOUND). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The service failed (INTERNAL_ERROR); safe to retry. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeRefusal"];
-                    };
-                };
-            };
-        };
+        get: operations["getAuction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2560,158 +421,8 @@ export interface paths {
          * @description Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) and `cursor`.
          *
          *     Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Only this facility’s auctions. */
-                    facilityId?: number;
-                    status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                    unitId?: string;
-                    limit: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Newest first; without images and history (read one auction for those). */
-                            auctions: {
-                                /** Format: uuid */
-                                auctionId: string;
-                                guid: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The facility id.
-                                 */
-                                facilityId: number;
-                                unitId: string;
-                                unitName: string;
-                                /** @enum {string} */
-                                auctionType: "Lien" | "Non-Lien" | "Charity";
-                                /** @enum {string} */
-                                status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                                record: {
-                                    unitId: string;
-                                    unitName: string;
-                                    /** @enum {string} */
-                                    auctionType: "Lien" | "Non-Lien" | "Charity";
-                                    unitWidth: number | null;
-                                    unitLength: number | null;
-                                    description: string | null;
-                                    categories: string[];
-                                    tenantName: string | null;
-                                    startsAt: string | null;
-                                    endsAt: string | null;
-                                    minimumBid: number | null;
-                                    imageUrls: string[];
-                                };
-                                startsAt: string | null;
-                                endsAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                cancelledAt: string | null;
-                                recreateAfter: string | null;
-                                closedAt: string | null;
-                                sale: {
-                                    salePrice: number;
-                                    /** Format: date-time */
-                                    soldAt: string;
-                                    buyerName: string | null;
-                                } | null;
-                                images?: {
-                                    position: number;
-                                    sourceUrl: string;
-                                    /** @enum {string} */
-                                    status: "pending" | "stored" | "failed";
-                                    error: string | null;
-                                    attempts: number;
-                                    url: string | null;
-                                    contentType: string | null;
-                                    bytes: number | null;
-                                    width: number | null;
-                                    height: number | null;
-                                    sha256: string | null;
-                                }[];
-                                history?: {
-                                    /** Format: date-time */
-                                    at: string;
-                                    from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                    /** @enum {string} */
-                                    to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                    trigger: string;
-                                    /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                    actor: string;
-                                    reason: string;
-                                    note: string | null;
-                                }[];
-                            }[];
-                            hasMore: boolean;
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["adminListAuctions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2730,148 +441,8 @@ export interface paths {
         /**
          * Read one auction with its images and history.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    auctionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            auctionId: string;
-                            guid: string | null;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            unitId: string;
-                            unitName: string;
-                            /** @enum {string} */
-                            auctionType: "Lien" | "Non-Lien" | "Charity";
-                            /** @enum {string} */
-                            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                            pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                            record: {
-                                unitId: string;
-                                unitName: string;
-                                /** @enum {string} */
-                                auctionType: "Lien" | "Non-Lien" | "Charity";
-                                unitWidth: number | null;
-                                unitLength: number | null;
-                                description: string | null;
-                                categories: string[];
-                                tenantName: string | null;
-                                startsAt: string | null;
-                                endsAt: string | null;
-                                minimumBid: number | null;
-                                imageUrls: string[];
-                            };
-                            startsAt: string | null;
-                            endsAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                            recreateAfter: string | null;
-                            closedAt: string | null;
-                            sale: {
-                                salePrice: number;
-                                /** Format: date-time */
-                                soldAt: string;
-                                buyerName: string | null;
-                            } | null;
-                            images?: {
-                                position: number;
-                                sourceUrl: string;
-                                /** @enum {string} */
-                                status: "pending" | "stored" | "failed";
-                                error: string | null;
-                                attempts: number;
-                                url: string | null;
-                                contentType: string | null;
-                                bytes: number | null;
-                                width: number | null;
-                                height: number | null;
-                                sha256: string | null;
-                            }[];
-                            history?: {
-                                /** Format: date-time */
-                                at: string;
-                                from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                /** @enum {string} */
-                                to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                trigger: string;
-                                /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                actor: string;
-                                reason: string;
-                                note: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["adminGetAuction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2883,180 +454,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    auctionId: string;
-                };
-                cookie?: never;
-            };
-            /** @description Any fields of the record (same rules as in POST /api/3/auctioninfo); unitId cannot change. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        auctionType?: "Lien" | "Non-Lien" | "Charity";
-                        unitName?: string;
-                        unitWidth?: number | null;
-                        unitLength?: number | null;
-                        description?: string | null;
-                        categories?: string[];
-                        tenantName?: string | null;
-                        startsAt?: string | null;
-                        endsAt?: string | null;
-                        minimumBid?: number | null;
-                        imageUrls?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            auctionId: string;
-                            guid: string | null;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            unitId: string;
-                            unitName: string;
-                            /** @enum {string} */
-                            auctionType: "Lien" | "Non-Lien" | "Charity";
-                            /** @enum {string} */
-                            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                            pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                            record: {
-                                unitId: string;
-                                unitName: string;
-                                /** @enum {string} */
-                                auctionType: "Lien" | "Non-Lien" | "Charity";
-                                unitWidth: number | null;
-                                unitLength: number | null;
-                                description: string | null;
-                                categories: string[];
-                                tenantName: string | null;
-                                startsAt: string | null;
-                                endsAt: string | null;
-                                minimumBid: number | null;
-                                imageUrls: string[];
-                            };
-                            startsAt: string | null;
-                            endsAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                            recreateAfter: string | null;
-                            closedAt: string | null;
-                            sale: {
-                                salePrice: number;
-                                /** Format: date-time */
-                                soldAt: string;
-                                buyerName: string | null;
-                            } | null;
-                            images?: {
-                                position: number;
-                                sourceUrl: string;
-                                /** @enum {string} */
-                                status: "pending" | "stored" | "failed";
-                                error: string | null;
-                                attempts: number;
-                                url: string | null;
-                                contentType: string | null;
-                                bytes: number | null;
-                                width: number | null;
-                                height: number | null;
-                                sha256: string | null;
-                            }[];
-                            history?: {
-                                /** Format: date-time */
-                                at: string;
-                                from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                /** @enum {string} */
-                                to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                trigger: string;
-                                /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                actor: string;
-                                reason: string;
-                                note: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["amendAuction"];
         trace?: never;
     };
     "/admin/auctions/{auctionId}/outcome": {
@@ -3074,176 +472,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    auctionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description At most two decimals. */
-                        salePrice: number;
-                        /**
-                         * Format: date-time
-                         * @description Defaults to now.
-                         */
-                        soldAt?: string;
-                        buyerName?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            auctionId: string;
-                            guid: string | null;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            unitId: string;
-                            unitName: string;
-                            /** @enum {string} */
-                            auctionType: "Lien" | "Non-Lien" | "Charity";
-                            /** @enum {string} */
-                            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                            pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                            record: {
-                                unitId: string;
-                                unitName: string;
-                                /** @enum {string} */
-                                auctionType: "Lien" | "Non-Lien" | "Charity";
-                                unitWidth: number | null;
-                                unitLength: number | null;
-                                description: string | null;
-                                categories: string[];
-                                tenantName: string | null;
-                                startsAt: string | null;
-                                endsAt: string | null;
-                                minimumBid: number | null;
-                                imageUrls: string[];
-                            };
-                            startsAt: string | null;
-                            endsAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                            recreateAfter: string | null;
-                            closedAt: string | null;
-                            sale: {
-                                salePrice: number;
-                                /** Format: date-time */
-                                soldAt: string;
-                                buyerName: string | null;
-                            } | null;
-                            images?: {
-                                position: number;
-                                sourceUrl: string;
-                                /** @enum {string} */
-                                status: "pending" | "stored" | "failed";
-                                error: string | null;
-                                attempts: number;
-                                url: string | null;
-                                contentType: string | null;
-                                bytes: number | null;
-                                width: number | null;
-                                height: number | null;
-                                sha256: string | null;
-                            }[];
-                            history?: {
-                                /** Format: date-time */
-                                at: string;
-                                from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                /** @enum {string} */
-                                to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                trigger: string;
-                                /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                actor: string;
-                                reason: string;
-                                note: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["recordAuctionOutcome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3265,169 +494,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    auctionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        reason?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            auctionId: string;
-                            guid: string | null;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            unitId: string;
-                            unitName: string;
-                            /** @enum {string} */
-                            auctionType: "Lien" | "Non-Lien" | "Charity";
-                            /** @enum {string} */
-                            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                            pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
-                            record: {
-                                unitId: string;
-                                unitName: string;
-                                /** @enum {string} */
-                                auctionType: "Lien" | "Non-Lien" | "Charity";
-                                unitWidth: number | null;
-                                unitLength: number | null;
-                                description: string | null;
-                                categories: string[];
-                                tenantName: string | null;
-                                startsAt: string | null;
-                                endsAt: string | null;
-                                minimumBid: number | null;
-                                imageUrls: string[];
-                            };
-                            startsAt: string | null;
-                            endsAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                            recreateAfter: string | null;
-                            closedAt: string | null;
-                            sale: {
-                                salePrice: number;
-                                /** Format: date-time */
-                                soldAt: string;
-                                buyerName: string | null;
-                            } | null;
-                            images?: {
-                                position: number;
-                                sourceUrl: string;
-                                /** @enum {string} */
-                                status: "pending" | "stored" | "failed";
-                                error: string | null;
-                                attempts: number;
-                                url: string | null;
-                                contentType: string | null;
-                                bytes: number | null;
-                                width: number | null;
-                                height: number | null;
-                                sha256: string | null;
-                            }[];
-                            history?: {
-                                /** Format: date-time */
-                                at: string;
-                                from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
-                                /** @enum {string} */
-                                to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
-                                trigger: string;
-                                /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
-                                actor: string;
-                                reason: string;
-                                note: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["adminCancelAuction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3449,172 +516,14 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            guid: string | null;
-                            charityEnrolled: boolean;
-                            /** @description Pending charity auctions that became Active. */
-                            activated: string[];
-                            /** @description Pending charity auctions still held for another reason (INCOMPLETE). */
-                            stillPending: string[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["enrolFacilityInCharity"];
         /**
          * Withdraw a facility from the charity programme.
          * @description Later charity auctions of the facility are held as Pending; its Active ones are not touched.
          *
          *     Requires a bearer token with scope `admin`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            guid: string | null;
-                            charityEnrolled: boolean;
-                            /** @description Pending charity auctions that became Active. */
-                            activated: string[];
-                            /** @description Pending charity auctions still held for another reason (INCOMPLETE). */
-                            stillPending: string[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["withdrawFacilityFromCharity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3632,137 +541,8 @@ export interface paths {
          * @description Newest first (by when each opened). `state`: open (default), resolved or all. Kinds: AUCTION_PENDING, IMAGE_FETCH_FAILED, JOB_FAILED, WEBHOOK_DISABLED. Occurrences of one kind for one facility are grouped while open: one notification with their `count`, the latest occurrence (`lastOccurredAt`) and the first 100 of them (`items`). `auctionId` finds every notification that covers the auction. Paged by `limit` (1–500, default 100) and `cursor`.
          *
          *     Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query: {
-                    state: "open" | "resolved" | "all";
-                    /** @description AUCTION_PENDING: an auction was held Pending. IMAGE_FETCH_FAILED: an image could not be retrieved after every retry. JOB_FAILED: a background job exhausted its retries. WEBHOOK_DISABLED: a webhook subscription failed for 3 days and was disabled. */
-                    kind?: "AUCTION_PENDING" | "IMAGE_FETCH_FAILED" | "JOB_FAILED" | "WEBHOOK_DISABLED";
-                    /** @description Only this facility’s notifications. */
-                    facilityId?: number;
-                    /** @description Only notifications that cover this auction. */
-                    auctionId?: string;
-                    limit: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            notifications: {
-                                /** Format: uuid */
-                                id: string;
-                                /**
-                                 * @description AUCTION_PENDING: an auction was held Pending. IMAGE_FETCH_FAILED: an image could not be retrieved after every retry. JOB_FAILED: a background job exhausted its retries. WEBHOOK_DISABLED: a webhook subscription failed for 3 days and was disabled.
-                                 * @enum {string}
-                                 */
-                                kind: "AUCTION_PENDING" | "IMAGE_FETCH_FAILED" | "JOB_FAILED" | "WEBHOOK_DISABLED";
-                                reason: string | null;
-                                /** @description The first occurrence’s message, preceded by the count when there are more. */
-                                message: string;
-                                facilityId: number | null;
-                                auctionId: string | null;
-                                /** @description The first occurrence’s detail. */
-                                detail: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description Occurrences grouped in this notification. */
-                                count: number;
-                                /** @description The first 100 occurrences, oldest first (`count` counts them all). */
-                                items: {
-                                    /** Format: date-time */
-                                    occurredAt: string;
-                                    reason: string | null;
-                                    auctionId: string | null;
-                                    message: string;
-                                    detail: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description AUCTION_PENDING: how this auction left Pending while its group stays open. */
-                                    resolution?: string;
-                                }[];
-                                /**
-                                 * Format: date-time
-                                 * @description When the group opened.
-                                 */
-                                createdAt: string;
-                                /** Format: date-time */
-                                lastOccurredAt: string;
-                                resolvedAt: string | null;
-                                resolvedBy: string | null;
-                                resolution: string | null;
-                                delivery: {
-                                    /** @enum {string} */
-                                    status: "disabled" | "pending" | "delivered" | "failed";
-                                    attempts: number;
-                                    lastError: string | null;
-                                    deliveredAt: string | null;
-                                };
-                            }[];
-                            hasMore: boolean;
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3786,146 +566,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    notificationId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        resolution?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Occurrences of one kind for one facility (for WEBHOOK_DISABLED: one subscription; for JOB_FAILED without a facility: one job queue) are grouped while the notification is open. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @description AUCTION_PENDING: an auction was held Pending. IMAGE_FETCH_FAILED: an image could not be retrieved after every retry. JOB_FAILED: a background job exhausted its retries. WEBHOOK_DISABLED: a webhook subscription failed for 3 days and was disabled.
-                             * @enum {string}
-                             */
-                            kind: "AUCTION_PENDING" | "IMAGE_FETCH_FAILED" | "JOB_FAILED" | "WEBHOOK_DISABLED";
-                            reason: string | null;
-                            /** @description The first occurrence’s message, preceded by the count when there are more. */
-                            message: string;
-                            facilityId: number | null;
-                            auctionId: string | null;
-                            /** @description The first occurrence’s detail. */
-                            detail: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Occurrences grouped in this notification. */
-                            count: number;
-                            /** @description The first 100 occurrences, oldest first (`count` counts them all). */
-                            items: {
-                                /** Format: date-time */
-                                occurredAt: string;
-                                reason: string | null;
-                                auctionId: string | null;
-                                message: string;
-                                detail: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description AUCTION_PENDING: how this auction left Pending while its group stays open. */
-                                resolution?: string;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description When the group opened.
-                             */
-                            createdAt: string;
-                            /** Format: date-time */
-                            lastOccurredAt: string;
-                            resolvedAt: string | null;
-                            resolvedBy: string | null;
-                            resolution: string | null;
-                            delivery: {
-                                /** @enum {string} */
-                                status: "disabled" | "pending" | "delivered" | "failed";
-                                attempts: number;
-                                lastError: string | null;
-                                deliveredAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["resolveNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3943,46 +584,7 @@ export interface paths {
          * A stored auction image.
          * @description Public. `Cache-Control: public, max-age=31536000, immutable`; strong ETag (the SHA-256), so If-None-Match answers 304. Only JPEG, PNG, WebP and GIF, verified by their bytes, are ever stored.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getAuctionImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4001,85 +603,8 @@ export interface paths {
         /**
          * The token's account's facilities.
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            id: number;
-                            /**
-                             * Format: int64
-                             * @description The owning account.
-                             */
-                            accountId: number;
-                            name: string;
-                            propertyNumber: string | null;
-                            /** @description IANA time zone; time groups are in this local time. */
-                            timeZone: string;
-                            addressLine: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postalCode: string | null;
-                            country: string | null;
-                        }[];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listFacilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4100,97 +625,8 @@ export interface paths {
          * @description How operators link a site to their PMS. 404 when no facility visible to the token has that number (another account's facility answers exactly the same).
          *
          *     Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description The facility’s property number. */
-                    propertyNumber: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            id: number;
-                            /**
-                             * Format: int64
-                             * @description The owning account.
-                             */
-                            accountId: number;
-                            name: string;
-                            propertyNumber: string | null;
-                            /** @description IANA time zone; time groups are in this local time. */
-                            timeZone: string;
-                            addressLine: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postalCode: string | null;
-                            country: string | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listFacilityDetails"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4209,106 +645,8 @@ export interface paths {
         /**
          * One facility.
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            id: number;
-                            /**
-                             * Format: int64
-                             * @description The owning account.
-                             */
-                            accountId: number;
-                            name: string;
-                            propertyNumber: string | null;
-                            /** @description IANA time zone; time groups are in this local time. */
-                            timeZone: string;
-                            addressLine: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postalCode: string | null;
-                            country: string | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getFacility"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4329,90 +667,8 @@ export interface paths {
          * @description One row per facility, by name; an operator’s token sees every facility. Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            facilityName: string;
-                            facilityPropertyNumber: string | null;
-                            accountName: string;
-                            /** @enum {string} */
-                            gatewayStatus: "ok" | "warning" | "error";
-                            gatewayStatusMessage: string;
-                            /** @enum {string} */
-                            deviceStatus: "ok" | "warning" | "error";
-                            deviceStatusMessage: string;
-                            /** @enum {string} */
-                            alarmStatus: "ok" | "warning" | "error";
-                            alarmStatusMessage: string;
-                            /** @enum {string} */
-                            pmsInterfaceStatus: "ok" | "warning" | "error";
-                            pmsInterfaceStatusMessage: string;
-                            edgeRouterStatus: null;
-                            edgeRouterStatusMessage: null;
-                            edgeRouterPlatformDeviceStatus: null;
-                            edgeRouterPlatformDeviceStatusMessage: null;
-                        }[];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listFacilityStatuses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4433,120 +689,8 @@ export interface paths {
          * @description The overall status is the worst of the four parts, with their messages. Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            gatewayControllerPlatformOverallStatus: "ok" | "warning" | "error";
-                            gatewayControllerPlatformOverallStatusMessage: string;
-                            edgeRouterPlatformOverallStatus: null;
-                            edgeRouterPlatformOverallStatusMessage: null;
-                            lastSeenAt: string | null;
-                            devices: {
-                                total: number;
-                                offline: number;
-                            };
-                            activeAlarms: {
-                                eventType: number;
-                                eventTypeName: string;
-                                deviceId: string | null;
-                                deviceName: string | null;
-                                unitId: number | null;
-                                unitNumber: string | null;
-                                /** Format: date-time */
-                                since: string;
-                            }[];
-                            emergency: {
-                                reported: boolean | null;
-                                desired: boolean | null;
-                            };
-                            lockdown: {
-                                reported: boolean | null;
-                                desired: boolean | null;
-                            };
-                            commands: {
-                                /** @description Commands neither acknowledged nor expired. */
-                                pending: number;
-                                oldestPendingAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getFacilityStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4567,98 +711,8 @@ export interface paths {
          * @description Devices are learned from the deviceId and deviceName of the controller’s events; online/offline from events 11/12, pairing from 36/38. A device unpaired by event 38 stays listed with isPaired false.
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The controller’s device id. */
-                            id: string;
-                            name: string | null;
-                            /** @description False once a Device Pairing event (38) said data.paired: false. */
-                            isPaired: boolean;
-                            status: {
-                                isOffline: boolean;
-                            };
-                            lastEventType: number;
-                            /** Format: date-time */
-                            lastEventAt: string;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listFacilityDevices"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4679,86 +733,8 @@ export interface paths {
          * @description false when the controller never reported it.
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": boolean;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmergencyMode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4784,116 +760,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            } | null;
-                            desired: boolean | null;
-                            reported: boolean | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["enableEmergencyMode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4917,116 +784,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            } | null;
-                            desired: boolean | null;
-                            reported: boolean | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["disableEmergencyMode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5045,86 +803,8 @@ export interface paths {
          * @description false when the controller never reported it.
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": boolean;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getLockdown"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5150,116 +830,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            } | null;
-                            desired: boolean | null;
-                            reported: boolean | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["enableLockdown"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5283,116 +854,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            } | null;
-                            desired: boolean | null;
-                            reported: boolean | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["disableLockdown"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5409,93 +871,8 @@ export interface paths {
         /**
          * The facility’s manually triggered action groups (every facility starts with "Main Gate").
          * @description Requires a bearer token with scope `accesscontrol:read` or `admin`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The action group id.
-                             */
-                            id: number;
-                            name: string;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listManualActionGroups"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5521,116 +898,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The action group id. */
-                    actionGroupId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["openActionGroup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5654,116 +922,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The action group id. */
-                    actionGroupId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["holdActionGroup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5787,116 +946,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The action group id. */
-                    actionGroupId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never> | null;
-                    "application/json-patch+json": Record<string, never> | null;
-                    "application/x-www-form-urlencoded": Record<string, never> | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "acknowledged" | "expired";
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["closeActionGroup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5913,110 +963,8 @@ export interface paths {
         /**
          * The facility's units, by unit number.
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description At most this many items (1–10,000). Without it, every item. */
-                    limit?: number;
-                    /** @description Skip this many items first. */
-                    offset?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The unit id.
-                             */
-                            id: number;
-                            unitNumber: string;
-                            /** @enum {string} */
-                            status: "Vacant" | "Rented" | "Delinquent";
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            propertyNumber: string | null;
-                            /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                            extendedData: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listUnits"];
         put?: never;
         /**
          * Create a unit (status Vacant).
@@ -6026,162 +974,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1–50 characters, unique among the facility’s units. */
-                        unitNumber: string;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                    "application/json-patch+json": {
-                        /** @description 1–50 characters, unique among the facility’s units. */
-                        unitNumber: string;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                    "application/x-www-form-urlencoded": {
-                        /** @description 1–50 characters, unique among the facility’s units. */
-                        unitNumber: string;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The unit id.
-                             */
-                            id: number;
-                            unitNumber: string;
-                            /** @enum {string} */
-                            status: "Vacant" | "Rented" | "Delinquent";
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            propertyNumber: string | null;
-                            /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                            extendedData: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createUnit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6198,107 +991,8 @@ export interface paths {
         /**
          * One unit.
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The unit id. */
-                    unitId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The unit id.
-                             */
-                            id: number;
-                            unitNumber: string;
-                            /** @enum {string} */
-                            status: "Vacant" | "Rented" | "Delinquent";
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            propertyNumber: string | null;
-                            /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                            extendedData: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getUnit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6324,149 +1018,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The unit id. */
-                    unitId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The unit id.
-                             */
-                            id: number;
-                            unitNumber: string;
-                            /** @enum {string} */
-                            status: "Vacant" | "Rented" | "Delinquent";
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            propertyNumber: string | null;
-                            /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                            extendedData: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["disableUnit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6490,149 +1042,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The unit id. */
-                    unitId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The unit id.
-                             */
-                            id: number;
-                            unitNumber: string;
-                            /** @enum {string} */
-                            status: "Vacant" | "Rented" | "Delinquent";
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            propertyNumber: string | null;
-                            /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                            extendedData: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["enableUnit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6656,149 +1066,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The unit id. */
-                    unitId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The unit id.
-                             */
-                            id: number;
-                            unitNumber: string;
-                            /** @enum {string} */
-                            status: "Vacant" | "Rented" | "Delinquent";
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            propertyNumber: string | null;
-                            /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                            extendedData: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["vacateUnit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6822,130 +1090,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The unit id. */
-                    unitId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": true;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["deleteVacantUnit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6964,88 +1109,8 @@ export interface paths {
          * @description Each visitor carries its gate code (`code`) only for a token with the scope accesscontrol:codes, which an operator grants to an account key by name; every such read is recorded for audit (who, when, which visitors — never the code). Without the scope no `code` field is present.
          *
          *     Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The unit id. */
-                    unitId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Visitor"][];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listUnitVisitors"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7072,134 +1137,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                type: string;
-                                status: string;
-                            };
-                            /** @description Units or visitors in the command. */
-                            count: number;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["refreshUnits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7218,93 +1156,8 @@ export interface paths {
          * @description Each visitor carries its gate code (`code`) only for a token with the scope accesscontrol:codes, which an operator grants to an account key by name; every such read is recorded for audit (who, when, which visitors — never the code). Without the scope no `code` field is present. ?unitNumber= narrows to that unit's visitors.
          *
          *     Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only this unit’s visitors. */
-                    unitNumber?: string;
-                    /** @description At most this many items (1–10,000). Without it, every item. */
-                    limit?: number;
-                    /** @description Skip this many items first. */
-                    offset?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The facility’s visitors, a page of them. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Visitor"][];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listVisitors"];
         put?: never;
         /**
          * Create a visitor with a gate code; a tenant makes a Vacant unit Rented.
@@ -7314,201 +1167,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        unitId?: number | null;
-                        /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
-                        accessCode: string;
-                        firstName: string;
-                        lastName: string;
-                        email?: string | null;
-                        mobilePhoneNumber?: string | null;
-                        contactMethodPreference?: string | null;
-                        countryCode?: string | null;
-                        /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
-                        isTenant: boolean;
-                        isPortalVisitor?: boolean;
-                        timeGroupId?: number | null;
-                        accessProfileId?: number | null;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                    "application/json-patch+json": {
-                        unitId?: number | null;
-                        /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
-                        accessCode: string;
-                        firstName: string;
-                        lastName: string;
-                        email?: string | null;
-                        mobilePhoneNumber?: string | null;
-                        contactMethodPreference?: string | null;
-                        countryCode?: string | null;
-                        /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
-                        isTenant: boolean;
-                        isPortalVisitor?: boolean;
-                        timeGroupId?: number | null;
-                        accessProfileId?: number | null;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                    "application/x-www-form-urlencoded": {
-                        unitId?: number | null;
-                        /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
-                        accessCode: string;
-                        firstName: string;
-                        lastName: string;
-                        email?: string | null;
-                        mobilePhoneNumber?: string | null;
-                        contactMethodPreference?: string | null;
-                        countryCode?: string | null;
-                        /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
-                        isTenant: boolean;
-                        isPortalVisitor?: boolean;
-                        timeGroupId?: number | null;
-                        accessProfileId?: number | null;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            visitor: components["schemas"]["Visitor"];
-                            unit: {
-                                /**
-                                 * Format: int64
-                                 * @description The unit id.
-                                 */
-                                id: number;
-                                unitNumber: string;
-                                /** @enum {string} */
-                                status: "Vacant" | "Rented" | "Delinquent";
-                                /**
-                                 * Format: int64
-                                 * @description The facility id.
-                                 */
-                                facilityId: number;
-                                propertyNumber: string | null;
-                                /** @description The object stored, as sent; {} when nothing was stored (never null). */
-                                extendedData: {
-                                    [key: string]: unknown;
-                                };
-                            } | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createVisitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7527,88 +1186,8 @@ export interface paths {
          * @description Each visitor carries its gate code (`code`) only for a token with the scope accesscontrol:codes, which an operator grants to an account key by name; every such read is recorded for audit (who, when, which visitors — never the code). Without the scope no `code` field is present.
          *
          *     Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The visitor id. */
-                    visitorId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The visitor. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Visitor"];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getVisitor"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7634,181 +1213,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The visitor id. */
-                    visitorId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        unitId?: number | null;
-                        /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
-                        accessCode?: string;
-                        firstName?: string;
-                        lastName?: string;
-                        email?: string | null;
-                        mobilePhoneNumber?: string | null;
-                        contactMethodPreference?: string | null;
-                        countryCode?: string | null;
-                        /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
-                        isTenant?: boolean;
-                        isPortalVisitor?: boolean;
-                        timeGroupId?: number | null;
-                        accessProfileId?: number | null;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                    "application/json-patch+json": {
-                        unitId?: number | null;
-                        /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
-                        accessCode?: string;
-                        firstName?: string;
-                        lastName?: string;
-                        email?: string | null;
-                        mobilePhoneNumber?: string | null;
-                        contactMethodPreference?: string | null;
-                        countryCode?: string | null;
-                        /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
-                        isTenant?: boolean;
-                        isPortalVisitor?: boolean;
-                        timeGroupId?: number | null;
-                        accessProfileId?: number | null;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                    "application/x-www-form-urlencoded": {
-                        unitId?: number | null;
-                        /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
-                        accessCode?: string;
-                        firstName?: string;
-                        lastName?: string;
-                        email?: string | null;
-                        mobilePhoneNumber?: string | null;
-                        contactMethodPreference?: string | null;
-                        countryCode?: string | null;
-                        /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
-                        isTenant?: boolean;
-                        isPortalVisitor?: boolean;
-                        timeGroupId?: number | null;
-                        accessProfileId?: number | null;
-                        extendedData?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description The visitor. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Visitor"];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["updateVisitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7832,128 +1237,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The visitor id. */
-                    visitorId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["removeVisitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7977,130 +1261,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The visitor id. */
-                    visitorId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description The visitor. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Visitor"];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["disableVisitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8124,130 +1285,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
-                    suppressCommands?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The visitor id. */
-                    visitorId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description The visitor. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Visitor"];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["enableVisitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8272,134 +1310,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/json-patch+json": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                    "application/x-www-form-urlencoded": {
-                        /**
-                         * @deprecated
-                         * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
-                         */
-                        suppressCommands?: boolean;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            command: {
-                                id: string;
-                                sequence: number;
-                                type: string;
-                                status: string;
-                            };
-                            /** @description Units or visitors in the command. */
-                            count: number;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["refreshVisitors"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8416,102 +1327,8 @@ export interface paths {
         /**
          * Time groups: when a visitor may enter ("24 Hours" is the default).
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The time group id.
-                             */
-                            id: number;
-                            name: string;
-                            isDefault: boolean;
-                            windows: {
-                                /** @description 0 = Sunday … 6 = Saturday. */
-                                days: number[];
-                                /** @description HH:MM, facility local time. */
-                                start: string;
-                                /** @description HH:MM; 24:00 is the end of the day; an end before the start runs overnight. */
-                                end: string;
-                            }[];
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listTimeGroups"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8530,95 +1347,8 @@ export interface paths {
         /**
          * Access profiles: which access areas a visitor may enter ("All Access" is the default).
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The access profile id.
-                             */
-                            id: number;
-                            name: string;
-                            isDefault: boolean;
-                            accessAreas: string[] | null;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAccessProfiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8639,108 +1369,8 @@ export interface paths {
          * @description pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); expired when not acknowledged within 7 days. Gate codes are left out. Page with after = the last sequence seen; commands are kept 30 days.
          *
          *     Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only commands with a greater sequence (0: from the first). */
-                    after?: number;
-                    /** @description 1–1,000, default 100. */
-                    limit?: number;
-                    status?: "pending" | "delivered" | "acknowledged" | "expired";
-                };
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @description Increases by one with each command of the facility. */
-                            sequence: number;
-                            /** @enum {string} */
-                            type: "unit.upsert" | "unit.vacate" | "unit.delete" | "visitor.upsert" | "visitor.remove" | "units.refresh" | "visitors.refresh" | "emergency.set" | "lockdown.set" | "action-group.run";
-                            /** @description What the controller applies. Gate codes are left out of this view. */
-                            payload: unknown;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "acknowledged" | "expired";
-                            deliveredAt: string | null;
-                            acknowledgedAt: string | null;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listCommands"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8759,104 +1389,8 @@ export interface paths {
         /**
          * One command and its status.
          * @description Requires a bearer token with scope `accesscontrol:read`.
-         *
-         *     Requires a bearer token with scope `accesscontrol:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                    /** @description The command id (UUID). */
-                    commandId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @description Increases by one with each command of the facility. */
-                            sequence: number;
-                            /** @enum {string} */
-                            type: "unit.upsert" | "unit.vacate" | "unit.delete" | "visitor.upsert" | "visitor.remove" | "units.refresh" | "visitors.refresh" | "emergency.set" | "lockdown.set" | "action-group.run";
-                            /** @description What the controller applies. Gate codes are left out of this view. */
-                            payload: unknown;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "acknowledged" | "expired";
-                            deliveredAt: string | null;
-                            acknowledgedAt: string | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getCommand"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8877,111 +1411,8 @@ export interface paths {
          * @description Who read, when, through which route, which visitors — never the codes.
          *
          *     Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Only reads by this account. */
-                    accountId?: number;
-                    /** @description Only reads of this facility’s visitors. */
-                    facilityId?: number;
-                    /** @description Only reads that returned this visitor’s code. */
-                    visitorId?: number;
-                    /** @description Only records older than this one. */
-                    beforeId?: number;
-                    /** @description 1–1,000, default 100. */
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Increases with each record; page back with beforeId. */
-                            id: number;
-                            /** Format: date-time */
-                            readAt: string;
-                            /**
-                             * Format: int64
-                             * @description The account whose key read the codes.
-                             */
-                            accountId: number;
-                            /**
-                             * Format: int64
-                             * @description The facility of the visitors.
-                             */
-                            facilityId: number;
-                            /** @description The account key (its internal id) the token was issued for. */
-                            credentialId: string;
-                            /** @description The application that used the key. */
-                            clientId: string;
-                            /** @description The access token (jti). */
-                            tokenId: string;
-                            /** @description The request id (X-Correlation-ID), to find the request in the logs. */
-                            requestId: string;
-                            /** @description The route read, e.g. GET /facilities/:facilityId/visitors. */
-                            route: string;
-                            visitorIds: number[];
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listCodeReads"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9000,93 +1431,8 @@ export interface paths {
         /**
          * A facility’s action groups.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The action group id.
-                             */
-                            id: number;
-                            name: string;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            /** @description Triggered by hand (listed under …/actiongroups/manual). */
-                            isManual: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["adminListActionGroups"];
         put?: never;
         /**
          * Add an action group to a facility.
@@ -9096,129 +1442,7 @@ export interface paths {
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`isManual`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The facility id. */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1–100 characters, unique within the facility in any case. */
-                        name: string;
-                        /** @default true */
-                        isManual?: boolean;
-                    };
-                    "application/json-patch+json": {
-                        /** @description 1–100 characters, unique within the facility in any case. */
-                        name: string;
-                        /** @default true */
-                        isManual?: boolean;
-                    };
-                    "application/x-www-form-urlencoded": {
-                        /** @description 1–100 characters, unique within the facility in any case. */
-                        name: string;
-                        /** @default true */
-                        isManual?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The action group id.
-                             */
-                            id: number;
-                            name: string;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            /** @description Triggered by hand (listed under …/actiongroups/manual). */
-                            isManual: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createActionGroup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9240,118 +1464,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `gateway`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1–1000 events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}. */
-                        events: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Events stored by this request (committed before this answer). */
-                            accepted: number;
-                            /** @description Events whose eventId the facility had already reported (stored once), or repeated within the batch. */
-                            duplicates: number;
-                            /** @description Events that were not stored; drop them, do not resend them. */
-                            rejected: {
-                                /** @description Position of the event in the batch. */
-                                index: number;
-                                eventId: string | null;
-                                /** @description The field at fault, e.g. events[3].occurredAt. */
-                                path: string;
-                                reason: string;
-                            }[];
-                            warnings: {
-                                index: number;
-                                eventId: string | null;
-                                path: string;
-                                /** @description CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId). */
-                                code: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["reportGatewayEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9370,95 +1483,8 @@ export interface paths {
          * @description For the token's facility: unacknowledged, unexpired commands with sequence > after, in sequence order, at most limit. They are marked delivered. With wait, an empty answer waits up to wait seconds for a new command and returns it at once; `{"commands": []}` when none came. A controller that restarts polls from after=0 and receives every unacknowledged command again. Acknowledge each with an event of type 3 (Command Received) whose data.commandId is the command's id (POST /gateway/v1/events).
          *
          *     Requires a bearer token with scope `gateway`.
-         *
-         *     Requires a bearer token with scope `gateway`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The last sequence the controller applied; 0 (default) from the first unacknowledged command. */
-                    after?: number;
-                    /** @description 1–1000, default 100. */
-                    limit?: number;
-                    /** @description Seconds to hold the request open until a command exists (0–30; default 0: answer at once). */
-                    wait?: number;
-                    /** @description Optional; when given it must be the token's own facility (else 404). */
-                    facilityId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            commands: {
-                                /** @description Acknowledge with an event of type 3 whose data.commandId is this id. */
-                                id: string;
-                                sequence: number;
-                                /** @enum {string} */
-                                type: "unit.upsert" | "unit.vacate" | "unit.delete" | "visitor.upsert" | "visitor.remove" | "units.refresh" | "visitors.refresh" | "emergency.set" | "lockdown.set" | "action-group.run";
-                                /** @description What to apply; visitors carry their accessCode in clear, on this channel only. */
-                                payload: unknown;
-                                /** Format: date-time */
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["pollGatewayCommands"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9479,81 +1505,8 @@ export interface paths {
          * @description Every event type a gateway controller reports: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    "api-version"?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            eventType: number;
-                            name: string;
-                            description: string;
-                            category: string;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listGatewayEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9574,181 +1527,8 @@ export interface paths {
          * @description Events of every facility of the token's own account (any other account: 404); facilityIds narrows them (a facility of another account matches nothing). Filters: eventTypes, unitIds, visitorIds (the ids the controller reported), startDate (inclusive), endDate (exclusive), sort; paging: pageSize (1–10000, default 100) with pageNumber, or cursor. metadata.nextCursor continues after the last item; a cursor walk returns every event exactly once even while events arrive (see cursor). Each item has occurredAt in UTC and occurredAtLocal in the facility's time zone. Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
-                    eventTypes?: string[];
-                    /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    unitIds?: string[];
-                    /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    visitorIds?: string[];
-                    /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    startDate?: string;
-                    /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    endDate?: string;
-                    /** @description By occurredAt: desc (default, newest first) or asc. */
-                    sort?: "desc" | "asc";
-                    /** @description Only these facilities of the account (a facility that is not the account's matches nothing). Comma-separated or repeated; at most 500 values. */
-                    facilityIds?: string[];
-                    /** @description Events per page, 1–10000, default 100. */
-                    pageSize?: number;
-                    /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
-                    pageNumber?: number;
-                    /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
-                    cursor?: string;
-                    /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description The token's own account (any other: 404). */
-                    accountId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            metadata: {
-                                pageSize: number;
-                                pageNumber: number;
-                                /** @description Events of the filter (for a cursor walk: in the walk so far). Counted exactly up to 10,000; beyond that it is the database planner's estimate (at least 10,001) and totalResultsExact is false, so that the total never costs more than the page. */
-                                totalResults: number;
-                                /** @description ceil(totalResults / pageSize): an estimate too when totalResultsExact is false. */
-                                totalPages: number;
-                                /** @description Pass as cursor for the next page; null when the walk has returned every event. */
-                                nextCursor: string | null;
-                                /** @description true: totalResults is exact (at most 10,000); false: it is an estimate. */
-                                totalResultsExact: boolean;
-                            };
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description The event id assigned by the service.
-                                 */
-                                id: string;
-                                /**
-                                 * Format: int64
-                                 * @description The account id.
-                                 */
-                                accountId: number;
-                                /**
-                                 * Format: int64
-                                 * @description The facility id.
-                                 */
-                                facilityId: number;
-                                /** @description The facility name when the event was received. */
-                                facilityName: string;
-                                /** @description Event type number: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. */
-                                eventType: number;
-                                eventTypeName: string;
-                                /** @description System, Facility, Alarm, Device, Access, Access Denied, Unit Door or Local Administration. */
-                                eventCategory: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, with milliseconds. The time received when the device clock was more than 5 minutes ahead (data.reportedOccurredAt then keeps the reported time).
-                                 */
-                                occurredAt: string;
-                                /** @description The same instant in the facility's time zone, with its offset: 2026-03-01T09:15:02.123-07:00. */
-                                occurredAtLocal: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When the service received the event (UTC).
-                                 */
-                                receivedAt: string;
-                                deviceId: string | null;
-                                deviceName: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The unit id the controller reported.
-                                 */
-                                unitId: number | null;
-                                /** @description The number of that unit at the facility when the event was received; null when the id names no unit there. */
-                                unitNumber: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The visitor id the controller reported.
-                                 */
-                                visitorId: number | null;
-                                /** @description "First Last" of that visitor at the facility when the event was received; null when the id names no visitor there. */
-                                visitorName: string | null;
-                                /** @description The code typed at the keypad, masked: "****" and its last two characters (codes shorter than 4: "****"). Never stored in clear. */
-                                codeEntered: string | null;
-                                details: string | null;
-                                /** @description Further data the controller reported. */
-                                data: {
-                                    [key: string]: unknown;
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAccountGatewayEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9769,179 +1549,8 @@ export interface paths {
          * @description Events of one facility of the token's account (any other: 404). Filters: eventTypes, unitIds, visitorIds (the ids the controller reported), startDate (inclusive), endDate (exclusive), sort; paging: pageSize (1–10000, default 100) with pageNumber, or cursor. metadata.nextCursor continues after the last item; a cursor walk returns every event exactly once even while events arrive (see cursor). Each item has occurredAt in UTC and occurredAtLocal in the facility's time zone. Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
-                    eventTypes?: string[];
-                    /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    unitIds?: string[];
-                    /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    visitorIds?: string[];
-                    /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    startDate?: string;
-                    /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    endDate?: string;
-                    /** @description By occurredAt: desc (default, newest first) or asc. */
-                    sort?: "desc" | "asc";
-                    /** @description Events per page, 1–10000, default 100. */
-                    pageSize?: number;
-                    /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
-                    pageNumber?: number;
-                    /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
-                    cursor?: string;
-                    /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description A facility of the token's account (any other: 404). */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            metadata: {
-                                pageSize: number;
-                                pageNumber: number;
-                                /** @description Events of the filter (for a cursor walk: in the walk so far). Counted exactly up to 10,000; beyond that it is the database planner's estimate (at least 10,001) and totalResultsExact is false, so that the total never costs more than the page. */
-                                totalResults: number;
-                                /** @description ceil(totalResults / pageSize): an estimate too when totalResultsExact is false. */
-                                totalPages: number;
-                                /** @description Pass as cursor for the next page; null when the walk has returned every event. */
-                                nextCursor: string | null;
-                                /** @description true: totalResults is exact (at most 10,000); false: it is an estimate. */
-                                totalResultsExact: boolean;
-                            };
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description The event id assigned by the service.
-                                 */
-                                id: string;
-                                /**
-                                 * Format: int64
-                                 * @description The account id.
-                                 */
-                                accountId: number;
-                                /**
-                                 * Format: int64
-                                 * @description The facility id.
-                                 */
-                                facilityId: number;
-                                /** @description The facility name when the event was received. */
-                                facilityName: string;
-                                /** @description Event type number: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. */
-                                eventType: number;
-                                eventTypeName: string;
-                                /** @description System, Facility, Alarm, Device, Access, Access Denied, Unit Door or Local Administration. */
-                                eventCategory: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, with milliseconds. The time received when the device clock was more than 5 minutes ahead (data.reportedOccurredAt then keeps the reported time).
-                                 */
-                                occurredAt: string;
-                                /** @description The same instant in the facility's time zone, with its offset: 2026-03-01T09:15:02.123-07:00. */
-                                occurredAtLocal: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When the service received the event (UTC).
-                                 */
-                                receivedAt: string;
-                                deviceId: string | null;
-                                deviceName: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The unit id the controller reported.
-                                 */
-                                unitId: number | null;
-                                /** @description The number of that unit at the facility when the event was received; null when the id names no unit there. */
-                                unitNumber: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The visitor id the controller reported.
-                                 */
-                                visitorId: number | null;
-                                /** @description "First Last" of that visitor at the facility when the event was received; null when the id names no visitor there. */
-                                visitorName: string | null;
-                                /** @description The code typed at the keypad, masked: "****" and its last two characters (codes shorter than 4: "****"). Never stored in clear. */
-                                codeEntered: string | null;
-                                details: string | null;
-                                /** @description Further data the controller reported. */
-                                data: {
-                                    [key: string]: unknown;
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listFacilityGatewayEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9962,109 +1571,8 @@ export interface paths {
          * @description The account's events as CSV (RFC 4180, UTF-8, header row; Content-Disposition: attachment). Same parameters and filters as the list route. Without pageSize, pageNumber or cursor it streams every matching event committed when the export began, in constant memory whatever the size; with them, just that page (X-Next-Cursor: the next page's cursor, X-Total-Count, exact up to 10,000 events and beyond that the database planner's estimate, with X-Total-Count-Exact: true or false). text/csv (RFC 4180, UTF-8, CRLF, header row), columns id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType,eventTypeName,deviceId,deviceName,unitId,unitNumber,visitorId,visitorName,details. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection). Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
-                    eventTypes?: string[];
-                    /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    unitIds?: string[];
-                    /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    visitorIds?: string[];
-                    /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    startDate?: string;
-                    /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    endDate?: string;
-                    /** @description By occurredAt: desc (default, newest first) or asc. */
-                    sort?: "desc" | "asc";
-                    /** @description Only these facilities of the account (a facility that is not the account's matches nothing). Comma-separated or repeated; at most 500 values. */
-                    facilityIds?: string[];
-                    /** @description Events per page, 1–10000, default 100. */
-                    pageSize?: number;
-                    /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
-                    pageNumber?: number;
-                    /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
-                    cursor?: string;
-                    /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description The token's own account (any other: 404). */
-                    accountId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/csv (RFC 4180, UTF-8, CRLF, header row), columns id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType,eventTypeName,deviceId,deviceName,unitId,unitNumber,visitorId,visitorName,details. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["exportAccountGatewayEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10085,107 +1593,8 @@ export interface paths {
          * @description The facility's events as CSV (RFC 4180, UTF-8, header row; Content-Disposition: attachment). Same parameters and filters as the list route. Without pageSize, pageNumber or cursor it streams every matching event committed when the export began, in constant memory whatever the size; with them, just that page (X-Next-Cursor: the next page's cursor, X-Total-Count, exact up to 10,000 events and beyond that the database planner's estimate, with X-Total-Count-Exact: true or false). text/csv (RFC 4180, UTF-8, CRLF, header row), columns id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType,eventTypeName,deviceId,deviceName,unitId,unitNumber,visitorId,visitorName,details. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection). Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
-                    eventTypes?: string[];
-                    /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    unitIds?: string[];
-                    /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    visitorIds?: string[];
-                    /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    startDate?: string;
-                    /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    endDate?: string;
-                    /** @description By occurredAt: desc (default, newest first) or asc. */
-                    sort?: "desc" | "asc";
-                    /** @description Events per page, 1–10000, default 100. */
-                    pageSize?: number;
-                    /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
-                    pageNumber?: number;
-                    /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
-                    cursor?: string;
-                    /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description A facility of the token's account (any other: 404). */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/csv (RFC 4180, UTF-8, CRLF, header row), columns id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType,eventTypeName,deviceId,deviceName,unitId,unitNumber,visitorId,visitorName,details. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["exportFacilityGatewayEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10206,104 +1615,8 @@ export interface paths {
          * @description The events of every facility of the token's own account (any other account: 404); facilityIds narrows them as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, with startDate, with every retained event since startDate (oldest first), then what is stored later. A reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list route with the same filters and sort=asc. A comment line comes after 15 s without an event. The stream ends when the service shuts down: reconnect (with Last-Event-ID). Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
-                    eventTypes?: string[];
-                    /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    unitIds?: string[];
-                    /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    visitorIds?: string[];
-                    /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    startDate?: string;
-                    /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    endDate?: string;
-                    /** @description Only these facilities of the account (a facility that is not the account's matches nothing). Comma-separated or repeated; at most 500 values. */
-                    facilityIds?: string[];
-                    /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: {
-                    /** @description The id of the last event received (an EventSource sends it when it reconnects): the stream continues exactly after it. A value that is not an event id of this stream, with these filters, is refused (400). */
-                    "last-event-id"?: string;
-                };
-                path: {
-                    /** @description The token's own account (any other: 404). */
-                    accountId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream: each event as `id: <cursor>` and `data: <GatewayEvent JSON>`, and a comment line (`: keep-alive`) after 15 s without a write. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["streamAccountGatewayEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10324,102 +1637,8 @@ export interface paths {
          * @description The events of one facility of the token's account (any other: 404) as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, with startDate, with every retained event since startDate (oldest first), then what is stored later. A reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list route with the same filters and sort=asc. A comment line comes after 15 s without an event. The stream ends when the service shuts down: reconnect (with Last-Event-ID). Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
-                    eventTypes?: string[];
-                    /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    unitIds?: string[];
-                    /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
-                    visitorIds?: string[];
-                    /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    startDate?: string;
-                    /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
-                    endDate?: string;
-                    /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: {
-                    /** @description The id of the last event received (an EventSource sends it when it reconnects): the stream continues exactly after it. A value that is not an event id of this stream, with these filters, is refused (400). */
-                    "last-event-id"?: string;
-                };
-                path: {
-                    /** @description A facility of the token's account (any other: 404). */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream: each event as `id: <cursor>` and `data: <GatewayEvent JSON>`, and a comment line (`: keep-alive`) after 15 s without a write. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["streamFacilityGatewayEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10440,84 +1659,8 @@ export interface paths {
          * @description The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events as /gatewayevents, in the shape those integrations were written for. The same catalogue as GET /gatewayevents/types, as {name, eventTypeEnum (the number gtq takes), eventCategoryName: "Gateway Controller Event", description}. Versions 3.0 (the default) and 2.0 answer alike. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The API version: 2.0 or 3.0 (the default); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            name: string;
-                            /** @description The number gtq takes and items carry as eventTypeEnum. */
-                            eventTypeEnum: number;
-                            /** @enum {string} */
-                            eventCategoryName: "Gateway Controller Event";
-                            description: string;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listCombinedEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10538,214 +1681,8 @@ export interface paths {
          * @description The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events as /gatewayevents, in the shape those integrations were written for. Items differ from /gatewayevents: eventType is the type's **name** and eventTypeEnum its number; eventDetails, createdOn (facility wall clock, no offset), createdUtc, unitName (the unit number); eventCategory is always "Gateway Controller Event". Filters: gtq (event types; none: every type), uq (a unit id), vq (a visitor id), minDate (inclusive) and maxDate (exclusive) in Unix seconds, by default the last 12 hours; etq and itq are accepted and add nothing. Newest first, paged by pageSize (1–10000, default 100) and pageNumber, at most the newest 10,000 events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain array. For complete walks and exports use /gatewayevents (cursor, CSV). Events older than the retention window (180 days) are deleted and never returned. Versions 3.0 (the default) and 2.0 answer alike. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
-         *
-         *     Requires a bearer token with scope `accessevent:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Repeated (comma-separated also works): gateway-controller event type numbers (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39; GET /combinedevents/types). None: every type. A number that is no type (999) is a 400. */
-                    gtq?: string[];
-                    /** @description Repeated: edge-router event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
-                    etq?: string[];
-                    /** @description Repeated: IoT device event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
-                    itq?: string[];
-                    /** @description A unit id (a positive integer): only events that name that unit. Empty (or absent): no filter. Anything else is a 400. */
-                    uq?: string;
-                    /** @description A visitor id (a positive integer): only events that name that visitor. Empty (or absent): no filter. Anything else is a 400. */
-                    vq?: string;
-                    /** @description Unix seconds: events that occurred at or after it (inclusive). Default: 12 hours before maxDate. After maxDate: 400. */
-                    minDate?: number;
-                    /** @description Unix seconds: events that occurred before it (exclusive, so consecutive windows neither miss nor repeat an event). Default: now. */
-                    maxDate?: number;
-                    /** @description true: the answer is a plain JSON array of items (and nothing is counted). false or absent: {metadata, items}. Any letter case (True, as .NET writes it). */
-                    hideMetadata?: string;
-                    /** @description Items per page, 1–10000, default 100. */
-                    pageSize?: number;
-                    /** @description The 1-based page, default 1. Only the newest 10,000 events of the filter can be reached: a page past them is empty (narrow minDate/maxDate to reach older ones, or use /gatewayevents with a cursor). */
-                    pageNumber?: number;
-                    /** @description The API version: 2.0 or 3.0 (the default); the header of the same name does the same. */
-                    "api-version"?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description A facility of the token's account (any other: 404). */
-                    facilityId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Newest first: {metadata, items}, or with hideMetadata=true the items alone. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            metadata: {
-                                /** @description Events of the filter, counted up to 10,000 (the most this route returns). */
-                                totalResults: number;
-                                pageSize: number;
-                                pageNumber: number;
-                                totalPages: number;
-                            };
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description The event id assigned by the service (as on /gatewayevents).
-                                 */
-                                id: string;
-                                /**
-                                 * Format: int64
-                                 * @description The facility id.
-                                 */
-                                facilityId: number;
-                                /** @description The facility name when the event was received. */
-                                facilityName: string;
-                                /** @description The device that reported the event, as the controller names it. */
-                                deviceId: string | null;
-                                deviceName: string | null;
-                                /**
-                                 * @description Always "Gateway Controller Event": this service has no edge-router or IoT devices.
-                                 * @enum {string}
-                                 */
-                                eventCategory: "Gateway Controller Event";
-                                /** @description The event type's **name** (Access Granted). Unlike /gatewayevents, where eventType is the number: here the number is eventTypeEnum. */
-                                eventType: string;
-                                /** @description The event type's number: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. */
-                                eventTypeEnum: number;
-                                /** @description The details the controller reported. */
-                                eventDetails: string | null;
-                                /** @description When the event occurred, on the facility's wall clock, ISO 8601 without an offset, with milliseconds: 2026-03-01T09:15:02.123. */
-                                createdOn: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When the event occurred, UTC, ISO 8601 with Z and milliseconds: 2026-03-01T16:15:02.123Z.
-                                 */
-                                createdUtc: string;
-                                /**
-                                 * Format: int64
-                                 * @description The unit id the controller reported.
-                                 */
-                                unitId: number | null;
-                                /** @description The unit number of that unit at the facility when the event was received; null when the id names no unit there. */
-                                unitName: string | null;
-                                /**
-                                 * Format: int64
-                                 * @description The visitor id the controller reported.
-                                 */
-                                visitorId: number | null;
-                                /** @description "First Last" of that visitor at the facility when the event was received; null when the id names no visitor there. */
-                                visitorName: string | null;
-                            }[];
-                        } | {
-                            /**
-                             * Format: uuid
-                             * @description The event id assigned by the service (as on /gatewayevents).
-                             */
-                            id: string;
-                            /**
-                             * Format: int64
-                             * @description The facility id.
-                             */
-                            facilityId: number;
-                            /** @description The facility name when the event was received. */
-                            facilityName: string;
-                            /** @description The device that reported the event, as the controller names it. */
-                            deviceId: string | null;
-                            deviceName: string | null;
-                            /**
-                             * @description Always "Gateway Controller Event": this service has no edge-router or IoT devices.
-                             * @enum {string}
-                             */
-                            eventCategory: "Gateway Controller Event";
-                            /** @description The event type's **name** (Access Granted). Unlike /gatewayevents, where eventType is the number: here the number is eventTypeEnum. */
-                            eventType: string;
-                            /** @description The event type's number: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. */
-                            eventTypeEnum: number;
-                            /** @description The details the controller reported. */
-                            eventDetails: string | null;
-                            /** @description When the event occurred, on the facility's wall clock, ISO 8601 without an offset, with milliseconds: 2026-03-01T09:15:02.123. */
-                            createdOn: string;
-                            /**
-                             * Format: date-time
-                             * @description When the event occurred, UTC, ISO 8601 with Z and milliseconds: 2026-03-01T16:15:02.123Z.
-                             */
-                            createdUtc: string;
-                            /**
-                             * Format: int64
-                             * @description The unit id the controller reported.
-                             */
-                            unitId: number | null;
-                            /** @description The unit number of that unit at the facility when the event was received; null when the id names no unit there. */
-                            unitName: string | null;
-                            /**
-                             * Format: int64
-                             * @description The visitor id the controller reported.
-                             */
-                            visitorId: number | null;
-                            /** @description "First Last" of that visitor at the facility when the event was received; null when the id names no visitor there. */
-                            visitorName: string | null;
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource, or one the token may not see (the two are indistinguishable). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listFacilityCombinedEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10764,102 +1701,8 @@ export interface paths {
         /**
          * The caller’s subscriptions, by id.
          * @description Requires a bearer token with scope `webhooks`.
-         *
-         *     Requires a bearer token with scope `webhooks`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description The last id of the previous page. */
-                    after?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The subscription id.
-                             */
-                            id: number;
-                            url: string;
-                            topics: string[];
-                            eventTypes: number[] | null;
-                            facilityIds: number[] | null;
-                            description: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            health: {
-                                disabledReason: string | null;
-                                failingSince: string | null;
-                                lastError: string | null;
-                                lastSuccessAt: string | null;
-                                nextAttemptAt: string | null;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookSubscriptions"];
         put?: never;
         /**
          * Subscribe a URL to topics.
@@ -10867,128 +1710,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `webhooks`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
-                        url: string;
-                        /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
-                        topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
-                        eventTypes?: number[] | null;
-                        facilityIds?: number[] | null;
-                        description?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The subscription id.
-                             */
-                            id: number;
-                            url: string;
-                            topics: string[];
-                            eventTypes: number[] | null;
-                            facilityIds: number[] | null;
-                            description: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            health: {
-                                disabledReason: string | null;
-                                failingSince: string | null;
-                                lastError: string | null;
-                                lastSuccessAt: string | null;
-                                nextAttemptAt: string | null;
-                            };
-                        } & {
-                            /** @description The signing secret (whsec_…). Shown this once. */
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createWebhookSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11005,173 +1727,15 @@ export interface paths {
         /**
          * A subscription and its health.
          * @description Requires a bearer token with scope `webhooks`.
-         *
-         *     Requires a bearer token with scope `webhooks`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The subscription id.
-                             */
-                            id: number;
-                            url: string;
-                            topics: string[];
-                            eventTypes: number[] | null;
-                            facilityIds: number[] | null;
-                            description: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            health: {
-                                disabledReason: string | null;
-                                failingSince: string | null;
-                                lastError: string | null;
-                                lastSuccessAt: string | null;
-                                nextAttemptAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookSubscription"];
         put?: never;
         post?: never;
         /**
          * Remove a subscription and its delivery log.
          * @description Requires a bearer token with scope `webhooks`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhookSubscription"];
         options?: never;
         head?: never;
         /**
@@ -11180,130 +1744,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `webhooks`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
-                        url?: string;
-                        /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
-                        topics?: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
-                        eventTypes?: number[] | null;
-                        facilityIds?: number[] | null;
-                        description?: string | null;
-                        /** @enum {string} */
-                        status?: "enabled" | "disabled";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: int64
-                             * @description The subscription id.
-                             */
-                            id: number;
-                            url: string;
-                            topics: string[];
-                            eventTypes: number[] | null;
-                            facilityIds: number[] | null;
-                            description: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            health: {
-                                disabledReason: string | null;
-                                failingSince: string | null;
-                                lastError: string | null;
-                                lastSuccessAt: string | null;
-                                nextAttemptAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhookSubscription"];
         trace?: never;
     };
     "/webhooks/subscriptions/{subscriptionId}/rotate-secret": {
@@ -11319,79 +1760,7 @@ export interface paths {
          * A new signing secret; the old one stays valid (both signatures sent) for 24 hours.
          * @description Requires a bearer token with scope `webhooks`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            secret: string;
-                            /** Format: date-time */
-                            previousSecretExpiresAt: string;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11411,79 +1780,7 @@ export interface paths {
          * Send a `ping` delivery now and answer with its outcome.
          * @description Requires a bearer token with scope `webhooks`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            deliveryId: string;
-                            delivered: boolean;
-                            responseStatus: number | null;
-                            error: string | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11500,99 +1797,8 @@ export interface paths {
         /**
          * The delivery log, newest first.
          * @description Requires a bearer token with scope `webhooks`.
-         *
-         *     Requires a bearer token with scope `webhooks`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description nextBefore of the previous page. */
-                    before?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            deliveries: {
-                                /** @description The webhook-id. */
-                                id: string;
-                                type: string;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "failed";
-                                attempts: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                lastAttemptAt: string | null;
-                                responseStatus: number | null;
-                                lastError: string | null;
-                                nextAttemptAt: string | null;
-                                deliveredAt: string | null;
-                                eventCount?: number;
-                            }[];
-                            nextBefore: number | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11614,91 +1820,7 @@ export interface paths {
          * Send a delivery again now.
          * @description Requires a bearer token with scope `webhooks`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                    /** @description The delivery id (its webhook-id). */
-                    deliveryId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The webhook-id. */
-                            id: string;
-                            type: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "failed";
-                            attempts: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            lastAttemptAt: string | null;
-                            responseStatus: number | null;
-                            lastError: string | null;
-                            nextAttemptAt: string | null;
-                            deliveredAt: string | null;
-                            eventCount?: number;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11718,107 +1840,7 @@ export interface paths {
          * Send again everything of the subscription’s topics since a time within retention.
          * @description Requires a bearer token with scope `webhooks`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description Within the event retention window.
-                         */
-                        since: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            since: string;
-                            facts: number;
-                            events: boolean;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The Content-Type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["replayWebhookEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11835,115 +1857,8 @@ export interface paths {
         /**
          * Every webhook subscription and its health.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description The last id of the previous page. */
-                    after?: number;
-                    /** @description Only those failing now or disabled for failing. */
-                    failing?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": ({
-                            /**
-                             * Format: int64
-                             * @description The subscription id.
-                             */
-                            id: number;
-                            url: string;
-                            topics: string[];
-                            eventTypes: number[] | null;
-                            facilityIds: number[] | null;
-                            description: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            health: {
-                                disabledReason: string | null;
-                                failingSince: string | null;
-                                lastError: string | null;
-                                lastSuccessAt: string | null;
-                                nextAttemptAt: string | null;
-                            };
-                        } & {
-                            owner: {
-                                /**
-                                 * Format: int64
-                                 * @description The owning account.
-                                 */
-                                accountId: number;
-                            } | {
-                                /** @description The owning auction partner’s application. */
-                                applicationId: string;
-                            };
-                        })[];
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["adminListWebhookSubscriptions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11962,237 +1877,8 @@ export interface paths {
         /**
          * A subscription’s delivery log.
          * @description Requires a bearer token with scope `admin`.
-         *
-         *     Requires a bearer token with scope `admin`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description nextBefore of the previous page. */
-                    before?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description The subscription id. */
-                    subscriptionId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            deliveries: {
-                                /** @description The webhook-id. */
-                                id: string;
-                                type: string;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "failed";
-                                attempts: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                lastAttemptAt: string | null;
-                                responseStatus: number | null;
-                                lastError: string | null;
-                                nextAttemptAt: string | null;
-                                deliveredAt: string | null;
-                                eventCount?: number;
-                            }[];
-                            nextBefore: number | null;
-                        };
-                    };
-                };
-                /** @description The request is invalid; every bad field is named. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/console": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The support console (web page).
-         * @description Public page without data: support signs in with an operator application's client credentials; the page then uses the admin routes (scope admin).
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/console/app.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The support console script. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/console/app.css": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The support console style sheet. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Too many requests: retry after the Retry-After seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["adminListWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12205,6 +1891,113 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "id": 7,
+         *       "name": "Sunrise Self Storage",
+         *       "createdAt": "2026-11-25T18:04:12.351Z"
+         *     }
+         */
+        Account: {
+            /**
+             * Format: int64
+             * @description The account id.
+             */
+            id: number;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AdminFacility: {
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The owning account.
+             */
+            accountId: number;
+            name: string;
+            propertyNumber: string | null;
+            timeZone: string;
+            addressLine: string | null;
+            city: string | null;
+            state: string | null;
+            postalCode: string | null;
+            country: string | null;
+            guid: string | null;
+            charityEnrolled: boolean;
+        };
+        Application: {
+            id: string;
+            clientId: string;
+            name: string;
+            clientType: string | null;
+            facilityGuids: string[];
+            operator: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        AccountKey: {
+            id: string;
+            apiKey: string;
+            /**
+             * Format: int64
+             * @description The account the key acts for.
+             */
+            accountId: number;
+            clientId: string;
+            scopes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        GatewayCredential: {
+            id: string;
+            clientId: string;
+            /**
+             * Format: int64
+             * @description The facility of the controller.
+             */
+            facilityId: number;
+            /** Format: date-time */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        /** @description One auctionable unit. Optional fields may also be null. Unknown fields are ignored. Activation needs description, startsAt, endsAt and at least one image URL; a record without them is held as Pending (INCOMPLETE). */
+        AuctionableUnit: {
+            /** @description The unit at the facility; one record per unit. */
+            unitId: string;
+            unitName: string;
+            /** @description Not needed; when present it must be the call's guid (else 400 OTHER_FACILITY): one call, one facility. */
+            guid?: string;
+            /** @enum {string} */
+            auctionType?: "Lien" | "Non-Lien" | "Charity";
+            /** @description Feet. */
+            unitWidth?: number;
+            /** @description Feet. */
+            unitLength?: number;
+            description?: string;
+            categories?: ("Appliances" | "Books" | "Boxes" | "Cabinets & Shelves" | "Clothing & Shoes" | "Collectibles" | "Computers" | "Dishes & Kitchenware" | "Documents & Files" | "Electronics" | "Food & Beverages" | "Arms" | "Health & Wellness" | "Heavy Equipment" | "Household Furniture" | "Jewelry" | "Lamps" | "Mattress & Bedding" | "Memorabilia" | "Mirrors" | "Motor Vehicles & Parts" | "Movies, Music & Books" | "New Merchandise" | "Office Equipment" | "Old Stuff" | "Personal Effects" | "Sports & Outdoors" | "Tools & Supplies" | "Toys, Baby & Games" | "Wall Art")[];
+            tenantName?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, e.g. 2026-12-01T09:00:00-07:00; before endsAt.
+             */
+            startsAt?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset; after startsAt, and in the future.
+             */
+            endsAt?: string;
+            /** @description At most two decimals. */
+            minimumBid?: number;
+            /** @description Absolute http/https URLs, at most 25; no credentials; not an address literal that is loopback, private, link-local or reserved. */
+            imageUrls?: string[];
+        };
         EnvelopeMeta: {
             /** @description True exactly when the HTTP status is 2xx. */
             ack: boolean;
@@ -12220,6 +2013,383 @@ export interface components {
             message: string;
             /** @description The field at fault, e.g. auctionableUnitInfo[3].endsAt. */
             path?: string;
+        };
+        /**
+         * @example {
+         *       "guid": "SUNRISE-012",
+         *       "dryRun": false,
+         *       "results": [
+         *         {
+         *           "unitId": "A-101",
+         *           "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+         *           "outcome": "created",
+         *           "status": "Active"
+         *         },
+         *         {
+         *           "unitId": "B-204",
+         *           "auctionId": "9a0d4e27-6c15-4b8e-a3f2-71c9e5b08d44",
+         *           "outcome": "pending",
+         *           "status": "Pending",
+         *           "reason": "CHARITY_NOT_ENROLLED"
+         *         }
+         *       ],
+         *       "summary": {
+         *         "created": 1,
+         *         "pending": 1,
+         *         "unchanged": 0,
+         *         "deferred": 0,
+         *         "removed": 0
+         *       }
+         *     }
+         */
+        AuctionImportResult: {
+            guid: string;
+            dryRun: boolean;
+            results: components["schemas"]["UnitImportResult"][];
+            summary: {
+                created: number;
+                pending: number;
+                unchanged: number;
+                deferred: number;
+                removed: number;
+            };
+        };
+        UnitImportResult: {
+            unitId: string;
+            auctionId: string | null;
+            /** @enum {string} */
+            outcome: "created" | "pending" | "unchanged" | "deferred" | "removed";
+            /** @enum {string} */
+            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
+            /** @description Pending: CHARITY_NOT_ENROLLED or INCOMPLETE; removed: REMOVED_FROM_LIST. */
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description Deferred: when a full list will create the auction.
+             */
+            retryAfter?: string;
+        };
+        /**
+         * @example {
+         *       "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+         *       "unitId": "A-101",
+         *       "status": "Cancelled",
+         *       "cancelledAt": "2026-11-27T10:15:42.907Z",
+         *       "recreateAfter": "2026-11-27T10:45:42.907Z"
+         *     }
+         */
+        AuctionCancellation: {
+            /** Format: uuid */
+            auctionId: string;
+            unitId: string;
+            /** @enum {string} */
+            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
+            cancelledAt: string | null;
+            recreateAfter: string | null;
+            closedAt?: string | null;
+        };
+        /**
+         * @example {
+         *       "auctions": [
+         *         {
+         *           "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+         *           "guid": "SUNRISE-012",
+         *           "facilityId": 12,
+         *           "unitId": "A-101",
+         *           "unitName": "A-101 (10x15)",
+         *           "auctionType": "Lien",
+         *           "status": "Active",
+         *           "pendingReasons": [],
+         *           "record": {
+         *             "unitId": "A-101",
+         *             "unitName": "A-101 (10x15)",
+         *             "auctionType": "Lien",
+         *             "unitWidth": 10,
+         *             "unitLength": 15,
+         *             "description": "Sofa, boxes, two bikes",
+         *             "categories": [
+         *               "Household Furniture",
+         *               "Boxes"
+         *             ],
+         *             "tenantName": "J. Doe",
+         *             "startsAt": "2026-12-01T09:00:00-07:00",
+         *             "endsAt": "2026-12-08T17:00:00-07:00",
+         *             "minimumBid": 25,
+         *             "imageUrls": [
+         *               "https://pms.example.com/units/A-101/1.jpg"
+         *             ]
+         *           },
+         *           "startsAt": "2026-12-01T16:00:00.000Z",
+         *           "endsAt": "2026-12-09T00:00:00.000Z",
+         *           "createdAt": "2026-11-26T15:02:11.482Z",
+         *           "updatedAt": "2026-11-26T15:02:11.482Z",
+         *           "cancelledAt": null,
+         *           "recreateAfter": null,
+         *           "closedAt": null,
+         *           "sale": null
+         *         }
+         *       ],
+         *       "hasMore": false,
+         *       "nextCursor": null
+         *     }
+         */
+        AuctionPage: {
+            /** @description Newest first; without images and history (read one auction for those). */
+            auctions: components["schemas"]["Auction"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        Auction: {
+            /** Format: uuid */
+            auctionId: string;
+            guid: string | null;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            unitId: string;
+            unitName: string;
+            /** @enum {string} */
+            auctionType: "Lien" | "Non-Lien" | "Charity";
+            /** @enum {string} */
+            status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
+            pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
+            record: components["schemas"]["AuctionRecord"];
+            startsAt: string | null;
+            endsAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            cancelledAt: string | null;
+            recreateAfter: string | null;
+            closedAt: string | null;
+            sale: {
+                salePrice: number;
+                /** Format: date-time */
+                soldAt: string;
+                buyerName: string | null;
+            } | null;
+            /** @description When one auction is read. */
+            images?: components["schemas"]["AuctionImage"][];
+            /** @description When one auction is read; oldest first. */
+            history?: components["schemas"]["AuctionHistoryEntry"][];
+        };
+        AuctionRecord: {
+            unitId: string;
+            unitName: string;
+            /** @enum {string} */
+            auctionType: "Lien" | "Non-Lien" | "Charity";
+            unitWidth: number | null;
+            unitLength: number | null;
+            description: string | null;
+            categories: string[];
+            tenantName: string | null;
+            startsAt: string | null;
+            endsAt: string | null;
+            minimumBid: number | null;
+            imageUrls: string[];
+        };
+        AuctionImage: {
+            position: number;
+            sourceUrl: string;
+            /** @enum {string} */
+            status: "pending" | "stored" | "failed";
+            error: string | null;
+            attempts: number;
+            url: string | null;
+            contentType: string | null;
+            bytes: number | null;
+            width: number | null;
+            height: number | null;
+            sha256: string | null;
+        };
+        AuctionHistoryEntry: {
+            /** Format: date-time */
+            at: string;
+            from: ("Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold") | null;
+            /** @enum {string} */
+            to: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
+            trigger: string;
+            /** @description partner:<clientId>, operator:<clientId> or system:<job>. */
+            actor: string;
+            reason: string;
+            note: string | null;
+        };
+        /** @description Occurrences of one kind for one facility (for WEBHOOK_DISABLED: one subscription; for JOB_FAILED without a facility: one job queue) are grouped while the notification is open. */
+        SupportNotification: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description AUCTION_PENDING: an auction was held Pending. IMAGE_FETCH_FAILED: an image could not be retrieved after every retry. JOB_FAILED: a background job exhausted its retries. WEBHOOK_DISABLED: a webhook subscription failed for 3 days and was disabled.
+             * @enum {string}
+             */
+            kind: "AUCTION_PENDING" | "IMAGE_FETCH_FAILED" | "JOB_FAILED" | "WEBHOOK_DISABLED";
+            reason: string | null;
+            /** @description The first occurrence’s message, preceded by the count when there are more. */
+            message: string;
+            facilityId: number | null;
+            auctionId: string | null;
+            /** @description The first occurrence’s detail. */
+            detail: {
+                [key: string]: unknown;
+            };
+            /** @description Occurrences grouped in this notification. */
+            count: number;
+            /** @description The first 100 occurrences, oldest first (`count` counts them all). */
+            items: components["schemas"]["SupportNotificationOccurrence"][];
+            /**
+             * Format: date-time
+             * @description When the group opened.
+             */
+            createdAt: string;
+            /** Format: date-time */
+            lastOccurredAt: string;
+            resolvedAt: string | null;
+            resolvedBy: string | null;
+            resolution: string | null;
+            delivery: {
+                /** @enum {string} */
+                status: "disabled" | "pending" | "delivered" | "failed";
+                attempts: number;
+                lastError: string | null;
+                deliveredAt: string | null;
+            };
+        };
+        /** @description One occurrence of the group. */
+        SupportNotificationOccurrence: {
+            /** Format: date-time */
+            occurredAt: string;
+            reason: string | null;
+            auctionId: string | null;
+            message: string;
+            detail: {
+                [key: string]: unknown;
+            };
+            /** @description AUCTION_PENDING: how this auction left Pending while its group stays open. */
+            resolution?: string;
+        };
+        Facility: {
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The owning account.
+             */
+            accountId: number;
+            name: string;
+            propertyNumber: string | null;
+            /** @description IANA time zone; time groups are in this local time. */
+            timeZone: string;
+            addressLine: string | null;
+            city: string | null;
+            state: string | null;
+            postalCode: string | null;
+            country: string | null;
+        };
+        FacilityStatusListRow: {
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            facilityName: string;
+            facilityPropertyNumber: string | null;
+            accountName: string;
+            /** @enum {string} */
+            gatewayStatus: "ok" | "warning" | "error";
+            gatewayStatusMessage: string;
+            /** @enum {string} */
+            deviceStatus: "ok" | "warning" | "error";
+            deviceStatusMessage: string;
+            /** @enum {string} */
+            alarmStatus: "ok" | "warning" | "error";
+            alarmStatusMessage: string;
+            /** @enum {string} */
+            pmsInterfaceStatus: "ok" | "warning" | "error";
+            pmsInterfaceStatusMessage: string;
+            edgeRouterStatus: null;
+            edgeRouterStatusMessage: null;
+            edgeRouterPlatformDeviceStatus: null;
+            edgeRouterPlatformDeviceStatusMessage: null;
+        };
+        ActiveAlarm: {
+            eventType: number;
+            eventTypeName: string;
+            deviceId: string | null;
+            deviceName: string | null;
+            unitId: number | null;
+            unitNumber: string | null;
+            /** Format: date-time */
+            since: string;
+        };
+        SwitchState: {
+            reported: boolean | null;
+            desired: boolean | null;
+        };
+        Device: {
+            /** @description The controller’s device id. */
+            id: string;
+            name: string | null;
+            /** @description False once a Device Pairing event (38) said data.paired: false. */
+            isPaired: boolean;
+            status: {
+                isOffline: boolean;
+            };
+            lastEventType: number;
+            /** Format: date-time */
+            lastEventAt: string;
+        };
+        CommandRef: {
+            id: string;
+            sequence: number;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "acknowledged" | "expired";
+        };
+        ActionGroup: {
+            /**
+             * Format: int64
+             * @description The action group id.
+             */
+            id: number;
+            name: string;
+        };
+        /**
+         * @example {
+         *       "id": 301,
+         *       "unitNumber": "A-101",
+         *       "status": "Vacant",
+         *       "facilityId": 12,
+         *       "propertyNumber": "SS-0012",
+         *       "extendedData": {
+         *         "pmsUnitId": "U-88412",
+         *         "size": "10x10"
+         *       }
+         *     }
+         */
+        Unit: {
+            /**
+             * Format: int64
+             * @description The unit id.
+             */
+            id: number;
+            unitNumber: string;
+            /** @enum {string} */
+            status: "Vacant" | "Rented" | "Delinquent";
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            propertyNumber: string | null;
+            /** @description The object stored, as sent; {} when nothing was stored (never null). */
+            extendedData: {
+                [key: string]: unknown;
+            };
         };
         Visitor: {
             /**
@@ -12262,6 +2432,320 @@ export interface components {
             /** @description The gate code (digits, leading zeros kept): only for a token with the scope accesscontrol:codes, and every such read is recorded for audit. Absent otherwise. */
             code?: string;
         };
+        TimeGroup: {
+            /**
+             * Format: int64
+             * @description The time group id.
+             */
+            id: number;
+            name: string;
+            isDefault: boolean;
+            windows: {
+                /** @description 0 = Sunday … 6 = Saturday. */
+                days: number[];
+                /** @description HH:MM, facility local time. */
+                start: string;
+                /** @description HH:MM; 24:00 is the end of the day; an end before the start runs overnight. */
+                end: string;
+            }[];
+        };
+        AccessProfile: {
+            /**
+             * Format: int64
+             * @description The access profile id.
+             */
+            id: number;
+            name: string;
+            isDefault: boolean;
+            accessAreas: string[] | null;
+        };
+        Command: {
+            id: string;
+            /** @description Increases by one with each command of the facility. */
+            sequence: number;
+            /** @enum {string} */
+            type: "unit.upsert" | "unit.vacate" | "unit.delete" | "visitor.upsert" | "visitor.remove" | "units.refresh" | "visitors.refresh" | "emergency.set" | "lockdown.set" | "action-group.run";
+            /** @description What the controller applies. Gate codes are left out of this view. */
+            payload: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "acknowledged" | "expired";
+            deliveredAt: string | null;
+            acknowledgedAt: string | null;
+        };
+        CodeRead: {
+            /** @description Increases with each record; page back with beforeId. */
+            id: number;
+            /** Format: date-time */
+            readAt: string;
+            /**
+             * Format: int64
+             * @description The account whose key read the codes.
+             */
+            accountId: number;
+            /**
+             * Format: int64
+             * @description The facility of the visitors.
+             */
+            facilityId: number;
+            /** @description The account key (its internal id) the token was issued for. */
+            credentialId: string;
+            /** @description The application that used the key. */
+            clientId: string;
+            /** @description The access token (jti). */
+            tokenId: string;
+            /** @description The request id (X-Correlation-ID), to find the request in the logs. */
+            requestId: string;
+            /** @description The route read, e.g. GET /facilities/:facilityId/visitors. */
+            route: string;
+            visitorIds: number[];
+        };
+        AdminActionGroup: {
+            /**
+             * Format: int64
+             * @description The action group id.
+             */
+            id: number;
+            name: string;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** @description Triggered by hand (listed under …/actiongroups/manual). */
+            isManual: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RejectedGatewayEvent: {
+            /** @description Position of the event in the batch. */
+            index: number;
+            eventId: string | null;
+            /** @description The field at fault, e.g. events[3].occurredAt. */
+            path: string;
+            reason: string;
+        };
+        GatewayEventWarning: {
+            index: number;
+            eventId: string | null;
+            path: string;
+            /** @description CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId). */
+            code: string;
+            message: string;
+        };
+        DeliveredCommand: {
+            /** @description Acknowledge with an event of type 3 whose data.commandId is this id. */
+            id: string;
+            sequence: number;
+            /** @enum {string} */
+            type: "unit.upsert" | "unit.vacate" | "unit.delete" | "visitor.upsert" | "visitor.remove" | "units.refresh" | "visitors.refresh" | "emergency.set" | "lockdown.set" | "action-group.run";
+            /** @description What to apply; visitors carry their accessCode in clear, on this channel only. */
+            payload: unknown;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description An event type of the catalogue. */
+        GatewayEventType: {
+            eventType: number;
+            name: string;
+            description: string;
+            category: string;
+        };
+        /** @description An event reported by a facility gateway controller. */
+        GatewayEvent: {
+            /**
+             * Format: uuid
+             * @description The event id assigned by the service.
+             */
+            id: string;
+            /**
+             * Format: int64
+             * @description The account id.
+             */
+            accountId: number;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** @description The facility name when the event was received. */
+            facilityName: string;
+            /** @description Event type number: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. */
+            eventType: number;
+            eventTypeName: string;
+            /** @description System, Facility, Alarm, Device, Access, Access Denied, Unit Door or Local Administration. */
+            eventCategory: string;
+            /**
+             * Format: date-time
+             * @description UTC, with milliseconds. The time received when the device clock was more than 5 minutes ahead (data.reportedOccurredAt then keeps the reported time).
+             */
+            occurredAt: string;
+            /** @description The same instant in the facility's time zone, with its offset: 2026-03-01T09:15:02.123-07:00. */
+            occurredAtLocal: string;
+            /**
+             * Format: date-time
+             * @description When the service received the event (UTC).
+             */
+            receivedAt: string;
+            deviceId: string | null;
+            deviceName: string | null;
+            /**
+             * Format: int64
+             * @description The unit id the controller reported.
+             */
+            unitId: number | null;
+            /** @description The number of that unit at the facility when the event was received; null when the id names no unit there. */
+            unitNumber: string | null;
+            /**
+             * Format: int64
+             * @description The visitor id the controller reported.
+             */
+            visitorId: number | null;
+            /** @description "First Last" of that visitor at the facility when the event was received; null when the id names no visitor there. */
+            visitorName: string | null;
+            /** @description The code typed at the keypad, masked: "****" and its last two characters (codes shorter than 4: "****"). Never stored in clear. */
+            codeEntered: string | null;
+            details: string | null;
+            /** @description Further data the controller reported. */
+            data: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description An event type, in the combined-events shape. */
+        CombinedEventType: {
+            name: string;
+            /** @description The number gtq takes and items carry as eventTypeEnum. */
+            eventTypeEnum: number;
+            /** @enum {string} */
+            eventCategoryName: "Gateway Controller Event";
+            description: string;
+        };
+        /** @description Without hideMetadata=true. */
+        CombinedEventPage: {
+            metadata: {
+                /** @description Events of the filter, counted up to 10,000 (the most this route returns). */
+                totalResults: number;
+                pageSize: number;
+                pageNumber: number;
+                totalPages: number;
+            };
+            items: components["schemas"]["CombinedEvent"][];
+        };
+        /** @description An event in the combined-events shape (SPEC §6.3). */
+        CombinedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id assigned by the service (as on /gatewayevents).
+             */
+            id: string;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** @description The facility name when the event was received. */
+            facilityName: string;
+            /** @description The device that reported the event, as the controller names it. */
+            deviceId: string | null;
+            deviceName: string | null;
+            /**
+             * @description Always "Gateway Controller Event": this service has no edge-router or IoT devices.
+             * @enum {string}
+             */
+            eventCategory: "Gateway Controller Event";
+            /** @description The event type's **name** (Access Granted). Unlike /gatewayevents, where eventType is the number: here the number is eventTypeEnum. */
+            eventType: string;
+            /** @description The event type's number: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status. */
+            eventTypeEnum: number;
+            /** @description The details the controller reported. */
+            eventDetails: string | null;
+            /** @description When the event occurred, on the facility's wall clock, ISO 8601 without an offset, with milliseconds: 2026-03-01T09:15:02.123. */
+            createdOn: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred, UTC, ISO 8601 with Z and milliseconds: 2026-03-01T16:15:02.123Z.
+             */
+            createdUtc: string;
+            /**
+             * Format: int64
+             * @description The unit id the controller reported.
+             */
+            unitId: number | null;
+            /** @description The unit number of that unit at the facility when the event was received; null when the id names no unit there. */
+            unitName: string | null;
+            /**
+             * Format: int64
+             * @description The visitor id the controller reported.
+             */
+            visitorId: number | null;
+            /** @description "First Last" of that visitor at the facility when the event was received; null when the id names no visitor there. */
+            visitorName: string | null;
+        };
+        /** @description A webhook subscription and its health. */
+        WebhookSubscription: {
+            /**
+             * Format: int64
+             * @description The subscription id.
+             */
+            id: number;
+            url: string;
+            topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            eventTypes: number[] | null;
+            facilityIds: number[] | null;
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            health: components["schemas"]["WebhookSubscriptionHealth"];
+        };
+        WebhookSubscriptionHealth: {
+            disabledReason: string | null;
+            failingSince: string | null;
+            lastError: string | null;
+            lastSuccessAt: string | null;
+            nextAttemptAt: string | null;
+        };
+        /** @description A delivery of one message to a subscription’s URL, and its attempts. */
+        WebhookDelivery: {
+            /** @description The webhook-id. */
+            id: string;
+            /** @description The message type: a topic (gateway.events, command.status, facility.status, auction.status) or ping (a test). */
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            lastAttemptAt: string | null;
+            responseStatus: number | null;
+            lastError: string | null;
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            eventCount?: number;
+        };
+        /** @description A subscription, its health and its owner. */
+        AdminWebhookSubscription: components["schemas"]["WebhookSubscription"] & {
+            owner: {
+                /**
+                 * Format: int64
+                 * @description The owning account.
+                 */
+                accountId: number;
+            } | {
+                /** @description The owning auction partner’s application. */
+                applicationId: string;
+            };
+        };
+        ServiceHealth: {
+            /** @enum {string} */
+            status: "ok";
+        };
         Problem: {
             /** @description urn:gatehouse:problem:<code in kebab case> */
             type: string;
@@ -12279,15 +2763,340 @@ export interface components {
             /** @description The request id, also in X-Correlation-ID. */
             traceId: string;
         };
+        ServiceAvailability: {
+            status: "available" | "unavailable";
+            checks: {
+                database: boolean;
+                migrations: boolean;
+                jobs: boolean;
+                /** @description `degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable. */
+                redis: "ok" | "degraded" | "not configured";
+            };
+        };
+        /** @description Form-encoded (application/x-www-form-urlencoded) or JSON. */
+        TokenRequest: {
+            grant_type?: string;
+            client_id?: string;
+            client_secret?: string;
+            username?: string;
+            password?: string;
+            refresh_token?: string;
+            scope?: string;
+        };
+        AccessTokenResponse: {
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description An ES256-signed JWT. */
+            access_token: string;
+            /** @description Lifetime of the access token in seconds (TOKEN_TTL_SECONDS, default 3600). */
+            expires_in: number;
+            /** @description Password and refresh_token grants only. Single use: each refresh returns the next one. */
+            refresh_token?: string;
+            /** @description The granted scopes, space-separated. */
+            scope: string;
+        };
         OAuthError: {
             /** @description invalid_request · invalid_client · invalid_grant · unauthorized_client · unsupported_grant_type · invalid_scope · temporarily_unavailable (503) */
             error: string;
             error_description: string;
         };
+        Principal: {
+            /**
+             * @description account: a PMS application acting for an account; partner: an auction partner; gateway: a facility’s gateway controller; operator: an operator application.
+             * @enum {string}
+             */
+            kind: "account" | "partner" | "gateway" | "operator";
+            clientId: string;
+            scopes: string[];
+            /**
+             * Format: int64
+             * @description The account the token acts for.
+             */
+            accountId?: number;
+            /**
+             * Format: int64
+             * @description The facility of a gateway controller’s token.
+             */
+            facilityId?: number;
+            clientType?: string;
+            facilityGuids?: string[];
+        };
+        JsonWebKeySet: {
+            /** @description The current signing key first, then earlier ones that still verify tokens. */
+            keys: ({
+                /** @description EC. */
+                kty: string;
+                /** @description P-256. */
+                crv: string;
+                x: string;
+                y: string;
+                /** @description The key id, named in the header of the tokens it signed. */
+                kid: string;
+                /** @description ES256. */
+                alg: string;
+                /** @description sig. */
+                use: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        ClientCredentials: {
+            id: string;
+            clientId: string;
+            /** @description Shown once; stored only as a hash. */
+            clientSecret: string;
+        };
+        Revocation: {
+            /** @description An application or a gateway controller. */
+            clientId?: string;
+            /** @description An account key. */
+            apiKey?: string;
+            /** @enum {boolean} */
+            revoked: true;
+        };
+        CreatedAccountKey: {
+            id: string;
+            /** @description The password grant's username. */
+            apiKey: string;
+            /** @description The password grant's password. Shown once; stored only as a hash. */
+            apiSecret: string;
+        };
+        AuctionImportResultEnvelope: {
+            meta: components["schemas"]["EnvelopeMeta"];
+            data: components["schemas"]["AuctionImportResult"];
+        };
         EnvelopeRefusal: {
             meta: components["schemas"]["EnvelopeMeta"];
             /** @description null, unless the refusal carries data (as a 409 may). */
             data: unknown;
+        };
+        AuctionCancellationEnvelope: {
+            meta: components["schemas"]["EnvelopeMeta"];
+            data: components["schemas"]["AuctionCancellation"];
+        };
+        AuctionPageEnvelope: {
+            meta: components["schemas"]["EnvelopeMeta"];
+            data: components["schemas"]["AuctionPage"];
+        };
+        AuctionEnvelope: {
+            meta: components["schemas"]["EnvelopeMeta"];
+            data: components["schemas"]["Auction"];
+        };
+        CharityEnrolment: {
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            guid: string | null;
+            charityEnrolled: boolean;
+            /** @description Pending charity auctions that became Active. */
+            activated: string[];
+            /** @description Pending charity auctions still held for another reason (INCOMPLETE). */
+            stillPending: string[];
+        };
+        SupportNotificationPage: {
+            notifications: components["schemas"]["SupportNotification"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        FacilityStatus: {
+            /** @enum {string} */
+            gatewayControllerPlatformOverallStatus: "ok" | "warning" | "error";
+            gatewayControllerPlatformOverallStatusMessage: string;
+            edgeRouterPlatformOverallStatus: null;
+            edgeRouterPlatformOverallStatusMessage: null;
+            lastSeenAt: string | null;
+            devices: {
+                total: number;
+                offline: number;
+            };
+            activeAlarms: components["schemas"]["ActiveAlarm"][];
+            emergency: components["schemas"]["SwitchState"];
+            lockdown: components["schemas"]["SwitchState"];
+            commands: {
+                /** @description Commands neither acknowledged nor expired. */
+                pending: number;
+                oldestPendingAt: string | null;
+            };
+        };
+        SwitchChange: {
+            command: components["schemas"]["CommandRef"] | null;
+            desired: boolean | null;
+            reported: boolean | null;
+        };
+        ActionGroupRun: {
+            command: components["schemas"]["CommandRef"];
+        };
+        CreateUnitRequest: {
+            /** @description 1–50 characters, unique among the facility’s units. */
+            unitNumber: string;
+            extendedData?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @deprecated
+             * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+             */
+            suppressCommands?: boolean;
+        };
+        RefreshResult: {
+            command: {
+                id: string;
+                sequence: number;
+                type: string;
+                status: string;
+            };
+            /** @description Units or visitors in the command. */
+            count: number;
+        };
+        CreateVisitorRequest: {
+            unitId?: number | null;
+            /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
+            accessCode: string;
+            firstName: string;
+            lastName: string;
+            email?: string | null;
+            mobilePhoneNumber?: string | null;
+            contactMethodPreference?: string | null;
+            countryCode?: string | null;
+            /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
+            isTenant: boolean;
+            isPortalVisitor?: boolean;
+            timeGroupId?: number | null;
+            accessProfileId?: number | null;
+            extendedData?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @deprecated
+             * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+             */
+            suppressCommands?: boolean;
+        };
+        VisitorWithUnit: {
+            visitor: components["schemas"]["Visitor"];
+            unit: components["schemas"]["Unit"] | null;
+        };
+        UpdateVisitorRequest: {
+            unitId?: number | null;
+            /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
+            accessCode?: string;
+            firstName?: string;
+            lastName?: string;
+            email?: string | null;
+            mobilePhoneNumber?: string | null;
+            contactMethodPreference?: string | null;
+            countryCode?: string | null;
+            /** @description A tenant needs a unit and makes a Vacant unit Rented; a visitor who is not a tenant needs a Rented or Delinquent unit, or no unit at all (a portal visitor, a facility-wide guest). */
+            isTenant?: boolean;
+            isPortalVisitor?: boolean;
+            timeGroupId?: number | null;
+            accessProfileId?: number | null;
+            extendedData?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @deprecated
+             * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+             */
+            suppressCommands?: boolean;
+        };
+        CreateActionGroupRequest: {
+            /** @description 1–100 characters, unique within the facility in any case. */
+            name: string;
+            /** @default true */
+            isManual: boolean;
+        };
+        GatewayEventBatch: {
+            /** @description 1–1000 events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}. */
+            events: unknown[];
+        };
+        GatewayEventBatchResult: {
+            /** @description Events stored by this request (committed before this answer). */
+            accepted: number;
+            /** @description Events whose eventId the facility had already reported (stored once), or repeated within the batch. */
+            duplicates: number;
+            /** @description Events that were not stored; drop them, do not resend them. */
+            rejected: components["schemas"]["RejectedGatewayEvent"][];
+            warnings: components["schemas"]["GatewayEventWarning"][];
+        };
+        CommandPoll: {
+            commands: components["schemas"]["DeliveredCommand"][];
+        };
+        GatewayEventPage: {
+            metadata: {
+                pageSize: number;
+                pageNumber: number;
+                /** @description Events of the filter (for a cursor walk: in the walk so far). Counted exactly up to 10,000; beyond that it is the database planner's estimate (at least 10,001) and totalResultsExact is false, so that the total never costs more than the page. */
+                totalResults: number;
+                /** @description ceil(totalResults / pageSize): an estimate too when totalResultsExact is false. */
+                totalPages: number;
+                /** @description Pass as cursor for the next page; null when the walk has returned every event. */
+                nextCursor: string | null;
+                /** @description true: totalResults is exact (at most 10,000); false: it is an estimate. */
+                totalResultsExact: boolean;
+            };
+            items: components["schemas"]["GatewayEvent"][];
+        };
+        CreateWebhookSubscriptionRequest: {
+            /** @description http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
+            url: string;
+            /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
+            topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            eventTypes?: number[] | null;
+            facilityIds?: number[] | null;
+            description?: string | null;
+        };
+        /** @description A new subscription, with its signing secret. */
+        CreatedWebhookSubscription: components["schemas"]["WebhookSubscription"] & {
+            /** @description The signing secret (whsec_…). Shown this once. */
+            secret: string;
+        };
+        UpdateWebhookSubscriptionRequest: {
+            /** @description http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
+            url?: string;
+            /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
+            topics?: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            eventTypes?: number[] | null;
+            facilityIds?: number[] | null;
+            description?: string | null;
+            /** @enum {string} */
+            status?: "enabled" | "disabled";
+        };
+        RotatedWebhookSecret: {
+            /**
+             * Format: int64
+             * @description The subscription id.
+             */
+            id: number;
+            /** @description The new signing secret (whsec_…). Shown this once. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries are signed with both the new and the previous secret.
+             */
+            previousSecretExpiresAt: string;
+        };
+        WebhookTestResult: {
+            /** @description The webhook-id of the ping delivery. */
+            deliveryId: string;
+            delivered: boolean;
+            responseStatus: number | null;
+            error: string | null;
+        };
+        /** @description A page of the delivery log, newest first. */
+        WebhookDeliveryPage: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            nextBefore: number | null;
+        };
+        WebhookReplay: {
+            /** Format: date-time */
+            since: string;
+            /** @description The facts of the other topics since then (at most 10,000), queued again as new deliveries. */
+            facts: number;
+            /** @description true when the subscription has gateway.events: its events since then are sent again. */
+            events: boolean;
         };
     };
     responses: never;
@@ -12297,4 +3106,9321 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceHealth"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service can serve; every check is reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAvailability"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service cannot serve now (a check is false): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAvailability"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text exposition format (version 0.0.4). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    issueToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Form-encoded (application/x-www-form-urlencoded) or JSON. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "app_duCCWrOrdWXyMlrg",
+                 *       "client_secret": "gh_cs_ZpASCwPlCyD9o1XCBubFBSKytxSn3USCy-oc0sR8o2Q",
+                 *       "scope": "auctions:write auctions:read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "app_duCCWrOrdWXyMlrg",
+                 *       "client_secret": "gh_cs_ZpASCwPlCyD9o1XCBubFBSKytxSn3USCy-oc0sR8o2Q",
+                 *       "scope": "auctions:write auctions:read"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The access token (and, for the password and refresh_token grants, the next refresh token). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token_type": "Bearer",
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzY29wZSI6ImF1Y3Rpb25zOndyaXRlIGF1Y3Rpb25zOnJlYWQiLCJjbGllbnRfaWQiOiJhcHBfZHVDQ1dyT3JkV1h5TWxyZyJ9.c2lnbmF0dXJl",
+                     *       "expires_in": 3600,
+                     *       "scope": "auctions:write auctions:read"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessTokenResponse"];
+                };
+            };
+            /** @description invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this client may use), unsupported_grant_type or invalid_scope (a scope the client may not have). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client: client authentication failed (unknown client, wrong secret, revoked credentials, or none sent); with HTTP Basic, a WWW-Authenticate challenge. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_request: too many failed authentications of this client from this address, or from this address in all; retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable: too many requests are waiting for their secrets to be checked, or the database is unavailable; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    whoAmI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The principal of the token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Principal"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public keys (JWKS). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"][];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Sunrise Self Storage"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1–200 characters. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account, created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "name": "Sunrise Self Storage",
+                     *       "createdAt": "2026-11-25T18:04:12.351Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListFacilities: {
+        parameters: {
+            query?: {
+                /** @description Only this account’s facilities. */
+                accountId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facilities, of every account or of the one named. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminFacility"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int64
+                     * @description The owning account.
+                     */
+                    accountId: number;
+                    name: string;
+                    /** @description IANA time zone, e.g. America/Denver. */
+                    timeZone: string;
+                    /** @description 1–50 characters, unique within the service (409 PROPERTY_NUMBER_TAKEN). */
+                    propertyNumber?: string;
+                    addressLine?: string | null;
+                    city?: string | null;
+                    state?: string | null;
+                    postalCode?: string | null;
+                    country?: string | null;
+                    /** @description Auction facility identifier, 1–20 characters, unique across the service. */
+                    guid?: string;
+                    charityEnrolled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The facility, created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminFacility"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No account has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The guid (GUID_TAKEN) or the property number (PROPERTY_NUMBER_TAKEN) is already assigned to another facility. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApplications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every application, revoked ones included (never their secrets). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Application"][];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    clientType?: string;
+                    facilityGuids?: string[];
+                    operator?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The application’s client credentials; the secret is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientCredentials"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application, revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revocation"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active credential of that kind has that id (NOT_FOUND): unknown, or already revoked. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccountKeys: {
+        parameters: {
+            query?: {
+                /** @description Only this account’s keys. */
+                accountId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, of every account or of the one named; revoked ones included. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountKey"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int64
+                     * @description The account the key acts for.
+                     */
+                    accountId: number;
+                    clientId: string;
+                    /** @description Default accesscontrol:read, accesscontrol:write, accessevent:read. accesscontrol:codes (visitor reads include the gate code, every such read audited) is granted only when named here. */
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The key and its secret; the secret is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedAccountKey"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No account has that id, or no active application has that client id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revocation"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active credential of that kind has that id (NOT_FOUND): unknown, or already revoked. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGateways: {
+        parameters: {
+            query?: {
+                /** @description Only this facility’s credentials. */
+                facilityId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials, of every facility or of the one named; revoked ones included. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayCredential"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int64
+                     * @description The facility of the controller.
+                     */
+                    facilityId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The controller’s client credentials; the secret is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientCredentials"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No facility has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials, revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revocation"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active credential of that kind has that id (NOT_FOUND): unknown, or already revoked. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importAuctions: {
+        parameters: {
+            query: {
+                dryRun: boolean;
+            };
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "guid": "SUNRISE-012",
+                 *       "clientType": "AcmePMS",
+                 *       "auctionableUnitInfo": [
+                 *         {
+                 *           "unitId": "A-101",
+                 *           "unitName": "A-101 (10x15)",
+                 *           "auctionType": "Lien",
+                 *           "unitWidth": 10,
+                 *           "unitLength": 15,
+                 *           "description": "Sofa, boxes, two bikes",
+                 *           "categories": [
+                 *             "Household Furniture",
+                 *             "Boxes"
+                 *           ],
+                 *           "tenantName": "J. Doe",
+                 *           "startsAt": "2026-12-01T09:00:00-07:00",
+                 *           "endsAt": "2026-12-08T17:00:00-07:00",
+                 *           "minimumBid": 25,
+                 *           "imageUrls": [
+                 *             "https://pms.example.com/units/A-101/1.jpg"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "unitId": "B-204",
+                 *           "unitName": "B-204 (5x10)",
+                 *           "auctionType": "Charity",
+                 *           "description": "Boxes of books and a bookcase",
+                 *           "categories": [
+                 *             "Books",
+                 *             "Boxes"
+                 *           ],
+                 *           "startsAt": "2026-12-01T09:00:00-07:00",
+                 *           "endsAt": "2026-12-08T17:00:00-07:00",
+                 *           "imageUrls": [
+                 *             "https://pms.example.com/units/B-204/1.jpg"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A facility assigned to the calling partner (else 404). */
+                    guid: string;
+                    /** @description The partner's assigned client type (else 403). */
+                    clientType: string;
+                    /** @description The facility's full list, 0–5000 records, no unitId twice. */
+                    auctionableUnitInfo: components["schemas"]["AuctionableUnit"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Applied (or, with dryRun, planned). `meta.warnings` may hold ACTIVE_AUCTION_IMMUTABLE. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "ack": true,
+                     *         "hasErrors": false,
+                     *         "hasWarnings": false,
+                     *         "errors": [],
+                     *         "warnings": []
+                     *       },
+                     *       "data": {
+                     *         "guid": "SUNRISE-012",
+                     *         "dryRun": false,
+                     *         "results": [
+                     *           {
+                     *             "unitId": "A-101",
+                     *             "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+                     *             "outcome": "created",
+                     *             "status": "Active"
+                     *           },
+                     *           {
+                     *             "unitId": "B-204",
+                     *             "auctionId": "9a0d4e27-6c15-4b8e-a3f2-71c9e5b08d44",
+                     *             "outcome": "pending",
+                     *             "status": "Pending",
+                     *             "reason": "CHARITY_NOT_ENROLLED"
+                     *           }
+                     *         ],
+                     *         "summary": {
+                     *           "created": 1,
+                     *           "pending": 1,
+                     *           "unchanged": 0,
+                     *           "deferred": 0,
+                     *           "removed": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuctionImportResultEnvelope"];
+                };
+            };
+            /** @description Invalid body: every fault with its path and code (e.g. REQUIRED, TOO_LONG, DUPLICATE_UNIT, ENDS_BEFORE_START, UNKNOWN_CATEGORY, SCHEME_NOT_ALLOWED, TOO_MANY); or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The guid is not one of the partner's facilities (FACILITY_NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: the key is being used by a request in progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the key was used with a different body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The service failed (INTERNAL_ERROR); safe to retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+        };
+    };
+    cancelAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "guid": "SUNRISE-012",
+                 *       "clientType": "AcmePMS",
+                 *       "cancelAuctionIds": [
+                 *         {
+                 *           "unitId": "A-101",
+                 *           "reason": "The tenant paid the balance."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    guid: string;
+                    clientType: string;
+                    /** @description Exactly one record. */
+                    cancelAuctionIds: {
+                        unitId: string;
+                        /** @description Kept in the history. */
+                        reason?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Cancelled now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "ack": true,
+                     *         "hasErrors": false,
+                     *         "hasWarnings": false,
+                     *         "errors": [],
+                     *         "warnings": []
+                     *       },
+                     *       "data": {
+                     *         "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+                     *         "unitId": "A-101",
+                     *         "status": "Cancelled",
+                     *         "cancelledAt": "2026-11-27T10:15:42.907Z",
+                     *         "recreateAfter": "2026-11-27T10:45:42.907Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuctionCancellationEnvelope"];
+                };
+            };
+            /** @description ONE_UNIT_PER_REQUEST, NO_UNIT, or invalid fields with their paths. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description FACILITY_NOT_FOUND, or UNIT_NOT_FOUND: the unit has no auction at that facility. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description A warning, not an error: ALREADY_CANCELLED or ALREADY_CLOSED (ack false, hasErrors false, the auction in data). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuctionCancellationEnvelope"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The service failed (INTERNAL_ERROR); safe to retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+        };
+    };
+    listAuctions: {
+        parameters: {
+            query: {
+                /** @description One of the partner's facilities; all of them when omitted. */
+                guid?: string;
+                status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
+                unitId?: string;
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the partner’s auctions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "ack": true,
+                     *         "hasErrors": false,
+                     *         "hasWarnings": false,
+                     *         "errors": [],
+                     *         "warnings": []
+                     *       },
+                     *       "data": {
+                     *         "auctions": [
+                     *           {
+                     *             "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+                     *             "guid": "SUNRISE-012",
+                     *             "facilityId": 12,
+                     *             "unitId": "A-101",
+                     *             "unitName": "A-101 (10x15)",
+                     *             "auctionType": "Lien",
+                     *             "status": "Active",
+                     *             "pendingReasons": [],
+                     *             "record": {
+                     *               "unitId": "A-101",
+                     *               "unitName": "A-101 (10x15)",
+                     *               "auctionType": "Lien",
+                     *               "unitWidth": 10,
+                     *               "unitLength": 15,
+                     *               "description": "Sofa, boxes, two bikes",
+                     *               "categories": [
+                     *                 "Household Furniture",
+                     *                 "Boxes"
+                     *               ],
+                     *               "tenantName": "J. Doe",
+                     *               "startsAt": "2026-12-01T09:00:00-07:00",
+                     *               "endsAt": "2026-12-08T17:00:00-07:00",
+                     *               "minimumBid": 25,
+                     *               "imageUrls": [
+                     *                 "https://pms.example.com/units/A-101/1.jpg"
+                     *               ]
+                     *             },
+                     *             "startsAt": "2026-12-01T16:00:00.000Z",
+                     *             "endsAt": "2026-12-09T00:00:00.000Z",
+                     *             "createdAt": "2026-11-26T15:02:11.482Z",
+                     *             "updatedAt": "2026-11-26T15:02:11.482Z",
+                     *             "cancelledAt": null,
+                     *             "recreateAfter": null,
+                     *             "closedAt": null,
+                     *             "sale": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuctionPageEnvelope"];
+                };
+            };
+            /** @description An invalid query parameter or cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The guid is not one of the partner's facilities (FACILITY_NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The service failed (INTERNAL_ERROR); safe to retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+        };
+    };
+    getAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                auctionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The auction, with its images and history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuctionEnvelope"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description No token, or a malformed, badly signed, expired or revoked token (INVALID_TOKEN). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The token lacks the scope, is not an auction partner's (PARTNER_TOKEN_REQUIRED), or clientType is not the partner's (CLIENT_TYPE_MISMATCH). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description No such auction is visible to this partner (AUCTION_NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The service failed (INTERNAL_ERROR); safe to retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeRefusal"];
+                };
+            };
+        };
+    };
+    adminListAuctions: {
+        parameters: {
+            query: {
+                /** @description Only this facility’s auctions. */
+                facilityId?: number;
+                status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
+                unitId?: string;
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of auctions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "auctions": [
+                     *         {
+                     *           "auctionId": "3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31",
+                     *           "guid": "SUNRISE-012",
+                     *           "facilityId": 12,
+                     *           "unitId": "A-101",
+                     *           "unitName": "A-101 (10x15)",
+                     *           "auctionType": "Lien",
+                     *           "status": "Active",
+                     *           "pendingReasons": [],
+                     *           "record": {
+                     *             "unitId": "A-101",
+                     *             "unitName": "A-101 (10x15)",
+                     *             "auctionType": "Lien",
+                     *             "unitWidth": 10,
+                     *             "unitLength": 15,
+                     *             "description": "Sofa, boxes, two bikes",
+                     *             "categories": [
+                     *               "Household Furniture",
+                     *               "Boxes"
+                     *             ],
+                     *             "tenantName": "J. Doe",
+                     *             "startsAt": "2026-12-01T09:00:00-07:00",
+                     *             "endsAt": "2026-12-08T17:00:00-07:00",
+                     *             "minimumBid": 25,
+                     *             "imageUrls": [
+                     *               "https://pms.example.com/units/A-101/1.jpg"
+                     *             ]
+                     *           },
+                     *           "startsAt": "2026-12-01T16:00:00.000Z",
+                     *           "endsAt": "2026-12-09T00:00:00.000Z",
+                     *           "createdAt": "2026-11-26T15:02:11.482Z",
+                     *           "updatedAt": "2026-11-26T15:02:11.482Z",
+                     *           "cancelledAt": null,
+                     *           "recreateAfter": null,
+                     *           "closedAt": null,
+                     *           "sale": null
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuctionPage"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                auctionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The auction, with its images and history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Auction"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No auction has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    amendAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                auctionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Any fields of the record (same rules as in POST /api/3/auctioninfo); unitId cannot change. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    auctionType?: "Lien" | "Non-Lien" | "Charity";
+                    unitName?: string;
+                    unitWidth?: number | null;
+                    unitLength?: number | null;
+                    description?: string | null;
+                    categories?: string[];
+                    tenantName?: string | null;
+                    startsAt?: string | null;
+                    endsAt?: string | null;
+                    minimumBid?: number | null;
+                    imageUrls?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The auction as changed (Active, or still Pending), with its images and history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Auction"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No auction has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The auction is not Pending (AUCTION_NOT_PENDING). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordAuctionOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                auctionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most two decimals. */
+                    salePrice: number;
+                    /**
+                     * Format: date-time
+                     * @description Defaults to now.
+                     */
+                    soldAt?: string;
+                    buyerName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The auction, ClosedSold, with its images and history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Auction"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No auction has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The auction is not Active (AUCTION_NOT_ACTIVE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCancelAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                auctionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The auction, Cancelled, with its images and history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Auction"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No auction has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The auction is not open (AUCTION_NOT_OPEN): already Cancelled, ClosedSold or ClosedUnsold. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enrolFacilityInCharity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility, enrolled, and the auctions that became Active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CharityEnrolment"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No facility has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawFacilityFromCharity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility, withdrawn. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CharityEnrolment"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No facility has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query: {
+                state: "open" | "resolved" | "all";
+                /** @description AUCTION_PENDING: an auction was held Pending. IMAGE_FETCH_FAILED: an image could not be retrieved after every retry. JOB_FAILED: a background job exhausted its retries. WEBHOOK_DISABLED: a webhook subscription failed for 3 days and was disabled. */
+                kind?: "AUCTION_PENDING" | "IMAGE_FETCH_FAILED" | "JOB_FAILED" | "WEBHOOK_DISABLED";
+                /** @description Only this facility’s notifications. */
+                facilityId?: number;
+                /** @description Only notifications that cover this auction. */
+                auctionId?: string;
+                limit: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportNotificationPage"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resolveNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    resolution?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The notification, resolved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportNotification"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No notification has that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuctionImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image, in the type its bytes were verified to be. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                };
+            };
+            /** @description Not modified: If-None-Match names this image’s ETag. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No image is stored under that name (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facilities. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Facility"][];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilityDetails: {
+        parameters: {
+            query: {
+                /** @description The facility’s property number. */
+                propertyNumber: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Facility"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Facility"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilityStatuses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per facility, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FacilityStatusListRow"][];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFacilityStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility’s status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gatewayControllerPlatformOverallStatus": "error",
+                     *       "gatewayControllerPlatformOverallStatusMessage": "1 active alarm: Door alarm at Gate 1.",
+                     *       "edgeRouterPlatformOverallStatus": null,
+                     *       "edgeRouterPlatformOverallStatusMessage": null,
+                     *       "lastSeenAt": "2026-11-25T14:02:11Z",
+                     *       "devices": {
+                     *         "total": 4,
+                     *         "offline": 0
+                     *       },
+                     *       "activeAlarms": [
+                     *         {
+                     *           "eventType": 10,
+                     *           "eventTypeName": "Door Alarm",
+                     *           "deviceId": "door-1",
+                     *           "deviceName": "Gate 1",
+                     *           "unitId": null,
+                     *           "unitNumber": null,
+                     *           "since": "2026-11-25T13:58:40Z"
+                     *         }
+                     *       ],
+                     *       "emergency": {
+                     *         "reported": false,
+                     *         "desired": null
+                     *       },
+                     *       "lockdown": {
+                     *         "reported": null,
+                     *         "desired": null
+                     *       },
+                     *       "commands": {
+                     *         "pending": 1,
+                     *         "oldestPendingAt": "2026-11-25T14:01:57Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FacilityStatus"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilityDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The devices, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmergencyMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description True while emergency access is on, as last reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": boolean;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableEmergencyMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command asked for (or underway), with the state desired and reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwitchChange"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableEmergencyMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command asked for (or underway), with the state desired and reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwitchChange"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLockdown: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description True while facility lockdown is on, as last reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": boolean;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableLockdown: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command asked for (or underway), with the state desired and reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwitchChange"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableLockdown: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command asked for (or underway), with the state desired and reported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwitchChange"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listManualActionGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manual action groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionGroup"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openActionGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The action group id. */
+                actionGroupId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command written for the controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionGroupRun"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    holdActionGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The action group id. */
+                actionGroupId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command written for the controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionGroupRun"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeActionGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The action group id. */
+                actionGroupId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+                "application/json-patch+json": Record<string, never> | null;
+                "application/x-www-form-urlencoded": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The command written for the controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionGroupRun"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUnits: {
+        parameters: {
+            query?: {
+                /** @description At most this many items (1–10,000). Without it, every item. */
+                limit?: number;
+                /** @description Skip this many items first. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility’s units, a page of them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unit"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUnit: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "unitNumber": "A-101",
+                 *       "extendedData": {
+                 *         "pmsUnitId": "U-88412",
+                 *         "size": "10x10"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUnitRequest"];
+                /**
+                 * @example {
+                 *       "unitNumber": "A-101",
+                 *       "extendedData": {
+                 *         "pmsUnitId": "U-88412",
+                 *         "size": "10x10"
+                 *       }
+                 *     }
+                 */
+                "application/json-patch+json": components["schemas"]["CreateUnitRequest"];
+                /**
+                 * @example {
+                 *       "unitNumber": "A-101",
+                 *       "extendedData": {
+                 *         "pmsUnitId": "U-88412",
+                 *         "size": "10x10"
+                 *       }
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateUnitRequest"];
+            };
+        };
+        responses: {
+            /** @description The unit, created (Vacant). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 301,
+                     *       "unitNumber": "A-101",
+                     *       "status": "Vacant",
+                     *       "facilityId": 12,
+                     *       "propertyNumber": "SS-0012",
+                     *       "extendedData": {
+                     *         "pmsUnitId": "U-88412",
+                     *         "size": "10x10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unit"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUnit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The unit id. */
+                unitId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unit. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 301,
+                     *       "unitNumber": "A-101",
+                     *       "status": "Vacant",
+                     *       "facilityId": 12,
+                     *       "propertyNumber": "SS-0012",
+                     *       "extendedData": {
+                     *         "pmsUnitId": "U-88412",
+                     *         "size": "10x10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unit"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableUnit: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The unit id. */
+                unitId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The unit, in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 301,
+                     *       "unitNumber": "A-101",
+                     *       "status": "Vacant",
+                     *       "facilityId": 12,
+                     *       "propertyNumber": "SS-0012",
+                     *       "extendedData": {
+                     *         "pmsUnitId": "U-88412",
+                     *         "size": "10x10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unit"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNIT_VACANT: the unit is Vacant. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableUnit: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The unit id. */
+                unitId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The unit, in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 301,
+                     *       "unitNumber": "A-101",
+                     *       "status": "Vacant",
+                     *       "facilityId": 12,
+                     *       "propertyNumber": "SS-0012",
+                     *       "extendedData": {
+                     *         "pmsUnitId": "U-88412",
+                     *         "size": "10x10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unit"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNIT_VACANT: the unit is Vacant. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    vacateUnit: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The unit id. */
+                unitId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The unit, in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 301,
+                     *       "unitNumber": "A-101",
+                     *       "status": "Vacant",
+                     *       "facilityId": 12,
+                     *       "propertyNumber": "SS-0012",
+                     *       "extendedData": {
+                     *         "pmsUnitId": "U-88412",
+                     *         "size": "10x10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unit"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteVacantUnit: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The unit id. */
+                unitId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The unit is deleted: the JSON body true. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": true;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNIT_OCCUPIED: the unit is Rented or Delinquent; vacate it first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUnitVisitors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The unit id. */
+                unitId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unit’s visitors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Visitor"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    refreshUnits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Accepted: the command, written for the controller, and how many it carries. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshResult"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listVisitors: {
+        parameters: {
+            query?: {
+                /** @description Only this unit’s visitors. */
+                unitNumber?: string;
+                /** @description At most this many items (1–10,000). Without it, every item. */
+                limit?: number;
+                /** @description Skip this many items first. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility’s visitors, a page of them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 5821,
+                     *         "name": "Maria Lopez",
+                     *         "firstName": "Maria",
+                     *         "lastName": "Lopez",
+                     *         "unitId": 301,
+                     *         "unitNumber": "A-101",
+                     *         "isTenant": true,
+                     *         "isPortalVisitor": false,
+                     *         "email": "maria.lopez@example.com",
+                     *         "mobilePhoneNumber": "5551234567",
+                     *         "contactMethodPreference": "Email",
+                     *         "countryCode": "1",
+                     *         "timeGroupId": 23,
+                     *         "timeGroupName": "24 Hours",
+                     *         "accessProfileId": 24,
+                     *         "accessProfileName": "All Access",
+                     *         "isEnabled": true,
+                     *         "isLockedOut": false,
+                     *         "extendedData": {
+                     *           "pmsTenantId": "T-20931"
+                     *         }
+                     *       },
+                     *       {
+                     *         "id": 5822,
+                     *         "name": "Daniel Lopez",
+                     *         "firstName": "Daniel",
+                     *         "lastName": "Lopez",
+                     *         "unitId": 301,
+                     *         "unitNumber": "A-101",
+                     *         "isTenant": false,
+                     *         "isPortalVisitor": false,
+                     *         "email": null,
+                     *         "mobilePhoneNumber": null,
+                     *         "contactMethodPreference": null,
+                     *         "countryCode": null,
+                     *         "timeGroupId": 25,
+                     *         "timeGroupName": "Business Hours",
+                     *         "accessProfileId": 24,
+                     *         "accessProfileName": "All Access",
+                     *         "isEnabled": true,
+                     *         "isLockedOut": false,
+                     *         "extendedData": {}
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Visitor"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createVisitor: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "unitId": 301,
+                 *       "accessCode": "0042",
+                 *       "firstName": "Maria",
+                 *       "lastName": "Lopez",
+                 *       "email": "maria.lopez@example.com",
+                 *       "mobilePhoneNumber": "5551234567",
+                 *       "contactMethodPreference": "Email",
+                 *       "countryCode": "1",
+                 *       "isTenant": true,
+                 *       "extendedData": {
+                 *         "pmsTenantId": "T-20931"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVisitorRequest"];
+                /**
+                 * @example {
+                 *       "unitId": 301,
+                 *       "accessCode": "0042",
+                 *       "firstName": "Maria",
+                 *       "lastName": "Lopez",
+                 *       "email": "maria.lopez@example.com",
+                 *       "mobilePhoneNumber": "5551234567",
+                 *       "contactMethodPreference": "Email",
+                 *       "countryCode": "1",
+                 *       "isTenant": true,
+                 *       "extendedData": {
+                 *         "pmsTenantId": "T-20931"
+                 *       }
+                 *     }
+                 */
+                "application/json-patch+json": components["schemas"]["CreateVisitorRequest"];
+                /**
+                 * @example {
+                 *       "unitId": 301,
+                 *       "accessCode": "0042",
+                 *       "firstName": "Maria",
+                 *       "lastName": "Lopez",
+                 *       "email": "maria.lopez@example.com",
+                 *       "mobilePhoneNumber": "5551234567",
+                 *       "contactMethodPreference": "Email",
+                 *       "countryCode": "1",
+                 *       "isTenant": true,
+                 *       "extendedData": {
+                 *         "pmsTenantId": "T-20931"
+                 *       }
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateVisitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The visitor, created, and their unit as it now is (null for a visitor without one). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "visitor": {
+                     *         "id": 5821,
+                     *         "name": "Maria Lopez",
+                     *         "firstName": "Maria",
+                     *         "lastName": "Lopez",
+                     *         "unitId": 301,
+                     *         "unitNumber": "A-101",
+                     *         "isTenant": true,
+                     *         "isPortalVisitor": false,
+                     *         "email": "maria.lopez@example.com",
+                     *         "mobilePhoneNumber": "5551234567",
+                     *         "contactMethodPreference": "Email",
+                     *         "countryCode": "1",
+                     *         "timeGroupId": 23,
+                     *         "timeGroupName": "24 Hours",
+                     *         "accessProfileId": 24,
+                     *         "accessProfileName": "All Access",
+                     *         "isEnabled": true,
+                     *         "isLockedOut": false,
+                     *         "extendedData": {
+                     *           "pmsTenantId": "T-20931"
+                     *         }
+                     *       },
+                     *       "unit": {
+                     *         "id": 301,
+                     *         "unitNumber": "A-101",
+                     *         "status": "Rented",
+                     *         "facilityId": 12,
+                     *         "propertyNumber": "SS-0012",
+                     *         "extendedData": {
+                     *           "pmsUnitId": "U-88412",
+                     *           "size": "10x10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorWithUnit"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNIT_VACANT: a visitor who is not a tenant on a Vacant unit. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getVisitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The visitor id. */
+                visitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visitor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Visitor"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateVisitor: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The visitor id. */
+                visitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateVisitorRequest"];
+                "application/json-patch+json": components["schemas"]["UpdateVisitorRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateVisitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The visitor, updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Visitor"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNIT_VACANT as for create, or CONCURRENT_CHANGE: another request moved the visitor at the same moment (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeVisitor: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The visitor id. */
+                visitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The visitor is removed (no body). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableVisitor: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The visitor id. */
+                visitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The visitor, in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Visitor"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableVisitor: {
+        parameters: {
+            query?: {
+                /** @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command. */
+                suppressCommands?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The visitor id. */
+                visitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The visitor, in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Visitor"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_CODE_IN_USE: another enabled visitor now has this visitor’s code; give a new one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    refreshVisitors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/json-patch+json": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @deprecated
+                     * @description Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a refresh. Prefer plain changes: each becomes one small command.
+                     */
+                    suppressCommands?: boolean;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Accepted: the command, written for the controller, and how many it carries. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshResult"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTimeGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility’s time groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeGroup"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccessProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility’s access profiles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessProfile"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCommands: {
+        parameters: {
+            query?: {
+                /** @description Only commands with a greater sequence (0: from the first). */
+                after?: number;
+                /** @description 1–1,000, default 100. */
+                limit?: number;
+                status?: "pending" | "delivered" | "acknowledged" | "expired";
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The commands, by sequence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Command"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The command id (UUID). */
+                commandId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Command"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCodeReads: {
+        parameters: {
+            query: {
+                /** @description Only reads by this account. */
+                accountId?: number;
+                /** @description Only reads of this facility’s visitors. */
+                facilityId?: number;
+                /** @description Only reads that returned this visitor’s code. */
+                visitorId?: number;
+                /** @description Only records older than this one. */
+                beforeId?: number;
+                /** @description 1–1,000, default 100. */
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeRead"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListActionGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facility’s action groups, manual or not. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminActionGroup"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createActionGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateActionGroupRequest"];
+                "application/json-patch+json": components["schemas"]["CreateActionGroupRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateActionGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description The action group, created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminActionGroup"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACTION_GROUP_NAME_TAKEN: the facility already has an action group of that name. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportGatewayEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         {
+                 *           "eventId": "fac12-000184",
+                 *           "eventType": 18,
+                 *           "occurredAt": "2026-11-25T09:03:12-05:00",
+                 *           "deviceId": "kp-front",
+                 *           "deviceName": "Front Gate Keypad",
+                 *           "unitId": 301,
+                 *           "visitorId": 5821
+                 *         },
+                 *         {
+                 *           "eventId": "fac12-000185",
+                 *           "eventType": 15,
+                 *           "occurredAt": "2026-11-25T09:04:40-05:00",
+                 *           "deviceId": "kp-front",
+                 *           "deviceName": "Front Gate Keypad",
+                 *           "codeEntered": "9917"
+                 *         },
+                 *         {
+                 *           "eventId": "fac12-000186",
+                 *           "eventType": 3,
+                 *           "occurredAt": "2026-11-25T09:05:02-05:00",
+                 *           "data": {
+                 *             "commandId": "7d1f0a52-3c1e-4b7a-9a55-2f0c8e6b9d41"
+                 *           }
+                 *         },
+                 *         {
+                 *           "eventId": "fac12-000187",
+                 *           "eventType": 10,
+                 *           "occurredAt": "2026-11-25 09:06",
+                 *           "deviceId": "door-1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayEventBatch"];
+            };
+        };
+        responses: {
+            /** @description The batch is judged: what was stored, what was a duplicate, what was refused. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": 3,
+                     *       "duplicates": 0,
+                     *       "rejected": [
+                     *         {
+                     *           "index": 3,
+                     *           "eventId": "fac12-000187",
+                     *           "path": "events[3].occurredAt",
+                     *           "reason": "must be an ISO 8601 date-time with an offset, e.g. 2026-03-01T09:15:00-07:00"
+                     *         }
+                     *       ],
+                     *       "warnings": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayEventBatchResult"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pollGatewayCommands: {
+        parameters: {
+            query?: {
+                /** @description The last sequence the controller applied; 0 (default) from the first unacknowledged command. */
+                after?: number;
+                /** @description 1–1000, default 100. */
+                limit?: number;
+                /** @description Seconds to hold the request open until a command exists (0–30; default 0: answer at once). */
+                wait?: number;
+                /** @description Optional; when given it must be the token's own facility (else 404). */
+                facilityId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The commands, in sequence order; `{"commands": []}` when none came. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "commands": [
+                     *         {
+                     *           "id": "7d1f0a52-3c1e-4b7a-9a55-2f0c8e6b9d41",
+                     *           "sequence": 418,
+                     *           "type": "visitor.upsert",
+                     *           "payload": {
+                     *             "action": "create",
+                     *             "visitor": {
+                     *               "id": 5821,
+                     *               "unitId": 301,
+                     *               "unitNumber": "A-101",
+                     *               "firstName": "Maria",
+                     *               "lastName": "Lopez",
+                     *               "isTenant": true,
+                     *               "isEnabled": true,
+                     *               "timeGroup": {
+                     *                 "id": 23,
+                     *                 "name": "24 Hours",
+                     *                 "timeZone": "America/New_York",
+                     *                 "windows": [
+                     *                   {
+                     *                     "days": [
+                     *                       0,
+                     *                       1,
+                     *                       2,
+                     *                       3,
+                     *                       4,
+                     *                       5,
+                     *                       6
+                     *                     ],
+                     *                     "start": "00:00",
+                     *                     "end": "24:00"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "accessProfile": {
+                     *                 "id": 24,
+                     *                 "name": "All Access",
+                     *                 "accessAreas": null
+                     *               },
+                     *               "accessCode": "0042"
+                     *             },
+                     *             "unit": {
+                     *               "id": 301,
+                     *               "unitNumber": "A-101",
+                     *               "status": "Rented"
+                     *             }
+                     *           },
+                     *           "createdAt": "2026-11-25T14:02:57Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommandPoll"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facilityId given is not the token’s facility. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGatewayEventTypes: {
+        parameters: {
+            query?: {
+                "api-version"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types, by number. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayEventType"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccountGatewayEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
+                eventTypes?: string[];
+                /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
+                unitIds?: string[];
+                /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
+                visitorIds?: string[];
+                /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                startDate?: string;
+                /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                endDate?: string;
+                /** @description By occurredAt: desc (default, newest first) or asc. */
+                sort?: "desc" | "asc";
+                /** @description Only these facilities of the account (a facility that is not the account's matches nothing). Comma-separated or repeated; at most 500 values. */
+                facilityIds?: string[];
+                /** @description Events per page, 1–10000, default 100. */
+                pageSize?: number;
+                /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
+                pageNumber?: number;
+                /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
+                cursor?: string;
+                /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The token's own account (any other: 404). */
+                accountId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's events, with its metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "metadata": {
+                     *         "pageSize": 100,
+                     *         "pageNumber": 1,
+                     *         "totalResults": 2,
+                     *         "totalPages": 1,
+                     *         "nextCursor": null,
+                     *         "totalResultsExact": true
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "id": "0195506c-3a1f-7b2e-9c4d-5e6f7a8b9c0d",
+                     *           "accountId": 3,
+                     *           "facilityId": 12,
+                     *           "facilityName": "Northgate Self Storage",
+                     *           "eventType": 18,
+                     *           "eventTypeName": "Access Granted",
+                     *           "eventCategory": "Access",
+                     *           "occurredAt": "2026-03-01T16:15:02.123Z",
+                     *           "occurredAtLocal": "2026-03-01T09:15:02.123-07:00",
+                     *           "receivedAt": "2026-03-01T16:15:03.410Z",
+                     *           "deviceId": "kp-1",
+                     *           "deviceName": "Front gate keypad",
+                     *           "unitId": 101,
+                     *           "unitNumber": "A-101",
+                     *           "visitorId": 4821,
+                     *           "visitorName": "Maria Lopez",
+                     *           "codeEntered": "****42",
+                     *           "details": null,
+                     *           "data": null
+                     *         },
+                     *         {
+                     *           "id": "0195506a-9e27-7d10-8a3b-1c2d3e4f5a6b",
+                     *           "accountId": 3,
+                     *           "facilityId": 12,
+                     *           "facilityName": "Northgate Self Storage",
+                     *           "eventType": 19,
+                     *           "eventTypeName": "Invalid Access Time",
+                     *           "eventCategory": "Access Denied",
+                     *           "occurredAt": "2026-03-01T13:42:10.500Z",
+                     *           "occurredAtLocal": "2026-03-01T06:42:10.500-07:00",
+                     *           "receivedAt": "2026-03-01T13:42:11.020Z",
+                     *           "deviceId": "kp-1",
+                     *           "deviceName": "Front gate keypad",
+                     *           "unitId": 101,
+                     *           "unitNumber": "A-101",
+                     *           "visitorId": 4821,
+                     *           "visitorName": "Maria Lopez",
+                     *           "codeEntered": "****42",
+                     *           "details": "Outside time group Business Hours",
+                     *           "data": {
+                     *             "timeGroupId": 2
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayEventPage"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilityGatewayEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
+                eventTypes?: string[];
+                /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
+                unitIds?: string[];
+                /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
+                visitorIds?: string[];
+                /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                startDate?: string;
+                /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                endDate?: string;
+                /** @description By occurredAt: desc (default, newest first) or asc. */
+                sort?: "desc" | "asc";
+                /** @description Events per page, 1–10000, default 100. */
+                pageSize?: number;
+                /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
+                pageNumber?: number;
+                /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
+                cursor?: string;
+                /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A facility of the token's account (any other: 404). */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the facility's events, with its metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "metadata": {
+                     *         "pageSize": 100,
+                     *         "pageNumber": 1,
+                     *         "totalResults": 2,
+                     *         "totalPages": 1,
+                     *         "nextCursor": null,
+                     *         "totalResultsExact": true
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "id": "0195506c-3a1f-7b2e-9c4d-5e6f7a8b9c0d",
+                     *           "accountId": 3,
+                     *           "facilityId": 12,
+                     *           "facilityName": "Northgate Self Storage",
+                     *           "eventType": 18,
+                     *           "eventTypeName": "Access Granted",
+                     *           "eventCategory": "Access",
+                     *           "occurredAt": "2026-03-01T16:15:02.123Z",
+                     *           "occurredAtLocal": "2026-03-01T09:15:02.123-07:00",
+                     *           "receivedAt": "2026-03-01T16:15:03.410Z",
+                     *           "deviceId": "kp-1",
+                     *           "deviceName": "Front gate keypad",
+                     *           "unitId": 101,
+                     *           "unitNumber": "A-101",
+                     *           "visitorId": 4821,
+                     *           "visitorName": "Maria Lopez",
+                     *           "codeEntered": "****42",
+                     *           "details": null,
+                     *           "data": null
+                     *         },
+                     *         {
+                     *           "id": "0195506a-9e27-7d10-8a3b-1c2d3e4f5a6b",
+                     *           "accountId": 3,
+                     *           "facilityId": 12,
+                     *           "facilityName": "Northgate Self Storage",
+                     *           "eventType": 19,
+                     *           "eventTypeName": "Invalid Access Time",
+                     *           "eventCategory": "Access Denied",
+                     *           "occurredAt": "2026-03-01T13:42:10.500Z",
+                     *           "occurredAtLocal": "2026-03-01T06:42:10.500-07:00",
+                     *           "receivedAt": "2026-03-01T13:42:11.020Z",
+                     *           "deviceId": "kp-1",
+                     *           "deviceName": "Front gate keypad",
+                     *           "unitId": 101,
+                     *           "unitNumber": "A-101",
+                     *           "visitorId": 4821,
+                     *           "visitorName": "Maria Lopez",
+                     *           "codeEntered": "****42",
+                     *           "details": "Outside time group Business Hours",
+                     *           "data": {
+                     *             "timeGroupId": 2
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayEventPage"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportAccountGatewayEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
+                eventTypes?: string[];
+                /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
+                unitIds?: string[];
+                /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
+                visitorIds?: string[];
+                /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                startDate?: string;
+                /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                endDate?: string;
+                /** @description By occurredAt: desc (default, newest first) or asc. */
+                sort?: "desc" | "asc";
+                /** @description Only these facilities of the account (a facility that is not the account's matches nothing). Comma-separated or repeated; at most 500 values. */
+                facilityIds?: string[];
+                /** @description Events per page, 1–10000, default 100. */
+                pageSize?: number;
+                /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
+                pageNumber?: number;
+                /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
+                cursor?: string;
+                /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The token's own account (any other: 404). */
+                accountId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events as a CSV download: text/csv (RFC 4180, UTF-8, CRLF, header row), columns id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType,eventTypeName,deviceId,deviceName,unitId,unitNumber,visitorId,visitorName,details. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection). */
+            200: {
+                headers: {
+                    /** @description attachment; filename="gateway-events-<account-N or facility-N>-<UTC time, YYYYMMDDTHHMMSSZ>.csv" */
+                    "content-disposition"?: string;
+                    /** @description Paged exports: the next page's cursor; absent when the walk has returned every event. */
+                    "x-next-cursor"?: string;
+                    /** @description Paged exports: the events of the filter (exact, or an estimate when X-Total-Count-Exact is false). */
+                    "x-total-count"?: number;
+                    /** @description Paged exports: whether X-Total-Count is exact. */
+                    "x-total-count-exact"?: "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportFacilityGatewayEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
+                eventTypes?: string[];
+                /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
+                unitIds?: string[];
+                /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
+                visitorIds?: string[];
+                /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                startDate?: string;
+                /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                endDate?: string;
+                /** @description By occurredAt: desc (default, newest first) or asc. */
+                sort?: "desc" | "asc";
+                /** @description Events per page, 1–10000, default 100. */
+                pageSize?: number;
+                /** @description The 1-based page, default 1 (ignored with a cursor). For long walks prefer the cursor: it costs the same at any depth. */
+                pageNumber?: number;
+                /** @description metadata.nextCursor of the previous page: continues after its last item. Send it with the same eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate and sort (else 400). A walk returns every event exactly once, also while events arrive: it first reads the events committed when it began, then those that arrived meanwhile (late ones with an old occurredAt included), each part in the requested order. */
+                cursor?: string;
+                /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A facility of the token's account (any other: 404). */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events as a CSV download: text/csv (RFC 4180, UTF-8, CRLF, header row), columns id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType,eventTypeName,deviceId,deviceName,unitId,unitNumber,visitorId,visitorName,details. Cells beginning with =, +, -, @, tab or carriage return are prefixed with an apostrophe (formula injection). */
+            200: {
+                headers: {
+                    /** @description attachment; filename="gateway-events-<account-N or facility-N>-<UTC time, YYYYMMDDTHHMMSSZ>.csv" */
+                    "content-disposition"?: string;
+                    /** @description Paged exports: the next page's cursor; absent when the walk has returned every event. */
+                    "x-next-cursor"?: string;
+                    /** @description Paged exports: the events of the filter (exact, or an estimate when X-Total-Count-Exact is false). */
+                    "x-total-count"?: number;
+                    /** @description Paged exports: whether X-Total-Count is exact. */
+                    "x-total-count-exact"?: "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamAccountGatewayEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
+                eventTypes?: string[];
+                /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
+                unitIds?: string[];
+                /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
+                visitorIds?: string[];
+                /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                startDate?: string;
+                /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                endDate?: string;
+                /** @description Only these facilities of the account (a facility that is not the account's matches nothing). Comma-separated or repeated; at most 500 values. */
+                facilityIds?: string[];
+                /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: {
+                /** @description The id of the last event received (an EventSource sends it when it reconnects): the stream continues exactly after it. A value that is not an event id of this stream, with these filters, is refused (400). */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description The token's own account (any other: 404). */
+                accountId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream: each event as `id: <cursor>` and `data: <GatewayEvent JSON>`, and a comment line (`: keep-alive`) after 15 s without a write. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamFacilityGatewayEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39). Comma-separated or repeated; at most 500 values. */
+                eventTypes?: string[];
+                /** @description Only events that name one of these units (unit ids, positive integers: the unitId the controller reported). Comma-separated or repeated; at most 500 values. */
+                unitIds?: string[];
+                /** @description Only events that name one of these visitors (visitor ids, positive integers: the visitorId the controller reported). Comma-separated or repeated; at most 500 values. */
+                visitorIds?: string[];
+                /** @description Events that occurred at or after this instant. ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                startDate?: string;
+                /** @description Events that occurred before this instant (exclusive; must be after startDate). ISO 8601 date-time with an offset (2026-03-01T00:00:00Z), or a date (2026-03-01) meaning midnight UTC. */
+                endDate?: string;
+                /** @description The API version (1.0, 2.0, 3.0); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: {
+                /** @description The id of the last event received (an EventSource sends it when it reconnects): the stream continues exactly after it. A value that is not an event id of this stream, with these filters, is refused (400). */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description A facility of the token's account (any other: 404). */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream: each event as `id: <cursor>` and `data: <GatewayEvent JSON>`, and a comment line (`: keep-alive`) after 15 s without a write. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCombinedEventTypes: {
+        parameters: {
+            query?: {
+                /** @description The API version: 2.0 or 3.0 (the default); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types, in the combined-events shape. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CombinedEventType"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilityCombinedEvents: {
+        parameters: {
+            query?: {
+                /** @description Repeated (comma-separated also works): gateway-controller event type numbers (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39; GET /combinedevents/types). None: every type. A number that is no type (999) is a 400. */
+                gtq?: string[];
+                /** @description Repeated: edge-router event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
+                etq?: string[];
+                /** @description Repeated: IoT device event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
+                itq?: string[];
+                /** @description A unit id (a positive integer): only events that name that unit. Empty (or absent): no filter. Anything else is a 400. */
+                uq?: string;
+                /** @description A visitor id (a positive integer): only events that name that visitor. Empty (or absent): no filter. Anything else is a 400. */
+                vq?: string;
+                /** @description Unix seconds: events that occurred at or after it (inclusive). Default: 12 hours before maxDate. After maxDate: 400. */
+                minDate?: number;
+                /** @description Unix seconds: events that occurred before it (exclusive, so consecutive windows neither miss nor repeat an event). Default: now. */
+                maxDate?: number;
+                /** @description true: the answer is a plain JSON array of items (and nothing is counted). false or absent: {metadata, items}. Any letter case (True, as .NET writes it). */
+                hideMetadata?: string;
+                /** @description Items per page, 1–10000, default 100. */
+                pageSize?: number;
+                /** @description The 1-based page, default 1. Only the newest 10,000 events of the filter can be reached: a page past them is empty (narrow minDate/maxDate to reach older ones, or use /gatewayevents with a cursor). */
+                pageNumber?: number;
+                /** @description The API version: 2.0 or 3.0 (the default); the header of the same name does the same. */
+                "api-version"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A facility of the token's account (any other: 404). */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the facility's events (or, with hideMetadata=true, its items alone). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CombinedEventPage"] | components["schemas"]["CombinedEvent"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookSubscriptions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The last id of the previous page. */
+                after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller’s subscriptions, by id (after the id `after`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://pms.example.com/hooks/gatehouse",
+                 *       "topics": [
+                 *         "gateway.events",
+                 *         "facility.status"
+                 *       ],
+                 *       "eventTypes": [
+                 *         18,
+                 *         19
+                 *       ],
+                 *       "facilityIds": [
+                 *         12
+                 *       ],
+                 *       "description": "Gate activity for the Northgate facility"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its signing secret (shown this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "url": "https://pms.example.com/hooks/gatehouse",
+                     *       "topics": [
+                     *         "gateway.events",
+                     *         "facility.status"
+                     *       ],
+                     *       "eventTypes": [
+                     *         18,
+                     *         19
+                     *       ],
+                     *       "facilityIds": [
+                     *         12
+                     *       ],
+                     *       "description": "Gate activity for the Northgate facility",
+                     *       "status": "enabled",
+                     *       "createdAt": "2026-03-01T16:20:00.000Z",
+                     *       "updatedAt": "2026-03-01T16:20:00.000Z",
+                     *       "health": {
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "lastError": null,
+                     *         "lastSuccessAt": null,
+                     *         "nextAttemptAt": "2026-03-01T16:20:00.000Z"
+                     *       },
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw+8Vp2UJ6Kd4="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookSubscription"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SUBSCRIPTION_LIMIT_REACHED: the account or partner already has 100 subscriptions. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription and its health. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed, with its delivery log. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret (shown this once) and when the previous one expires. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome of the ping delivery (also in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextBefore of the previous page. */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the delivery log, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "5b0c7d2e-8f1a-4c3b-9d6e-2a4f6b8c0e1d",
+                     *           "type": "gateway.events",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "createdAt": "2026-03-01T16:15:04.000Z",
+                     *           "lastAttemptAt": "2026-03-01T16:15:04.210Z",
+                     *           "responseStatus": 200,
+                     *           "lastError": null,
+                     *           "nextAttemptAt": null,
+                     *           "deliveredAt": "2026-03-01T16:15:04.210Z",
+                     *           "eventCount": 2
+                     *         },
+                     *         {
+                     *           "id": "9e3f1a6b-2c4d-4e8f-a1b3-c5d7e9f0a2b4",
+                     *           "type": "facility.status",
+                     *           "status": "pending",
+                     *           "attempts": 2,
+                     *           "createdAt": "2026-03-01T16:10:00.000Z",
+                     *           "lastAttemptAt": "2026-03-01T16:10:30.450Z",
+                     *           "responseStatus": 503,
+                     *           "lastError": "HTTP 503",
+                     *           "nextAttemptAt": "2026-03-01T16:15:30.000Z",
+                     *           "deliveredAt": null
+                     *         }
+                     *       ],
+                     *       "nextBefore": 1041
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+                /** @description The delivery id (its webhook-id). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued to be sent again now. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller, or no such delivery of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Within the event retention window.
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What is being sent again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListWebhookSubscriptions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The last id of the previous page. */
+                after?: number;
+                /** @description Only those failing now or disabled for failing. */
+                failing?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subscriptions by id (after the id `after`), with their health and owner. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWebhookSubscription"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextBefore of the previous page. */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the delivery log, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "5b0c7d2e-8f1a-4c3b-9d6e-2a4f6b8c0e1d",
+                     *           "type": "gateway.events",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "createdAt": "2026-03-01T16:15:04.000Z",
+                     *           "lastAttemptAt": "2026-03-01T16:15:04.210Z",
+                     *           "responseStatus": 200,
+                     *           "lastError": null,
+                     *           "nextAttemptAt": null,
+                     *           "deliveredAt": "2026-03-01T16:15:04.210Z",
+                     *           "eventCount": 2
+                     *         },
+                     *         {
+                     *           "id": "9e3f1a6b-2c4d-4e8f-a1b3-c5d7e9f0a2b4",
+                     *           "type": "facility.status",
+                     *           "status": "pending",
+                     *           "attempts": 2,
+                     *           "createdAt": "2026-03-01T16:10:00.000Z",
+                     *           "lastAttemptAt": "2026-03-01T16:10:30.450Z",
+                     *           "responseStatus": 503,
+                     *           "lastError": "HTTP 503",
+                     *           "nextAttemptAt": "2026-03-01T16:15:30.000Z",
+                     *           "deliveredAt": null
+                     *         }
+                     *       ],
+                     *       "nextBefore": 1041
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such subscription. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

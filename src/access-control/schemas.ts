@@ -10,7 +10,6 @@ import {
   EXTENDED_DATA_MAX_BYTES,
   UNIT_STATUSES,
 } from './rules.ts';
-import { Problem } from '../http/problem.ts';
 import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
 // ---- what the routes' documentation shares ----
@@ -19,7 +18,6 @@ import { MAX_BODY_DEPTH } from '../http/validation.ts';
  * A refusal a route documents itself (a 409 of its rules, a 404 the guard does not give), as
  * problem+json, with what it means.
  */
-export const Refused = (description: string) => ({ ...Problem, description });
 
 export const FACILITY_TAGS = ['access control'];
 export const COMMAND_TAGS = ['access control: commands'];

@@ -2,7 +2,6 @@
 // /api/3 are validated by validation.ts (every fault with its path and code, cross-field rules
 // included); these schemas describe the same rules, with the limits taken from LIMITS.
 import { Type } from '@fastify/type-provider-typebox';
-import { Problem } from '../http/problem.ts';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import {
   AUCTION_STATUSES,
@@ -60,7 +59,6 @@ const EXAMPLE_LIEN_AUCTION = {
 };
 
 /** An error answer a route outside /api/3 documents itself (problem+json, with what it means there). */
-export const refusal = (description: string) => ({ ...Problem, description });
 
 /** The OpenAPI tags of the face's routes. */
 export const importTags = ['auction import'];

@@ -128,6 +128,7 @@ export async function registerApiDocument(
   version: ApiVersion,
   publicUrl: string,
 ): Promise<void> {
+  requireOperationIds(scope);
   const names = new Map<string, string>();
   await scope.register(swagger, {
     refResolver: {

@@ -40,6 +40,9 @@ export const Problem = Type.Object(
   { $id: 'Problem' }, // application/problem+json (RFC 9457)
 );
 
+/** A refusal a route documents itself (a 404, a 409 with its code), in the Problem body: `Refused('UNIT_VACANT: …')`. */
+export const Refused = (description: string) => ({ ...Problem, description });
+
 export function problemBody(error: NormalizedError, traceId: string): ProblemBody {
   return {
     type: `urn:gatehouse:problem:${error.code.toLowerCase().replace(/_/g, '-')}`,

@@ -1,13 +1,12 @@
 // The TypeBox schemas of the push face's routes.
 import { Type } from '@fastify/type-provider-typebox';
-import { Problem } from '../http/problem.ts';
+import { Refused } from '../http/problem.ts';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import { LIMITS, TOPICS } from './rules.ts';
 
 export const TAGS = ['webhooks'];
 
 // The refusals of these routes beyond those every route documents (http/access.ts stamps those).
-export const Refused = (description: string) => ({ ...Problem, description });
 export const SUBSCRIPTION_NOT_FOUND = Refused(
   'NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either).',
 );

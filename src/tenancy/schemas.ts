@@ -1,6 +1,5 @@
 // TypeBox schemas of the tenancy face's admin routes.
 import { Type } from '@fastify/type-provider-typebox';
-import { Problem } from '../http/problem.ts';
 import { EntityId, Nullable } from '../http/schemas.ts';
 
 export const tags = ['admin'];
@@ -104,7 +103,6 @@ export const Revoked = Type.Object(
 );
 
 /** An error answer a route documents itself (problem+json, with what it means there). */
-export const refusal = (description: string) => ({ ...Problem, description });
 
 export const REVOKED_NOT_FOUND =
   'No active credential of that kind has that id (NOT_FOUND): unknown, or already revoked.';

@@ -6,7 +6,8 @@ import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createActionGroup, listActionGroups } from '../facility-status.ts';
-import { FacilityParams, Refused } from '../schemas.ts';
+import { FacilityParams } from '../schemas.ts';
+import { Refused } from '../../http/problem.ts';
 
 const AdminActionGroup = Type.Object(
   {

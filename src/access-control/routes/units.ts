@@ -11,8 +11,9 @@ import * as S from '../schemas.ts';
 import { actOnUnit, createUnit, getUnit, listUnits } from '../units.ts';
 import { listUnitVisitors } from '../visitors.ts';
 import { readerOf } from './visitors.ts';
+import { Refused } from '../../http/problem.ts';
 
-const VACANT_REFUSAL = S.Refused('UNIT_VACANT: the unit is Vacant.');
+const VACANT_REFUSAL = Refused('UNIT_VACANT: the unit is Vacant.');
 
 const unitActions: {
   action: Exclude<UnitAction, 'delete'>;
@@ -134,7 +135,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         body: S.ActionBody,
         response: {
           200: Answer('The unit is deleted: the JSON body true.', Type.Literal(true)),
-          409: S.Refused('UNIT_OCCUPIED: the unit is Rented or Delinquent; vacate it first.'),
+          409: Refused('UNIT_OCCUPIED: the unit is Rented or Delinquent; vacate it first.'),
         },
       },
     },

@@ -5,6 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { facilityOf, principalOf } from '../../auth/guard.ts';
 import { onFacility } from '../../http/access.ts';
+import { Refused } from '../../http/problem.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { refresh } from '../refresh.ts';
@@ -78,7 +79,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
             'The visitor, created, and their unit as it now is (null for a visitor without one).',
             S.VisitorWithUnit,
           ),
-          409: S.Refused('UNIT_VACANT: a visitor who is not a tenant on a Vacant unit.'),
+          409: Refused('UNIT_VACANT: a visitor who is not a tenant on a Vacant unit.'),
         },
       },
     },
@@ -118,7 +119,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         body: S.UpdateVisitorBody,
         response: {
           200: Answer('The visitor, updated.', S.Visitor),
-          409: S.Refused(
+          409: Refused(
             'UNIT_VACANT as for create, or CONCURRENT_CHANGE: another request moved the visitor at the same moment (retry).',
           ),
         },
@@ -161,9 +162,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       summary: 'Restore a visitor (isEnabled true).',
       refusal: ' 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code.',
       refused: {
-        409: S.Refused(
-          'ACCESS_CODE_IN_USE: another enabled visitor now has this visitor’s code; give a new one first.',
-        ),
+        409: Refused('ACCESS_CODE_IN_USE: another enabled visitor now has this visitor’s code; give a new one first.'),
       },
     },
   };

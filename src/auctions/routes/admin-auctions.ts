@@ -1,18 +1,18 @@
 // /admin/auctions: what support and the marketplace do to auctions (scope admin: an operator's
 // token) — list and read (reads.ts), report a sale (closing.ts), change a Pending auction
 // (amend.ts), cancel (cancel.ts). Errors are problem+json, as everywhere outside /api/3.
-import { EntityId } from '../../http/schemas.ts';
+import { EntityId, Answer, Nullable } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Answer, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { AUCTION_TYPES, LIMITS } from '../model.ts';
-import { Auction, AuctionPage, AuctionStatus, refusal, adminTags as tags } from '../schemas.ts';
+import { Auction, AuctionPage, AuctionStatus, adminTags as tags } from '../schemas.ts';
 import { actorOf, bodyJudgedByOperation } from './request.ts';
+import { Refused } from '../../http/problem.ts';
 
 const AuctionParams = Type.Object({ auctionId: Type.String({ maxLength: 100 }) });
 
-const NO_SUCH_AUCTION = refusal('No auction has that id (NOT_FOUND).');
+const NO_SUCH_AUCTION = Refused('No auction has that id (NOT_FOUND).');
 
 const RecordPatch = Type.Object(
   {
@@ -93,7 +93,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         response: {
           200: Answer('The auction, ClosedSold, with its images and history.', Auction),
           404: NO_SUCH_AUCTION,
-          409: refusal('The auction is not Active (AUCTION_NOT_ACTIVE).'),
+          409: Refused('The auction is not Active (AUCTION_NOT_ACTIVE).'),
         },
       },
     },
@@ -120,7 +120,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         response: {
           200: Answer('The auction as changed (Active, or still Pending), with its images and history.', Auction),
           404: NO_SUCH_AUCTION,
-          409: refusal('The auction is not Pending (AUCTION_NOT_PENDING).'),
+          409: Refused('The auction is not Pending (AUCTION_NOT_PENDING).'),
         },
       },
     },
@@ -144,7 +144,7 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         response: {
           200: Answer('The auction, Cancelled, with its images and history.', Auction),
           404: NO_SUCH_AUCTION,
-          409: refusal('The auction is not open (AUCTION_NOT_OPEN): already Cancelled, ClosedSold or ClosedUnsold.'),
+          409: Refused('The auction is not open (AUCTION_NOT_OPEN): already Cancelled, ClosedSold or ClosedUnsold.'),
         },
       },
     },

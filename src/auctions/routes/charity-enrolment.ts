@@ -1,12 +1,12 @@
 // /admin/facilities/{facilityId}/charity-enrolment: the operator enrols a facility in the charity
 // programme (POST) or withdraws it (DELETE) — charity-enrolment.ts.
-import { EntityId } from '../../http/schemas.ts';
+import { EntityId, Answer } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
-import { CharityEnrolment, refusal, adminTags as tags } from '../schemas.ts';
+import { CharityEnrolment, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
+import { Refused } from '../../http/problem.ts';
 
 const FacilityParams = Type.Object({ facilityId: EntityId('The facility id.') });
 
@@ -46,7 +46,7 @@ export const charityEnrolmentRoutes: FastifyPluginAsyncTypebox<{ services: Servi
         summary,
         description,
         params: FacilityParams,
-        response: { 200: Answer(answer, CharityEnrolment), 404: refusal('No facility has that id (NOT_FOUND).') },
+        response: { 200: Answer(answer, CharityEnrolment), 404: Refused('No facility has that id (NOT_FOUND).') },
       },
       handler: async (request) => face.setCharityEnrolment(actorOf(request), request.params.facilityId, enrolled),
     });

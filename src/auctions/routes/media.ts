@@ -6,7 +6,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { notFound } from '../../errors.ts';
 import { PUBLIC } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
-import { importTags as tags, refusal } from '../schemas.ts';
+import { importTags as tags } from '../schemas.ts';
+import { Refused } from '../../http/problem.ts';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
 const IMAGE = { type: 'string', format: 'binary' };
@@ -42,7 +43,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
             type: 'null',
             description: 'Not modified: If-None-Match names this image’s ETag.',
           }),
-          404: refusal('No image is stored under that name (NOT_FOUND).'),
+          404: Refused('No image is stored under that name (NOT_FOUND).'),
         },
       },
     },

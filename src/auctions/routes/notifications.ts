@@ -1,12 +1,12 @@
 // /admin/notifications: support lists the notifications and resolves them (notifications.ts).
-import { EntityId } from '../../http/schemas.ts';
+import { EntityId, Answer } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { LIMITS, NOTIFICATION_KINDS } from '../model.ts';
-import { Notification, NotificationKind, NotificationPage, refusal, adminTags as tags } from '../schemas.ts';
+import { Notification, NotificationKind, NotificationPage, adminTags as tags } from '../schemas.ts';
 import { actorOf } from './request.ts';
+import { Refused } from '../../http/problem.ts';
 
 export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const face = services.auctions;
@@ -56,7 +56,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         body: Type.Optional(Type.Object({ resolution: Type.Optional(Type.String({ maxLength: 500 })) })),
         response: {
           200: Answer('The notification, resolved.', Notification),
-          404: refusal('No notification has that id (NOT_FOUND).'),
+          404: Refused('No notification has that id (NOT_FOUND).'),
         },
       },
     },

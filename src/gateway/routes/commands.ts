@@ -1,6 +1,6 @@
 // GET /gateway/v1/commands — the controller's long poll for its commands (access-control/poll.ts).
 // The facility is the token's (a gateway credential names one facility).
-import { EntityId } from '../../http/schemas.ts';
+import { EntityId, Answer, StringEnum } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { waitForCommands } from '../../access-control/poll.ts';
@@ -8,9 +8,9 @@ import { COMMAND_TYPES } from '../../access-control/rules.ts';
 import { principalOf } from '../../auth/guard.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
-import { Answer, StringEnum } from '../../http/schemas.ts';
-import { Refused } from '../../access-control/schemas.ts';
+
 import type { Services } from '../../services.ts';
+import { Refused } from '../../http/problem.ts';
 
 export const MAX_WAIT_SECONDS = 30;
 export const MAX_COMMANDS_PER_POLL = 1000;

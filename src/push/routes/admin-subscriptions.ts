@@ -6,8 +6,9 @@ import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { listDeliveries } from '../deliveries.ts';
 import { selectSubscriptions } from '../repository.ts';
-import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, Refused, SubscriptionParams } from '../schemas.ts';
+import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, SubscriptionParams } from '../schemas.ts';
 import { adminSubscriptionView } from '../subscriptions.ts';
+import { Refused } from '../../http/problem.ts';
 
 const tags = ['admin'];
 

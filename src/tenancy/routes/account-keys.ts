@@ -4,7 +4,8 @@ import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createAccountKey, listAccountKeys, revokeAccountKey } from '../account-keys.ts';
-import { AccountKey, CreatedAccountKey, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, refusal, tags } from '../schemas.ts';
+import { AccountKey, CreatedAccountKey, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
+import { Refused } from '../../http/problem.ts';
 
 const AccountKeyBody = Type.Object({
   accountId: EntityId('The account the key acts for.'),
@@ -33,7 +34,7 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
         body: AccountKeyBody,
         response: {
           201: Answer('The key and its secret; the secret is shown only here.', CreatedAccountKey),
-          404: refusal('No account has that id, or no active application has that client id (NOT_FOUND).'),
+          404: Refused('No account has that id, or no active application has that client id (NOT_FOUND).'),
         },
       },
     },
@@ -67,7 +68,7 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
         summary: 'Revoke an account API key.',
         description: REVOKE_NOTE,
         params: Type.Object({ apiKey: Type.String() }),
-        response: { 200: Answer('The key, revoked.', Revoked), 404: refusal(REVOKED_NOT_FOUND) },
+        response: { 200: Answer('The key, revoked.', Revoked), 404: Refused(REVOKED_NOT_FOUND) },
       },
     },
     async (request) => revokeAccountKey(db, request.params.apiKey),

@@ -4,7 +4,8 @@ import { OPERATOR } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createApplication, listApplications, revokeApplication } from '../applications.ts';
-import { Application, ClientSecret, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, refusal, tags } from '../schemas.ts';
+import { Application, ClientSecret, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
+import { Refused } from '../../http/problem.ts';
 
 const ApplicationBody = Type.Object({
   name: Type.String(),
@@ -60,7 +61,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         summary: 'Revoke an application.',
         description: REVOKE_NOTE,
         params: Type.Object({ clientId: Type.String() }),
-        response: { 200: Answer('The application, revoked.', Revoked), 404: refusal(REVOKED_NOT_FOUND) },
+        response: { 200: Answer('The application, revoked.', Revoked), 404: Refused(REVOKED_NOT_FOUND) },
       },
     },
     async (request) => revokeApplication(db, request.params.clientId),

@@ -4,7 +4,8 @@ import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createFacility, listFacilities } from '../facilities.ts';
-import { Facility, refusal, tags } from '../schemas.ts';
+import { Facility, tags } from '../schemas.ts';
+import { Refused } from '../../http/problem.ts';
 
 const FacilityBody = Type.Object({
   accountId: EntityId('The owning account.'),
@@ -39,8 +40,8 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         body: FacilityBody,
         response: {
           201: Answer('The facility, created.', Facility),
-          404: refusal('No account has that id (NOT_FOUND).'),
-          409: refusal(
+          404: Refused('No account has that id (NOT_FOUND).'),
+          409: Refused(
             'The guid (GUID_TAKEN) or the property number (PROPERTY_NUMBER_TAKEN) is already assigned to another facility.',
           ),
         },

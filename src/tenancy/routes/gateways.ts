@@ -4,7 +4,8 @@ import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
 import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from '../gateways.ts';
-import { ClientSecret, Gateway, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, refusal, tags } from '../schemas.ts';
+import { ClientSecret, Gateway, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
+import { Refused } from '../../http/problem.ts';
 
 export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { db } = services.database;
@@ -20,7 +21,7 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
         body: Type.Object({ facilityId: EntityId('The facility of the controller.') }),
         response: {
           201: Answer('The controller’s client credentials; the secret is shown only here.', ClientSecret),
-          404: refusal('No facility has that id (NOT_FOUND).'),
+          404: Refused('No facility has that id (NOT_FOUND).'),
         },
       },
     },
@@ -57,7 +58,7 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
         summary: 'Revoke gateway credentials.',
         description: REVOKE_NOTE,
         params: Type.Object({ clientId: Type.String() }),
-        response: { 200: Answer('The credentials, revoked.', Revoked), 404: refusal(REVOKED_NOT_FOUND) },
+        response: { 200: Answer('The credentials, revoked.', Revoked), 404: Refused(REVOKED_NOT_FOUND) },
       },
     },
     async (request) => revokeGatewayCredential(db, request.params.clientId),
