@@ -86,16 +86,28 @@ const acceptsNull = (schema: unknown): boolean =>
   isObject(schema) && (schema.type === 'null' || (Array.isArray(schema.anyOf) && schema.anyOf.some(acceptsNull)));
 
 /**
- * A body whose schema accepts null may be left out (an action route takes an empty body or an
- * object): its requestBody is not required. @fastify/swagger marks every body required.
+ * What a client may leave out, which @fastify/swagger marks required: a body whose schema accepts
+ * null (an action route takes an empty body or an object; it marks every body required), and a
+ * query parameter with a default (validation fills it in).
  */
-function optionalNullableBodies(document: Json): Json {
+function optionalWhereDefaulted(document: Json): Json {
   for (const item of Object.values(document.paths as Json)) {
     for (const operation of Object.values(item as Json)) {
-      const body = isObject(operation) ? operation.requestBody : undefined;
-      if (!isObject(body) || !isObject(body.content)) continue;
-      if (Object.values(body.content).every((media) => isObject(media) && acceptsNull(media.schema)))
-        body.required = false;
+      if (!isObject(operation)) continue;
+      const body = operation.requestBody;
+      if (isObject(body) && isObject(body.content)) {
+        if (Object.values(body.content).every((media) => isObject(media) && acceptsNull(media.schema)))
+          body.required = false;
+      }
+      for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
+        if (
+          isObject(parameter) &&
+          parameter.in === 'query' &&
+          isObject(parameter.schema) &&
+          'default' in parameter.schema
+        )
+          parameter.required = false;
+      }
     }
   }
   return document;
@@ -158,7 +170,7 @@ export async function registerApiDocument(
       };
     },
     transformObject: (documentObject) =>
-      optionalNullableBodies(hoistNamed((documentObject as { openapiObject: Json }).openapiObject)),
+      optionalWhereDefaulted(hoistNamed((documentObject as { openapiObject: Json }).openapiObject)),
   });
 }
 
