@@ -139,7 +139,7 @@ export function contractCheck(document: Json): ContractCheck {
         violations.push(...found);
         assert.fail(
           `the answer differs from the API description:\n${found
-            .map((v) => `  ${v.operation} → ${v.status}: ${v.pointer || '(body)'} ${v.message}`)
+            .map((v) => `  ${v.operation} → ${v.status}: ${v.pointer ? `${v.pointer} ` : ''}${v.message}`)
             .join('\n')}`,
         );
       },
