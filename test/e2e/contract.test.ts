@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createGatehouseClient } from '../../clients/typescript/index.ts';
-import { contractFor, contractMiddleware } from '../helpers/contract.ts';
+import { contractCheck, contractFor, contractMiddleware } from '../helpers/contract.ts';
 import { clientFor, ok } from '../helpers/e2e.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
@@ -93,5 +93,42 @@ describe('the contract check', () => {
     );
     assert.ok(violations.some((v) => v.pointer === '/message'));
     assert.ok(violations.some((v) => /must have required property/.test(v.message)));
+  });
+
+  it('closes a named schema extended by an allOf without refusing the extension', async () => {
+    // As POST /webhooks/subscriptions answers: the subscription, and its secret beside it.
+    const subscription = {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'integer' }, health: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+    };
+    const extended = {
+      allOf: [
+        { $ref: '#/components/schemas/Subscription' },
+        { type: 'object', properties: { secret: { type: 'string' } } },
+      ],
+    };
+    const contract = contractCheck({
+      openapi: '3.1.0',
+      components: { schemas: { Subscription: subscription } },
+      paths: {
+        '/subscriptions': {
+          post: {
+            operationId: 'createSubscription',
+            responses: { 201: { description: 'Created.', content: { 'application/json': { schema: extended } } } },
+          },
+        },
+      },
+    });
+    const answer = (body: unknown) => contract.check('POST', '/subscriptions', json(201, body));
+    assert.deepEqual(await answer({ id: 1, secret: 's', health: { ok: true } }), []);
+    assert.deepEqual(
+      (await answer({ id: 1, secret: 's', extra: 1 })).map((v) => [v.operation, v.pointer]),
+      [['createSubscription (POST /subscriptions)', '/extra']],
+    );
+    assert.deepEqual(
+      (await answer({ id: 1, health: { ok: true, more: 1 } })).map((v) => v.pointer),
+      ['/health/more'],
+    );
   });
 });
