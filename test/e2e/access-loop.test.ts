@@ -20,24 +20,34 @@ after(async () => {
   await database.drop();
 });
 
-const http = (method: string, path: string, token: string | null, body?: unknown) =>
-  e2e.http(server.url, method, path, token, body);
-
 it('PMS change → command → simulated controller → acknowledgement → Access Granted events; disable → Delinquent events', async () => {
   const { facility, gateway, pms } = await e2e.provisionThroughAdmin(server.url, database, 'Loop');
+  const client = e2e.clientFor(server.url, pms);
+  const facilityId = facility.id;
+  const commands = () =>
+    e2e.ok(
+      client.GET('/facilities/{facilityId}/commands', { params: { path: { facilityId }, query: { limit: 1000 } } }),
+    );
+  const events = (eventType: number, pageSize: number) =>
+    e2e.ok(
+      client.GET('/gatewayevents/facilities/{facilityId}', {
+        params: { path: { facilityId }, query: { eventTypes: [String(eventType)], pageSize } },
+      }),
+    );
 
   // The PMS creates a unit and a tenant with a code.
-  const unit = await http('POST', `/facilities/${facility.id}/units`, pms, { unitNumber: 'A-101' });
-  assert.equal(unit.status, 201);
-  const created = await http('POST', `/facilities/${facility.id}/visitors`, pms, {
-    unitId: unit.body.id,
-    accessCode: '4321',
-    firstName: 'Dana',
-    lastName: 'Loop',
-    isTenant: true,
-  });
-  assert.equal(created.status, 201);
-  const visitorId = created.body.visitor.id;
+  const unit = await e2e.ok(
+    client.POST('/facilities/{facilityId}/units', { params: { path: { facilityId } }, body: { unitNumber: 'A-101' } }),
+    201,
+  );
+  const created = await e2e.ok(
+    client.POST('/facilities/{facilityId}/visitors', {
+      params: { path: { facilityId } },
+      body: { unitId: unit.id, accessCode: '4321', firstName: 'Dana', lastName: 'Loop', isTenant: true },
+    }),
+    201,
+  );
+  const visitorId = created.visitor.id;
 
   // The simulated controller, as its own process: typing codes fast, nothing but valid codes.
   const simulator = e2e.startSimulator(server.url, database.env, gateway, [
@@ -56,52 +66,51 @@ it('PMS change → command → simulated controller → acknowledgement → Acce
   try {
     // The controller receives the visitor's command and acknowledges it.
     const visitorCommand = await e2e.eventually('the visitor command to be acknowledged', async () => {
-      const commands = (await http('GET', `/facilities/${facility.id}/commands?limit=1000`, pms)).body as any[];
-      return commands.find(
-        (c) => c.type === 'visitor.upsert' && c.payload.visitor.id === visitorId && c.status === 'acknowledged',
+      return (await commands()).find(
+        (c) =>
+          c.type === 'visitor.upsert' && (c.payload as any).visitor.id === visitorId && c.status === 'acknowledged',
       );
     });
     assert.ok(visitorCommand.acknowledgedAt);
 
     // The tenant's code produces Access Granted events, read back by the PMS through the event API.
     const granted = await e2e.eventually('Access Granted events for the tenant', async () => {
-      const page = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=18&pageSize=100`, pms)).body;
-      const mine = (page?.items ?? []).filter((e: any) => e.visitorId === visitorId);
+      const mine = (await events(18, 100)).items.filter((e) => e.visitorId === visitorId);
       return mine.length >= 2 ? mine : null;
     });
-    assert.equal(granted[0].visitorName, 'Dana Loop');
-    assert.equal(granted[0].unitNumber, 'A-101');
-    assert.equal(granted[0].eventTypeName, 'Access Granted');
-    const ack = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=3&pageSize=100`, pms)).body
-      .items;
+    assert.equal(granted[0]!.visitorName, 'Dana Loop');
+    assert.equal(granted[0]!.unitNumber, 'A-101');
+    assert.equal(granted[0]!.eventTypeName, 'Access Granted');
+    const ack = (await events(3, 100)).items;
     assert.ok(
-      ack.some((e: any) => e.data?.commandId === visitorCommand.id),
+      ack.some((e) => e.data?.commandId === visitorCommand.id),
       'the acknowledgement is an event 3 with data.commandId',
     );
 
     // Disabling the unit makes the same code produce Delinquent events.
-    const disabled = await http('POST', `/facilities/${facility.id}/units/${unit.body.id}/disable`, pms);
-    assert.equal(disabled.body.status, 'Delinquent');
+    const disabled = await e2e.ok(
+      client.POST('/facilities/{facilityId}/units/{unitId}/disable', {
+        params: { path: { facilityId, unitId: unit.id } },
+        body: {},
+      }),
+    );
+    assert.equal(disabled.status, 'Delinquent');
     const disableCommand = await e2e.eventually('the disable command to be acknowledged', async () => {
-      const commands = (await http('GET', `/facilities/${facility.id}/commands?limit=1000`, pms)).body as any[];
-      return commands.find(
-        (c) => c.type === 'unit.upsert' && c.payload.action === 'disable' && c.status === 'acknowledged',
+      return (await commands()).find(
+        (c) => c.type === 'unit.upsert' && (c.payload as any).action === 'disable' && c.status === 'acknowledged',
       );
     });
     const delinquent = await e2e.eventually('Delinquent events for the tenant', async () => {
-      const page = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=17&pageSize=100`, pms)).body;
-      const mine = (page?.items ?? []).filter((e: any) => e.visitorId === visitorId);
+      const mine = (await events(17, 100)).items.filter((e) => e.visitorId === visitorId);
       return mine.length >= 2 ? mine : null;
     });
-    assert.equal(delinquent[0].eventTypeName, 'Delinquent');
+    assert.equal(delinquent[0]!.eventTypeName, 'Delinquent');
     // Every grant came before the controller applied the disable, every Delinquent after it.
-    const allGranted = (
-      await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=18&pageSize=10000`, pms)
-    ).body.items.filter((e: any) => e.visitorId === visitorId);
-    const lastGrant = Math.max(...allGranted.map((e: any) => Date.parse(e.occurredAt)));
-    const firstDelinquent = Math.min(...delinquent.map((e: any) => Date.parse(e.occurredAt)));
+    const allGranted = (await events(18, 10000)).items.filter((e) => e.visitorId === visitorId);
+    const lastGrant = Math.max(...allGranted.map((e) => Date.parse(e.occurredAt)));
+    const firstDelinquent = Math.min(...delinquent.map((e) => Date.parse(e.occurredAt)));
     assert.ok(lastGrant < firstDelinquent, 'no grant after the first Delinquent');
-    assert.ok(lastGrant <= Date.parse(disableCommand.acknowledgedAt));
+    assert.ok(lastGrant <= Date.parse(disableCommand.acknowledgedAt!));
     // The code is never stored in clear with the events.
     assert.equal(JSON.stringify([granted, delinquent]).includes('4321'), false);
   } finally {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { isValidHistory } from '../../src/auctions/transitions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../auctions/webhook-receiver.ts';
@@ -32,28 +33,8 @@ after(async () => {
   await database.drop();
 });
 
-async function call(method: string, path: string, token: string | null, body?: unknown) {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-}
-
-async function token(clientId: string, clientSecret: string): Promise<string> {
-  const response = await fetch(`${server.url}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
-  });
-  assert.equal(response.status, 200);
-  return ((await response.json()) as { access_token: string }).access_token;
-}
+const token = async (clientId: string, clientSecret: string) =>
+  tokenFor(server.url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
 
 async function eventually<T>(
   read: () => Promise<T>,
@@ -75,31 +56,31 @@ it("a partner's whole journey, against the real server", async () => {
   const cli = await runCli(['admin', 'app', 'create', '--name', 'Support desk', '--operator'], database.env);
   assert.equal(cli.code, 0, cli.stderr);
   const operator = JSON.parse(cli.stdout) as { clientId: string; clientSecret: string };
-  const ops = await token(operator.clientId, operator.clientSecret);
-  const account = await call('POST', '/admin/accounts', ops, { name: 'Sunrise Storage' });
-  assert.equal(account.status, 201);
-  const facility = await call('POST', '/admin/facilities', ops, {
-    accountId: account.body.id,
-    name: 'Sunrise North',
-    timeZone: 'America/Denver',
-    guid: 'FAC-0042',
-  });
-  assert.equal(facility.status, 201);
-  const app = await call('POST', '/admin/applications', ops, {
-    name: 'Acme PMS',
-    clientType: 'AcmePMS',
-    facilityGuids: ['FAC-0042'],
-  });
-  assert.equal(app.status, 201);
+  const ops = clientFor(server.url, await token(operator.clientId, operator.clientSecret));
+  const account = await ok(ops.POST('/admin/accounts', { body: { name: 'Sunrise Storage' } }), 201);
+  const facility = await ok(
+    ops.POST('/admin/facilities', {
+      body: { accountId: account.id, name: 'Sunrise North', timeZone: 'America/Denver', guid: 'FAC-0042' },
+    }),
+    201,
+  );
+  const app = await ok(
+    ops.POST('/admin/applications', {
+      body: { name: 'Acme PMS', clientType: 'AcmePMS', facilityGuids: ['FAC-0042'] },
+    }),
+    201,
+  );
 
   // 1. The partner's token.
-  const partner = await token(app.body.clientId, app.body.clientSecret);
-  const list = (units: unknown[]) =>
-    call('POST', '/api/3/auctioninfo', partner, {
-      guid: 'FAC-0042',
-      clientType: 'AcmePMS',
-      auctionableUnitInfo: units,
-    });
+  const partner = clientFor(server.url, await token(app.clientId, app.clientSecret));
+  const list = (units: any[]) =>
+    ok(
+      partner.POST('/api/3/auctioninfo', {
+        params: { query: { dryRun: false } },
+        body: { guid: 'FAC-0042', clientType: 'AcmePMS', auctionableUnitInfo: units },
+      }),
+      200,
+    );
   const startsAt = new Date().toISOString();
   const unit = (unitId: string, extra: Record<string, unknown> = {}) => ({
     unitId,
@@ -115,14 +96,14 @@ it("a partner's whole journey, against the real server", async () => {
 
   // 2. Create: one Lien auction, one charity auction of a facility that is not enrolled.
   const created = await list([unit('U-1001'), unit('U-1002', { auctionType: 'Charity' })]);
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  assert.equal(created.body.meta.ack, true);
-  assert.deepEqual(created.body.data.summary, { created: 1, pending: 1, unchanged: 0, deferred: 0, removed: 0 });
-  const [lien, charity] = created.body.data.results;
+  assert.equal(created.meta.ack, true);
+  assert.deepEqual(created.data.summary, { created: 1, pending: 1, unchanged: 0, deferred: 0, removed: 0 });
+  const [lien, charity]: any[] = created.data.results;
   assert.deepEqual([charity.status, charity.reason], ['Pending', 'CHARITY_NOT_ENROLLED']);
 
   // 3. Read back; 4. the images are fetched and stored by the jobs, and served.
-  const read = (id: string) => call('GET', `/api/3/auctions/${id}`, partner).then((r) => r.body.data);
+  const read = async (auctionId: string): Promise<any> =>
+    (await ok(partner.GET('/api/3/auctions/{auctionId}', { params: { path: { auctionId } } }))).data;
   const stored = await eventually(
     () => read(lien.auctionId),
     (a) => a.images.every((i: any) => i.status === 'stored'),
@@ -130,59 +111,75 @@ it("a partner's whole journey, against the real server", async () => {
   );
   assert.equal(stored.status, 'Active');
   assert.equal(stored.record.description, 'Sofa, boxes, two bikes');
-  const media = await fetch(server.url + stored.images[0].url);
-  assert.equal(media.status, 200);
-  assert.equal(media.headers.get('cache-control'), 'public, max-age=31536000, immutable');
-  assert.ok(Buffer.from(await media.arrayBuffer()).equals(await makeJpeg()));
+  const media = await clientFor(server.url).GET('/media/{name}', {
+    params: { path: { name: stored.images[0].url.replace('/media/', '') } },
+    parseAs: 'arrayBuffer',
+  });
+  assert.equal(media.response.status, 200);
+  assert.equal(media.response.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  assert.ok(Buffer.from(media.data as ArrayBuffer).equals(await makeJpeg()));
 
   // Support was told of the Pending auction: kept, listed, and POSTed to the webhook.
   await hook.waitFor((bodies) =>
     bodies.some((b) => b.auctionId === charity.auctionId && b.reason === 'CHARITY_NOT_ENROLLED'),
   );
-  const open = await call('GET', '/admin/notifications', ops);
-  assert.ok(open.body.notifications.some((n: any) => n.auctionId === charity.auctionId));
+  const open = await ok(ops.GET('/admin/notifications', { params: { query: { state: 'open', limit: 100 } } }));
+  assert.ok(open.notifications.some((n) => n.auctionId === charity.auctionId));
   assert.match(
     await server.logged('support notification: The auction of unit U-1002'),
     /support notification: The auction of unit U-1002/,
   );
 
   // 5. Cancel; the cancel is acknowledged at once.
-  const cancel = await call('PUT', '/api/3/cancelauctions', partner, {
-    guid: 'FAC-0042',
-    clientType: 'AcmePMS',
-    cancelAuctionIds: [{ unitId: 'U-1001', reason: 'Tenant paid' }],
+  const cancel = await ok(
+    partner.PUT('/api/3/cancelauctions', {
+      body: {
+        guid: 'FAC-0042',
+        clientType: 'AcmePMS',
+        cancelAuctionIds: [{ unitId: 'U-1001', reason: 'Tenant paid' }],
+      },
+    }),
+    200,
+  );
+  assert.equal(cancel.data.status, 'Cancelled');
+  const again = await partner.PUT('/api/3/cancelauctions', {
+    body: { guid: 'FAC-0042', clientType: 'AcmePMS', cancelAuctionIds: [{ unitId: 'U-1001' }] },
   });
-  assert.equal(cancel.status, 200);
-  assert.equal(cancel.body.data.status, 'Cancelled');
-  const again = await call('PUT', '/api/3/cancelauctions', partner, {
-    guid: 'FAC-0042',
-    clientType: 'AcmePMS',
-    cancelAuctionIds: [{ unitId: 'U-1001' }],
-  });
-  assert.deepEqual([again.status, again.body.meta.warnings[0].code], [409, 'ALREADY_CANCELLED']);
+  assert.deepEqual([again.response.status, (again.error as any)?.meta.warnings[0].code], [409, 'ALREADY_CANCELLED']);
 
   // 6. Re-create after the wait (AUCTION_RECREATE_WAIT_MINUTES=0 here), with new content.
   const recreated = await list([unit('U-1001', { minimumBid: 40 }), unit('U-1002', { auctionType: 'Charity' })]);
-  const [second] = recreated.body.data.results;
+  const [second]: any[] = recreated.data.results;
   assert.deepEqual([second.outcome, second.status], ['created', 'Active']);
   assert.notEqual(second.auctionId, lien.auctionId);
 
   // 7. Support resolves the Pending charity auction: the facility enrols.
-  const enrol = await call('POST', `/admin/facilities/${facility.body.id}/charity-enrolment`, ops);
-  assert.deepEqual(enrol.body.activated, [charity.auctionId]);
+  const enrol = await ok(
+    ops.POST('/admin/facilities/{facilityId}/charity-enrolment', { params: { path: { facilityId: facility.id } } }),
+  );
+  assert.deepEqual(enrol.activated, [charity.auctionId]);
   assert.equal((await read(charity.auctionId)).status, 'Active');
-  const resolved = await call('GET', `/admin/notifications?state=resolved&auctionId=${charity.auctionId}`, ops);
-  assert.equal(resolved.body.notifications[0].resolution, 'ACTIVATED');
+  const resolved = await ok(
+    ops.GET('/admin/notifications', {
+      params: { query: { state: 'resolved', auctionId: charity.auctionId, limit: 100 } },
+    }),
+  );
+  assert.equal(resolved.notifications[0]?.resolution, 'ACTIVATED');
 
   // 8. Auctions close: a sale reported by the marketplace, and the end passing unsold.
-  const sold = await call('POST', `/admin/auctions/${second.auctionId}/outcome`, ops, { salePrice: 310 });
-  assert.equal(sold.body.status, 'ClosedSold');
+  const sold = await ok(
+    ops.POST('/admin/auctions/{auctionId}/outcome', {
+      params: { path: { auctionId: second.auctionId } },
+      body: { salePrice: 310 },
+    }),
+  );
+  assert.equal(sold.status, 'ClosedSold');
   const ending = await list([
     unit('U-1001', { minimumBid: 40 }),
     unit('U-1002', { auctionType: 'Charity' }),
     unit('U-1003', { endsAt: new Date(Date.now() + 3000).toISOString(), imageUrls: [`${host.url}/photo.png`] }),
   ]);
-  const third = ending.body.data.results.find((r: any) => r.unitId === 'U-1003');
+  const third: any = ending.data.results.find((r: any) => r.unitId === 'U-1003');
   assert.equal(third.outcome, 'created');
   const closed = await eventually(
     () => read(third.auctionId),
@@ -197,8 +194,8 @@ it("a partner's whole journey, against the real server", async () => {
     assert.ok(isValidHistory(auction.history), JSON.stringify(auction.history));
     for (const step of auction.history) assert.ok(step.at && step.actor && step.reason);
   }
-  const partnerList = await call('GET', '/api/3/auctions?guid=FAC-0042', partner);
-  assert.deepEqual(partnerList.body.data.auctions.map((a: any) => `${a.unitId} ${a.status}`).sort(), [
+  const partnerList = await ok(partner.GET('/api/3/auctions', { params: { query: { guid: 'FAC-0042', limit: 100 } } }));
+  assert.deepEqual(partnerList.data.auctions.map((a) => `${a.unitId} ${a.status}`).sort(), [
     'U-1001 Cancelled',
     'U-1001 ClosedSold',
     'U-1002 Active',

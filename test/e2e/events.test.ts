@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { tokenFrom } from '../helpers/http.ts';
+import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 let database: TestDatabase;
@@ -25,7 +25,7 @@ async function admin(...args: string[]): Promise<Record<string, string>> {
   return JSON.parse(result.stdout);
 }
 
-const token = (form: Record<string, string>) => tokenFrom(server.url, form);
+const token = (grant: Parameters<typeof tokenFor>[1]) => tokenFor(server.url, grant);
 
 it('a controller reports events and a PMS pages and exports them', async () => {
   // Provisioning, through the running server's database.
@@ -57,20 +57,8 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   });
 
   // The controller posts 3 batches of 40; the second is sent twice (a retry after a lost answer).
-  const post = async (events: unknown[]) => {
-    const response = await fetch(`${server.url}/gateway/v1/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gateway}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ events }),
-    });
-    assert.equal(response.status, 200);
-    return (await response.json()) as {
-      accepted: number;
-      duplicates: number;
-      rejected: { index: number }[];
-      warnings: { index: number }[];
-    };
-  };
+  const controller = clientFor(server.url, gateway);
+  const post = (events: unknown[]) => ok(controller.POST('/gateway/v1/events', { body: { events } }), 200);
   const batches = [0, 1, 2].map((b) =>
     Array.from({ length: 40 }, (_, i) => ({
       eventId: `e2e-${b}-${i}`,
@@ -96,12 +84,18 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
+  const pmsClient = clientFor(server.url, reader);
   do {
-    const url = `${server.url}/gatewayevents/accounts/${account.id}?pageSize=25${cursor ? `&cursor=${cursor}` : ''}`;
-    const response = await fetch(url, { headers: { authorization: `Bearer ${reader}` } });
+    const { data, response }: { data?: unknown; response: Response } = await pmsClient.GET(
+      '/gatewayevents/accounts/{accountId}',
+      {
+        params: { path: { accountId: Number(account.id) }, query: { pageSize: 25, ...(cursor ? { cursor } : {}) } },
+      },
+    );
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('api-supported-versions'), '1.0, 2.0, 3.0');
-    const page = (await response.json()) as {
+    // (Typed here: the loop on the cursor is more than the inference follows.)
+    const page = data as {
       metadata: { nextCursor: string | null; totalResults: number };
       items: { id: string; occurredAtLocal: string; facilityName: string; codeEntered: string | null }[];
     };
@@ -120,12 +114,13 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   assert.equal(new Set(ids).size, 119);
 
   // And exports them.
-  const csv = await fetch(`${server.url}/gatewayevents/facilities/${facility.id}/export`, {
-    headers: { authorization: `Bearer ${reader}` },
+  const { data: csv, response: exported } = await pmsClient.GET('/gatewayevents/facilities/{facilityId}/export', {
+    params: { path: { facilityId: Number(facility.id) } },
+    parseAs: 'text',
   });
-  assert.equal(csv.status, 200);
-  assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename=".+\.csv"$/);
-  const lines = (await csv.text()).split('\r\n').filter(Boolean);
+  assert.equal(exported.status, 200);
+  assert.match(exported.headers.get('content-disposition') ?? '', /^attachment; filename=".+\.csv"$/);
+  const lines = (csv ?? '').split('\r\n').filter(Boolean);
   assert.equal(lines.length, 120);
   assert.ok(
     lines[0]!.startsWith('id,occurredAt,occurredAtLocal,receivedAt,accountId,facilityId,facilityName,eventType'),

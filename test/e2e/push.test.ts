@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { eventually, http, provisionThroughAdmin, tokenFor } from '../helpers/e2e.ts';
+import { clientFor, eventually, ok, provisionThroughAdmin, tokenFor } from '../helpers/e2e.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -46,11 +46,10 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
   const flaky = await startReceiver();
   receivers.push(steady, flaky);
   flaky.behave((n) => (n <= 3 ? { kind: 'status', status: 500 } : { kind: 'ok' }));
-  const subscribe = async (url: string) => {
-    const answer = await http(server.url, 'POST', '/webhooks/subscriptions', pms, { url, topics: ['gateway.events'] });
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    return answer.body as { id: number; secret: string };
-  };
+  // The server is restarted on another port below: a client for the server of the moment.
+  const pmsClient = () => clientFor(server.url, pms);
+  const subscribe = (url: string) =>
+    ok(pmsClient().POST('/webhooks/subscriptions', { body: { url, topics: ['gateway.events'] } }), 201);
   const steadySub = await subscribe(steady.url);
   const flakySub = await subscribe(flaky.url);
   const streamUrl = `${server.url}/gatewayevents/accounts/${account.id}/stream`;
@@ -64,22 +63,24 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
       eventType: 18,
       occurredAt: new Date(Date.now() - 60_000 + n).toISOString(),
     }));
-    const answer = await http(server.url, 'POST', '/gateway/v1/events', controller, { events });
-    assert.equal(answer.status, 200);
-    assert.equal(answer.body.accepted, count);
+    const answer = await ok(clientFor(server.url, controller).POST('/gateway/v1/events', { body: { events } }), 200);
+    assert.equal(answer.accepted, count);
   };
   const storedIds = async () => {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await http(
-        server.url,
-        'GET',
-        `/gatewayevents/accounts/${account.id}?sort=asc&pageSize=1000${cursor ? `&cursor=${cursor}` : ''}`,
-        pms,
+      // (Typed here: the loop on the cursor is more than the inference follows.)
+      const page: { items: { id: string }[]; metadata: { nextCursor: string | null } } = await ok(
+        pmsClient().GET('/gatewayevents/accounts/{accountId}', {
+          params: {
+            path: { accountId: account.id },
+            query: { sort: 'asc', pageSize: 1000, ...(cursor ? { cursor } : {}) },
+          },
+        }),
       );
-      ids.push(...page.body.items.map((i: { id: string }) => i.id));
-      cursor = page.body.metadata.nextCursor;
+      ids.push(...page.items.map((i) => i.id));
+      cursor = page.metadata.nextCursor;
     } while (cursor);
     return ids;
   };

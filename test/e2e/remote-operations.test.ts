@@ -21,10 +21,20 @@ after(async () => {
 
 it('remote open and lockdown from the PMS reach the simulated controller, and the reported state follows', async () => {
   const { facility, gateway, pms } = await e2e.provisionThroughAdmin(server.url, database, 'Remote');
-  const http = (method: string, path: string) => e2e.http(server.url, method, path, pms);
-  const base = `/facilities/${facility.id}`;
+  const client = e2e.clientFor(server.url, pms);
+  const facilityId = facility.id;
+  const path = { path: { facilityId } };
   const statusRow = async () =>
-    ((await http('GET', '/facilities/statuslist')).body as any[]).find((r) => r.facilityId === facility.id);
+    (await e2e.ok(client.GET('/facilities/statuslist'))).find((r) => r.facilityId === facilityId)!;
+  const events = async (eventType: number) =>
+    (
+      await e2e.ok(
+        client.GET('/gatewayevents/facilities/{facilityId}', {
+          params: { path: { facilityId }, query: { eventTypes: [String(eventType)], pageSize: 10 } },
+        }),
+      )
+    ).items;
+  const lockdown = () => e2e.ok(client.GET('/facilities/{facilityId}/lockdown', { params: path }));
 
   // Before any controller: never connected.
   assert.equal((await statusRow()).gatewayStatus, 'error');
@@ -44,43 +54,46 @@ it('remote open and lockdown from the PMS reach the simulated controller, and th
     await e2e.eventually('the gateway to be heard', async () => (await statusRow()).gatewayStatus === 'ok');
 
     // A remote open of the Main Gate: a command, acknowledged, reported as 29 and a relay state 37.
-    const [gate] = (await http('GET', `${base}/actiongroups/manual`)).body;
-    assert.equal(gate.name, 'Main Gate');
-    const opened = await http('POST', `${base}/actiongroups/${gate.id}/open`);
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const [gate] = await e2e.ok(client.GET('/facilities/{facilityId}/actiongroups/manual', { params: path }));
+    assert.equal(gate!.name, 'Main Gate');
+    const opened = await e2e.ok(
+      client.POST('/facilities/{facilityId}/actiongroups/{actionGroupId}/open', {
+        params: { path: { facilityId, actionGroupId: gate!.id } },
+        body: {},
+      }),
+      200,
+    );
     await e2e.eventually('the open command to be acknowledged', async () => {
-      const commands = (await http('GET', `${base}/commands?limit=1000`)).body as any[];
-      return commands.find((c) => c.id === opened.body.command.id && c.status === 'acknowledged');
+      const commands = await e2e.ok(
+        client.GET('/facilities/{facilityId}/commands', { params: { ...path, query: { limit: 1000 } } }),
+      );
+      return commands.find((c) => c.id === opened.command.id && c.status === 'acknowledged');
     });
-    const log = await e2e.eventually('the Action Group Log Message', async () => {
-      const page = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=29&pageSize=10`)).body;
-      return page.items.find((e: any) => e.data?.commandId === opened.body.command.id);
-    });
+    const log = await e2e.eventually('the Action Group Log Message', async () =>
+      (await events(29)).find((e: any) => e.data?.commandId === opened.command.id),
+    );
     assert.equal(log.details, 'Main Gate: open by remote command');
-    const relay = (await http('GET', `/gatewayevents/facilities/${facility.id}?eventTypes=37&pageSize=10`)).body.items;
+    const relay: any[] = await events(37);
     assert.equal(relay[0]?.data?.state, 'open');
-    const devices = (await http('GET', `${base}/devices`)).body as any[];
+    const devices = await e2e.ok(client.GET('/facilities/{facilityId}/devices', { params: path }));
     assert.ok(devices.some((d) => d.id === 'gate-operator' && d.lastEventType === 37));
 
     // A lockdown: desired at once, reported once the controller says so; the alarm column warns.
-    const locked = await http('POST', `${base}/lockdown/enable`);
-    assert.deepEqual([locked.status, locked.body.desired, locked.body.reported], [200, true, null]);
-    await e2e.eventually(
-      'the lockdown to be reported',
-      async () => (await http('GET', `${base}/lockdown`)).body === true,
+    const locked = await e2e.ok(
+      client.POST('/facilities/{facilityId}/lockdown/enable', { params: path, body: {} }),
+      200,
     );
-    const status = (await http('GET', `${base}/status`)).body;
+    assert.deepEqual([locked.desired, locked.reported], [true, null]);
+    await e2e.eventually('the lockdown to be reported', async () => (await lockdown()) === true);
+    const status = await e2e.ok(client.GET('/facilities/{facilityId}/status', { params: path }));
     assert.deepEqual(status.lockdown, { reported: true, desired: true });
     assert.equal(status.gatewayControllerPlatformOverallStatus, 'warning');
     const row = await statusRow();
     assert.deepEqual([row.alarmStatus, row.alarmStatusMessage], ['warning', 'The facility is locked down.']);
 
     // And lifted.
-    await http('POST', `${base}/lockdown/disable`);
-    await e2e.eventually(
-      'the lockdown to be lifted',
-      async () => (await http('GET', `${base}/lockdown`)).body === false,
-    );
+    await e2e.ok(client.POST('/facilities/{facilityId}/lockdown/disable', { params: path, body: {} }));
+    await e2e.eventually('the lockdown to be lifted', async () => (await lockdown()) === false);
     assert.equal((await statusRow()).alarmStatus, 'ok');
     assert.equal((await statusRow()).pmsInterfaceStatus, 'ok');
   } finally {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { clientFor } from '../helpers/e2e.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
 import { runCli, startServerProcess } from '../helpers/process.ts';
 
@@ -17,18 +18,19 @@ after(() => database.drop());
 describe('the server process', () => {
   it('serves /health, /availability and /swagger, keeps /metrics for a token, and stops cleanly on SIGTERM', async () => {
     const server = await startServerProcess(database.env);
-    for (const route of ['/health', '/availability', '/swagger/']) {
-      const response = await fetch(server.url + route);
-      assert.equal(response.status, 200, route);
-    }
+    const client = clientFor(server.url);
+    assert.equal((await client.GET('/health')).response.status, 200);
+    assert.equal((await client.GET('/availability')).response.status, 200);
+    // The Swagger UI is a page, not an operation of the API description: plain fetch.
+    assert.equal((await fetch(`${server.url}/swagger/`)).status, 200);
     // Scraping with an operator's token is tested in test/reliability/hostile-input.test.ts.
-    assert.equal((await fetch(`${server.url}/metrics`)).status, 401);
+    assert.equal((await client.GET('/metrics', { parseAs: 'text' })).response.status, 401);
     assert.equal(await server.kill('SIGTERM'), 0);
     assert.match(server.output(), /"msg":"stopped"/);
     if (!onPostgres) assert.equal(fs.existsSync(path.join(database.env.DATA_DIR!, 'gatehouse.lock')), false);
     // The next start is clean.
     const again = await startServerProcess(database.env);
-    assert.equal((await fetch(`${again.url}/availability`)).status, 200);
+    assert.equal((await clientFor(again.url).GET('/availability')).response.status, 200);
     assert.equal(await again.kill('SIGINT'), 0);
   });
 
@@ -88,7 +90,11 @@ if (!onPostgres) {
         second.stderr,
         new RegExp(`^gatehouse: data directory .* is in use by process ${first.child.pid} \\(gatehouse serve`),
       );
-      assert.equal((await fetch(`${first.url}/availability`)).status, 200, 'the first server is unharmed');
+      assert.equal(
+        (await clientFor(first.url).GET('/availability')).response.status,
+        200,
+        'the first server is unharmed',
+      );
       // Other commands use the running server's database through its socket.
       const migrate = await runCli(['migrate'], database.env);
       assert.equal(migrate.code, 0, migrate.stderr);

@@ -1,34 +1,46 @@
-// What the end-to-end tests against the real server process share: JSON over HTTP, tokens, waiting
-// for something to come true, and a tenant provisioned the way an operator does it.
+// What the end-to-end tests against the real server process share: the typed client with the
+// contract check, tokens, waiting for something to come true, and a tenant provisioned the way an
+// operator does it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import {
+  createGatehouseClient,
+  type GatehouseClient,
+  type paths,
+  requestToken,
+} from '../../clients/typescript/index.ts';
+import { contractMiddleware } from './contract.ts';
 import type { TestDatabase } from './harness.ts';
 import { BIN, runCli } from './process.ts';
 
-export async function http(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(base + path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+type TokenGrant = NonNullable<paths['/auth/token']['post']['requestBody']>['content']['application/json'];
+
+/**
+ * The typed client of the server at `base` (clients/typescript), with `token` as its bearer token;
+ * every answer it receives is checked against the API description the server serves (contract.ts):
+ * an undocumented status, media type or field fails the test.
+ */
+export function clientFor(base: string, token?: string | null): GatehouseClient {
+  const client = createGatehouseClient({ baseUrl: base, ...(token ? { token } : {}) });
+  client.use(contractMiddleware(base));
+  return client;
 }
 
-export async function tokenFor(base: string, form: Record<string, string>): Promise<string> {
-  const response = await fetch(`${base}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
-  const body = (await response.json()) as { access_token: string };
-  assert.equal(response.status, 200, JSON.stringify(body));
-  return body.access_token;
+/** The data of a successful answer (with `status` when given); fails the test with the error otherwise. */
+export async function ok<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  status?: number,
+): Promise<NonNullable<T>> {
+  const { data, error, response } = await call;
+  const shown = `${response.status} ${JSON.stringify(error ?? data)}`;
+  if (status !== undefined) assert.equal(response.status, status, shown);
+  assert.ok(response.ok && data !== undefined, shown);
+  return data as NonNullable<T>;
+}
+
+/** An access token from the server's token endpoint, through the typed client. */
+export async function tokenFor(base: string, grant: TokenGrant): Promise<string> {
+  return (await requestToken(clientFor(base), grant)).access_token;
 }
 
 /** The probe's first truthy value, probed every 250 ms until `ms` pass. */
@@ -59,18 +71,20 @@ export async function provisionThroughAdmin(base: string, database: TestDatabase
     client_id: operatorApp.clientId,
     client_secret: operatorApp.clientSecret,
   });
-  const call = (method: string, path: string, body?: unknown) => http(base, method, path, operator, body);
-  const account = (await call('POST', '/admin/accounts', { name: `${name} Storage` })).body;
-  const facility = (
-    await call('POST', '/admin/facilities', {
-      accountId: account.id,
-      name: `${name} North`,
-      timeZone: 'America/Denver',
-    })
-  ).body;
-  const pmsApp = (await call('POST', '/admin/applications', { name: `${name} PMS` })).body;
-  const key = (await call('POST', '/admin/account-keys', { accountId: account.id, clientId: pmsApp.clientId })).body;
-  const gateway = (await call('POST', '/admin/gateways', { facilityId: facility.id })).body;
+  const admin = clientFor(base, operator);
+  const account = await ok(admin.POST('/admin/accounts', { body: { name: `${name} Storage` } }), 201);
+  const facility = await ok(
+    admin.POST('/admin/facilities', {
+      body: { accountId: account.id, name: `${name} North`, timeZone: 'America/Denver' },
+    }),
+    201,
+  );
+  const pmsApp = await ok(admin.POST('/admin/applications', { body: { name: `${name} PMS` } }), 201);
+  const key = await ok(
+    admin.POST('/admin/account-keys', { body: { accountId: account.id, clientId: pmsApp.clientId } }),
+    201,
+  );
+  const gateway = await ok(admin.POST('/admin/gateways', { body: { facilityId: facility.id } }), 201);
   const pms = await tokenFor(base, {
     grant_type: 'password',
     client_id: pmsApp.clientId,
