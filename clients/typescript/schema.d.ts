@@ -4508,8 +4508,8 @@ export interface operations {
     };
     importAuctions: {
         parameters: {
-            query: {
-                dryRun: boolean;
+            query?: {
+                dryRun?: boolean;
             };
             header?: {
                 "idempotency-key"?: string;
@@ -4874,12 +4874,12 @@ export interface operations {
     };
     listAuctions: {
         parameters: {
-            query: {
+            query?: {
                 /** @description One of the partner's facilities; all of them when omitted. */
                 guid?: string;
                 status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
                 unitId?: string;
-                limit: number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -5103,12 +5103,12 @@ export interface operations {
     };
     adminListAuctions: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Only this facility’s auctions. */
                 facilityId?: number;
                 status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
                 unitId?: string;
-                limit: number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -5795,15 +5795,15 @@ export interface operations {
     };
     listNotifications: {
         parameters: {
-            query: {
-                state: "open" | "resolved" | "all";
+            query?: {
+                state?: "open" | "resolved" | "all";
                 /** @description AUCTION_PENDING: an auction was held Pending. IMAGE_FETCH_FAILED: an image could not be retrieved after every retry. JOB_FAILED: a background job exhausted its retries. WEBHOOK_DISABLED: a webhook subscription failed for 3 days and was disabled. */
                 kind?: "AUCTION_PENDING" | "IMAGE_FETCH_FAILED" | "JOB_FAILED" | "WEBHOOK_DISABLED";
                 /** @description Only this facility’s notifications. */
                 facilityId?: number;
                 /** @description Only notifications that cover this auction. */
                 auctionId?: string;
-                limit: number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -9846,7 +9846,7 @@ export interface operations {
     };
     listCodeReads: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Only reads by this account. */
                 accountId?: number;
                 /** @description Only reads of this facility’s visitors. */
@@ -9856,7 +9856,7 @@ export interface operations {
                 /** @description Only records older than this one. */
                 beforeId?: number;
                 /** @description 1–1,000, default 100. */
-                limit: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
