@@ -15,6 +15,7 @@ const EXPECTED = new Set([
   'DatabaseUnavailableError',
   'CliError',
   'MigrationMismatchError',
+  'PortUnavailableError',
 ]);
 const isExpected = (error: unknown) =>
   error instanceof ConfigError || error instanceof DataDirError || (error instanceof Error && EXPECTED.has(error.name));

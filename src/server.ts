@@ -1,7 +1,7 @@
 // Start-up and graceful shutdown of the HTTP server: config → database → migrations → jobs → http
 // (with the HTTP app built while the job queue starts).
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import type pino from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -24,11 +24,56 @@ export interface StartServerOptions {
   beforeServing?: (server: RunningServer) => void;
 }
 
+/** The HTTP port cannot be had: in use, privileged, or HOST is not this machine's. */
+export class PortUnavailableError extends Error {
+  override name = 'PortUnavailableError';
+}
+
+/**
+ * The one-line refusal, with the fix, for a failed bind of HOST:PORT (null if not a bind failure).
+ * `setting`: where the port was chosen (PORT, or the demo's --port).
+ */
+function portRefusal(error: unknown, host: string, port: number, setting = 'PORT'): PortUnavailableError | null {
+  const any = setting === 'PORT' ? 'PORT=0' : `${setting} 0`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new PortUnavailableError(`port ${port} is in use: set ${setting} (or ${any} for any free port)`);
+    case 'EACCES':
+      return new PortUnavailableError(
+        `port ${port} needs privileges this process does not have: set ${setting} to 1024 or above (or ${any} for any free port)`,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new PortUnavailableError(
+        `HOST ${host} is not an address of this machine: set HOST (0.0.0.0 for all, 127.0.0.1 for this machine only)`,
+      );
+    default:
+      return null;
+  }
+}
+
+/**
+ * Refuses, before anything is created or migrated, a HOST:PORT the server could not listen on.
+ * The real listen comes only after the database is open and migrated (the app needs its
+ * services), so this binds the same address for a moment and releases it. Another process may
+ * take the port in between; then the real listen fails with the same refusal (startServer).
+ * PORT=0 (any free port) cannot be in use and is not checked.
+ */
+export async function checkPortAvailable(host: string, port: number, setting = 'PORT'): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error) => reject(portRefusal(error, host, port, setting) ?? error));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startServer(
   config: Config,
   logger: pino.Logger,
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
+  await checkPortAvailable(config.host, config.port);
   // Start-up overlaps what does not depend on each other: the database opens (the embedded one on
   // its own thread) while the service's modules load; the HTTP app is built while the job queue starts.
   const opening = openDatabase(config, { role: 'owner', command: 'serve' });
@@ -59,7 +104,7 @@ export async function startServer(
         await app.listen({ port: config.port, host: config.host });
       } catch (error) {
         await app.close();
-        throw error;
+        throw portRefusal(error, config.host, config.port) ?? error;
       }
     },
   }).catch(async (error: unknown) => {

@@ -18,7 +18,7 @@ import {
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { CliError } from '../cli/support.ts';
-import { startServer } from '../server.ts';
+import { checkPortAvailable, type RunningServer, startServer } from '../server.ts';
 import { runSimulator } from '../simulator/command.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
 import * as admin from '../tenancy/index.ts';
@@ -113,25 +113,61 @@ export function demoCommand(): Command {
       if (!Number.isFinite(duration) || duration < 0)
         throw new CliError(`--duration must be a number of seconds, got "${o.duration}"`);
       const base = loadConfig();
+      const port = o.port !== undefined ? Number(o.port) : base.port;
+      if (!Number.isInteger(port) || port < 0 || port > 65_535)
+        throw new CliError(`--port must be a port number (0 for any free port), got "${o.port}"`);
+      // A taken port is refused before anything is created (startServer checks again, for serve).
+      await checkPortAvailable('127.0.0.1', port, o.port !== undefined ? '--port' : 'PORT');
       const dataDir = o.dataDir ? path.resolve(o.dataDir) : fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-demo-'));
-      const images = await startImageServer();
+      // The temporary directory goes however the demo ends: a failure, a signal, or process.exit.
+      const removeTemporary = () => {
+        if (!o.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      };
+      process.once('exit', removeTemporary);
+      let images: Awaited<ReturnType<typeof startImageServer>> | undefined;
+      let starting: Promise<RunningServer> | undefined;
+      // A signal while the demo starts up or provisions stops it (exit 130): at once on a temporary
+      // directory (its data is thrown away; the 'exit' handler removes it), but a kept --data-dir is
+      // closed cleanly first (the embedded database stopped mid-write could be left damaged). While
+      // the controllers run, runSimulator takes the first signal and the demo ends as usual. A
+      // second signal exits at once.
+      let stopping = false;
+      let simulating = false;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stopping) process.exit(1);
+        stopping = true;
+        if (simulating) return;
+        process.stderr.write(`gatehouse: demo interrupted (${signal}) while starting: stopping\n`);
+        if (!o.dataDir) process.exit(130);
+        void (async () => {
+          await (await starting?.catch(() => undefined))?.close().catch(() => {});
+          await images?.close();
+          process.exit(130);
+        })();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       const config = {
         ...base,
         // The demo always runs on its own embedded database, never on a configured server.
         databaseUrl: null,
         dataDir,
-        port: o.port !== undefined ? Number(o.port) : base.port,
+        port,
         host: '127.0.0.1',
         logLevel: 'warn' as const,
         rateLimitPerMinute: Math.max(base.rateLimitPerMinute, 100_000),
-        outboundAllowHosts: [...base.outboundAllowHosts, images.hostPort],
+        outboundAllowHosts: [...base.outboundAllowHosts],
       };
       const out = (line = '') => process.stdout.write(`${line}\n`);
-      out(`Starting Gatehouse on an embedded database in ${dataDir} …`);
-      const server = await startServer(config, createLogger(config, process.stderr as never));
+      let server: RunningServer | undefined;
       try {
-        const { port } = server.app.server.address() as AddressInfo;
-        const url = `http://localhost:${port}`;
+        const pictures = await startImageServer();
+        images = pictures;
+        config.outboundAllowHosts.push(pictures.hostPort);
+        out(`Starting Gatehouse on an embedded database in ${dataDir} …`);
+        starting = startServer(config, createLogger(config, process.stderr as never));
+        server = await starting;
+        const url = `http://localhost:${(server.app.server.address() as AddressInfo).port}`;
         const db = server.services.database.db;
 
         // Operator provisioning (what `gatehouse admin …` does).
@@ -261,7 +297,7 @@ export function demoCommand(): Command {
               startsAt: new Date(now + 3_600_000).toISOString(),
               endsAt: new Date(now + 8 * 86_400_000).toISOString(),
               minimumBid: 25 + 25 * i,
-              imageUrls: [`${images.baseUrl}/unit-${i}.png`],
+              imageUrls: [`${pictures.baseUrl}/unit-${i}.png`],
             })),
           },
         });
@@ -318,14 +354,18 @@ export function demoCommand(): Command {
             doorAlarmsPerHour: 12,
           },
         );
+        simulating = true;
         const summary = await runSimulator(simulator, { durationSeconds: duration, quiet: false });
         out(
           `Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors.`,
         );
       } finally {
-        await server.close();
-        await images.close();
-        if (!o.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+        await server?.close();
+        await images?.close();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        removeTemporary();
+        process.off('exit', removeTemporary);
       }
     });
 }
