@@ -73,6 +73,53 @@ describe('the server process', () => {
     );
   });
 
+  describe('a port it cannot listen on', () => {
+    let blocker: net.Server;
+    let taken: number;
+    before(async () => {
+      blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      taken = (blocker.address() as net.AddressInfo).port;
+    });
+    after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+
+    /** `serve` with this environment on a data directory that does not exist yet. */
+    const serveOnNewDataDir = async (env: Record<string, string>) => {
+      const dataDir = path.join(fs.mkdtempSync(path.join(database.env.DATA_DIR!, 'port-')), 'new');
+      const result = await runCli(['serve'], { ...database.env, DATA_DIR: dataDir, HOST: '127.0.0.1', ...env }, 30_000);
+      assert.notEqual(result.code, 0);
+      // About 2 s on an idle machine; it used to migrate the new data directory first.
+      assert.ok(result.ms < 20_000, `took ${result.ms} ms`);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.equal(fs.existsSync(dataDir), false, 'the data directory is not created before the port is checked');
+      return result.stderr;
+    };
+
+    it('refuses a port in use in one line with the fix, before creating the data directory', async () => {
+      assert.equal(
+        await serveOnNewDataDir({ PORT: String(taken) }),
+        `gatehouse: port ${taken} is in use: set PORT (or PORT=0 for any free port)\n`,
+      );
+    });
+
+    it('refuses a HOST that is not an address of this machine', async () => {
+      // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a local address.
+      assert.equal(
+        await serveOnNewDataDir({ HOST: '192.0.2.1', PORT: '8080' }),
+        'gatehouse: HOST 192.0.2.1 is not an address of this machine: set HOST (0.0.0.0 for all, 127.0.0.1 for this machine only)\n',
+      );
+    });
+
+    it('refuses a privileged port without the privilege', {
+      skip: process.getuid?.() === 0 && 'running as root',
+    }, async () => {
+      assert.match(
+        await serveOnNewDataDir({ PORT: '80' }),
+        /^gatehouse: port 80 needs privileges .*set PORT to 1024 or above/,
+      );
+    });
+  });
+
   it('names a bad configuration variable in one line', async () => {
     const result = await runCli(['serve'], { ...database.env, PORT: 'eighty' });
     assert.notEqual(result.code, 0);
