@@ -1,8 +1,51 @@
 // `gatehouse demo`: starts the service on a fresh embedded database, provisions the demo account
 // through the real faces, runs the simulated controllers, prints credentials and four curl commands.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { it } from 'node:test';
-import { runCli } from '../helpers/process.ts';
+import { BIN, runCli } from '../helpers/process.ts';
+
+/** A directory for the demo's temporary directories (its TMPDIR), to see that it leaves none. */
+const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'demo-tmp-'));
+/** The demo's temporary data directories in `tmp` (tsx keeps its cache there too). */
+const demoDirs = (tmp: string) => fs.readdirSync(tmp).filter((name) => name.startsWith('gatehouse-demo-'));
+
+/**
+ * Starts `gatehouse demo`, sends `signal` once the output shows `when`, and resolves with the exit
+ * code, the output and how long the exit took after the signal.
+ */
+function signalDemo(
+  when: RegExp,
+  signal: NodeJS.Signals,
+  TMPDIR: string,
+): Promise<{ code: number | string; output: string; ms: number }> {
+  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', TMPDIR },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let signalled = 0;
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (!signalled && when.test(output)) {
+      signalled = Date.now();
+      child.kill(signal);
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code, sig) => {
+      clearTimeout(killer);
+      resolve({ code: code ?? sig ?? -1, output, ms: signalled ? Date.now() - signalled : -1 });
+    }),
+  );
+}
 
 it('provisions, simulates for the given duration, prints credentials and the four curl commands, and cleans up', async () => {
   // DATABASE_URL is ignored on purpose: the demo always runs on its own embedded database.
@@ -36,4 +79,58 @@ it('provisions, simulates for the given duration, prints credentials and the fou
   assert.ok(Number(stopped[2]) > 32, 'at least an acknowledgement per command, plus site events');
   const { existsSync } = await import('node:fs');
   assert.equal(existsSync(dataDir), false, 'the temporary data directory is removed');
+});
+
+it('refuses a port in use at once, in one line, leaving no temporary directory', async () => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as net.AddressInfo;
+  const TMPDIR = tmpDir();
+  try {
+    // By --port, and by PORT (the demo's default); each is named in the fix.
+    for (const [args, env, fix] of [
+      [['--port', String(port)], {}, 'set --port (or --port 0 for any free port)'],
+      [[], { PORT: String(port) }, 'set PORT (or PORT=0 for any free port)'],
+    ] as const) {
+      // --duration does not matter: it used to hang here forever, the image server still open.
+      const result = await runCli(['demo', '--duration', '5', ...args], { ...env, TMPDIR }, 60_000);
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stderr, `gatehouse: port ${port} is in use: ${fix}\n`);
+      // About 2 s on an idle machine (loading the commands); the bound only catches a hang.
+      assert.ok(result.ms < 20_000, `took ${result.ms} ms`);
+      assert.doesNotMatch(result.stdout, /Starting Gatehouse/);
+      assert.deepEqual(demoDirs(TMPDIR), []);
+    }
+  } finally {
+    blocker.close();
+  }
+});
+
+it('refuses a --port that is not a port number', async () => {
+  for (const bad of ['http', '-1', '70000', '80.5']) {
+    const TMPDIR = tmpDir();
+    const result = await runCli(['demo', `--port=${bad}`], { TMPDIR }, 60_000);
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr, `gatehouse: --port must be a port number (0 for any free port), got "${bad}"\n`);
+    assert.deepEqual(demoDirs(TMPDIR), []);
+  }
+});
+
+it('stops at once on SIGINT while starting, exits non-zero and removes its temporary directory', async () => {
+  const TMPDIR = tmpDir();
+  const result = await signalDemo(/embedded database in \S+ …/, 'SIGINT', TMPDIR);
+  assert.equal(result.code, 130, result.output);
+  assert.match(result.output, /gatehouse: demo interrupted \(SIGINT\) while starting: stopping/);
+  assert.ok(result.ms < 5_000, `took ${result.ms} ms after the signal`);
+  assert.deepEqual(demoDirs(TMPDIR), [], 'the temporary data directory is removed');
+});
+
+it('stops on SIGTERM while the controllers run, with its summary, and removes its temporary directory', async () => {
+  const TMPDIR = tmpDir();
+  const result = await signalDemo(/controllers for 2 facilities are running/, 'SIGTERM', TMPDIR);
+  // Stopping the running demo (Ctrl-C, as it says) is its normal end: the summary and exit 0.
+  assert.equal(result.code, 0, result.output);
+  assert.match(result.output, /Stopped: \d+ commands applied/);
+  assert.ok(result.ms < 15_000, `took ${result.ms} ms after the signal`);
+  assert.deepEqual(demoDirs(TMPDIR), [], 'the temporary data directory is removed');
 });
