@@ -134,11 +134,30 @@ export async function startServer(
   options.beforeServing?.(running);
   // `code`: the plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
   const code = import.meta.url.endsWith('.ts') ? 'src' : 'dist';
+  const url = openableUrl(config, port);
   logger.info(
-    { port, database: services.database.kind, location: services.database.location, code },
+    {
+      port,
+      database: services.database.kind,
+      location: services.database.location,
+      code,
+      url,
+      ready: `open ${url}/swagger (API reference), ${url}/console (support console)`,
+    },
     'gatehouse is serving',
   );
   return running;
+}
+
+/**
+ * Where a person opens the service: PUBLIC_URL when it is set; else localhost on the port it
+ * listens on (fastify's own "listening at" lines name each interface's address, and PORT=0's
+ * port is known only now), or HOST itself when it listens on that one non-local address only.
+ */
+function openableUrl(config: Config, port: number): string {
+  if (config.publicUrl !== `http://localhost:${config.port}`) return config.publicUrl;
+  if (['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(config.host)) return `http://localhost:${port}`;
+  return `http://${net.isIPv6(config.host) ? `[${config.host}]` : config.host}:${port}`;
 }
 
 /** SIGTERM/SIGINT: a graceful close, bounded in time; a second signal exits at once. */

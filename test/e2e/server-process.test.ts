@@ -25,12 +25,27 @@ describe('the server process', () => {
     assert.equal((await fetch(`${server.url}/swagger/`)).status, 200);
     // Scraping with an operator's token is tested in test/reliability/hostile-input.test.ts.
     assert.equal((await client.GET('/metrics', { parseAs: 'text' })).response.status, 401);
+    // The serving line names the address a person opens (not an interface's), and what to open there.
+    const { port } = new URL(server.url);
+    const serving = JSON.parse(
+      server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('gatehouse is serving'))!,
+    );
+    assert.equal(serving.url, `http://localhost:${port}`);
+    assert.equal(
+      serving.ready,
+      `open http://localhost:${port}/swagger (API reference), http://localhost:${port}/console (support console)`,
+    );
     assert.equal(await server.kill('SIGTERM'), 0);
     assert.match(server.output(), /"msg":"stopped"/);
     if (!onPostgres) assert.equal(fs.existsSync(path.join(database.env.DATA_DIR!, 'gatehouse.lock')), false);
     // The next start is clean.
-    const again = await startServerProcess(database.env);
+    // PUBLIC_URL, when set, is where a person opens it.
+    const again = await startServerProcess({ ...database.env, PUBLIC_URL: 'https://gatehouse.example.com' });
     assert.equal((await clientFor(again.url).GET('/availability')).response.status, 200);
+    assert.match(await again.logged('gatehouse is serving'), /"url":"https:\/\/gatehouse.example.com"/);
     assert.equal(await again.kill('SIGINT'), 0);
   });
 
