@@ -82,12 +82,16 @@ async function logIn(page: Page, flow: 'clientCredentials' | 'password', fields:
   await page.locator('.auth-btn-wrapper button.btn-done').first().click();
 }
 
-/** A page of Swagger UI with no authorization kept from an earlier test (persistAuthorization). */
+/**
+ * A page of Swagger UI with no authorization kept from an earlier test (persistAuthorization),
+ * reached as a newcomer does: at the service's address, which redirects to /swagger.
+ */
 async function freshReference(base: string): Promise<{ page: Page; problems: string[] }> {
   const page = await session.browser.newPage();
   page.setDefaultTimeout(20_000);
   const problems = watchProblems(page);
-  await page.goto(`${base}/swagger/`);
+  await page.goto(`${base}/`);
+  assert.equal(new URL(page.url()).pathname, '/swagger');
   await page.evaluate('localStorage.clear()');
   await page.reload();
   await page.locator('.info .title', { hasText: 'Gatehouse API v3.0' }).waitFor();
