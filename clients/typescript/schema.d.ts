@@ -2775,12 +2775,19 @@ export interface components {
         };
         /** @description Form-encoded (application/x-www-form-urlencoded) or JSON. */
         TokenRequest: {
+            /** @description Required: `password`, `client_credentials` or `refresh_token` (else unsupported_grant_type). */
             grant_type?: string;
+            /** @description The client: an application (`app_…`: a PMS, an auction partner, the operator) or a gateway controller (`gwc_…`). Required here unless sent with client_secret as HTTP Basic (then, if sent here too, it must be the same). */
             client_id?: string;
+            /** @description The client's secret; required unless sent as HTTP Basic. */
             client_secret?: string;
+            /** @description Grant `password` only, required: the account API key, issued to this client for one account. */
             username?: string;
+            /** @description Grant `password` only, required: the account API secret. */
             password?: string;
+            /** @description Grant `refresh_token` only, required: the refresh token of the last answer (single use). */
             refresh_token?: string;
+            /** @description Optional: space-separated scopes, a subset of what the credential holds (else invalid_scope). Absent or empty: all of them. A refresh keeps the scopes of the token it replaces unless it narrows them. */
             scope?: string;
         };
         AccessTokenResponse: {

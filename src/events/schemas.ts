@@ -1,7 +1,7 @@
 // TypeBox schemas of the access-event routes: they validate requests, serialize responses and write
 // the OpenAPI documents. Limits are quoted from limits.ts, types from the catalogue.
 import { Type } from '@fastify/type-provider-typebox';
-import { EntityId } from '../http/schemas.ts';
+import { EntityId, StringEnum } from '../http/schemas.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPE_NUMBERS } from './catalogue.ts';
 import { GATEWAY_CONTROLLER_CATEGORY } from './combined.ts';
 import { CSV_HEADER } from './csv.ts';
@@ -98,9 +98,7 @@ const filterParams = {
   startDate: dateParam('Events that occurred at or after this instant.'),
   endDate: dateParam('Events that occurred before this instant (exclusive; must be after startDate).'),
   sort: Type.Optional(
-    Type.Union([Type.Literal('desc'), Type.Literal('asc')], {
-      description: 'By occurredAt: desc (default, newest first) or asc.',
-    }),
+    StringEnum(['desc', 'asc'] as const, { description: 'By occurredAt: desc (default, newest first) or asc.' }),
   ),
 };
 

@@ -15,6 +15,20 @@ export type Scope =
   | 'gateway'
   | 'admin';
 
+/** What each scope allows, for the OAuth 2.0 scheme of the documents (src/http/docs.ts). */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'auctions:write': 'Import auctions and report their outcomes (/api/3): an auction partner.',
+  'auctions:read': 'Read auctions and import results (/api/3).',
+  'accesscontrol:read': "Read an account's facilities, units, visitors and access settings (/facilities).",
+  'accesscontrol:write': "Change an account's units, visitors and access settings (/facilities).",
+  'accesscontrol:codes':
+    'Visitor reads include gate codes, each read audited: an account key holds it only when the operator names it.',
+  'accessevent:read': 'Read access events (/gatewayevents).',
+  webhooks: 'Manage webhook subscriptions.',
+  gateway: "A facility's gateway controller (/gateway/v1).",
+  admin: 'The operator: accounts, applications, keys and audit records (/admin).',
+};
+
 export interface TokenAccess {
   /** The token must carry one of these scopes (else 403). */
   scopes: Scope[];
@@ -45,7 +59,8 @@ const isCorsPreflightRoute = (route: { method: string | string[]; url: string })
 
 /**
  * Refuses a route without an access declaration, and documents from it what every route shares:
- * its `security` (the bearer scheme with the route's scopes; `[]` when public) and the error
+ * its `security` (either scheme — OAuth 2.0, for Swagger UI's "Authorize" to log in, or a pasted
+ * bearer token — with the route's scopes; `[]` when public) and the error
  * answers the shared mechanisms give — in the body of the face's renderer — so that no route
  * file writes them by hand. A route that documents a status itself keeps its own.
  */
@@ -65,7 +80,7 @@ export function requireAccessDeclarations(app: FastifyInstance, renderers: reado
     if (access === 'public') {
       schema.security = [];
     } else {
-      schema.security = [{ bearerAuth: access.scopes }];
+      schema.security = [{ oauth2: access.scopes }, { bearerAuth: access.scopes }];
       const needs = `Requires a bearer token with scope ${access.scopes.map((s) => `\`${s}\``).join(' or ')}.`;
       // (A GET's HEAD twin shares its schema: the sentence is added once.)
       if (!String(schema.description ?? '').includes(needs))

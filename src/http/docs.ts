@@ -5,6 +5,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App as FastifyInstance } from './app-type.ts';
+import { SCOPE_DESCRIPTIONS } from './access.ts';
 import { MAX_BODY_DEPTH, SAFE_INTEGER_RANGE } from './validation.ts';
 
 export const API_VERSIONS = ['3.0', '2.0', '1.0'] as const;
@@ -134,6 +135,28 @@ export function requireOperationIds(scope: FastifyInstance): void {
   });
 }
 
+// The token endpoint (src/auth/routes/token.ts). Relative: it resolves against the document's
+// server, PUBLIC_URL, as Swagger UI resolves it.
+const TOKEN_URL = '/auth/token';
+
+/**
+ * The token endpoint as an OAuth 2.0 scheme, so that Swagger UI's "Authorize" logs in: it posts the
+ * form to the token URL and sends the token it gets on every "Try it out". Leaving every scope
+ * unticked asks for all the credential holds.
+ */
+const OAUTH2_SCHEME = {
+  type: 'oauth2' as const,
+  description:
+    'Log in at POST /auth/token. Password flow: a PMS application (client_id, client_secret) acting for an account, ' +
+    'with the account key as username and its secret as password. Client-credentials flow: an auction partner, an ' +
+    "operator or a gateway controller as itself. Tick no scope to get all the credential's scopes; ticking one it " +
+    'may not have is refused (invalid_scope).',
+  flows: {
+    password: { tokenUrl: TOKEN_URL, refreshUrl: TOKEN_URL, scopes: SCOPE_DESCRIPTIONS },
+    clientCredentials: { tokenUrl: TOKEN_URL, scopes: SCOPE_DESCRIPTIONS },
+  },
+};
+
 /** Registers this scope's OpenAPI generator; every route registered in the scope joins its document. */
 export async function registerApiDocument(
   scope: FastifyInstance,
@@ -152,11 +175,12 @@ export async function registerApiDocument(
       servers: [{ url: publicUrl, description: 'This service (PUBLIC_URL).' }],
       components: {
         securitySchemes: {
+          oauth2: OAUTH2_SCHEME,
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
             bearerFormat: 'JWT',
-            description: 'An access token from POST /auth/token.',
+            description: 'An access token from POST /auth/token, pasted.',
           },
         },
       },
@@ -174,14 +198,30 @@ export async function registerApiDocument(
   });
 }
 
+// Gatehouse's mark, in Swagger UI's top bar and as its icon: a house whose door is a gate.
+const MARK = Buffer.from(
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48" width="48" height="48" role="img" aria-label="Gatehouse">
+  <path d="M4 22 24 5l20 17" fill="none" stroke="#f5f5f5" stroke-width="4" stroke-linejoin="round" stroke-linecap="round"/>
+  <path d="M9 20v24h30V20" fill="none" stroke="#f5f5f5" stroke-width="4" stroke-linejoin="round"/>
+  <path d="M17 44V28h14v16M21.5 28v16M26.5 28v16" fill="none" stroke="#7fd3a8" stroke-width="3"/>
+</svg>`,
+);
+
 /** Swagger UI, in the v3.0 scope (it needs a swagger generator beside it). */
 export async function registerSwaggerUi(scope: FastifyInstance): Promise<void> {
   await scope.register(swaggerUi, {
     routePrefix: '/swagger',
+    logo: { type: 'image/svg+xml', content: MARK, href: '/swagger/', target: '_self' },
+    theme: {
+      title: 'Gatehouse API',
+      favicon: [{ filename: 'gatehouse.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: MARK }],
+    },
     uiConfig: {
       urls: API_VERSIONS.map((version) => ({ url: documentUrl(version), name: `v${version}` })),
       'urls.primaryName': 'v3.0',
       deepLinking: true,
+      // A login (or a pasted token) survives a reload and a change of document.
+      persistAuthorization: true,
     } as Record<string, unknown>,
   });
 }

@@ -330,3 +330,21 @@ describe('support notifications are grouped while open', () => {
     assert.match(capture.text, /"supportWebhookSecret":"\[redacted\]"/);
   });
 });
+
+describe('the list of notifications', () => {
+  it('refuses a state other than open, resolved or all, naming it', async () => {
+    for (const state of ['closed', 'OPEN', '']) {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/admin/notifications?state=${state}`,
+        headers: bearer(admin),
+      });
+      assert.equal(response.statusCode, 400, `${state}: ${response.body}`);
+      assert.ok(
+        response.json().errors.some((e: { path: string }) => e.path === 'state'),
+        response.body,
+      );
+    }
+    for (const state of ['open', 'resolved', 'all']) await notifications(`state=${state}`);
+  });
+});

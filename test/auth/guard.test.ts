@@ -261,8 +261,10 @@ describe('every route states its needs', () => {
           continue;
         }
         protectedCount++;
-        const scopes = operation.security[0]!.bearerAuth!;
+        // Either scheme: the OAuth 2.0 login (Swagger UI's "Authorize") or a pasted bearer token.
+        const scopes = operation.security[0]!.oauth2!;
         assert.ok(scopes.length > 0, `${where} names no scope`);
+        assert.deepEqual(operation.security, [{ oauth2: scopes }, { bearerAuth: scopes }], where);
         for (const status of ['401', '403'])
           assert.ok(operation.responses[status], `${where} does not document ${status}`);
         // The body of the face's renderer: the envelope under /api/3, problem+json elsewhere.

@@ -86,6 +86,14 @@ describe('password grant', () => {
     assertOAuthError(await requestToken(t, { ...passwordForm(), scope: 'admin' }), 400, 'invalid_scope');
   });
 
+  it('grants every scope of the key for an empty scope, as Swagger UI sends when none is ticked', async () => {
+    const all = await requestToken(t, passwordForm());
+    const empty = await requestToken(t, { ...passwordForm(), scope: '' });
+    assert.equal(empty.status, 200, JSON.stringify(empty.body));
+    assert.equal(empty.body.scope, all.body.scope);
+    assert.ok(empty.body.scope.split(' ').length > 1, empty.body.scope);
+  });
+
   it("refuses a wrong API secret, an unknown API key, and another application's account key", async () => {
     assertOAuthError(await requestToken(t, { ...passwordForm(), password: 'gh_as_wrong' }), 400, 'invalid_grant');
     assertOAuthError(await requestToken(t, { ...passwordForm(), username: 'key_nope' }), 400, 'invalid_grant');

@@ -455,7 +455,7 @@ describe('versions', () => {
       assert.ok(doc.paths['/combinedevents/types']?.get, version);
       assert.match(operation.description, /existing PMS integrations/);
       assert.match(operation.description, /eventType is the type's \*\*name\*\*/);
-      assert.deepEqual(operation.security, [{ bearerAuth: ['accessevent:read'] }]);
+      assert.deepEqual(operation.security, [{ oauth2: ['accessevent:read'] }, { bearerAuth: ['accessevent:read'] }]);
       assert.equal(operation.deprecated === true, version === '2.0');
     }
     assert.equal(

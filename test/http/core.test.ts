@@ -246,6 +246,19 @@ describe('operations routes', () => {
     assert.match(response.body, /gatehouse_process_resident_memory_bytes/);
   });
 
+  it('GET / leads to the API reference, and is no operation of the documents', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/' });
+    assert.equal(response.statusCode, 302);
+    assert.equal(response.headers.location, '/swagger');
+    const reference = await t.app.inject({ method: 'GET', url: String(response.headers.location) });
+    assert.equal(reference.statusCode, 200);
+    assert.match(reference.body, /<title>Gatehouse API<\/title>/);
+    for (const version of ['3.0', '2.0', '1.0']) {
+      const doc = (await t.app.inject({ method: 'GET', url: `/swagger/v${version}.json` })).json();
+      assert.equal(doc.paths['/'], undefined, `v${version}`);
+    }
+  });
+
   it('/swagger serves the UI with a version selector fed by three documents', async () => {
     const ui = await t.app.inject({ method: 'GET', url: '/swagger/' });
     assert.equal(ui.statusCode, 200);

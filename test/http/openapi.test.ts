@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
+import { ALL_SCOPES } from '../../src/auth/principal.ts';
 import { requireOperationIds } from '../../src/http/docs.ts';
 import type { App } from '../../src/http/app-type.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -14,6 +15,7 @@ const documents: Record<string, Doc> = {};
 type Json = Record<string, unknown>;
 interface Operation {
   operationId?: string;
+  description?: string;
   security?: unknown[];
   parameters?: unknown[];
   requestBody?: { content: Record<string, Media> };
@@ -27,7 +29,7 @@ interface Media {
 interface Doc {
   servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas?: Record<string, Json> };
+  components: { schemas?: Record<string, Json>; securitySchemes?: Record<string, Json> };
 }
 
 const operations = (doc: Doc) =>
@@ -124,6 +126,65 @@ describe('the OpenAPI documents', () => {
       assert.ok(doc.components.schemas?.[name!], `${name} is referred to but not defined`);
     }
     assert.ok(Object.keys(doc.components.schemas ?? {}).length >= 20, 'the shared objects are named');
+  });
+
+  it('offer a log-in: the token endpoint as an oauth2 scheme, password and client-credentials flows, every scope described', () => {
+    for (const [version, doc] of Object.entries(documents)) {
+      const scheme = doc.components.securitySchemes?.oauth2 as
+        | { type: string; flows: Record<string, { tokenUrl: string; scopes: Record<string, string> }> }
+        | undefined;
+      assert.equal(scheme?.type, 'oauth2', `v${version}`);
+      assert.deepEqual(Object.keys(scheme.flows).sort(), ['clientCredentials', 'password'], `v${version}`);
+      for (const [name, flow] of Object.entries(scheme.flows)) {
+        assert.equal(flow.tokenUrl, '/auth/token', `v${version} ${name}`);
+        assert.deepEqual(Object.keys(flow.scopes).sort(), [...ALL_SCOPES].sort(), `v${version} ${name}`);
+        for (const [scope, description] of Object.entries(flow.scopes))
+          assert.ok(description.length > 10, `v${version} ${name}: ${scope} is described`);
+      }
+      assert.equal(doc.components.securitySchemes?.bearerAuth?.scheme, 'bearer', `v${version}: a token can be pasted`);
+      // Every protected operation takes either scheme, with the same scopes.
+      for (const { name, operation } of operations(doc)) {
+        const [oauth2, bearer, ...more] = (operation.security ?? []) as Record<string, string[]>[];
+        if (!oauth2) continue;
+        assert.deepEqual([oauth2, bearer, ...more], [{ oauth2: oauth2.oauth2 }, { bearerAuth: oauth2.oauth2 }], name);
+      }
+    }
+  });
+
+  it('state the scope an operation needs once', () => {
+    for (const { name, operation } of operations(documents['3.0']!)) {
+      const lines = (operation.description ?? '').match(/Requires a bearer token/g) ?? [];
+      assert.ok(lines.length <= 1, `${name}: the scope line ${lines.length} times`);
+      assert.equal(lines.length, (operation.security ?? []).length > 0 ? 1 : 0, name);
+    }
+  });
+
+  it('offer a query parameter with fixed values as an enum, sort with both orders', () => {
+    const faults: string[] = [];
+    let sorts = 0;
+    for (const [version, doc] of Object.entries(documents)) {
+      for (const { name, operation } of operations(doc)) {
+        for (const parameter of (operation.parameters ?? []) as { name: string; in: string; schema: Json }[]) {
+          if (parameter.in !== 'query') continue;
+          // TypeBox's union of literals reads as one value per branch in Swagger UI (only the first shows).
+          const branches = parameter.schema.anyOf as Json[] | undefined;
+          if (branches?.some((branch) => Array.isArray(branch.enum) || 'const' in branch))
+            faults.push(`v${version} ${name} ${parameter.name}: a union of literals, not an enum`);
+          if (parameter.name === 'sort') {
+            sorts++;
+            assert.deepEqual(parameter.schema.enum, ['desc', 'asc'], `v${version} ${name}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(faults, []);
+    assert.ok(sorts >= 4, `${sorts} sort parameters`);
+  });
+
+  it('describe every field of the token request', () => {
+    const schema = documents['3.0']!.components.schemas?.TokenRequest as { properties: Record<string, Json> };
+    for (const field of ['grant_type', 'client_id', 'client_secret', 'username', 'password', 'refresh_token', 'scope'])
+      assert.ok(String(schema.properties[field]?.description ?? '').length > 20, `${field} is described`);
   });
 
   // The main operations of each face carry a request example (when they take a body) and an answer's.

@@ -1,5 +1,5 @@
 // /admin/notifications: support lists the notifications and resolves them (notifications.ts).
-import { EntityId, Answer } from '../../http/schemas.ts';
+import { EntityId, Answer, StringEnum } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
@@ -26,7 +26,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
           `${LIMITS.notificationGroupItems} of them (\`items\`). \`auctionId\` finds every notification that ` +
           'covers the auction. Paged by `limit` (1–500, default 100) and `cursor`.',
         querystring: Type.Object({
-          state: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'open' }),
+          state: StringEnum(['open', 'resolved', 'all'] as const, { default: 'open' }),
           kind: Type.Optional(NotificationKind),
           facilityId: Type.Optional(EntityId('Only this facility’s notifications.')),
           auctionId: Type.Optional(

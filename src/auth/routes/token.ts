@@ -13,13 +13,48 @@ export const TOKEN_PATH = '/auth/token';
 
 const TokenBody = Type.Object(
   {
-    grant_type: Type.Optional(Type.String({ maxLength: 100 })),
-    client_id: Type.Optional(Type.String({ maxLength: 200 })),
-    client_secret: Type.Optional(Type.String({ maxLength: 500 })),
-    username: Type.Optional(Type.String({ maxLength: 200 })),
-    password: Type.Optional(Type.String({ maxLength: 500 })),
-    refresh_token: Type.Optional(Type.String({ maxLength: 500 })),
-    scope: Type.Optional(Type.String({ maxLength: 500 })),
+    // Optional in the schema so that a missing one is answered in RFC 6749 terms (invalid_request,
+    // invalid_client) by the handler and the grants, not as a validation failure.
+    grant_type: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Required: `password`, `client_credentials` or `refresh_token` (else unsupported_grant_type).',
+      }),
+    ),
+    client_id: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          'The client: an application (`app_…`: a PMS, an auction partner, the operator) or a gateway controller (`gwc_…`). ' +
+          'Required here unless sent with client_secret as HTTP Basic (then, if sent here too, it must be the same).',
+      }),
+    ),
+    client_secret: Type.Optional(
+      Type.String({ maxLength: 500, description: "The client's secret; required unless sent as HTTP Basic." }),
+    ),
+    username: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'Grant `password` only, required: the account API key, issued to this client for one account.',
+      }),
+    ),
+    password: Type.Optional(
+      Type.String({ maxLength: 500, description: 'Grant `password` only, required: the account API secret.' }),
+    ),
+    refresh_token: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Grant `refresh_token` only, required: the refresh token of the last answer (single use).',
+      }),
+    ),
+    scope: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          'Optional: space-separated scopes, a subset of what the credential holds (else invalid_scope). Absent or ' +
+          'empty: all of them. A refresh keeps the scopes of the token it replaces unless it narrows them.',
+      }),
+    ),
   },
   {
     $id: 'TokenRequest', // RFC 6749 §4.1.3, §4.3.2, §4.4.2, §6; named: one schema for both media types

@@ -1,9 +1,11 @@
-// The operations face: liveness and readiness (public, for probes) and metrics (an operator's token).
+// The operations face: liveness and readiness (public, for probes), metrics (an operator's token),
+// and GET /, which leads to the API reference.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
+import { rootRoutes } from './root.ts';
 
 export const opsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, options) => {
-  for (const routes of [healthRoutes, metricsRoutes]) await app.register(routes, options);
+  for (const routes of [healthRoutes, metricsRoutes, rootRoutes]) await app.register(routes, options);
 };
