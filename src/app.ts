@@ -35,6 +35,13 @@ import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
 import { opsRoutes } from './ops/routes/index.ts';
 import type { Services } from './services.ts';
+import { serviceUrl } from './config.ts';
+
+/** The port the app listens on; null before it listens (a document built by app.inject). */
+const listeningPort = (app: App): number | null => {
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : null;
+};
 
 export async function buildApp(services: Services): Promise<App> {
   const { config } = services;
@@ -106,7 +113,7 @@ export async function buildApp(services: Services): Promise<App> {
   const scopes = {} as Record<ApiVersion, App>;
   for (const version of API_VERSIONS) {
     await app.register(async (scope) => {
-      await registerApiDocument(scope, version, config.publicUrl);
+      await registerApiDocument(scope, version, () => serviceUrl(config, listeningPort(app) ?? config.port));
       scopes[version] = scope;
       if (version === '3.0') {
         await registerSwaggerUi(scope);

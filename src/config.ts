@@ -6,8 +6,8 @@ import { Webhook } from 'standardwebhooks';
 export interface Config {
   port: number;
   host: string;
-  /** PUBLIC_URL: where clients reach the service (the OpenAPI documents' server); default http://localhost:PORT. */
-  publicUrl: string;
+  /** PUBLIC_URL: where clients reach the service (the OpenAPI documents' server); null: not set (see serviceUrl). */
+  publicUrl: string | null;
   /** Absolute path: embedded database, signing keys, blobs. */
   dataDir: string;
   /** A PostgreSQL server instead of the embedded database. */
@@ -221,7 +221,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
     port,
-    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -258,6 +258,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     accessCodeKey,
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
   };
+}
+
+/**
+ * Where a person or a client opens the service: PUBLIC_URL when it is set; else localhost on the
+ * port it listens on (PORT=0's port is known only once it listens), or HOST itself when the
+ * service listens on that one non-local address only.
+ */
+export function serviceUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, port = config.port): string {
+  if (config.publicUrl) return config.publicUrl;
+  if (['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(config.host)) return `http://localhost:${port}`;
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 }
 
 /** A database URL fit for a log line or an error message: no password. */

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import net, { type Socket } from 'node:net';
 import type pino from 'pino';
-import type { Config } from './config.ts';
+import { serviceUrl, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import type { App } from './http/app-type.ts';
 import type { Services } from './services.ts';
@@ -33,7 +33,7 @@ export class PortUnavailableError extends Error {
  * The one-line refusal, with the fix, for a failed bind of HOST:PORT (null if not a bind failure).
  * `setting`: where the port was chosen (PORT, or the demo's --port).
  */
-function portRefusal(error: unknown, host: string, port: number, setting = 'PORT'): PortUnavailableError | null {
+export function portRefusal(error: unknown, host: string, port: number, setting = 'PORT'): PortUnavailableError | null {
   const any = setting === 'PORT' ? 'PORT=0' : `${setting} 0`;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
@@ -134,7 +134,7 @@ export async function startServer(
   options.beforeServing?.(running);
   // `code`: the plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
   const code = import.meta.url.endsWith('.ts') ? 'src' : 'dist';
-  const url = openableUrl(config, port);
+  const url = serviceUrl(config, port);
   logger.info(
     {
       port,
@@ -147,17 +147,6 @@ export async function startServer(
     'gatehouse is serving',
   );
   return running;
-}
-
-/**
- * Where a person opens the service: PUBLIC_URL when it is set; else localhost on the port it
- * listens on (fastify's own "listening at" lines name each interface's address, and PORT=0's
- * port is known only now), or HOST itself when it listens on that one non-local address only.
- */
-function openableUrl(config: Config, port: number): string {
-  if (config.publicUrl !== `http://localhost:${config.port}`) return config.publicUrl;
-  if (['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(config.host)) return `http://localhost:${port}`;
-  return `http://${net.isIPv6(config.host) ? `[${config.host}]` : config.host}:${port}`;
 }
 
 /** SIGTERM/SIGINT: a graceful close, bounded in time; a second signal exits at once. */

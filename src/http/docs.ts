@@ -83,6 +83,12 @@ function hoistNamed(document: Json): Json {
   return document;
 }
 
+/** The document names the service's address as its server, first among its top-level fields after `info`. */
+function withServer(url: string, document: Json): Json {
+  const { openapi, info, ...rest } = document;
+  return { openapi, info, servers: [{ url, description: 'This service (PUBLIC_URL).' }], ...rest };
+}
+
 const acceptsNull = (schema: unknown): boolean =>
   isObject(schema) && (schema.type === 'null' || (Array.isArray(schema.anyOf) && schema.anyOf.some(acceptsNull)));
 
@@ -161,7 +167,8 @@ const OAUTH2_SCHEME = {
 export async function registerApiDocument(
   scope: FastifyInstance,
   version: ApiVersion,
-  publicUrl: string,
+  /** The service's address (PUBLIC_URL, else where it listens): read when the document is first built. */
+  serverUrl: () => string,
 ): Promise<void> {
   requireOperationIds(scope);
   const names = new Map<string, string>();
@@ -172,7 +179,6 @@ export async function registerApiDocument(
     openapi: {
       openapi: '3.1.0',
       info: { title: `Gatehouse API v${version}`, version, description: DESCRIPTIONS[version] },
-      servers: [{ url: publicUrl, description: 'This service (PUBLIC_URL).' }],
       components: {
         securitySchemes: {
           oauth2: OAUTH2_SCHEME,
@@ -194,7 +200,10 @@ export async function registerApiDocument(
       };
     },
     transformObject: (documentObject) =>
-      optionalWhereDefaulted(hoistNamed((documentObject as { openapiObject: Json }).openapiObject)),
+      withServer(
+        serverUrl(),
+        optionalWhereDefaulted(hoistNamed((documentObject as { openapiObject: Json }).openapiObject)),
+      ),
   });
 }
 
