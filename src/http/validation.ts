@@ -46,7 +46,9 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
       message =
         error.keyword === 'anyOf' || error.keyword === 'oneOf'
           ? (unions.messages.get(error) ?? 'does not match any allowed form')
-          : (error.message ?? 'is invalid');
+          : error.keyword === 'enum'
+            ? oneOf((error.params as { allowedValues: unknown[] }).allowedValues)
+            : (error.message ?? 'is invalid');
     }
     path = path || root;
     const existing = byPath.get(path);
@@ -55,6 +57,15 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
   }
   return [...byPath.values()];
 }
+
+/** An enum's fault in plain words: "must be desc or asc" (a long list is not spelled out). */
+const oneOf = (values: unknown[]) =>
+  values.length <= 10
+    ? `must be ${values
+        .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+        .join(', ')
+        .replace(/, ([^,]*)$/, ' or $1')}`
+    : `must be one of the ${values.length} allowed values`;
 
 /**
  * What each failed union (anyOf, oneOf) says. A branch "does not fit" when its only fault is the

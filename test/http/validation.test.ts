@@ -38,6 +38,19 @@ describe('validation fault paths', () => {
   });
 });
 
+describe('an enum fault', () => {
+  it('says the allowed values in plain words', () => {
+    const fault = (allowedValues: unknown[]) =>
+      faultsFromAjv([
+        { keyword: 'enum', instancePath: '/sort', schemaPath: '', params: { allowedValues }, message: 'x' },
+      ])[0]?.message;
+    assert.equal(fault(['desc', 'asc']), 'must be desc or asc');
+    assert.equal(fault(['open', 'resolved', 'all']), 'must be open, resolved or all');
+    assert.equal(fault([1, 2]), 'must be 1 or 2');
+    assert.equal(fault(Array.from({ length: 12 }, (_, i) => `v${i}`)), 'must be one of the 12 allowed values');
+  });
+});
+
 /** `[[[…]]]` or `{"a":{"a":…}}`, `depth` containers deep, built without recursion. */
 function nested(depth: number, kind: 'array' | 'object', leaf: unknown = 1): unknown {
   let value = leaf;
