@@ -17,10 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
-import * as admin from '../src/tenancy/index.ts';
+import { inParallel } from './load.ts';
+import { provisionBenchAccount } from './provision.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { BIN } from '../test/helpers/process.ts';
@@ -105,48 +103,15 @@ interface Provisioned {
   pms: { clientId: string; clientSecret: string; apiKey: string; apiSecret: string };
 }
 
-async function inParallel<T, R>(
-  items: T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]!, i);
-      }
-    }),
-  );
-  return results;
-}
-
 async function provision(env: Record<string, string>): Promise<Provisioned> {
-  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
-  const database = await openDatabase(config, { role: 'owner', command: 'bench' });
-  try {
-    await migrate(database.pool);
-    const db = database.db;
-    const account = await admin.createAccount(db, { name: 'Bench Storage' });
-    const app = await admin.createApplication(db, { name: 'Bench PMS' });
-    const key = await admin.createAccountKey(db, { accountId: account.id, clientId: app.clientId });
-    const facilities = await inParallel([...Array(CONTROLLERS).keys()], 4, async (i) => {
-      const facility = await admin.createFacility(db, {
-        accountId: account.id,
-        name: `Site ${i + 1}`,
-        timeZone: 'America/Denver',
-      });
-      return { id: facility.id, gateway: await admin.createGatewayCredential(db, { facilityId: facility.id }) };
-    });
-    return {
-      facilities,
-      pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret },
-    };
-  } finally {
-    await database.close();
-  }
+  const { app, key, facilities } = await provisionBenchAccount(env, {
+    facilities: CONTROLLERS,
+    timeZone: 'America/Denver',
+  });
+  return {
+    facilities,
+    pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret },
+  };
 }
 
 async function call(

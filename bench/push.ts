@@ -39,9 +39,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { Agent, Pool, request } from 'undici';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { provisionBenchAccount } from './provision.ts';
 import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { benchDatabase } from './fleet.ts';
@@ -186,32 +184,17 @@ interface Provisioned {
 
 /** One account with CONTROLLERS facilities and their gateways, a PMS and its account key (scope webhooks by default). */
 async function provision(env: Record<string, string>): Promise<Provisioned> {
-  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
-  const database = await openDatabase(config, { role: 'owner', command: 'bench' });
-  try {
-    await migrate(database.pool);
-    const db = database.db;
-    const account = await admin.createAccount(db, { name: 'Bench Storage' });
-    const app = await admin.createApplication(db, { name: 'Bench PMS' });
-    const key = await admin.createAccountKey(db, { accountId: account.id, clientId: app.clientId });
-    const operator = await admin.createApplication(db, { name: 'Bench operator', operator: true });
-    const facilities = await inParallel([...Array(CONTROLLERS).keys()], 4, async (i) => {
-      const facility = await admin.createFacility(db, {
-        accountId: account.id,
-        name: `Site ${i + 1}`,
-        timeZone: 'America/Denver',
-      });
-      return { id: facility.id, gateway: await admin.createGatewayCredential(db, { facilityId: facility.id }) };
-    });
-    return {
-      accountId: account.id,
-      facilities,
-      pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret },
-      operator: { clientId: operator.clientId, clientSecret: operator.clientSecret },
-    };
-  } finally {
-    await database.close();
-  }
+  const { accountId, app, key, facilities, more } = await provisionBenchAccount(
+    env,
+    { facilities: CONTROLLERS, timeZone: 'America/Denver' },
+    (db) => admin.createApplication(db, { name: 'Bench operator', operator: true }),
+  );
+  return {
+    accountId,
+    facilities,
+    pms: { clientId: app.clientId, clientSecret: app.clientSecret, apiKey: key.apiKey, apiSecret: key.apiSecret },
+    operator: { clientId: more.clientId, clientSecret: more.clientSecret },
+  };
 }
 
 // ---- Ingest ----

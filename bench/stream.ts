@@ -17,10 +17,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
-import * as admin from '../src/tenancy/index.ts';
+import { provisionBenchAccount } from './provision.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { machine } from './load.ts';
 
@@ -54,27 +51,8 @@ export interface StreamBenchResult {
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function provision(env: Record<string, string>, facilities: number) {
-  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
-  const database = await openDatabase(config, { role: 'owner', command: 'bench' });
-  try {
-    await migrate(database.pool);
-    const db = database.db;
-    const account = await admin.createAccount(db, { name: 'Bench Storage' });
-    const app = await admin.createApplication(db, { name: 'Bench PMS' });
-    const key = await admin.createAccountKey(db, { accountId: account.id, clientId: app.clientId });
-    const gateways = [];
-    for (let i = 0; i < facilities; i++) {
-      const facility = await admin.createFacility(db, {
-        accountId: account.id,
-        name: `Site ${i + 1}`,
-        timeZone: 'UTC',
-      });
-      gateways.push(await admin.createGatewayCredential(db, { facilityId: facility.id }));
-    }
-    return { accountId: account.id as EntityId, app, key, gateways };
-  } finally {
-    await database.close();
-  }
+  const seeded = await provisionBenchAccount(env, { facilities, timeZone: 'UTC' });
+  return { ...seeded, accountId: seeded.accountId as EntityId, gateways: seeded.facilities.map((f) => f.gateway) };
 }
 
 async function token(base: string, form: Record<string, string>): Promise<string> {
