@@ -17,9 +17,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { BIN, runCli, startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
-import { call, inParallel, machine } from './load.ts';
+import { call, inParallel, machine, postEvents } from './load.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
@@ -89,19 +89,8 @@ async function closedLoop(server: ServerProcess, tokens: string[], tag: string, 
           };
         });
         const sent = performance.now();
-        try {
-          const response = await request(`${server.url}/gateway/v1/events`, {
-            dispatcher,
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ events: batch }),
-          });
-          const answer = (await response.body.json()) as { accepted?: number };
-          if (response.statusCode !== 200 || answer.accepted !== BATCH) errors++;
-          else events += BATCH;
-        } catch {
-          errors++;
-        }
+        if (await postEvents(server.url, token, dispatcher, batch)) events += BATCH;
+        else errors++;
         latencies.push(performance.now() - sent);
       }
     }),

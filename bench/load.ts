@@ -2,7 +2,7 @@
 // reporting requests/s and latency percentiles; and the CPU meter of a server and its database's
 // backends. Used by the benchmarks.
 import fs from 'node:fs';
-import { Pool, request } from 'undici';
+import { type Dispatcher, Pool, request } from 'undici';
 
 export interface LoadResult {
   requests: number;
@@ -138,4 +138,28 @@ export async function call(
   const text = await response.body.text();
   if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${text}`);
   return text ? JSON.parse(text) : null;
+}
+
+/**
+ * One controller's batch to `POST /gateway/v1/events` on a benchmark's connection pool: whether every
+ * event of it was accepted (a refusal, a partial acceptance or a network failure is `false`).
+ */
+export async function postEvents(
+  baseUrl: string,
+  token: string,
+  dispatcher: Dispatcher,
+  events: Record<string, unknown>[],
+): Promise<boolean> {
+  try {
+    const response = await request(`${baseUrl}/gateway/v1/events`, {
+      dispatcher,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+    const answer = (await response.body.json()) as { accepted?: number };
+    return response.statusCode === 200 && answer.accepted === events.length;
+  } catch {
+    return false;
+  }
 }

@@ -43,7 +43,7 @@ import { provisionBenchAccount } from './provision.ts';
 import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { benchDatabase } from './fleet.ts';
-import { call, cpuMeter, inParallel, machine } from './load.ts';
+import { call, cpuMeter, inParallel, machine, postEvents } from './load.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',');
@@ -243,24 +243,14 @@ async function ingest(
           details: key,
         }));
         const sent = performance.now();
-        try {
-          const response = await request(`${server.url}/gateway/v1/events`, {
-            dispatcher,
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ events: batch }),
-          });
-          const answer = (await response.body.json()) as { accepted?: number };
-          const at = performance.now();
-          if (response.statusCode !== 200 || answer.accepted !== keys.length) errors++;
-          else {
-            events += keys.length;
-            if (commits) for (const key of keys) commits.set(key, at);
-            lastAt = Math.max(lastAt, at);
-          }
-          latencies.push(at - sent);
-        } catch {
-          errors++;
+        const accepted = await postEvents(server.url, token, dispatcher, batch);
+        const at = performance.now();
+        latencies.push(at - sent);
+        if (!accepted) errors++;
+        else {
+          events += keys.length;
+          if (commits) for (const key of keys) commits.set(key, at);
+          lastAt = Math.max(lastAt, at);
         }
       }
     }),
