@@ -42,7 +42,9 @@ export function planPmsChange(
   const vacant = byStatus('Vacant');
   const unitOf = new Map(units.map((u) => [u.id, u]));
   // A locked-out visitor keeps their code until their unit pays up: change only codes that open the gate.
-  const changeable = visitors.filter((v) => v.isEnabled && v.unitId !== null && unitOf.get(v.unitId)?.status === 'Rented');
+  const changeable = visitors.filter(
+    (v) => v.isEnabled && v.unitId !== null && unitOf.get(v.unitId)?.status === 'Rented',
+  );
   const tenantOf = (unit: Unit) => visitors.find((v) => v.unitId === unit.id && v.isTenant)?.name;
 
   const choices: { weight: number; make: () => PmsChange }[] = [];
