@@ -5,13 +5,14 @@
 // totals. The spec reporter prints every test of every file: thousands of lines in which the
 // progress and the few failures are hard to find.
 //
-// How node 20 reports a run of files: each file is a test at nesting 0 named by its path, all
-// enqueued first (so their count is known at once); its `test:complete` comes when it ends, with
-// its duration and whether it passed. The events of the tests inside a file (`test:start`, then
+// How node reports a run of files (20; 22 the same but where said): each file is a test at
+// nesting 0 named by its path (22: relative to the working directory, and so is the `file` of its
+// output), all enqueued first (so their count is known at once); its `test:complete` comes when it
+// ends, with its duration and whether it passed. The events of the tests inside a file (`test:start`, then
 // `test:pass`/`test:fail` with their nesting, `test:stdout`/`test:stderr`) come in the order of the
 // files: as they happen for the file at the head of that order, in one burst for a file that ended
 // while an earlier one still ran. So a file's line is printed once it has ended and a later file's
-// events (or the end of the run) show that its own are all in. A suite's own failure only says that
+// events (22: its own `test:summary`; or the end of the run) show that its own are all in. A suite's own failure only says that
 // its tests failed (details.type 'suite'); a file that fails outside any test (it throws on load)
 // is a `test:fail` of the file itself, the reason in its `test:stderr`. The totals are
 // `test:diagnostic` lines at nesting 0: "tests 5", "pass 3", …
@@ -69,16 +70,19 @@ export default async function* progressReporter(source) {
     }
   }
 
-  for await (const { type, data } of source) {
-    const isFile = data?.nesting === 0 && data.file !== undefined && data.name === data.file;
+  for await (const { type, data: event } of source) {
+    const where = event?.file === undefined ? undefined : path.resolve(event.file);
+    const data = { ...event, file: where };
+    const isFile = data.nesting === 0 && where !== undefined && path.resolve(String(data.name)) === where;
     if (type === 'test:enqueue' && isFile) {
-      order.push(data.file);
-      fileOf(data.file);
+      order.push(where);
+      fileOf(where);
       continue;
     }
-    // An event from a file's own report: every file before it has reported all of its events.
-    if (data?.file !== undefined && !(isFile && ['test:dequeue', 'test:complete'].includes(type))) {
-      const at = order.indexOf(data.file);
+    // An event from a file's own report: every file before it has reported all of its events; a
+    // file's summary (22) is the last event of its report.
+    if (where !== undefined && !(isFile && ['test:dequeue', 'test:complete'].includes(type))) {
+      const at = order.indexOf(where) + (type === 'test:summary' ? 1 : 0);
       if (at > reported) reported = at;
     }
     switch (type) {
@@ -116,7 +120,8 @@ export default async function* progressReporter(source) {
       case 'test:stderr':
         // Kept for the failure report; a line starting "# " is a test's own note (a measurement): shown now.
         fileOf(data.file).output += data.message;
-        if (/^# /.test(data.message)) yield `    ${relative(data.file)}: ${data.message.trimEnd()}\n`;
+        for (const note of data.message.split('\n').filter((line) => line.startsWith('# ')))
+          yield `    ${relative(data.file)}: ${note}\n`;
         break;
       case 'test:complete':
         if (isFile) {
