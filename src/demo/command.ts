@@ -112,7 +112,7 @@ export function demoCommand(): Command {
     .option('--data-dir <dir>', 'keep the demo data here (default: a temporary directory, removed at the end)')
     .option(
       '--pms-every <seconds>',
-      'after set-up the PMS changes a unit or visitor about this often, each wait ⅔ to 4⁄3 of it (0: never)',
+      'mean seconds between the PMS’s changes of a unit or visitor after set-up; each wait is ⅔ to 4⁄3 of it (0: no changes)',
       '30',
     )
     .action(async (o: DemoOptions) => {
