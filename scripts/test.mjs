@@ -79,7 +79,16 @@ async function main() {
   const code = await new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-concurrency=2',
+        // One line per file as it finishes, then the failures in full and the totals.
+        `--test-reporter=${path.join(root, 'scripts/progress-reporter.mjs')}`,
+        '--test-reporter-destination=stdout',
+        ...files,
+      ],
       { stdio: 'inherit', env, cwd: root },
     );
     child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0)));

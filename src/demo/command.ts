@@ -2,7 +2,7 @@
 // provisioned through the real faces — two facilities with units and visitors (PMS face), a
 // partner with a few auctions (auction face, images served by the demo itself) — and simulated
 // controllers for both facilities. Prints the credentials and four curl commands, then runs
-// until Ctrl-C (or --duration).
+// until Ctrl-C (or --duration), the PMS changing a unit or visitor now and then (pms-changes.ts).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,30 +22,15 @@ import { checkPortAvailable, type RunningServer, startServer } from '../server.t
 import { runSimulator } from '../simulator/command.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
 import * as admin from '../tenancy/index.ts';
+import { DEMO_FACILITIES, FIRST_NAMES, LAST_NAMES } from './data.ts';
+import { PmsActivity } from './pms-changes.ts';
 
 interface DemoOptions {
   port?: string;
   duration: string;
   dataDir?: string;
+  pmsEvery: string;
 }
-
-const FACILITIES = [
-  { name: 'Demo North', timeZone: 'America/Denver', guid: 'DEMO-NORTH' },
-  { name: 'Demo South', timeZone: 'America/Phoenix', guid: 'DEMO-SOUTH' },
-];
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Linus'];
-const LAST = [
-  'Lovelace',
-  'Hopper',
-  'Turing',
-  'Dijkstra',
-  'Liskov',
-  'Thompson',
-  'Hamilton',
-  'Ritchie',
-  'Allen',
-  'Torvalds',
-];
 
 type AuctionRecord = NonNullable<
   paths['/api/3/auctioninfo']['post']['requestBody']
@@ -72,6 +57,23 @@ async function token(client: GatehouseClient, grant: Parameters<typeof requestTo
   } catch (error) {
     throw new CliError(`demo: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The grant's current token, renewed a minute before it expires: the demo's PMS keeps making
+ * changes for as long as the demo runs, which may be hours.
+ */
+function renewingToken(client: GatehouseClient, grant: Parameters<typeof requestToken>[1]): () => Promise<string> {
+  let held: { token: string; renewAt: number } | undefined;
+  return async () => {
+    if (!held || Date.now() >= held.renewAt) {
+      const answer = await requestToken(client, grant).catch((error: Error) => {
+        throw new CliError(`demo: ${error.message}`);
+      });
+      held = { token: answer.access_token, renewAt: Date.now() + Math.max(answer.expires_in - 60, 1) * 1000 };
+    }
+    return held.token;
+  };
 }
 
 /** Serves a few PNG pictures of "unit contents" for the demo auctions, on a loopback port. */
@@ -108,10 +110,18 @@ export function demoCommand(): Command {
     .option('--port <n>', 'HTTP port (default: PORT or 8080; 0 picks a free one)')
     .option('--duration <seconds>', 'stop after this long (0: run until Ctrl-C)', '0')
     .option('--data-dir <dir>', 'keep the demo data here (default: a temporary directory, removed at the end)')
+    .option(
+      '--pms-every <seconds>',
+      'mean seconds between the PMS’s changes of a unit or visitor after set-up; each wait is ⅔ to 4⁄3 of it (0: no changes)',
+      '30',
+    )
     .action(async (o: DemoOptions) => {
       const duration = Number(o.duration);
       if (!Number.isFinite(duration) || duration < 0)
         throw new CliError(`--duration must be a number of seconds, got "${o.duration}"`);
+      const pmsEvery = Number(o.pmsEvery);
+      if (!Number.isFinite(pmsEvery) || pmsEvery < 0)
+        throw new CliError(`--pms-every must be a number of seconds (0: no changes), got "${o.pmsEvery}"`);
       const base = loadConfig();
       const port = o.port !== undefined ? Number(o.port) : base.port;
       if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -133,10 +143,15 @@ export function demoCommand(): Command {
       // second signal exits at once.
       let stopping = false;
       let simulating = false;
+      let pmsActivity: PmsActivity | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
         if (stopping) process.exit(1);
         stopping = true;
-        if (simulating) return;
+        if (simulating) {
+          // No new PMS change while the controllers stop (they would never fetch its command).
+          void pmsActivity?.stop();
+          return;
+        }
         process.stderr.write(`gatehouse: demo interrupted (${signal}) while starting: stopping\n`);
         if (!o.dataDir) process.exit(130);
         void (async () => {
@@ -174,7 +189,7 @@ export function demoCommand(): Command {
         const account = await admin.createAccount(db, { name: 'Demo Storage Co' });
         const suffix = String(account.id);
         const facilities = [];
-        for (const f of FACILITIES) {
+        for (const f of DEMO_FACILITIES) {
           facilities.push(
             await admin.createFacility(db, {
               accountId: account.id,
@@ -198,14 +213,15 @@ export function demoCommand(): Command {
 
         // The PMS face: units and visitors, each change a command for the facility's controller.
         const anonymous = createGatehouseClient({ baseUrl: url });
-        const pmsToken = await token(anonymous, {
+        const pmsSession = renewingToken(anonymous, {
           grant_type: 'password',
           client_id: pmsApp.clientId,
           client_secret: pmsApp.clientSecret,
           username: key.apiKey,
           password: key.apiSecret,
         });
-        const pms = createGatehouseClient({ baseUrl: url, token: pmsToken });
+        const pmsToken = await pmsSession();
+        const pms = createGatehouseClient({ baseUrl: url, token: pmsSession });
         let person = 0;
         for (const [fi, facility] of facilities.entries()) {
           const facilityId = facility.id;
@@ -225,7 +241,7 @@ export function demoCommand(): Command {
               pms.POST('/facilities/{facilityId}/units', {
                 params: { path: { facilityId } },
                 body: {
-                  unitNumber: `${fi === 0 ? 'A' : 'B'}${100 + u}`,
+                  unitNumber: `${DEMO_FACILITIES[fi]!.unitPrefix}${100 + u}`,
                   extendedData: { size: u % 2 ? '10x10' : '10x15' },
                 },
               }),
@@ -239,8 +255,8 @@ export function demoCommand(): Command {
                 body: {
                   unitId: unit.id,
                   accessCode: String(1000 + n * 1111 + fi * 7).slice(0, 6),
-                  firstName: FIRST[n % FIRST.length]!,
-                  lastName: LAST[n % LAST.length]!,
+                  firstName: FIRST_NAMES[n % FIRST_NAMES.length]!,
+                  lastName: LAST_NAMES[n % LAST_NAMES.length]!,
                   isTenant: true,
                   timeGroupId: u === 5 ? businessHours : 0,
                   accessProfileId: u === 6 ? gateOnly : 0,
@@ -256,7 +272,7 @@ export function demoCommand(): Command {
                     unitId: unit.id,
                     accessCode: String(90_000 + n),
                     firstName: 'Helper',
-                    lastName: LAST[n % LAST.length]!,
+                    lastName: LAST_NAMES[n % LAST_NAMES.length]!,
                     isTenant: false,
                   },
                 }),
@@ -338,8 +354,21 @@ export function demoCommand(): Command {
         out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/${facilities[0]!.id}/commands?limit=10"`);
         out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/statuslist"`);
         out();
+        const seconds = (n: number) => String(Math.round(n * 10) / 10);
         out(
-          `Simulated gateway controllers for ${facilities.length} facilities are running${duration > 0 ? ` for ${duration} s` : ' (Ctrl-C to stop)'}:`,
+          `Simulated gateway controllers for ${facilities.length} facilities are running${duration > 0 ? ` for ${duration} s` : ' (Ctrl-C to stop)'}; ${
+            pmsEvery > 0
+              ? `the PMS makes a change every ${seconds((pmsEvery * 2) / 3)}–${seconds((pmsEvery * 4) / 3)} s`
+              : 'no PMS changes (--pms-every 0)'
+          }:`,
+        );
+        // On a terminal the simulator's progress line (stderr) is rewritten in place: a change's
+        // line clears it first so the two do not share a line; the next progress tick redraws it.
+        const clearProgress = process.stdout.isTTY && process.stderr.isTTY ? '\r\x1b[K' : '';
+        pmsActivity = new PmsActivity(
+          pms,
+          facilities.map((f) => ({ id: f.id, name: f.name })),
+          { everySeconds: pmsEvery, print: (line) => out(`${clearProgress}${line}`) },
         );
 
         const simulator = new Simulator(
@@ -355,11 +384,19 @@ export function demoCommand(): Command {
           },
         );
         simulating = true;
-        const summary = await runSimulator(simulator, { durationSeconds: duration, quiet: false });
+        const activity = pmsActivity;
+        const summary = await runSimulator(simulator, {
+          durationSeconds: duration,
+          quiet: false,
+          onStart: () => activity.start(),
+        });
+        await activity.stop();
         out(
-          `Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors.`,
+          `Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors, ${activity.changes} PMS changes.`,
         );
       } finally {
+        // A PMS change under way finishes before the service closes under it.
+        await pmsActivity?.stop();
         await server?.close();
         await images?.close();
         process.off('SIGINT', onSignal);

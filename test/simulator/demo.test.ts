@@ -1,5 +1,6 @@
 // `gatehouse demo`: starts the service on a fresh embedded database, provisions the demo account
-// through the real faces, runs the simulated controllers, prints credentials and four curl commands.
+// through the real faces, runs the simulated controllers, prints credentials and four curl commands,
+// and acts as the PMS now and then so that commands keep flowing.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,7 +24,7 @@ function signalDemo(
   signal: NodeJS.Signals,
   TMPDIR: string,
 ): Promise<{ code: number | string; output: string; ms: number }> {
-  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0'], {
+  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--pms-every', '0'], {
     env: { ...process.env, LOG_LEVEL: 'warn', TMPDIR },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,7 +51,8 @@ function signalDemo(
 it('provisions, simulates for the given duration, prints credentials and the four curl commands, and cleans up', async () => {
   // DATABASE_URL is ignored on purpose: the demo always runs on its own embedded database.
   const result = await runCli(
-    ['demo', '--duration', '4', '--port', '0'],
+    // No PMS change after set-up (--pms-every 0): the count of commands below is exact.
+    ['demo', '--duration', '4', '--port', '0', '--pms-every', '0'],
     { DATABASE_URL: 'postgres://127.0.0.1:1/not-used' },
     180_000,
   );
@@ -60,11 +62,11 @@ it('provisions, simulates for the given duration, prints credentials and the fou
   assert.ok(dataDir);
   assert.match(out, /PMS\s+client_id app_\S+\s+client_secret gh_cs_\S+/);
   assert.match(out, /api key key_\S+\s+api secret gh_as_\S+/);
-  assert.equal(
-    (out.match(/gateway\s+Demo (North|South): client_id gwc_\S+\s+client_secret gh_gs_\S+/g) ?? []).length,
-    2,
-  );
-  assert.match(out, /partner .*\(3 auctions for DEMO-NORTH-/);
+  assert.equal((out.match(/gateway\s+Demo (East|West): client_id gwc_\S+\s+client_secret gh_gs_\S+/g) ?? []).length, 2);
+  // The zones of src/demo/data.ts, three hours apart all year (test/demo/data.test.ts).
+  assert.match(out, /facility\s+Demo East \(America\/New_York\)/);
+  assert.match(out, /facility\s+Demo West \(America\/Los_Angeles\)/);
+  assert.match(out, /partner .*\(3 auctions for DEMO-EAST-/);
   assert.match(out, /export TOKEN=eyJ/);
   const curls = out.split('\n').filter((line) => line.trim().startsWith('curl -s -H "Authorization: Bearer $TOKEN"'));
   assert.equal(curls.length, 4);
@@ -72,7 +74,8 @@ it('provisions, simulates for the given duration, prints credentials and the fou
   assert.match(curls[1]!, /\/gatewayevents\/accounts\/[0-9]+\/export/);
   assert.match(curls[2]!, /\/facilities\/[0-9]+\/commands/);
   assert.match(curls[3]!, /\/facilities\/statuslist"$/);
-  const stopped = /Stopped: (\d+) commands applied, (\d+) events sent, (\d+) errors\./.exec(out);
+  assert.match(out, /running for 4 s; no PMS changes \(--pms-every 0\):/);
+  const stopped = /Stopped: (\d+) commands applied, (\d+) events sent, (\d+) errors, 0 PMS changes\./.exec(out);
   assert.ok(stopped, out);
   // 2 facilities × (8 units, 6 tenants, 1 helper, 1 disable) = 32 commands.
   assert.equal(Number(stopped[1]), 32);
@@ -114,6 +117,87 @@ it('refuses a --port that is not a port number', async () => {
     assert.equal(result.stderr, `gatehouse: --port must be a port number (0 for any free port), got "${bad}"\n`);
     assert.deepEqual(demoDirs(TMPDIR), []);
   }
+});
+
+it('refuses a --pms-every that is not a number of seconds', async () => {
+  for (const bad of ['soon', '-5']) {
+    const TMPDIR = tmpDir();
+    const result = await runCli(['demo', `--pms-every=${bad}`], { TMPDIR }, 60_000);
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr, `gatehouse: --pms-every must be a number of seconds (0: no changes), got "${bad}"\n`);
+    assert.deepEqual(demoDirs(TMPDIR), []);
+  }
+});
+
+it('acts as the PMS after set-up: each change is a line, a command the controller acknowledges', async () => {
+  const TMPDIR = tmpDir();
+  const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--pms-every', '0.5'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', TMPDIR },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  const killer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  const until = async (what: string, ready: () => Promise<boolean> | boolean) => {
+    for (const started = Date.now(); !(await ready()); ) {
+      if (Date.now() - started > 120_000 || child.exitCode !== null)
+        assert.fail(`never: ${what}\n${stdout}\n${stderr.slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+  const changeLines = () => stdout.split('\n').filter((line) => line.startsWith('PMS change at '));
+  try {
+    await until('three PMS changes', () => changeLines().length >= 3);
+    for (const line of changeLines())
+      assert.match(
+        line,
+        /^PMS change at Demo (East|West): (unit [AB]1\d\d (is delinquent|paid up|rented to|vacated)|.+ \(unit [AB]1\d\d\) has a new gate code)/,
+      );
+    // What the PMS sees through the API: commands beyond the set-up's 16 per facility (8 units,
+    // 6 tenants, a helper, a disabled unit), and the simulated controllers acknowledging them.
+    const url = /Gatehouse demo: (http:\/\/\S+)/.exec(stdout)![1]!;
+    const token = /export TOKEN=(\S+)/.exec(stdout)![1]!;
+    const facilityIds = [...stdout.matchAll(/facility\s+Demo \w+ \([^)]+\)\s+(\d+)/g)].map((m) => Number(m[1]));
+    assert.equal(facilityIds.length, 2);
+    const laterCommands = async () => {
+      const lists = await Promise.all(
+        facilityIds.map(async (id) => {
+          const response = await fetch(`${url}/facilities/${id}/commands?after=16`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
+          assert.equal(response.status, 200);
+          return (await response.json()) as { sequence: number; status: string }[];
+        }),
+      );
+      return lists.flat();
+    };
+    const made = changeLines().length;
+    assert.ok((await laterCommands()).length >= made, 'a command for every change printed');
+    await until(
+      'three of them acknowledged',
+      async () => (await laterCommands()).filter((c) => c.status === 'acknowledged').length >= 3,
+    );
+  } finally {
+    child.kill('SIGINT');
+    clearTimeout(killer);
+  }
+  // Ctrl-C while the PMS is at work: its last change finishes before the service closes, nothing
+  // fails or is left unhandled.
+  assert.equal(await exited, 0, stderr.slice(-2000));
+  const stopped = /Stopped: \d+ commands applied, \d+ events sent, 0 errors, (\d+) PMS changes\./.exec(stdout);
+  assert.ok(stopped, stdout);
+  assert.equal(Number(stopped[1]), changeLines().length);
+  assert.doesNotMatch(stdout + stderr, /failed:|unhandled|error:/i);
+  assert.deepEqual(demoDirs(TMPDIR), []);
 });
 
 it('stops at once on SIGINT while starting, exits non-zero and removes its temporary directory', async () => {
