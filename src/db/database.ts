@@ -55,8 +55,8 @@ export interface OpenOptions {
 
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   const max = options.poolSize ?? 20;
-  // The data directory holds signing keys and blobs on either database: it must be writable.
-  prepareDataDir(config.dataDir);
+  // The data directory holds signing keys and blobs on either database: it must be writable. On a
+  // server it is made only once the server has answered: a refused start leaves nothing behind.
   if (config.databaseUrl) {
     const driver = await loadDriver();
     const location = describeDatabaseUrl(config.databaseUrl);
@@ -73,9 +73,16 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     });
     const target = databaseTarget(config.databaseUrl);
     await probe(pool, (error) => explainDatabaseFailure(error, target));
+    try {
+      prepareDataDir(config.dataDir);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
     return wrap(driver, pool, 'postgres', location, async () => {});
   }
 
+  prepareDataDir(config.dataDir);
   const layout = dataDirLayout(config.dataDir);
   if (options.role === 'client' && readLockOwner(config.dataDir) && (await socketAccepts(layout.socketPath))) {
     const driver = await loadDriver();
