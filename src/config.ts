@@ -103,7 +103,7 @@ function integer(env: Env, name: string, fallback: number, { min, max, unit, zer
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (value >= min && value <= max) return value;
   const from = min === 0 && zero ? `0 (${zero})` : String(min);
-  const given = /^[-+]?[\d.e]+$/i.test(raw) ? raw : JSON.stringify(raw);
+  const given = /^[-+]?[\d.]+$/.test(raw) ? raw : JSON.stringify(raw);
   throw new ConfigError(
     name,
     `must be a whole number${unit ? ` of ${unit}` : ''} from ${from} to ${max} (got ${given})`,
