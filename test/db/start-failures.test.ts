@@ -265,6 +265,14 @@ describe('explainDataDirFailure', () => {
           error.message ===
           `DATA_DIR ${path.join(file, 'x', 'data')} cannot be created: ${file} is a file, not a directory: name a directory (it is created if missing)`,
       );
+      // A directory it can use, too long a path for the embedded database's socket.
+      const long = path.join(dir, 'x'.repeat(100));
+      assert.throws(
+        () => prepareDataDir(long),
+        (error: Error) =>
+          error.message ===
+          `DATA_DIR ${long} is too long a path for the database socket (at most ~85 characters): choose a shorter DATA_DIR`,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
