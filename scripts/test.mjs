@@ -61,7 +61,10 @@ async function main() {
     try {
       await admin.connect();
     } catch (error) {
-      throw new Error(`DATABASE_URL is set but PostgreSQL is not reachable: ${error.code ?? error.message}`);
+      // The service's own sentence for it, with the fix (a missing database, a refused password…).
+      const { tsImport } = await import('tsx/esm/api');
+      const { databaseTarget, explainDatabaseFailure } = await tsImport('../src/db/start-failures.ts', import.meta.url);
+      throw new Error(explainDatabaseFailure(error, databaseTarget(databaseUrl)));
     }
     templateDb = `gh_tpl_${runId}`;
     await admin.query(`create database ${templateDb}`);

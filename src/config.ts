@@ -2,6 +2,7 @@
 // docs/CONFIGURATION.md lists the same table for operators.
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { databaseAddress, databaseTarget } from './db/start-failures.ts';
 
 export interface Config {
   port: number;
@@ -83,13 +84,30 @@ function text(env: Env, name: string): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+interface Range {
+  min: number;
+  max: number;
+  /** What one counts ("seconds", "MiB"); none for a plain number (a port). */
+  unit?: string;
+  /** What 0 means, when it is allowed and means something other than nothing ("no limit"). */
+  zero?: string;
+}
+
+/**
+ * A whole number within its range. Every numeric setting is read here, so that each refusal says
+ * the same things: the unit, the range (and what 0 means) and what was given.
+ */
+function integer(env: Env, name: string, fallback: number, { min, max, unit, zero }: Range): number {
   const raw = text(env, name);
   if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (value >= min && value <= max) return value;
+  const from = min === 0 && zero ? `0 (${zero})` : String(min);
+  const given = /^[-+]?[\d.]+$/.test(raw) ? raw : JSON.stringify(raw);
+  throw new ConfigError(
+    name,
+    `must be a whole number${unit ? ` of ${unit}` : ''} from ${from} to ${max} (got ${given})`,
+  );
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
@@ -101,20 +119,28 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
   return raw as T;
 }
 
-function url(env: Env, name: string, protocols: string[]): string | null {
+/**
+ * A URL of one of `protocols`. A refusal shows the form to write (`form`), never the value: a URL
+ * may hold a password.
+ */
+function url(env: Env, name: string, protocols: string[], form: string): string | null {
   const raw = text(env, name);
   if (raw === null) return null;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, 'is not a valid URL');
+    throw new ConfigError(name, `is not a valid URL: write it as ${form}`);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+    const schemes = protocols.map((p) => `${p}//`).join(' or ');
+    throw new ConfigError(name, `must start with ${schemes} (got ${parsed.protocol}): write it as ${form}`);
   }
   return raw;
 }
+
+const WITH_CREDENTIALS = 'with @ : / # ? % in the user or password percent-encoded (@ as %40)';
+const HTTP_URL = 'https://host[:port][/path]';
 
 /**
  * `*`, or a comma-separated list of origins as browsers send them: `http(s)://host[:port]`, without
@@ -182,7 +208,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const blobStore = oneOf(env, 'BLOB_STORE', 'fs', ['fs', 's3'] as const);
   const s3 = {
-    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:'], HTTP_URL),
     bucket: text(env, 'S3_BUCKET'),
     region: text(env, 'S3_REGION') ?? 'us-east-1',
     accessKeyId: text(env, 'S3_ACCESS_KEY_ID'),
@@ -218,43 +244,84 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       throw new ConfigError('ACCESS_CODE_KEY', 'must be 32 bytes, as 64 hex digits or base64');
   }
 
-  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const port = integer(env, 'PORT', 8080, { min: 0, max: 65535, zero: 'any free port' });
   return {
     port,
-    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'], HTTP_URL)?.replace(/\/+$/, '') ?? null,
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl: url(
+      env,
+      'DATABASE_URL',
+      ['postgres:', 'postgresql:'],
+      `postgres://user:password@host:5432/database, ${WITH_CREDENTIALS}`,
+    ),
     // A statement limit, not an export limit: an export reads in short keyset chunks, one statement each.
-    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
-    databaseLockTimeoutMs: integer(env, 'DATABASE_LOCK_TIMEOUT_MS', 5_000, 0, 3_600_000),
-    databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
-    embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 16, 1, 1024),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 10_000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, {
+      min: 0,
+      max: 3_600_000,
+      unit: 'milliseconds',
+      zero: 'no limit',
+    }),
+    databaseLockTimeoutMs: integer(env, 'DATABASE_LOCK_TIMEOUT_MS', 5_000, {
+      min: 0,
+      max: 3_600_000,
+      unit: 'milliseconds',
+      zero: 'no limit',
+    }),
+    databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, {
+      min: 0,
+      max: 3_600_000,
+      unit: 'milliseconds',
+      zero: 'no limit',
+    }),
+    embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 16, { min: 1, max: 1024, unit: 'MiB' }),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], `redis://[:password@]host:6379[/db], ${WITH_CREDENTIALS}`),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, { min: 100, max: 3_600_000, unit: 'milliseconds' }),
+    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, {
+      min: 10,
+      max: 10_000,
+      unit: 'milliseconds',
+    }),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, 60, 86400),
-    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 300, 365 * 86400),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024, max: 64 * 1024 * 1024, unit: 'bytes' }),
+    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, { min: 60, max: 86400, unit: 'seconds' }),
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, {
+      min: 300,
+      max: 365 * 86400,
+      unit: 'seconds',
+    }),
     jwtPrivateKeyPem: privateKey,
     jwtIssuer: text(env, 'JWT_ISSUER') ?? 'gatehouse',
-    tokenFailureLimit: integer(env, 'TOKEN_FAILURE_LIMIT', 10, 1, 100000),
-    tokenFailureWindowSeconds: integer(env, 'TOKEN_FAILURE_WINDOW_SECONDS', 60, 1, 86400),
-    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
-    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, 1, 3650),
-    auctionRecreateWaitMinutes: integer(env, 'AUCTION_RECREATE_WAIT_MINUTES', 15, 0, 10080),
+    tokenFailureLimit: integer(env, 'TOKEN_FAILURE_LIMIT', 10, { min: 1, max: 100000, unit: 'failed attempts' }),
+    tokenFailureWindowSeconds: integer(env, 'TOKEN_FAILURE_WINDOW_SECONDS', 60, {
+      min: 1,
+      max: 86400,
+      unit: 'seconds',
+    }),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, { min: 1, max: 10_000_000, unit: 'requests' }),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, { min: 1, max: 3650, unit: 'days' }),
+    auctionRecreateWaitMinutes: integer(env, 'AUCTION_RECREATE_WAIT_MINUTES', 15, {
+      min: 0,
+      max: 10080,
+      unit: 'minutes',
+      zero: 'no wait',
+    }),
     outboundAllowHosts: allowHosts,
-    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 10, 3_600_000),
-    webhookDisableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
-    webhookSweepMs: integer(env, 'WEBHOOK_SWEEP_MS', 2_000, 50, 600_000),
-    imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, 100, 300000),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000, unit: 'milliseconds' }),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, { min: 10, max: 3_600_000, unit: 'milliseconds' }),
+    webhookDisableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, {
+      min: 1,
+      max: 30 * 86_400,
+      unit: 'seconds',
+    }),
+    webhookSweepMs: integer(env, 'WEBHOOK_SWEEP_MS', 2_000, { min: 50, max: 600_000, unit: 'milliseconds' }),
+    imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, { min: 100, max: 300000, unit: 'milliseconds' }),
     blobStore,
     s3,
-    supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:']),
+    supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:'], HTTP_URL),
     supportWebhookSecret: webhookSecret(env, 'SUPPORT_WEBHOOK_SECRET'),
-    shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, 1, 600),
+    shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, { min: 1, max: 600, unit: 'seconds' }),
     accessCodeKey,
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
   };
@@ -274,8 +341,8 @@ export function serviceUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, 
 /** A database URL fit for a log line or an error message: no password. */
 export function describeDatabaseUrl(databaseUrl: string): string {
   try {
-    const u = new URL(databaseUrl);
-    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+    const target = databaseTarget(databaseUrl);
+    return `${databaseAddress(target)}/${target.database}`;
   } catch {
     return '(unparseable DATABASE_URL)';
   }

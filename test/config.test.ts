@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, describeDatabaseUrl, loadConfig } from '../src/config.ts';
@@ -121,5 +122,95 @@ describe('configuration', () => {
 
   it('never shows a database password', () => {
     assert.equal(describeDatabaseUrl('postgres://user:hunter2@db.internal:6543/gh'), 'db.internal:6543/gh');
+  });
+
+  // Every numeric setting, as config.ts reads them: a new one read otherwise would not be listed here.
+  const numericSettings = [
+    ...fs
+      .readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8')
+      .matchAll(/integer\(\s*env,\s*'([A-Z_]+)'/g),
+  ].map((m) => m[1]!);
+
+  it('reads every numeric setting through one rule', () => {
+    assert.ok(numericSettings.length >= 20, String(numericSettings));
+    assert.ok(numericSettings.includes('TOKEN_TTL_SECONDS') && numericSettings.includes('PORT'));
+  });
+
+  for (const name of numericSettings) {
+    it(`says what ${name} must be: a whole number, its unit and range, and what was given`, () => {
+      for (const given of ['-5', '1.5', 'ten', '99999999999']) {
+        assert.throws(
+          () => loadConfig({ [name]: given }),
+          (error: unknown) => {
+            const shown = /^[-\d.]+$/.test(given) ? given : `"${given}"`;
+            assert.ok(error instanceof ConfigError && error.variable === name);
+            assert.match(
+              error.message,
+              new RegExp(
+                `^${name}: must be a whole number( of [a-zA-Z ]+)? from \\d+( \\([a-z ]+\\))? to \\d+ \\(got ${shown.replace('.', '\\.')}\\)$`,
+              ),
+            );
+            return true;
+          },
+        );
+      }
+    });
+  }
+
+  it('says the unit where there is one, and what 0 means where it means something', () => {
+    const said = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    assert.equal(
+      said({ TOKEN_TTL_SECONDS: '-5' }),
+      'TOKEN_TTL_SECONDS: must be a whole number of seconds from 60 to 86400 (got -5)',
+    );
+    assert.equal(
+      said({ PORT: 'eighty' }),
+      'PORT: must be a whole number from 0 (any free port) to 65535 (got "eighty")',
+    );
+    assert.equal(
+      said({ DATABASE_LOCK_TIMEOUT_MS: '5s' }),
+      'DATABASE_LOCK_TIMEOUT_MS: must be a whole number of milliseconds from 0 (no limit) to 3600000 (got "5s")',
+    );
+    assert.equal(
+      said({ EMBEDDED_SHARED_BUFFERS_MB: '0' }),
+      'EMBEDDED_SHARED_BUFFERS_MB: must be a whole number of MiB from 1 to 1024 (got 0)',
+    );
+    // The bounds themselves are accepted.
+    assert.equal(loadConfig({ TOKEN_TTL_SECONDS: '60' }).tokenTtlSeconds, 60);
+    assert.equal(loadConfig({ TOKEN_TTL_SECONDS: '86400' }).tokenTtlSeconds, 86400);
+  });
+
+  it('shows the form of a DATABASE_URL it cannot read, never the value (it may hold a password)', () => {
+    for (const [given, start] of [
+      ['postgres://gatehouse:pa#ss@db.internal/gh', 'DATABASE_URL: is not a valid URL: write it as '],
+      [
+        'mysql://gatehouse:pass@db.internal/gh',
+        'DATABASE_URL: must start with postgres:// or postgresql:// (got mysql:): write it as ',
+      ],
+      [
+        'db.internal:5432/gh',
+        'DATABASE_URL: must start with postgres:// or postgresql:// (got db.internal:): write it as ',
+      ],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ DATABASE_URL: given }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.equal(
+            error.message,
+            `${start}postgres://user:password@host:5432/database, with @ : / # ? % in the user or password percent-encoded (@ as %40)`,
+          );
+          assert.doesNotMatch(error.message, /pa#ss|pass@/);
+          return true;
+        },
+      );
+    }
   });
 });

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { explainDataDirFailure } from './start-failures.ts';
 
 export const EMBEDDED_PORT = 5432;
 
@@ -35,15 +36,40 @@ export function prepareDataDir(dataDir: string): void {
     fs.writeFileSync(probe, '');
     fs.rmSync(probe);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new DataDirError(`data directory ${dataDir} is not writable (${code}); set DATA_DIR to a writable directory`);
+    throw dataDirFailure(dataDir, error);
   }
   const { socketPath } = dataDirLayout(dataDir);
   if (Buffer.byteLength(socketPath) > 100) {
     throw new DataDirError(
-      `data directory ${dataDir} is too long a path for the database socket (at most ~85 characters)`,
+      `DATA_DIR ${dataDir} is too long a path for the database socket (at most ~85 characters): choose a shorter DATA_DIR`,
     );
   }
+}
+
+/** The one-line refusal for a data directory the file system would not let this process use. */
+function dataDirFailure(dataDir: string, error: unknown): DataDirError {
+  // What stands where the directory should be: it, or the nearest parent that exists.
+  let existing = dataDir;
+  let stats: fs.Stats | undefined;
+  for (;;) {
+    try {
+      stats = fs.statSync(existing);
+      break;
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) break;
+      existing = parent;
+    }
+  }
+  return new DataDirError(
+    explainDataDirFailure({
+      code: (error as NodeJS.ErrnoException).code ?? 'error',
+      dataDir,
+      existing,
+      existingIsDirectory: stats?.isDirectory() ?? true,
+      uid: process.getuid?.() ?? null,
+    }),
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -85,7 +111,7 @@ export function lockDataDir(dataDir: string, command: string): { release(): void
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirFailure(dataDir, error);
       const owner = readLockOwner(dataDir);
       if (owner) {
         throw new DataDirError(

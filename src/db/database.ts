@@ -14,6 +14,7 @@ import {
   socketAccepts,
 } from './data-dir.ts';
 import { startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+import { DatabaseUnavailableError, databaseTarget, explainDatabaseFailure } from './start-failures.ts';
 import { hasCluster, preparedTemplate, seedFromTemplate } from './template.ts';
 import type { Tables } from './tables.ts';
 
@@ -36,10 +37,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export class DatabaseUnavailableError extends Error {
-  override name = 'DatabaseUnavailableError';
-}
-
 export interface OpenOptions {
   /**
    * `owner`: this process serves the embedded database and refuses a data directory that another
@@ -58,8 +55,8 @@ export interface OpenOptions {
 
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   const max = options.poolSize ?? 20;
-  // The data directory holds signing keys and blobs on either database: it must be writable.
-  prepareDataDir(config.dataDir);
+  // The data directory holds signing keys and blobs on either database: it must be writable. On a
+  // server it is made only once the server has answered: a refused start leaves nothing behind.
   if (config.databaseUrl) {
     const driver = await loadDriver();
     const location = describeDatabaseUrl(config.databaseUrl);
@@ -74,15 +71,26 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       lock_timeout: config.databaseLockTimeoutMs,
       idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
     });
-    await probe(pool, `PostgreSQL at ${location} (DATABASE_URL)`);
+    const target = databaseTarget(config.databaseUrl);
+    await probe(pool, (error) => explainDatabaseFailure(error, target));
+    try {
+      prepareDataDir(config.dataDir);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
     return wrap(driver, pool, 'postgres', location, async () => {});
   }
 
+  prepareDataDir(config.dataDir);
   const layout = dataDirLayout(config.dataDir);
   if (options.role === 'client' && readLockOwner(config.dataDir) && (await socketAccepts(layout.socketPath))) {
     const driver = await loadDriver();
     const pool = embeddedPool(driver, config.dataDir, Math.min(max, 4));
-    await probe(pool, `the running server's database socket ${layout.socketPath}`);
+    await probe(
+      pool,
+      (error) => `cannot connect to the running server's database socket ${layout.socketPath}: ${reason(error)}`,
+    );
     return wrap(driver, pool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
   }
 
@@ -112,7 +120,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   }
   const pool = embeddedPool(driver, config.dataDir, max);
   try {
-    await probe(pool, `the embedded database in ${layout.pgData}`);
+    await probe(pool, (error) => `cannot connect to the embedded database in ${layout.pgData}: ${reason(error)}`);
   } catch (error) {
     await server.stop();
     lock.release();
@@ -146,15 +154,17 @@ function embeddedPool({ pg }: Driver, dataDir: string, max: number): pg.Pool {
   });
 }
 
-async function probe(pool: pg.Pool, what: string): Promise<void> {
+/** The first connection, before anything is written: a failure is refused in one line (`explain`). */
+async function probe(pool: pg.Pool, explain: (error: unknown) => string): Promise<void> {
   try {
     await pool.query('select 1');
   } catch (error) {
     await pool.end().catch(() => {});
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new DatabaseUnavailableError(`cannot connect to ${what}: ${reason}`);
+    throw new DatabaseUnavailableError(explain(error));
   }
 }
+
+const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
 function wrap(
   { Kysely, PostgresDialect }: Driver,
@@ -184,4 +194,4 @@ function wrap(
   };
 }
 
-export { DataDirError };
+export { DataDirError, DatabaseUnavailableError };

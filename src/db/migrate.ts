@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { DatabaseUnavailableError, databaseTarget, explainDatabaseFailure } from './start-failures.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const LOCK_KEY = 727_001; // pg_advisory_lock key for migrations
@@ -55,7 +56,11 @@ export interface MigrationResult {
 let queue: Promise<unknown> = Promise.resolve();
 
 export function migrate(pool: pg.Pool, migrations: Migration[] = readMigrations()): Promise<MigrationResult> {
-  const run = queue.then(() => migrateLocked(pool, migrations));
+  const run = queue
+    .then(() => migrateLocked(pool, migrations))
+    .catch((error: unknown) => {
+      throw permissionRefusal(pool, error) ?? error;
+    });
   queue = run.catch(() => {});
   return run;
 }
@@ -96,7 +101,7 @@ async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<Mi
           await client.query('commit');
         } catch (error) {
           await client.query('rollback');
-          throw new Error(`migration ${label} failed: ${(error as Error).message}`);
+          throw new Error(`migration ${label} failed: ${(error as Error).message}`, { cause: error });
         }
         result.applied.push(label);
       }
@@ -109,6 +114,17 @@ async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<Mi
     // A session whose limits could not be restored is not given back to the pool.
     client.release(broken);
   }
+}
+
+/**
+ * A role that may not create what the migrations make (42501, on a PostgreSQL server: the embedded
+ * database's user is its superuser): one line that names the privileges it needs.
+ */
+function permissionRefusal(pool: pg.Pool, error: unknown): DatabaseUnavailableError | null {
+  const refused = error instanceof Error && error.cause ? error.cause : error;
+  const url = pool.options.connectionString;
+  if ((refused as { code?: unknown }).code !== '42501' || !url) return null;
+  return new DatabaseUnavailableError(explainDatabaseFailure(refused, databaseTarget(url)));
 }
 
 /** True when every migration in the repository has been applied. */

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { clientFor } from '../helpers/e2e.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
 import { runCli, startServerProcess } from '../helpers/process.ts';
@@ -70,11 +71,13 @@ describe('the server process', () => {
     const file = path.join(database.env.DATA_DIR!, 'not-a-directory');
     fs.writeFileSync(file, '');
     const result = await runCli(['serve'], { ...database.env, DATA_DIR: path.join(file, 'data'), PORT: '0' });
-    assert.notEqual(result.code, 0);
+    assert.equal(result.code, 1);
     // About 2 s on an idle machine (mostly the TypeScript loader); the bound only catches a hang.
     assert.ok(result.ms < 45_000, `took ${result.ms} ms`);
-    assert.match(result.stderr, /^gatehouse: data directory .*not-a-directory\/data is not writable \(ENOTDIR\)/);
-    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.equal(
+      result.stderr,
+      `gatehouse: DATA_DIR ${file}/data cannot be created: ${file} is a file, not a directory: name a directory (it is created if missing)\n`,
+    );
   });
 
   it('refuses a DATABASE_URL that points nowhere within seconds, in one line, without the password', async () => {
@@ -83,14 +86,82 @@ describe('the server process', () => {
       DATABASE_URL: 'postgres://postgres:s3cret-pw@127.0.0.1:1/test',
       PORT: '0',
     });
-    assert.notEqual(result.code, 0);
+    assert.equal(result.code, 1);
     // About 2 s on an idle machine (mostly the TypeScript loader); the bound only catches a hang.
     assert.ok(result.ms < 45_000, `took ${result.ms} ms`);
     assert.equal(
       result.stderr,
-      'gatehouse: cannot connect to PostgreSQL at 127.0.0.1:1/test (DATABASE_URL): ECONNREFUSED\n',
+      'gatehouse: no PostgreSQL is answering at 127.0.0.1:1 (DATABASE_URL): is it running, and listening there? check the host and port in DATABASE_URL\n',
     );
   });
+
+  // Each start failure is one line with the fix on stderr, exit 1, no stack, for `serve` and `migrate` alike.
+  const refusedAtStart = async (env: Record<string, string>, line: string | RegExp) => {
+    for (const command of ['serve', 'migrate']) {
+      const result = await runCli([command], { ...database.env, PORT: '0', ...env });
+      assert.equal(result.code, 1, `${command}: ${result.stderr}`);
+      assert.equal(result.stdout, '', command);
+      if (typeof line === 'string') assert.equal(result.stderr, `gatehouse: ${line}\n`, command);
+      else assert.match(result.stderr, line, command);
+      assert.equal(result.stderr.split('\n').length, 2, `${command}: one line: ${result.stderr}`);
+    }
+  };
+
+  it('refuses a DATA_DIR that is a file, saying so', async () => {
+    const file = path.join(database.env.DATA_DIR!, 'a-file');
+    fs.writeFileSync(file, 'not a directory');
+    await refusedAtStart(
+      { DATA_DIR: file },
+      `DATA_DIR ${file} is a file, not a directory: name a directory (it is created if missing)`,
+    );
+    assert.equal(fs.readFileSync(file, 'utf8'), 'not a directory');
+  });
+
+  it('refuses a numeric setting out of its range, with its unit, its range and what was given', async () => {
+    await refusedAtStart(
+      { TOKEN_TTL_SECONDS: '-5' },
+      'TOKEN_TTL_SECONDS: must be a whole number of seconds from 60 to 86400 (got -5)',
+    );
+  });
+
+  if (onPostgres) {
+    const urlWith = (changes: { pathname?: string; username?: string }) => {
+      const url = new URL(database.env.DATABASE_URL!);
+      Object.assign(url, changes);
+      return url.toString();
+    };
+
+    it('refuses a database that does not exist, with the createdb that makes it, before creating DATA_DIR', async () => {
+      const dataDir = path.join(database.env.DATA_DIR!, 'never-made');
+      const { hostname } = new URL(database.env.DATABASE_URL!);
+      await refusedAtStart(
+        { DATABASE_URL: urlWith({ pathname: '/gatehouse_no_such_db' }), DATA_DIR: dataDir },
+        new RegExp(
+          `^gatehouse: database "gatehouse_no_such_db" does not exist on ${hostname}:\\d+: create it \\(createdb -h ${hostname} .*gatehouse_no_such_db\\) or correct DATABASE_URL\n$`,
+        ),
+      );
+      assert.equal(fs.existsSync(dataDir), false, 'the data directory is made only once the database answered');
+    });
+
+    it('refuses a role that may not create the tables, naming the privileges it needs', async () => {
+      const role = `gh_t_${process.env.GATEHOUSE_TEST_RUN_ID}_norights`;
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      try {
+        await admin.query(`create role ${role} login`);
+        const { pathname } = new URL(database.env.DATABASE_URL!);
+        await refusedAtStart(
+          { DATABASE_URL: urlWith({ username: role }) },
+          new RegExp(
+            `^gatehouse: user "${role}" may not set up database "${pathname.slice(1)}" on .* \\(permission denied for schema public\\): the role needs CONNECT and CREATE on the database and CREATE on its schema public; simplest, make it the database's owner \\(ALTER DATABASE ${pathname.slice(1)} OWNER TO ${role}\\) or correct DATABASE_URL\n$`,
+          ),
+        );
+      } finally {
+        await admin.query(`drop role if exists ${role}`);
+        await admin.end();
+      }
+    });
+  }
 
   describe('a port it cannot listen on', () => {
     let blocker: net.Server;
@@ -139,7 +210,10 @@ describe('the server process', () => {
   it('names a bad configuration variable in one line', async () => {
     const result = await runCli(['serve'], { ...database.env, PORT: 'eighty' });
     assert.notEqual(result.code, 0);
-    assert.equal(result.stderr, 'gatehouse: PORT: must be a whole number, got "eighty"\n');
+    assert.equal(
+      result.stderr,
+      'gatehouse: PORT: must be a whole number from 0 (any free port) to 65535 (got "eighty")\n',
+    );
   });
 });
 
