@@ -6,7 +6,7 @@ import type pino from 'pino';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { MigrationMismatchError, migrate, migrationsApplied } from './db/migrate.ts';
+import { MigrationMismatchError, migrate, migrationsApplied, permissionRefusal } from './db/migrate.ts';
 import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
 import { createAccessControl, type AccessControl } from './access-control/index.ts';
@@ -142,10 +142,16 @@ export async function startServices(config: Config, logger: pino.Logger, options
       },
       close: closeOpened,
     };
-    const starting = jobs.start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...push.jobs]).then(() => {
-      // The lanes are workers too: a one-shot command or a test without jobs does not work them.
-      if (options.runJobs) return push.start();
-    });
+    const starting = jobs
+      .start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...push.jobs])
+      .catch((error) => {
+        // pg-boss installs its schema at its start: a role that may not is told what it needs.
+        throw permissionRefusal(database.pool, error) ?? error;
+      })
+      .then(() => {
+        // The lanes are workers too: a one-shot command or a test without jobs does not work them.
+        if (options.runJobs) return push.start();
+      });
     opened.push(async () => {
       await starting.catch(() => {});
       await jobs.stop();
@@ -163,7 +169,9 @@ export async function startServices(config: Config, logger: pino.Logger, options
 /** The service's migrations and the job queue's schema: what `gatehouse migrate` and every command apply. */
 export async function applyMigrations(database: Database, logger: pino.Logger): Promise<void> {
   logMigrations(await migrate(database.pool), logger);
-  await installJobSchema(database.pool);
+  await installJobSchema(database.pool).catch((error) => {
+    throw permissionRefusal(database.pool, error) ?? error;
+  });
 }
 
 function logMigrations(result: Awaited<ReturnType<typeof migrate>>, logger: pino.Logger): void {

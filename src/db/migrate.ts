@@ -117,10 +117,11 @@ async function migrateLocked(pool: pg.Pool, migrations: Migration[]): Promise<Mi
 }
 
 /**
- * A role that may not create what the migrations make (42501, on a PostgreSQL server: the embedded
- * database's user is its superuser): one line that names the privileges it needs.
+ * A role that may not create what the migrations or the job queue's schema make (42501, on a
+ * PostgreSQL server: the embedded database's user is its superuser): one line that names the
+ * privileges it needs.
  */
-function permissionRefusal(pool: pg.Pool, error: unknown): DatabaseUnavailableError | null {
+export function permissionRefusal(pool: pg.Pool, error: unknown): DatabaseUnavailableError | null {
   const refused = error instanceof Error && error.cause ? error.cause : error;
   const url = pool.options.connectionString;
   if ((refused as { code?: unknown }).code !== '42501' || !url) return null;

@@ -161,6 +161,33 @@ describe('the server process', () => {
         await admin.end();
       }
     });
+
+    it('refuses a role that may create tables but not the job queue’s schema, naming the privileges it needs', async () => {
+      // A new, empty database: the role may create in schema public (so the migrations pass) but
+      // not schemas in the database, which the job queue (pg-boss) makes at its start.
+      const name = `gh_t_${process.env.GATEHOUSE_TEST_RUN_ID}_noschema`;
+      const role = `${name}_role`;
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      try {
+        await admin.query(`create role ${role} login`);
+        await admin.query(`create database ${name}`);
+        const inside = new pg.Client({ connectionString: urlWith({ pathname: `/${name}` }) });
+        await inside.connect();
+        await inside.query(`grant create on schema public to ${role}`);
+        await inside.end();
+        await refusedAtStart(
+          { DATABASE_URL: urlWith({ pathname: `/${name}`, username: role }) },
+          new RegExp(
+            `^gatehouse: user "${role}" may not set up database "${name}" on .* \\(permission denied for database ${name}\\): the role needs CONNECT and CREATE on the database`,
+          ),
+        );
+      } finally {
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.query(`drop role if exists ${role}`);
+        await admin.end();
+      }
+    });
   }
 
   describe('a port it cannot listen on', () => {
