@@ -621,6 +621,14 @@ describe('reads', () => {
         .sort(),
       ['limit', 'status'],
     );
+    // In plain words, each with its allowed values or range (issue 16).
+    assert.deepEqual(
+      envelopeOf(badQuery).meta.errors.map((e) => e.message),
+      [
+        'status must be Pending, Active, Cancelled, ClosedSold or ClosedUnsold.',
+        'limit must be a whole number from 1 to 500.',
+      ],
+    );
     assert.equal(
       (await t.app.inject({ method: 'GET', url: '/api/3/auctions?cursor=nope', headers: bearer(p.token) })).statusCode,
       400,
