@@ -4,6 +4,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import {
+  ACTIVATION_FIELDS,
   AUCTION_STATUSES,
   AUCTION_TYPES,
   CATEGORIES,
@@ -175,6 +176,13 @@ export const CreateBody = Type.Object(
   },
 );
 
+// Named once: the import result and the auction's view say it in the same words.
+const MissingFields = Type.Array(StringEnum(ACTIVATION_FIELDS), {
+  description:
+    'Only when the auction is held Pending as INCOMPLETE: which of the fields activation needs the record lacks ' +
+    '(description, startsAt, endsAt; imageUrls: at least one image URL).',
+});
+
 export const UnitResult = Type.Object(
   {
     unitId: Type.String(),
@@ -184,6 +192,7 @@ export const UnitResult = Type.Object(
     reason: Type.Optional(
       Type.String({ description: `Pending: ${PENDING_REASONS.join(' or ')}; removed: REMOVED_FROM_LIST.` }),
     ),
+    missingFields: Type.Optional(MissingFields),
     retryAfter: Type.Optional(
       Type.String({ format: 'date-time', description: 'Deferred: when a full list will create the auction.' }),
     ),
@@ -318,6 +327,7 @@ export const Auction = Type.Object(
     auctionType: StringEnum(AUCTION_TYPES),
     status: AuctionStatus,
     pendingReasons: Type.Array(StringEnum(PENDING_REASONS)),
+    missingFields: Type.Optional(MissingFields),
     record: RecordView,
     startsAt: Nullable(Type.String({ format: 'date-time' })),
     endsAt: Nullable(Type.String({ format: 'date-time' })),
