@@ -109,7 +109,6 @@ const TYPES: Record<string, string> = {
   object: 'an object',
 };
 
-const numberText = (value: unknown) => String(value);
 const isSafeBound = (value: unknown) => value === SAFE_INTEGER_RANGE.minimum || value === SAFE_INTEGER_RANGE.maximum;
 
 /**
@@ -128,9 +127,9 @@ function rangeInWords(schema: Schema, showSafe = false): string {
     bound('exclusiveMinimum'),
     bound('exclusiveMaximum'),
   ];
-  if (min !== undefined && max !== undefined) return ` from ${numberText(min)} to ${numberText(max)}`;
-  const low = min !== undefined ? `at least ${numberText(min)}` : above !== undefined ? `greater than ${above}` : null;
-  const high = max !== undefined ? `at most ${numberText(max)}` : below !== undefined ? `less than ${below}` : null;
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  const low = min !== undefined ? `at least ${min}` : above !== undefined ? `greater than ${above}` : null;
+  const high = max !== undefined ? `at most ${max}` : below !== undefined ? `less than ${below}` : null;
   if (low && high) return ` ${low} and ${high}`;
   if (low) return min !== undefined ? ` of ${low}` : ` ${low}`;
   if (high) return max !== undefined ? ` of ${high}` : ` ${high}`;

@@ -23,15 +23,15 @@ import type { Services } from '../../services.ts';
 
 // What a batch is, in the words of the 400 that refuses a body that is not one (a single event, an
 // array of events, a string): "body must be {"events": [ … ]}, a batch of up to 1000 events, …".
-const BATCH_SHAPE =
-  `{"events": [ … ]}, a batch of up to ${MAX_BATCH_EVENTS} events, each ` + '{"eventId", "eventType", "occurredAt", …}';
+const EVENT_SHAPE = '{"eventId", "eventType", "occurredAt", …}';
+const BATCH_SHAPE = `{"events": [ … ]}, a batch of up to ${MAX_BATCH_EVENTS} events, each ${EVENT_SHAPE}`;
 
 // Each event stays unknown to validation: the handler judges each on its own (src/events/judge.ts).
 const IngestBody = Type.Object(
   {
     events: Type.Array(Type.Unknown(), {
       maxItems: MAX_BATCH_EVENTS,
-      [EXPECTED]: `an array of up to ${MAX_BATCH_EVENTS} events, each {"eventId", "eventType", "occurredAt", …}`,
+      [EXPECTED]: `an array of up to ${MAX_BATCH_EVENTS} events, each ${EVENT_SHAPE}`,
       description:
         `Up to ${MAX_BATCH_EVENTS} events (none is a batch too), each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
         'visitorId?, codeEntered?, details?, data?}.',
