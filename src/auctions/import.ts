@@ -8,7 +8,7 @@ import { applyCancel } from './cancel.ts';
 import { recreateWaitMs, type AuctionDeps } from './deps.ts';
 import { EnvelopeError, envelope, type EnvelopeMessage } from './envelope.ts';
 import { insertImages } from './images-repository.ts';
-import type { AuctionStatus, AuctionType, PendingReason, UnitRecord, ValidRecord } from './model.ts';
+import type { ActivationField, AuctionStatus, AuctionType, PendingReason, UnitRecord, ValidRecord } from './model.ts';
 import { logNotifications, raiseNotifications, type NewNotification, type NotificationView } from './notifications.ts';
 import { facilityNotFound, invalidBody, partnerActor, partnerFacilityToWrite } from './partner.ts';
 import { planSync, type PlannedUnit, type SyncPlan } from './plan.ts';
@@ -31,6 +31,8 @@ export interface UnitResult {
   outcome: PlannedUnit['outcome'];
   status: AuctionStatus;
   reason?: string;
+  /** Held Pending as INCOMPLETE: which of the fields activation needs the record lacks. */
+  missingFields?: ActivationField[];
   retryAfter?: string;
 }
 
@@ -137,7 +139,14 @@ function unitResult(unit: PlannedUnit, ids: Map<string, string>): UnitResult {
     case 'created':
       return { unitId, auctionId: ids.get(unitId) ?? null, outcome, status: unit.status };
     case 'pending':
-      return { unitId, auctionId: ids.get(unitId) ?? null, outcome, status: unit.status, reason: unit.reasons[0] };
+      return {
+        unitId,
+        auctionId: ids.get(unitId) ?? null,
+        outcome,
+        status: unit.status,
+        reason: unit.reasons[0],
+        ...(unit.reasons.includes('INCOMPLETE') ? { missingFields: missingForActivation(unit.record.record) } : {}),
+      };
     case 'unchanged':
       return { unitId, auctionId: unit.auctionId, outcome, status: unit.status };
     case 'deferred':

@@ -11,6 +11,9 @@ export type AuctionType = (typeof AUCTION_TYPES)[number];
 
 export const PENDING_REASONS = ['CHARITY_NOT_ENROLLED', 'INCOMPLETE'] as const;
 export type PendingReason = (typeof PENDING_REASONS)[number];
+/** The fields activation needs (SPEC §3.1): a record without one of them is held Pending, INCOMPLETE. */
+export const ACTIVATION_FIELDS = ['description', 'startsAt', 'endsAt', 'imageUrls'] as const;
+export type ActivationField = (typeof ACTIVATION_FIELDS)[number];
 
 export const OUTCOMES = ['created', 'pending', 'unchanged', 'deferred', 'removed'] as const;
 export type Outcome = (typeof OUTCOMES)[number];

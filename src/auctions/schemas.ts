@@ -4,6 +4,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import {
+  ACTIVATION_FIELDS,
   AUCTION_STATUSES,
   AUCTION_TYPES,
   CATEGORIES,
@@ -19,6 +20,7 @@ const EXAMPLE = {
   clientType: 'AcmePMS',
   lienAuctionId: '3f6b2c1e-8a4d-4e7b-9c2a-5d1e0f7a9b31',
   charityAuctionId: '9a0d4e27-6c15-4b8e-a3f2-71c9e5b08d44',
+  incompleteAuctionId: 'c4e81f02-5b7a-4d39-8e16-0a2f9d3b6c57',
   startsAt: '2026-12-01T09:00:00-07:00',
   endsAt: '2026-12-08T17:00:00-07:00',
 } as const;
@@ -169,11 +171,20 @@ export const CreateBody = Type.Object(
             endsAt: EXAMPLE.endsAt,
             imageUrls: ['https://pms.example.com/units/B-204/1.jpg'],
           },
+          // Held Pending as INCOMPLETE until support completes it: no description, no image.
+          { unitId: 'C-310', unitName: 'C-310 (10x10)', startsAt: EXAMPLE.startsAt, endsAt: EXAMPLE.endsAt },
         ],
       },
     ],
   },
 );
+
+// Named once: the import result and the auction's view say it in the same words.
+const MissingFields = Type.Array(StringEnum(ACTIVATION_FIELDS), {
+  description:
+    'Only when the auction is held Pending as INCOMPLETE: which of the fields activation needs the record lacks ' +
+    '(description, startsAt, endsAt; imageUrls: at least one image URL).',
+});
 
 export const UnitResult = Type.Object(
   {
@@ -184,6 +195,7 @@ export const UnitResult = Type.Object(
     reason: Type.Optional(
       Type.String({ description: `Pending: ${PENDING_REASONS.join(' or ')}; removed: REMOVED_FROM_LIST.` }),
     ),
+    missingFields: Type.Optional(MissingFields),
     retryAfter: Type.Optional(
       Type.String({ format: 'date-time', description: 'Deferred: when a full list will create the auction.' }),
     ),
@@ -219,8 +231,16 @@ export const CreateData = Type.Object(
             status: 'Pending',
             reason: 'CHARITY_NOT_ENROLLED',
           },
+          {
+            unitId: 'C-310',
+            auctionId: EXAMPLE.incompleteAuctionId,
+            outcome: 'pending',
+            status: 'Pending',
+            reason: 'INCOMPLETE',
+            missingFields: ['description', 'imageUrls'],
+          },
         ],
-        summary: { created: 1, pending: 1, unchanged: 0, deferred: 0, removed: 0 },
+        summary: { created: 1, pending: 2, unchanged: 0, deferred: 0, removed: 0 },
       },
     ],
   },
@@ -318,6 +338,7 @@ export const Auction = Type.Object(
     auctionType: StringEnum(AUCTION_TYPES),
     status: AuctionStatus,
     pendingReasons: Type.Array(StringEnum(PENDING_REASONS)),
+    missingFields: Type.Optional(MissingFields),
     record: RecordView,
     startsAt: Nullable(Type.String({ format: 'date-time' })),
     endsAt: Nullable(Type.String({ format: 'date-time' })),

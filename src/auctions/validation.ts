@@ -8,6 +8,7 @@ import {
   AUCTION_TYPES,
   CATEGORIES,
   LIMITS,
+  type ActivationField,
   type AuctionType,
   type Category,
   type PendingReason,
@@ -327,9 +328,9 @@ export function contentHash(
 
 const instant = (value: string | null) => (value === null ? null : parseDateTimeWithOffset(value));
 
-/** The fields that activation needs and the record lacks (SPEC §3.1). */
-export function missingForActivation(record: UnitRecord): string[] {
-  const missing: string[] = [];
+/** The fields that activation needs and the record lacks (SPEC §3.1), in ACTIVATION_FIELDS order. */
+export function missingForActivation(record: UnitRecord): ActivationField[] {
+  const missing: ActivationField[] = [];
   if (record.description === null || record.description.trim() === '') missing.push('description');
   if (record.startsAt === null) missing.push('startsAt');
   if (record.endsAt === null) missing.push('endsAt');

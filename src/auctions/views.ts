@@ -2,8 +2,9 @@
 // pages of the lists. Pure: rows in, views out.
 import type { EntityId } from '../ids.ts';
 import type { ImageRow } from './images-repository.ts';
-import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
+import type { ActivationField, AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
 import type { AuctionRow, HistoryRow } from './repository.ts';
+import { missingForActivation } from './validation.ts';
 
 /** Where a stored image is served (media.ts reads the name back). */
 export const mediaPath = (sha256: string, ext: string) => `/media/${sha256}.${ext}`;
@@ -41,6 +42,8 @@ export interface AuctionView {
   auctionType: AuctionType;
   status: AuctionStatus;
   pendingReasons: PendingReason[];
+  /** With INCOMPLETE among the pending reasons: the fields activation needs that the record lacks. */
+  missingFields?: ActivationField[];
   record: UnitRecord;
   startsAt: string | null;
   endsAt: string | null;
@@ -56,6 +59,8 @@ export interface AuctionView {
 
 export function auctionSummary(row: AuctionRow, recreateWaitMs: number): AuctionView {
   const cancelled = row.cancelled_at && row.status === 'Cancelled';
+  const pendingReasons = row.pending_reasons as PendingReason[];
+  const record = row.record as unknown as UnitRecord;
   return {
     auctionId: row.id,
     guid: row.guid,
@@ -64,8 +69,9 @@ export function auctionSummary(row: AuctionRow, recreateWaitMs: number): Auction
     unitName: row.unit_name,
     auctionType: row.auction_type as AuctionType,
     status: row.status as AuctionStatus,
-    pendingReasons: row.pending_reasons as PendingReason[],
-    record: row.record as unknown as UnitRecord,
+    pendingReasons,
+    ...(pendingReasons.includes('INCOMPLETE') ? { missingFields: missingForActivation(record) } : {}),
+    record,
     startsAt: row.starts_at?.toISOString() ?? null,
     endsAt: row.ends_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),

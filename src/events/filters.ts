@@ -100,29 +100,44 @@ export function parseDates(
   return { start, end };
 }
 
-/** The filter of a v3 or v1.0 request; throws a 400 naming every bad parameter. */
-export function parseFilter(scope: EventScope, params: FilterParams): EventFilter {
-  const faults: FieldError[] = [];
+/** The parts of a v3 or v1.0 filter, each fault pushed to `faults`. */
+function readFilter(kind: EventScope['kind'], params: FilterParams, faults: FieldError[]) {
   const eventTypes = parseEventTypes(params.eventTypes, faults);
-  const facilityIds = scope.kind === 'account' ? parseFacilityIds(params.facilityIds, faults) : null;
+  const facilityIds = kind === 'account' ? parseFacilityIds(params.facilityIds, faults) : null;
   const unitIds = parseIdList(params.unitIds, faults, 'unitIds', 'unit');
   const visitorIds = parseIdList(params.visitorIds, faults, 'visitorIds', 'visitor');
   const { start, end } = parseDates(params.startDate, params.endDate, faults);
-  if (faults.length > 0) throw validationFailed(faults);
-  return { scope, facilityIds, eventTypes, unitIds, visitorIds, start, end, sort: params.sort ?? 'desc' };
+  return { facilityIds, eventTypes, unitIds, visitorIds, start, end, sort: params.sort ?? 'desc' };
 }
 
-/** The legacy 2.0 filter: Unix-second minDate (inclusive) and maxDate (exclusive), newest first. */
-export function parseLegacyFilter(
-  scope: EventScope,
-  params: { eventTypes?: string[]; minDate?: number; maxDate?: number },
-): EventFilter {
+/** The filter of a v3 or v1.0 request; throws a 400 naming every bad parameter. */
+export function parseFilter(scope: EventScope, params: FilterParams): EventFilter {
   const faults: FieldError[] = [];
+  const filter = readFilter(scope.kind, params, faults);
+  if (faults.length > 0) throw validationFailed(faults);
+  return { scope, ...filter };
+}
+
+/** The legacy 2.0 filter's parts, each fault pushed to `faults`. */
+function readLegacyFilter(params: LegacyParams, faults: FieldError[]) {
   const eventTypes = parseEventTypes(params.eventTypes, faults);
   const start = params.minDate !== undefined ? params.minDate * 1000 : null;
   const end = params.maxDate !== undefined ? params.maxDate * 1000 : null;
   if (start !== null && end !== null && end <= start)
     faults.push({ path: 'maxDate', message: 'must be after minDate' });
+  return { eventTypes, start, end };
+}
+
+interface LegacyParams {
+  eventTypes?: string[];
+  minDate?: number;
+  maxDate?: number;
+}
+
+/** The legacy 2.0 filter: Unix-second minDate (inclusive) and maxDate (exclusive), newest first. */
+export function parseLegacyFilter(scope: EventScope, params: LegacyParams): EventFilter {
+  const faults: FieldError[] = [];
+  const { eventTypes, start, end } = readLegacyFilter(params, faults);
   if (faults.length > 0) throw validationFailed(faults);
   return { scope, facilityIds: null, eventTypes, unitIds: null, visitorIds: null, start, end, sort: 'desc' };
 }
@@ -165,6 +180,14 @@ function parseOptionalId(
  */
 export function parseCombinedFilter(scope: EventScope, params: CombinedParams, now: number): EventFilter {
   const faults: FieldError[] = [];
+  const { eventTypes, unitIds, visitorIds } = readCombinedFilter(params, faults);
+  if (faults.length > 0) throw validationFailed(faults);
+  const end = params.maxDate !== undefined ? params.maxDate * 1000 : now;
+  const start = params.minDate !== undefined ? params.minDate * 1000 : end - COMBINED_DEFAULT_WINDOW_MS;
+  return { scope, facilityIds: null, eventTypes, unitIds, visitorIds, start, end, sort: 'desc' };
+}
+
+function readCombinedFilter(params: CombinedParams, faults: FieldError[]) {
   const eventTypes = parseEventTypes(params.gtq, faults, 'gtq', '/combinedevents/types');
   const unitIds = parseOptionalId(params.uq, faults, 'uq', 'unit');
   const visitorIds = parseOptionalId(params.vq, faults, 'vq', 'visitor');
@@ -172,8 +195,52 @@ export function parseCombinedFilter(scope: EventScope, params: CombinedParams, n
     faults.push({ path: 'minDate', message: 'must not be after maxDate' });
     faults.push({ path: 'maxDate', message: 'must not be before minDate' });
   }
-  if (faults.length > 0) throw validationFailed(faults);
-  const end = params.maxDate !== undefined ? params.maxDate * 1000 : now;
-  const start = params.minDate !== undefined ? params.minDate * 1000 : end - COMBINED_DEFAULT_WINDOW_MS;
-  return { scope, facilityIds: null, eventTypes, unitIds, visitorIds, start, end, sort: 'desc' };
+  return { eventTypes, unitIds, visitorIds };
+}
+
+// ---- the same rules, beside the schema ----
+// validation.ts runs a route's query rules together with its schema, so that one 400 names every
+// bad parameter (`sort=up&startDate=yesterday`: both). The query is then as the schema left it:
+// a parameter that failed the schema may hold anything, and is left to the schema's fault.
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const texts = (value: unknown) =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+const seconds = (value: unknown) => (Number.isSafeInteger(value) ? (value as number) : undefined);
+const fields = (query: unknown) =>
+  query !== null && typeof query === 'object' ? (query as Record<string, unknown>) : {};
+
+/** The faults of a v3 or v1.0 query beyond its schema's, pushed to `faults`. */
+export function filterFaults(kind: EventScope['kind'], query: unknown, faults: FieldError[]): void {
+  const q = fields(query);
+  readFilter(
+    kind,
+    {
+      eventTypes: texts(q.eventTypes),
+      facilityIds: texts(q.facilityIds),
+      unitIds: texts(q.unitIds),
+      visitorIds: texts(q.visitorIds),
+      startDate: text(q.startDate),
+      endDate: text(q.endDate),
+    },
+    faults,
+  );
+}
+
+/** The faults of a legacy 2.0 query beyond its schema's. */
+export function legacyFilterFaults(query: unknown, faults: FieldError[]): void {
+  const q = fields(query);
+  readLegacyFilter(
+    { eventTypes: texts(q.eventTypes), minDate: seconds(q.minDate), maxDate: seconds(q.maxDate) },
+    faults,
+  );
+}
+
+/** The faults of a combined-events query beyond its schema's. */
+export function combinedFilterFaults(query: unknown, faults: FieldError[]): void {
+  const q = fields(query);
+  readCombinedFilter(
+    { gtq: texts(q.gtq), uq: text(q.uq), vq: text(q.vq), minDate: seconds(q.minDate), maxDate: seconds(q.maxDate) },
+    faults,
+  );
 }

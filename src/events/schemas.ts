@@ -1,7 +1,7 @@
 // TypeBox schemas of the access-event routes: they validate requests, serialize responses and write
 // the OpenAPI documents. Limits are quoted from limits.ts, types from the catalogue.
 import { Type } from '@fastify/type-provider-typebox';
-import { EntityId, StringEnum } from '../http/schemas.ts';
+import { EXPECTED, EntityId, StringEnum } from '../http/schemas.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPE_NUMBERS } from './catalogue.ts';
 import { GATEWAY_CONTROLLER_CATEGORY } from './combined.ts';
 import { CSV_HEADER } from './csv.ts';
@@ -365,6 +365,7 @@ export const CombinedEventsQuery = Type.Object({
   hideMetadata: Type.Optional(
     Type.String({
       pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])?$',
+      [EXPECTED]: 'true or false (in any letter case)',
       description:
         'true: the answer is a plain JSON array of items (and nothing is counted). false or absent: {metadata, items}. Any letter case (True, as .NET writes it).',
     }),

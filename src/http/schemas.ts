@@ -23,6 +23,14 @@ export const EntityId = (description: string) => Type.Integer({ minimum: 1, form
  */
 export const ACCEPTS_INTEGER = 'x-accepts-integer';
 
+/**
+ * Schema keyword: what a value of this schema is, in plain words, for the 400 that refuses one
+ * (`true or false (in any letter case)`; a gateway batch's shape). A fault of the schema's type or
+ * pattern says "must be <this>" instead of words derived from its keywords (src/http/validation.ts).
+ * It is emitted in the OpenAPI document as it is, a vendor extension.
+ */
+export const EXPECTED = 'x-expected';
+
 /** A string that a lenient face also accepts as a non-negative JSON integer (its decimal digits). */
 export const StringAcceptingInteger = (options: Parameters<typeof Type.String>[0] = {}) =>
   Type.String({ ...options, [ACCEPTS_INTEGER]: true });

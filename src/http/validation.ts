@@ -6,11 +6,20 @@
 // held to the range JavaScript holds exactly.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { App as FastifyInstance } from './app-type.ts';
 import { AppError, validationFailed, type FieldError } from '../errors.ts';
+import { EXPECTED } from './schemas.ts';
 
-const common = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false } as const;
+// verbose: each fault carries its schema, from which faultsFromAjv words the message ("must be a
+// whole number from 1 to 10000", not "must be <= 10000").
+const common = {
+  allErrors: true,
+  useDefaults: true,
+  removeAdditional: true,
+  strict: false,
+  verbose: true,
+} as const;
 // Query strings, path and header values arrive as text: coerce them ("10" → 10, "a" → ["a"]).
 const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }));
 // Bodies are JSON: a string where a number belongs is a fault, not a number.
@@ -28,16 +37,27 @@ export function pointerToPath(pointer: string, extra?: string): string {
   return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
 }
 
+type Schema = Record<string, unknown>;
+const schemaOf = (value: unknown): Schema | null => (isSchemaObject(value) ? value : null);
+
 export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
   const unions = judgeUnions(errors);
   const byPath = new Map<string, FieldError>();
   for (const error of errors) {
     if (unions.silenced.has(error)) continue;
+    // An if/then failure also reports the failing `then` keyword itself, which says what is wrong.
+    if (error.keyword === 'if') continue;
     let path: string;
     let message: string;
     if (error.keyword === 'required') {
-      path = pointerToPath(error.instancePath, (error.params as { missingProperty: string }).missingProperty);
-      message = 'is required';
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      path = pointerToPath(error.instancePath, missing);
+      // The object's own description says what the whole should have been (a single event sent where a batch belongs).
+      const whole = schemaOf(error.parentSchema)?.[EXPECTED];
+      message =
+        typeof whole === 'string'
+          ? `is required: ${pointerToPath(error.instancePath) || root || 'the value'} must be ${whole}`
+          : 'is required';
     } else if (error.keyword === 'additionalProperties') {
       path = pointerToPath(error.instancePath, (error.params as { additionalProperty: string }).additionalProperty);
       message = 'is not a known field';
@@ -45,10 +65,8 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
       path = pointerToPath(error.instancePath);
       message =
         error.keyword === 'anyOf' || error.keyword === 'oneOf'
-          ? (unions.messages.get(error) ?? 'does not match any allowed form')
-          : error.keyword === 'enum'
-            ? oneOf((error.params as { allowedValues: unknown[] }).allowedValues)
-            : (error.message ?? 'is invalid');
+          ? (unions.messages.get(error) ?? unionMessage(error))
+          : plainMessage(error);
     }
     path = path || root;
     const existing = byPath.get(path);
@@ -59,20 +77,168 @@ export function faultsFromAjv(errors: ErrorObject[], root = ''): FieldError[] {
 }
 
 /** An enum's fault in plain words: "must be desc or asc" (a long list is not spelled out). */
-const oneOf = (values: unknown[]) =>
+const oneOf = (values: unknown[]) => `must be ${valuesInWords(values)}`;
+
+const valuesInWords = (values: unknown[]) =>
   values.length <= 10
-    ? `must be ${values
-        .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
-        .join(', ')
-        .replace(/, ([^,]*)$/, ' or $1')}`
-    : `must be one of the ${values.length} allowed values`;
+    ? orList(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))))
+    : `one of the ${values.length} allowed values`;
+
+/** "a", "a or b", "a, b or c". */
+const orList = (items: string[]) => items.join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+// What a string of each format is, with an example a client can copy.
+const FORMATS: Record<string, string> = {
+  'date-time': 'an ISO 8601 date-time with an offset, e.g. 2026-11-01T00:00:00Z',
+  date: 'an ISO 8601 date, e.g. 2026-11-01',
+  time: 'an ISO 8601 time with an offset, e.g. 09:30:00Z',
+  uri: 'an absolute URL, e.g. https://example.com/path',
+  url: 'an absolute URL, e.g. https://example.com/path',
+  email: 'an email address',
+  uuid: 'a UUID, e.g. 0195506c-3a1f-7b2e-9c4d-5e6f7a8b9c0d',
+  hostname: 'a host name',
+  ipv4: 'an IPv4 address',
+  ipv6: 'an IPv6 address',
+};
+
+const TYPES: Record<string, string> = {
+  string: 'a string',
+  boolean: 'true or false',
+  null: 'null',
+  array: 'an array',
+  object: 'an object',
+};
+
+const isSafeBound = (value: unknown) => value === SAFE_INTEGER_RANGE.minimum || value === SAFE_INTEGER_RANGE.maximum;
+
+/**
+ * The range of a number schema in words: " from 1 to 10000", " of at least 1", " greater than 0".
+ * The safe-integer bounds every unbounded integer gets (withSafeIntegers) are left out, unless the
+ * fault is about one of them (`showSafe`): "a whole number of at least 1", not "… to 9007199254740991".
+ */
+function rangeInWords(schema: Schema, showSafe = false): string {
+  const bound = (key: string) => {
+    const value = schema[key];
+    return typeof value === 'number' && (showSafe || !isSafeBound(value)) ? value : undefined;
+  };
+  const [min, max, above, below] = [
+    bound('minimum'),
+    bound('maximum'),
+    bound('exclusiveMinimum'),
+    bound('exclusiveMaximum'),
+  ];
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  const low = min !== undefined ? `at least ${min}` : above !== undefined ? `greater than ${above}` : null;
+  const high = max !== undefined ? `at most ${max}` : below !== undefined ? `less than ${below}` : null;
+  if (low && high) return ` ${low} and ${high}`;
+  if (low) return min !== undefined ? ` of ${low}` : ` ${low}`;
+  if (high) return max !== undefined ? ` of ${high}` : ` ${high}`;
+  return '';
+}
+
+/**
+ * What a value of a schema is, in plain words: "a whole number from 1 to 10000", "desc or asc",
+ * "an ISO 8601 date-time …", "a whole number of at least 0 or null"; the schema's own EXPECTED
+ * words when it has them.
+ */
+export function expectedValue(schema: unknown, showSafe = false): string {
+  const s = schemaOf(schema);
+  if (!s) return 'a value of another form';
+  if (typeof s[EXPECTED] === 'string') return s[EXPECTED];
+  if (s.const !== undefined) return typeof s.const === 'string' ? s.const : JSON.stringify(s.const);
+  if (Array.isArray(s.enum)) return valuesInWords(s.enum);
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = s[keyword];
+    if (Array.isArray(branches)) return orList(branches.map((branch) => expectedValue(branch, showSafe)));
+  }
+  const types = [s.type].flat().filter((type): type is string => typeof type === 'string');
+  if (types.length === 0) return 'a value of another form';
+  return orList(
+    types.map((type) => {
+      if (type === 'integer') return `a whole number${rangeInWords(s, showSafe)}`;
+      if (type === 'number') return `a number${rangeInWords(s, showSafe)}`;
+      if (type === 'string' && typeof s.format === 'string' && FORMATS[s.format]) return FORMATS[s.format]!;
+      if (type === 'string') return `a string${lengthInWords(s)}`;
+      return TYPES[type] ?? type;
+    }),
+  );
+}
+
+/** The length of a string schema in words: " of 1 to 20 characters", " of at most 5 characters". */
+function lengthInWords(schema: Schema): string {
+  const { minLength: min, maxLength: max } = schema;
+  if (typeof min === 'number' && min > 0 && typeof max === 'number') return ` of ${min} to ${max} characters`;
+  if (typeof min === 'number' && min > 0) return min === 1 ? ' (not empty)' : ` of at least ${min} characters`;
+  if (typeof max === 'number') return ` of at most ${plural(max, 'character', 'characters')}`;
+  return '';
+}
+
+const plural = (count: unknown, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** One keyword's fault in plain words (Ajv's own messages read "must NOT have more than 20 characters"). */
+function plainMessage(error: ErrorObject): string {
+  const schema = schemaOf(error.parentSchema);
+  const limit = error.schema;
+  if (!schema)
+    return error.keyword === 'enum'
+      ? oneOf((error.params as { allowedValues: unknown[] }).allowedValues)
+      : (error.message ?? 'is invalid');
+  switch (error.keyword) {
+    case 'type':
+      return `must be ${expectedValue(schema)}`;
+    case 'pattern':
+      return typeof schema[EXPECTED] === 'string'
+        ? `must be ${schema[EXPECTED]}`
+        : `must be a string matching ${String(limit)}`;
+    case 'format':
+      return `must be ${FORMATS[String(limit)] ?? expectedValue(schema)}`;
+    case 'enum':
+      return oneOf((error.params as { allowedValues: unknown[] }).allowedValues);
+    case 'const':
+      return `must be ${expectedValue({ const: limit })}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${expectedValue(schema, isSafeBound(limit))}`;
+    case 'minLength':
+    case 'maxLength': {
+      const { minLength: min, maxLength: max } = schema;
+      if (typeof min === 'number' && min > 0 && typeof max === 'number') return `must be ${min} to ${max} characters`;
+      if (error.keyword === 'minLength')
+        return min === 1 ? 'must not be empty' : `must be at least ${plural(min, 'character', 'characters')}`;
+      return `must be at most ${plural(max, 'character', 'characters')}`;
+    }
+    case 'minItems':
+      return limit === 1 ? 'must not be empty' : `must list at least ${plural(limit, 'item', 'items')}`;
+    case 'maxItems':
+      return `must list at most ${plural(limit, 'item', 'items')}`;
+    case 'uniqueItems':
+      return 'must not list the same value twice';
+    case 'minProperties':
+      return `must have at least ${plural(limit, 'field', 'fields')}`;
+    case 'maxProperties':
+      return `must have at most ${plural(limit, 'field', 'fields')}`;
+    case 'multipleOf': {
+      const decimals = typeof limit === 'number' ? Math.round(-Math.log10(limit)) : Number.NaN;
+      return decimals > 0 && 10 ** -decimals === limit
+        ? `must have at most ${plural(decimals, 'decimal', 'decimals')}`
+        : `must be a multiple of ${String(limit)}`;
+    }
+    case 'not':
+      return 'is not allowed here';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
 
 /**
  * What each failed union (anyOf, oneOf) says. A branch "does not fit" when its only fault is the
- * value's type. When no branch fits, the union says which types it takes ("12a" for an
- * `integer | null`: "must be integer or null"); when exactly one fits (-1 for a nullable integer
- * with a minimum of 0), that branch's own faults speak and the union and the other branches are
- * silent ("must be >= 0"); otherwise no form fits.
+ * value's type. When no branch fits, the union says which forms it takes ("12a" for an
+ * `integer | null`: "must be a whole number or null"); when exactly one fits (-1 for a nullable
+ * integer with a minimum of 0), that branch's own faults speak and the union and the other branches
+ * are silent ("must be a whole number of at least 0"); otherwise the union lists its forms
+ * (unionMessage).
  */
 function judgeUnions(errors: ErrorObject[]): { messages: Map<ErrorObject, string>; silenced: Set<ErrorObject> } {
   const messages = new Map<ErrorObject, string>();
@@ -94,14 +260,25 @@ function judgeUnions(errors: ErrorObject[]): { messages: Map<ErrorObject, string
       else fitting++;
     }
     if (fitting === 0 && misfits.length > 0) {
-      const types = misfits.flatMap((misfit) => [(misfit.params as { type: string | string[] }).type].flat());
-      messages.set(union, `must be ${[...new Set(types)].join(' or ')}`);
+      const forms = misfits.map((misfit) =>
+        misfit.parentSchema
+          ? expectedValue(misfit.parentSchema)
+          : [(misfit.params as { type: string | string[] }).type].flat().join(' or '),
+      );
+      messages.set(union, `must be ${orList([...new Set(forms)])}`);
     } else if (fitting === 1) {
       silenced.add(union);
       for (const misfit of misfits) silenced.add(misfit);
     }
   }
   return { messages, silenced };
+}
+
+/** A union no single branch explains: the forms it takes, in words ("must be a whole number or null"). */
+function unionMessage(union: ErrorObject): string {
+  return Array.isArray(union.schema)
+    ? `must be ${orList(union.schema.map((branch) => expectedValue(branch)))}`
+    : 'must be of one of the forms the API reference gives';
 }
 
 /**
@@ -335,13 +512,27 @@ declare module 'fastify' {
      * its own, SPEC.md §5): a NUL in one item must not refuse the whole body here.
      */
     bodyTextCheckedByHandler?: boolean;
+    /**
+     * The rules of the route's query string that its schema cannot state (an event type of the
+     * catalogue, a date, endDate after startDate): they push their faults, and those join the
+     * schema's in the one 400, so that a client learns every bad parameter at once. They run on
+     * the query as the schema left it (a value that failed the schema is still there, of any type)
+     * and must not throw; the handler reads the query with the same rules and finds nothing.
+     */
+    queryRules?: (request: FastifyRequest, faults: FieldError[]) => void;
   }
+}
+
+/** Adds `more` to `faults`, but none for a field already named: the schema's fault comes first. */
+function addFaults(faults: FieldError[], more: FieldError[]): void {
+  const named = new Set(faults.map((fault) => fault.path));
+  for (const fault of more) if (!named.has(fault.path)) faults.push(fault);
 }
 
 /**
  * Refuses a body nested deeper than MAX_BODY_DEPTH right after it is parsed, whichever parser
  * made it, before any validator or handler walks it; then raises, in one 400, the faults that the
- * validators of every request part recorded.
+ * validators of every request part recorded and those of the route's query rules.
  */
 export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(validatorCompiler);
@@ -359,6 +550,12 @@ export function registerValidation(app: FastifyInstance): void {
       }
       if (skipBodyText && part === request.body) continue;
       for (const path of nulCharacterPaths(part)) faults.push({ path, message: 'must not contain a NUL character' });
+    }
+    const queryRules = request.routeOptions.config.queryRules;
+    if (queryRules) {
+      const ruleFaults: FieldError[] = [];
+      queryRules(request, ruleFaults);
+      addFaults(faults, ruleFaults);
     }
     if (faults.length > 0) throw validationFailed(faults);
   });

@@ -143,6 +143,43 @@ describe('the /api/3 envelope on every answer', () => {
 });
 
 describe('POST /api/3/auctioninfo: the full list', () => {
+  it('names the fields an INCOMPLETE auction lacks, in its outcome and in its view (issue 16)', async () => {
+    const p = await setupPartner(t);
+    const list = [
+      record('U-1'),
+      record('U-2', { description: '  ', imageUrls: [] }),
+      record('U-3', { startsAt: null, endsAt: null }),
+      record('U-4', { auctionType: 'Charity', imageUrls: [] }),
+      record('U-5', { auctionType: 'Charity' }),
+    ];
+    for (const query of ['?dryRun=true', '']) {
+      const answer = await createList(t, p, list, { query });
+      assert.equal(answer.statusCode, 200, answer.body);
+      const r = byUnit(envelopeOf(answer).data.results);
+      assert.equal('missingFields' in r.get('U-1'), false, 'created: nothing missing');
+      assert.deepEqual([r.get('U-2').reason, r.get('U-2').missingFields], ['INCOMPLETE', ['description', 'imageUrls']]);
+      assert.deepEqual([r.get('U-3').reason, r.get('U-3').missingFields], ['INCOMPLETE', ['startsAt', 'endsAt']]);
+      // Held for two reasons: the first is the reason, and the missing fields are still named.
+      assert.deepEqual([r.get('U-4').reason, r.get('U-4').missingFields], ['CHARITY_NOT_ENROLLED', ['imageUrls']]);
+      assert.equal('missingFields' in r.get('U-5'), false, 'pending for charity alone: nothing missing');
+      if (query) continue;
+      const view = await readAuction(t, p, r.get('U-2').auctionId);
+      assert.deepEqual(
+        [view.status, view.pendingReasons, view.missingFields],
+        ['Pending', ['INCOMPLETE'], ['description', 'imageUrls']],
+      );
+      assert.equal('missingFields' in (await readAuction(t, p, r.get('U-1').auctionId)), false);
+      const listed = await t.app.inject({
+        method: 'GET',
+        url: `/api/3/auctions?guid=${p.guid}`,
+        headers: bearer(p.token),
+      });
+      const views = byUnit(envelopeOf(listed).data.auctions);
+      assert.deepEqual(views.get('U-4').missingFields, ['imageUrls']);
+      assert.equal('missingFields' in views.get('U-5'), false);
+    }
+  });
+
   it('creates Active and Pending auctions, leaves open ones alone, withdraws absent units', async () => {
     const p = await setupPartner(t);
     const first = await createList(t, p, [
@@ -620,6 +657,14 @@ describe('reads', () => {
         .meta.errors.map((e) => e.path)
         .sort(),
       ['limit', 'status'],
+    );
+    // In plain words, each with its allowed values or range (issue 16).
+    assert.deepEqual(
+      envelopeOf(badQuery).meta.errors.map((e) => e.message),
+      [
+        'status must be Pending, Active, Cancelled, ClosedSold or ClosedUnsold.',
+        'limit must be a whole number from 1 to 500.',
+      ],
     );
     assert.equal(
       (await t.app.inject({ method: 'GET', url: '/api/3/auctions?cursor=nope', headers: bearer(p.token) })).statusCode,

@@ -317,10 +317,12 @@ describe('support resolves Pending auctions', () => {
       [partial.json().status, partial.json().pendingReasons, partial.json().history.at(-1).trigger],
       ['Pending', ['INCOMPLETE'], 'amend'],
     );
+    assert.deepEqual(partial.json().missingFields, ['imageUrls'], 'what is still missing after the description');
     const complete = await inject('PATCH', `/admin/auctions/${r.get('U-2').auctionId}`, {
       imageUrls: ['https://pms.example/u2.jpg'],
     });
     assert.equal(complete.json().status, 'Active');
+    assert.equal('missingFields' in complete.json(), false);
     assert.equal(complete.json().history.at(-1).reason, 'RECORD_COMPLETED');
     assert.deepEqual(
       complete.json().images.map((i: any) => [i.sourceUrl, i.status]),

@@ -516,6 +516,11 @@ describe('bad parameters', () => {
     ['minDate as ISO 8601', () => 'minDate=2026-03-01T00:00:00Z', ['minDate']],
     ['hideMetadata=maybe', () => 'hideMetadata=maybe', ['hideMetadata']],
     ['every fault at once', () => 'gtq=999&uq=abc&vq=x', ['gtq', 'uq', 'vq']],
+    [
+      'schema and filter faults at once',
+      () => 'gtq=999&uq=abc&pageSize=0&hideMetadata=maybe&minDate=yesterday',
+      ['gtq', 'hideMetadata', 'minDate', 'pageSize', 'uq'],
+    ],
   ];
   for (const [name, query, paths] of cases) {
     it(`400 for ${name}, naming ${paths.join(', ')}`, async () => {
@@ -526,6 +531,17 @@ describe('bad parameters', () => {
       assert.equal(/select|gateway_events|stack/i.test(response.text), false);
     });
   }
+
+  it('says what each refused parameter must be, in plain words', async () => {
+    const response = await read(url('gtq=999&uq=abc&pageSize=0&hideMetadata=maybe&minDate=yesterday'));
+    assert.deepEqual(Object.fromEntries(response.body.errors.map((e: any) => [e.path, e.message])), {
+      gtq: '"999" is not an event type (see GET /combinedevents/types)',
+      uq: '"abc" is not a unit id (a positive integer)',
+      pageSize: 'must be a whole number from 1 to 10000',
+      hideMetadata: 'must be true or false (in any letter case)',
+      minDate: 'must be a whole number from 0 to 253402300799',
+    });
+  });
 
   it('400 for api-version 1.0 and for versions that do not exist, naming api-version', async () => {
     const cases: [string, Record<string, string>][] = [

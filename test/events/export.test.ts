@@ -159,6 +159,29 @@ describe('CSV export', () => {
     assert.equal(response.status, 400);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
   });
+
+  it('names every bad parameter in one 400, schema and filter faults alike, in plain words (issue 16)', async () => {
+    for (const url of [
+      `/gatewayevents/accounts/${acme.accountId}/export?facilityIds=x&`,
+      `/gatewayevents/facilities/${acme.facilities[0]!.id}/export?`,
+    ]) {
+      const response = await getJson(t, acme.token, `${url}sort=up&pageSize=abc&startDate=yesterday&eventTypes=2`);
+      assert.equal(response.status, 400, url);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.deepEqual(
+        Object.fromEntries(response.body.errors.map((e: any) => [e.path, e.message])),
+        {
+          sort: 'must be desc or asc',
+          pageSize: 'must be a whole number from 1 to 10000',
+          eventTypes: '"2" is not an event type (see GET /gatewayevents/types)',
+          startDate:
+            'must be an ISO 8601 date-time with an offset (2026-03-01T00:00:00Z) or a date (2026-03-01, midnight UTC)',
+          ...(url.includes('accounts') ? { facilityIds: '"x" is not a facility id (a positive integer)' } : {}),
+        },
+        url,
+      );
+    }
+  });
 });
 
 describe('a large export', () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { MAX_PAGE_NUMBER } from '../../src/events/limits.ts';
 import { event, getJson, postEvents } from './helpers.ts';
 
 let t: TestApp;
@@ -509,6 +510,47 @@ describe('bad parameters', () => {
   it('names every bad parameter in one 400', async () => {
     const response = await read(accountUrl('pageSize=0&pageNumber=0&sort=up'));
     assert.deepEqual(response.body.errors.map((e: any) => e.path).sort(), ['pageNumber', 'pageSize', 'sort']);
+  });
+
+  it('names the schema faults and the filter faults together, each in plain words (issue 16)', async () => {
+    const query = 'sort=up&pageSize=abc&startDate=yesterday&eventTypes=2&unitIds=x';
+    const plain = {
+      sort: 'must be desc or asc',
+      pageSize: 'must be a whole number from 1 to 10000',
+      startDate:
+        'must be an ISO 8601 date-time with an offset (2026-03-01T00:00:00Z) or a date (2026-03-01, midnight UTC)',
+      eventTypes: '"2" is not an event type (see GET /gatewayevents/types)',
+      unitIds: '"x" is not a unit id (a positive integer)',
+    };
+    const faultsOf = (response: { status: number; body: any }) => {
+      assert.equal(response.status, 400, JSON.stringify(response.body));
+      return Object.fromEntries(response.body.errors.map((e: any) => [e.path, e.message]));
+    };
+    assert.deepEqual(faultsOf(await read(facilityUrl(0, query))), plain);
+    assert.deepEqual(faultsOf(await read(accountUrl(`${query}&facilityIds=x&pageNumber=0`))), {
+      ...plain,
+      facilityIds: '"x" is not a facility id (a positive integer)',
+      pageNumber: `must be a whole number from 1 to ${MAX_PAGE_NUMBER}`,
+    });
+    // Version 1.0 of the same routes: its paging, the same filters, in one 400 too.
+    const { pageSize: _, ...filters } = plain;
+    assert.deepEqual(
+      faultsOf(
+        await read(facilityUrl(0, `${query.replace('pageSize', 'limit')}&offset=-1`), acme.token, {
+          'api-version': '1.0',
+        }),
+      ),
+      {
+        ...filters,
+        limit: 'must be a whole number from 1 to 10000',
+        offset: 'must be a whole number from 0 to 1000000000',
+      },
+    );
+    // A date in the wrong order still names endDate beside a schema fault.
+    assert.deepEqual(faultsOf(await read(accountUrl('startDate=2026-03-10&endDate=2026-03-01&sort=up'))), {
+      sort: 'must be desc or asc',
+      endDate: 'must be after startDate (startDate is inclusive, endDate exclusive)',
+    });
   });
 
   it('leaves the events intact after every injection attempt', async () => {

@@ -130,6 +130,13 @@ describe('version 2.0', () => {
     assert.equal((await read(`/events/facilities/${acme.facilities[1]!.id}`)).status, 204);
     assert.equal((await read(`${url}?minDate=yesterday`)).status, 400);
     assert.equal((await read(`${url}?minDate=100&maxDate=50`)).status, 400);
+    // Every bad parameter in one 400: the schema's (limit) and the filter's (eventTypes, maxDate).
+    const faults = await read(`${url}?minDate=100&maxDate=50&eventTypes=2&limit=0`);
+    assert.deepEqual(Object.fromEntries(faults.body.errors.map((e: any) => [e.path, e.message])), {
+      limit: 'must be a whole number from 1 to 10000',
+      eventTypes: '"2" is not an event type (see GET /gatewayevents/types)',
+      maxDate: 'must be after minDate',
+    });
     const types = await read('/events/types');
     assert.equal(types.body.length, 30);
   });

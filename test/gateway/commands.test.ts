@@ -30,6 +30,15 @@ describe('the command poll', () => {
     const r = await poll(t, gatewayA, '?wait=600&after=-1&limit=0');
     assert.equal(r.status, 400);
     assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path).sort(), ['after', 'limit', 'wait']);
+    // In plain words, with the range the contract gives (issue 16).
+    assert.deepEqual(
+      Object.fromEntries(r.body.errors.map((e: { path: string; message: string }) => [e.path, e.message])),
+      {
+        wait: 'must be a whole number from 0 to 30',
+        after: 'must be a whole number of at least 0',
+        limit: 'must be a whole number from 1 to 1000',
+      },
+    );
     assert.equal((await poll(t, gatewayA, '?wait=600')).status, 400);
     assert.equal((await poll(t, gatewayA, '?after=-1')).status, 400);
     assert.equal((await poll(t, gatewayA, '?wait=abc')).status, 400);

@@ -337,6 +337,41 @@ describe('requests that are not a batch', () => {
     assert.equal(xml.statusCode, 415);
   });
 
+  it('says what a batch is when the body is not one: a single event, an array of events, a string', async () => {
+    const shape =
+      'must be {"events": [ … ]}, a batch of up to 1000 events, each {"eventId", "eventType", "occurredAt", …}';
+    const single = event();
+    for (const [payload, expected] of [
+      [JSON.stringify([single]), [{ path: 'body', message: shape }]],
+      [JSON.stringify('events'), [{ path: 'body', message: shape }]],
+      [JSON.stringify(single), [{ path: 'events', message: `is required: body ${shape}` }]],
+      [
+        JSON.stringify({ events: single }),
+        [
+          {
+            path: 'events',
+            message: 'must be an array of up to 1000 events, each {"eventId", "eventType", "occurredAt", …}',
+          },
+        ],
+      ],
+      [
+        JSON.stringify({ events: Array.from({ length: 1001 }, () => single) }),
+        [{ path: 'events', message: 'must list at most 1000 items' }],
+      ],
+    ] as const) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/gateway/v1/events',
+        headers: { ...bearer(gateway), 'content-type': 'application/json' },
+        payload,
+      });
+      assert.equal(response.statusCode, 400, payload.slice(0, 80));
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.deepEqual(response.json().errors, expected, payload.slice(0, 80));
+    }
+    assert.equal((await storedRows('gwc_event_id = $1', [single.eventId])).length, 0);
+  });
+
   it('answers 401 without a token and 403 for a token that is not a gateway', async () => {
     assert.equal(
       (await t.app.inject({ method: 'POST', url: '/gateway/v1/events', payload: { events: [] } })).statusCode,

@@ -14,7 +14,7 @@ import { pms, type Reply } from '../access-control/helpers.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, operatorToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
 
-/** Every string an integer field must refuse: it stays a string and fails as "must be integer". */
+/** Every string an integer field must refuse: it stays a string and fails as "must be a whole number". */
 const BAD_INTEGERS = [
   '12a',
   '1e3',
@@ -187,16 +187,18 @@ describe('coerceBody: the rules over a schema', () => {
 
   it('leaves a validator to name each refused field, with the type it wants', () => {
     const IntegerIds = Type.Object({ ...UpdateVisitorBody.properties, unitId: Type.Integer({ minimum: 1 }) });
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(withSafeIntegers(IntegerIds) as object);
+    const validate = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(
+      withSafeIntegers(IntegerIds) as object,
+    );
     for (const bad of BAD_INTEGERS) {
       const body = coerceBody(IntegerIds, { unitId: bad, timeGroupId: bad, isTenant: 'yes' });
       assert.equal(validate(body), false);
       assert.deepEqual(
         faultsFromAjv(validate.errors ?? []),
         [
-          { path: 'unitId', message: 'must be integer' },
-          { path: 'isTenant', message: 'must be boolean' },
-          { path: 'timeGroupId', message: 'must be integer or null' },
+          { path: 'unitId', message: 'must be a whole number of at least 1' },
+          { path: 'isTenant', message: 'must be true or false' },
+          { path: 'timeGroupId', message: 'must be a whole number of at least 0 or null' },
         ],
         JSON.stringify(bad),
       );
@@ -403,14 +405,18 @@ describe('lenient bodies through the access-control face', () => {
       assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
       assert.deepEqual(
         r.body.errors,
-        [{ path: 'timeGroupId', message: 'must be integer or null' }],
+        [{ path: 'timeGroupId', message: 'must be a whole number of at least 0 or null' }],
         JSON.stringify(bad),
       );
     }
     for (const bad of BAD_BOOLEANS) {
       const r = await api.post('/units', { unitNumber: 'L7', suppressCommands: bad });
       assert.equal(r.status, 400, JSON.stringify(bad));
-      assert.deepEqual(r.body.errors, [{ path: 'suppressCommands', message: 'must be boolean' }], JSON.stringify(bad));
+      assert.deepEqual(
+        r.body.errors,
+        [{ path: 'suppressCommands', message: 'must be true or false' }],
+        JSON.stringify(bad),
+      );
     }
     // Every bad field at once, from a form: one 400 names them all; nothing was applied.
     const all = await send(
@@ -446,7 +452,7 @@ describe('lenient bodies through the access-control face', () => {
       timeGroupId: -1,
     });
     assert.equal(negative.status, 400);
-    assert.deepEqual(negative.body.errors, [{ path: 'timeGroupId', message: 'must be >= 0' }]);
+    assert.deepEqual(negative.body.errors, [{ path: 'timeGroupId', message: 'must be a whole number of at least 0' }]);
     // A form field is checked for NUL characters like a JSON string (PostgreSQL cannot store them).
     const nul = await send('/units', 'application/x-www-form-urlencoded', 'unitNumber=A%00B');
     assert.equal(nul.status, 400);
@@ -510,7 +516,7 @@ describe('every other face stays strict, and a GET with a content type and no bo
       payload: body,
     });
     assert.equal(json.statusCode, 400, json.body);
-    assert.deepEqual(json.json().errors, [{ path: 'charityEnrolled', message: 'must be boolean' }]);
+    assert.deepEqual(json.json().errors, [{ path: 'charityEnrolled', message: 'must be true or false' }]);
     const form = await t.app.inject({
       method: 'POST',
       url: '/admin/facilities',
@@ -520,8 +526,8 @@ describe('every other face stays strict, and a GET with a content type and no bo
     assert.equal(form.statusCode, 400, form.body);
     // A form's every value is text: strict, the admin face reads neither the id nor the flag.
     assert.deepEqual(form.json().errors, [
-      { path: 'accountId', message: 'must be integer' },
-      { path: 'charityEnrolled', message: 'must be boolean' },
+      { path: 'accountId', message: 'must be a whole number of at least 1' },
+      { path: 'charityEnrolled', message: 'must be true or false' },
     ]);
     const patch = await t.app.inject({
       method: 'POST',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import {
   faultsFromAjv,
   MAX_BODY_DEPTH,
@@ -33,8 +34,130 @@ describe('validation fault paths', () => {
     ]);
     assert.deepEqual(faults, [
       { path: 'items[0].unitId', message: 'is required' },
-      { path: 'code', message: 'does not match any allowed form' },
+      { path: 'code', message: 'must be of one of the forms the API reference gives' },
     ]);
+  });
+});
+
+describe('faults in plain words', () => {
+  // As the service compiles schemas: verbose, so that each fault carries its schema.
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', verbose: true });
+  addFormats.default(ajv);
+  const faultsOf = (schema: object, value: unknown) => {
+    const validate = ajv.compile(withSafeIntegers(schema) as object);
+    assert.equal(validate(value), false, JSON.stringify(value));
+    return Object.fromEntries(faultsFromAjv(validate.errors ?? [], 'query').map((f) => [f.path, f.message]));
+  };
+  const query = {
+    type: 'object',
+    properties: {
+      pageSize: { type: 'integer', minimum: 1, maximum: 10_000 },
+      offset: { type: 'integer', minimum: 0 },
+      id: { type: 'integer', minimum: 1 },
+      price: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01 },
+      sort: { type: 'string', enum: ['desc', 'asc'] },
+      guid: { type: 'string', minLength: 1, maxLength: 20 },
+      name: { type: 'string', minLength: 1 },
+      note: { type: 'string', maxLength: 5 },
+      at: { type: 'string', format: 'date-time' },
+      url: { type: 'string', format: 'uri' },
+      flag: { type: 'boolean' },
+      code: { type: 'string', pattern: '^[0-9]+$' },
+      hide: { type: 'string', pattern: '^(true|false)$', 'x-expected': 'true or false' },
+      ids: { type: 'array', maxItems: 2, items: { type: 'integer' } },
+      tags: { type: 'array', minItems: 1, uniqueItems: true },
+      nullableId: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }] },
+      either: {
+        anyOf: [
+          { type: 'string', maxLength: 2 },
+          { type: 'integer', maximum: 5 },
+        ],
+      },
+      exact: { const: 'yes' },
+    },
+  };
+
+  it('says what each parameter must be, with its range, never an Ajv keyword', () => {
+    assert.deepEqual(
+      faultsOf(query, {
+        pageSize: 'abc',
+        offset: '-1',
+        id: '0',
+        price: '0',
+        sort: 'up',
+        guid: 'x'.repeat(21),
+        name: '',
+        note: 'toolong',
+        at: 'yesterday',
+        url: 'not a url',
+        flag: 'maybe',
+        code: '12a',
+        hide: 'maybe',
+        ids: ['1', '2', '3'],
+        tags: [],
+        exact: 'no',
+      }),
+      {
+        pageSize: 'must be a whole number from 1 to 10000',
+        offset: 'must be a whole number of at least 0',
+        id: 'must be a whole number of at least 1',
+        price: 'must be a number greater than 0',
+        sort: 'must be desc or asc',
+        guid: 'must be 1 to 20 characters',
+        name: 'must not be empty',
+        note: 'must be at most 5 characters',
+        at: 'must be an ISO 8601 date-time with an offset, e.g. 2026-11-01T00:00:00Z',
+        url: 'must be an absolute URL, e.g. https://example.com/path',
+        flag: 'must be true or false',
+        code: 'must be a string matching ^[0-9]+$',
+        hide: 'must be true or false',
+        ids: 'must list at most 2 items',
+        tags: 'must not be empty',
+        exact: 'must be yes',
+      },
+    );
+    assert.deepEqual(faultsOf(query, { price: '0.001', tags: ['a', 'a'] }), {
+      price: 'must have at most 2 decimals',
+      tags: 'must not list the same value twice',
+    });
+  });
+
+  it('names a safe-integer bound only when the value passes it', () => {
+    assert.deepEqual(faultsOf(query, { id: '9007199254740992' }), {
+      id: 'must be a whole number from 1 to 9007199254740991',
+    });
+  });
+
+  it('says what a union takes instead of "does not match any allowed form"', () => {
+    assert.deepEqual(faultsOf(query, { nullableId: 'abc' }), {
+      nullableId: 'must be a whole number of at least 0 or null',
+    });
+    // One branch of the value's type: that branch speaks.
+    assert.deepEqual(faultsOf(query, { nullableId: -1 }), { nullableId: 'must be a whole number of at least 0' });
+    // Both branches of the value's type (a query value is text and coerces): the union lists its forms.
+    assert.deepEqual(faultsOf(query, { either: '123' }), {
+      either: 'must be a string of at most 2 characters or a whole number of at most 5',
+    });
+  });
+
+  it('says what the whole must be when the schema describes it (a body that is not a batch)', () => {
+    const batch = {
+      type: 'object',
+      required: ['events'],
+      'x-expected': '{"events": [ … ]}',
+      properties: { events: { type: 'array', 'x-expected': 'an array of events' } },
+    };
+    const strict = new Ajv({ allErrors: true, strict: false, verbose: true });
+    const validate = strict.compile(batch);
+    for (const [body, expected] of [
+      [[{ eventId: 'a' }], [{ path: 'body', message: 'must be {"events": [ … ]}' }]],
+      ['text', [{ path: 'body', message: 'must be {"events": [ … ]}' }]],
+      [{ eventId: 'a' }, [{ path: 'events', message: 'is required: body must be {"events": [ … ]}' }]],
+      [{ events: {} }, [{ path: 'events', message: 'must be an array of events' }]],
+    ] as const) {
+      assert.equal(validate(body), false);
+      assert.deepEqual(faultsFromAjv(validate.errors ?? [], 'body'), expected, JSON.stringify(body));
+    }
   });
 });
 

@@ -18,7 +18,7 @@ import {
   FacilityParams,
 } from '../schemas.ts';
 import {
-  FACILITY_ACCESS,
+  COMBINED_FILTERED,
   TYPES_ACCESS,
   V3_NOTE,
   facilityScope,
@@ -68,7 +68,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
     '/combinedevents/facilities/:facilityId',
     {
       constraints,
-      config: FACILITY_ACCESS,
+      config: COMBINED_FILTERED,
       schema: {
         operationId: 'listFacilityCombinedEvents',
         tags,

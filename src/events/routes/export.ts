@@ -12,8 +12,8 @@ import type { EventFilter } from '../query.ts';
 import type { PagingParams } from '../reads.ts';
 import { AccountEventsQuery, AccountParams, CSV_DESCRIPTION, FacilityEventsQuery, FacilityParams } from '../schemas.ts';
 import {
-  ACCOUNT_ACCESS,
-  FACILITY_ACCESS,
+  ACCOUNT_FILTERED,
+  FACILITY_FILTERED,
   V3_NOTE,
   accountScope,
   facilityScope,
@@ -80,7 +80,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.get(
     '/gatewayevents/accounts/:accountId/export',
     {
-      config: ACCOUNT_ACCESS,
+      config: ACCOUNT_FILTERED,
       schema: {
         operationId: 'exportAccountGatewayEvents',
         tags,
@@ -101,7 +101,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.get(
     '/gatewayevents/facilities/:facilityId/export',
     {
-      config: FACILITY_ACCESS,
+      config: FACILITY_FILTERED,
       schema: {
         operationId: 'exportFacilityGatewayEvents',
         tags,

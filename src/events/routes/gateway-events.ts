@@ -9,8 +9,8 @@ import { readPage } from '../reads.ts';
 import { pageJson } from '../render.ts';
 import { AccountEventsQuery, AccountParams, EventPage, FacilityEventsQuery, FacilityParams } from '../schemas.ts';
 import {
-  ACCOUNT_ACCESS,
-  FACILITY_ACCESS,
+  ACCOUNT_FILTERED,
+  FACILITY_FILTERED,
   V3_NOTE,
   accountScope,
   facilityScope,
@@ -33,7 +33,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   app.get(
     '/gatewayevents/accounts/:accountId',
     {
-      config: ACCOUNT_ACCESS,
+      config: ACCOUNT_FILTERED,
       schema: {
         operationId: 'listAccountGatewayEvents',
         tags,
@@ -57,7 +57,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   app.get(
     '/gatewayevents/facilities/:facilityId',
     {
-      config: FACILITY_ACCESS,
+      config: FACILITY_FILTERED,
       schema: {
         operationId: 'listFacilityGatewayEvents',
         tags,

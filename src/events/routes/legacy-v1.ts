@@ -19,8 +19,8 @@ import {
   V1FacilityQuery,
 } from '../schemas.ts';
 import {
-  ACCOUNT_ACCESS,
-  FACILITY_ACCESS,
+  ACCOUNT_FILTERED,
+  FACILITY_FILTERED,
   TYPES_ACCESS,
   accountScope,
   facilityScope,
@@ -70,7 +70,7 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/gatewayevents/accounts/:accountId',
     {
       constraints,
-      config: ACCOUNT_ACCESS,
+      config: ACCOUNT_FILTERED,
       schema: {
         tags,
         deprecated: true,
@@ -89,7 +89,7 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/gatewayevents/facilities/:facilityId',
     {
       constraints,
-      config: FACILITY_ACCESS,
+      config: FACILITY_FILTERED,
       schema: {
         tags,
         deprecated: true,

@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
 import { readSlice } from '../reads.ts';
 import { pageJson } from '../render.ts';
 import { EventTypeList, FacilityParams, V2FacilityQuery, V2Page } from '../schemas.ts';
-import { FACILITY_ACCESS, TYPES_ACCESS, facilityScope, legacyNote, retentionNote, sendJson } from './common.ts';
+import { LEGACY_FILTERED, TYPES_ACCESS, facilityScope, legacyNote, retentionNote, sendJson } from './common.ts';
 
 export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { store } = services.events;
@@ -35,7 +35,7 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.get(
     '/events/facilities/:facilityId',
     {
-      config: FACILITY_ACCESS,
+      config: LEGACY_FILTERED,
       schema: {
         tags,
         deprecated: true,

@@ -12,7 +12,7 @@ import { InvalidCursorError } from '../cursor.ts';
 import { parseFilter, type FilterParams } from '../filters.ts';
 import type { EventScope } from '../query.ts';
 import { AccountParams, AccountStreamQuery, FacilityParams, FacilityStreamQuery, StreamHeaders } from '../schemas.ts';
-import { ACCOUNT_ACCESS, FACILITY_ACCESS, V3_NOTE, accountScope, facilityScope, retentionNote } from './common.ts';
+import { ACCOUNT_FILTERED, FACILITY_FILTERED, V3_NOTE, accountScope, facilityScope, retentionNote } from './common.ts';
 
 const streamResponse = (heartbeatSeconds: number) => ({
   200: {
@@ -75,7 +75,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.get(
     '/gatewayevents/accounts/:accountId/stream',
     {
-      config: ACCOUNT_ACCESS,
+      config: ACCOUNT_FILTERED,
       schema: {
         operationId: 'streamAccountGatewayEvents',
         tags,
@@ -96,7 +96,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.get(
     '/gatewayevents/facilities/:facilityId/stream',
     {
-      config: FACILITY_ACCESS,
+      config: FACILITY_FILTERED,
       schema: {
         operationId: 'streamFacilityGatewayEvents',
         tags,

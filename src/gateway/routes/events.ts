@@ -17,22 +17,29 @@ import {
 } from '../../events/limits.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
-import { Answer } from '../../http/schemas.ts';
+import { Answer, EXPECTED } from '../../http/schemas.ts';
 import { MAX_BODY_DEPTH } from '../../http/validation.ts';
 import type { Services } from '../../services.ts';
+
+// What a batch is, in the words of the 400 that refuses a body that is not one (a single event, an
+// array of events, a string): "body must be {"events": [ … ]}, a batch of up to 1000 events, …".
+const EVENT_SHAPE = '{"eventId", "eventType", "occurredAt", …}';
+const BATCH_SHAPE = `{"events": [ … ]}, a batch of up to ${MAX_BATCH_EVENTS} events, each ${EVENT_SHAPE}`;
 
 // Each event stays unknown to validation: the handler judges each on its own (src/events/judge.ts).
 const IngestBody = Type.Object(
   {
     events: Type.Array(Type.Unknown(), {
       maxItems: MAX_BATCH_EVENTS,
+      [EXPECTED]: `an array of up to ${MAX_BATCH_EVENTS} events, each ${EVENT_SHAPE}`,
       description:
-        `1–${MAX_BATCH_EVENTS} events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
+        `Up to ${MAX_BATCH_EVENTS} events (none is a batch too), each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, ` +
         'visitorId?, codeEntered?, details?, data?}.',
     }),
   },
   {
     $id: 'GatewayEventBatch',
+    [EXPECTED]: BATCH_SHAPE,
     examples: [
       {
         events: [
