@@ -2031,11 +2031,22 @@ export interface components {
          *           "outcome": "pending",
          *           "status": "Pending",
          *           "reason": "CHARITY_NOT_ENROLLED"
+         *         },
+         *         {
+         *           "unitId": "C-310",
+         *           "auctionId": "c4e81f02-5b7a-4d39-8e16-0a2f9d3b6c57",
+         *           "outcome": "pending",
+         *           "status": "Pending",
+         *           "reason": "INCOMPLETE",
+         *           "missingFields": [
+         *             "description",
+         *             "imageUrls"
+         *           ]
          *         }
          *       ],
          *       "summary": {
          *         "created": 1,
-         *         "pending": 1,
+         *         "pending": 2,
          *         "unchanged": 0,
          *         "deferred": 0,
          *         "removed": 0
@@ -2063,6 +2074,8 @@ export interface components {
             status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
             /** @description Pending: CHARITY_NOT_ENROLLED or INCOMPLETE; removed: REMOVED_FROM_LIST. */
             reason?: string;
+            /** @description Only when the auction is held Pending as INCOMPLETE: which of the fields activation needs the record lacks (description, startsAt, endsAt; imageUrls: at least one image URL). */
+            missingFields?: ("description" | "startsAt" | "endsAt" | "imageUrls")[];
             /**
              * Format: date-time
              * @description Deferred: when a full list will create the auction.
@@ -2155,6 +2168,8 @@ export interface components {
             /** @enum {string} */
             status: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
             pendingReasons: ("CHARITY_NOT_ENROLLED" | "INCOMPLETE")[];
+            /** @description Only when the auction is held Pending as INCOMPLETE: which of the fields activation needs the record lacks (description, startsAt, endsAt; imageUrls: at least one image URL). */
+            missingFields?: ("description" | "startsAt" | "endsAt" | "imageUrls")[];
             record: components["schemas"]["AuctionRecord"];
             startsAt: string | null;
             endsAt: string | null;
@@ -3016,7 +3031,7 @@ export interface components {
             isManual: boolean;
         };
         GatewayEventBatch: {
-            /** @description 1–1000 events, each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}. */
+            /** @description Up to 1000 events (none is a batch too), each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}. */
             events: unknown[];
         };
         GatewayEventBatchResult: {
@@ -4564,6 +4579,12 @@ export interface operations {
                  *           "imageUrls": [
                  *             "https://pms.example.com/units/B-204/1.jpg"
                  *           ]
+                 *         },
+                 *         {
+                 *           "unitId": "C-310",
+                 *           "unitName": "C-310 (10x10)",
+                 *           "startsAt": "2026-12-01T09:00:00-07:00",
+                 *           "endsAt": "2026-12-08T17:00:00-07:00"
                  *         }
                  *       ]
                  *     }
@@ -4610,11 +4631,22 @@ export interface operations {
                      *             "outcome": "pending",
                      *             "status": "Pending",
                      *             "reason": "CHARITY_NOT_ENROLLED"
+                     *           },
+                     *           {
+                     *             "unitId": "C-310",
+                     *             "auctionId": "c4e81f02-5b7a-4d39-8e16-0a2f9d3b6c57",
+                     *             "outcome": "pending",
+                     *             "status": "Pending",
+                     *             "reason": "INCOMPLETE",
+                     *             "missingFields": [
+                     *               "description",
+                     *               "imageUrls"
+                     *             ]
                      *           }
                      *         ],
                      *         "summary": {
                      *           "created": 1,
-                     *           "pending": 1,
+                     *           "pending": 2,
                      *           "unchanged": 0,
                      *           "deferred": 0,
                      *           "removed": 0
