@@ -7,7 +7,7 @@ import { EnvelopeError } from './envelope.ts';
 import { imagesOf } from './images-repository.ts';
 import type { AuctionStatus } from './model.ts';
 import { partnerFacilityIds } from './partner.ts';
-import { findAuction, historyOf, listAuctions, type AuctionRow } from './repository.ts';
+import { findAuction, historyOf, listAuctions, type AuctionRow, type FacilityKey } from './repository.ts';
 import { auctionDetail, auctionSummary, cursor, pageOf, type AuctionView, type Page } from './views.ts';
 
 type ReadDeps = Pick<AuctionDeps, 'db' | 'config'>;
@@ -18,6 +18,9 @@ export interface AuctionQuery {
   limit: number;
   cursor?: string;
 }
+
+/** Support's lists may also read in the facility order (by facility name, then unit): a queue. */
+export type AdminAuctionQuery = AuctionQuery & { facilityId?: EntityId; order?: 'newest' | 'facility' };
 
 export type AuctionPage = { auctions: AuctionView[] } & Page;
 
@@ -48,13 +51,45 @@ export async function listAuctionsForPartner(
 }
 
 /** Support's list: of one facility, or of all. */
-export async function listAllAuctions(
-  deps: ReadDeps,
-  query: AuctionQuery & { facilityId?: EntityId },
-): Promise<AuctionPage> {
+export async function listAllAuctions(deps: ReadDeps, query: AdminAuctionQuery): Promise<AuctionPage> {
   const facilityIds = query.facilityId ? [query.facilityId] : null;
-  return page(deps, { ...query, facilityIds }, (message) => validationFailed([{ path: 'cursor', message }]));
+  const badCursor = (message: string) => validationFailed([{ path: 'cursor', message }]);
+  if (query.order !== 'facility') return page(deps, { ...query, facilityIds }, badCursor);
+  const after = query.cursor ? facilityCursor.decode(query.cursor) : undefined;
+  if (after === null) throw badCursor('is not a cursor of this order that this service issued');
+  const { status, unitId, limit } = query;
+  const rows = await listAuctions(deps.db, { facilityIds, status, unitId, order: 'facility', after, limit });
+  const waitMs = recreateWaitMs(deps.config);
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  const hasMore = rows.length > limit;
+  return {
+    auctions: items.map((row) => auctionSummary(row, waitMs)),
+    hasMore,
+    nextCursor: hasMore && last ? facilityCursor.encode(last) : null,
+  };
 }
+
+/** Opaque keyset cursor of the facility order: the last auction's facility name and id, unit and id. */
+const facilityCursor = {
+  encode: (row: AuctionRow) =>
+    Buffer.from(JSON.stringify(['f', row.facility_name, row.facility_id, row.unit_id, row.id])).toString('base64url'),
+  decode(text: string): FacilityKey | null {
+    try {
+      const [tag, facilityName, facilityId, unitId, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+      const valid =
+        tag === 'f' &&
+        typeof facilityName === 'string' &&
+        Number.isSafeInteger(facilityId) &&
+        typeof unitId === 'string' &&
+        typeof id === 'string' &&
+        /^[0-9a-f-]{36}$/.test(id);
+      return valid ? { facilityName, facilityId, unitId, id } : null;
+    } catch {
+      return null;
+    }
+  },
+};
 
 /** Support's read of one auction, whole (else 404). */
 export async function getAuction(deps: ReadDeps, auctionId: string): Promise<AuctionView> {

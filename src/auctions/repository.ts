@@ -289,20 +289,40 @@ export interface ListFilter {
   facilityIds: EntityId[] | null;
   status?: AuctionStatus;
   unitId?: string;
-  after?: { createdAt: Date; id: string };
+  /** newest: newest first (the default); facility: by facility name, then unit (support's queue). */
+  order?: 'newest' | 'facility';
+  after?: { createdAt: Date; id: string } | FacilityKey;
   limit: number;
 }
 
-/** Newest first, keyset-paged on (created_at, id). */
+/** Where an auction stands in the facility order: its facility's name and id, its unit, its id. */
+export interface FacilityKey {
+  facilityName: string;
+  facilityId: EntityId;
+  unitId: string;
+  id: string;
+}
+
+/**
+ * Keyset-paged on (created_at, id), newest first; or, in the facility order, on (facility name,
+ * facility id, unit id, id) ascending. Names and units compare byte-wise (collation "C"), so the
+ * order is the same on every database whatever its locale.
+ */
 export async function listAuctions(db: Db, filter: ListFilter) {
   let query = db
     .selectFrom('auctions as a')
     .innerJoin('facilities as f', 'f.id', 'a.facility_id')
     .selectAll('a')
     .select(['f.guid', 'f.name as facility_name', 'f.account_id'])
-    .orderBy('a.created_at', 'desc')
-    .orderBy('a.id', 'desc')
     .limit(filter.limit + 1);
+  query =
+    filter.order === 'facility'
+      ? query
+          .orderBy(sql`f.name collate "C"`)
+          .orderBy('a.facility_id')
+          .orderBy(sql`a.unit_id collate "C"`)
+          .orderBy('a.id')
+      : query.orderBy('a.created_at', 'desc').orderBy('a.id', 'desc');
   if (filter.facilityIds) {
     // No facility: no auction (an empty IN list is not SQL).
     if (filter.facilityIds.length === 0) return [];
@@ -310,9 +330,13 @@ export async function listAuctions(db: Db, filter: ListFilter) {
   }
   if (filter.status) query = query.where('a.status', '=', filter.status);
   if (filter.unitId) query = query.where('a.unit_id', '=', filter.unitId);
-  if (filter.after) {
-    const { createdAt, id } = filter.after;
-    query = query.where(sql<boolean>`(a.created_at, a.id) < (${createdAt}, ${id}::uuid)`);
+  const after = filter.after;
+  if (after && 'facilityName' in after) {
+    query = query.where(
+      sql<boolean>`(f.name collate "C", a.facility_id, a.unit_id collate "C", a.id) > (${after.facilityName}, ${after.facilityId}::int8, ${after.unitId}, ${after.id}::uuid)`,
+    );
+  } else if (after) {
+    query = query.where(sql<boolean>`(a.created_at, a.id) < (${after.createdAt}, ${after.id}::uuid)`);
   }
   return query.execute();
 }

@@ -42,7 +42,18 @@ export async function createApplication(db: Db, input: ApplicationInput) {
 }
 
 export async function listApplications(db: Db) {
-  return (await repository.allApplications(db)).map((r) => ({
+  return (await repository.allApplications(db)).map(applicationView);
+}
+
+/** The application with this client id (the support console names who is signed in); else 404. */
+export async function getApplication(db: Db, clientId: string) {
+  const row = await repository.applicationByClientId(db, clientId);
+  if (!row) throw notFound('An application with that client id');
+  return applicationView(row);
+}
+
+function applicationView(r: repository.ApplicationRow) {
+  return {
     id: r.id,
     clientId: r.client_id,
     name: r.name,
@@ -51,7 +62,7 @@ export async function listApplications(db: Db) {
     operator: r.is_operator,
     createdAt: r.created_at.toISOString(),
     revokedAt: r.revoked_at?.toISOString() ?? null,
-  }));
+  };
 }
 
 /** Ends the application, its refresh tokens, and those of the account keys that authorise it. */

@@ -44,6 +44,10 @@ export const insertApplication = (
 ) => db.insertInto('applications').values(values).returning('id').executeTakeFirstOrThrow();
 
 export const allApplications = (db: Db) => db.selectFrom('applications').selectAll().orderBy('created_at').execute();
+export type ApplicationRow = Awaited<ReturnType<typeof allApplications>>[number];
+
+export const applicationByClientId = (db: Db, clientId: string) =>
+  db.selectFrom('applications').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 
 export const activeApplication = (db: Db, clientId: string) =>
   db

@@ -91,17 +91,19 @@ it('support sees grouped notifications with their count, resolves a Pending char
 
   // The record's text is shown as text, never as markup.
   await charity.getByRole('button', { name: 'View auction' }).click();
-  await page.waitForSelector('#detail:has-text("Books <img src=x onerror=alert(1)>")');
+  await page.waitForSelector('#detail[open]:has-text("Books <img src=x onerror=alert(1)>")');
   assert.equal(await page.locator('#detail img').count(), 0);
+  await page.click('#detail-close');
 
   await pending.getByRole('button', { name: 'Enrol facility in charity programme' }).click();
-  await page.waitForSelector('#status:has-text("Enrol the facility: done.")');
+  await page.waitForSelector('#status:has-text("Enrol Facility 1: done.")');
   // Still open for C-2; C-1 reads as activated.
   await page.waitForSelector(`li[data-auction-id="${created.get('C-1').auctionId}"].settled:has-text("ACTIVATED")`);
   assert.equal((await readAuction(t, p, created.get('C-1').auctionId)).status, 'Active');
 
   const incomplete = pending.locator(`li[data-auction-id="${created.get('C-2').auctionId}"]`);
   await incomplete.getByRole('button', { name: 'Cancel auction' }).click();
+  await page.click('#confirm[open] #confirm-yes');
   await pending.waitFor({ state: 'detached' });
   const cancelled = await readAuction(t, p, created.get('C-2').auctionId);
   assert.equal(cancelled.status, 'Cancelled');

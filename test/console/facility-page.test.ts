@@ -79,7 +79,7 @@ it('shows the status list in colour, a facility’s devices and alarms, and send
 
   // The facility's page: overall status, devices, alarms, actions.
   await northRow.getByRole('button', { name: 'Open' }).click();
-  await page.waitForSelector('#detail:not([hidden]) #devices');
+  await page.waitForSelector('#detail[open] #devices');
   assert.match((await page.locator('#overall').textContent()) ?? '', /^error /);
   assert.deepEqual(await page.locator('#devices tr').evaluateAll((rows) => rows.map((r) => r.dataset.deviceId)), [
     'door-5',
@@ -97,7 +97,7 @@ it('shows the status list in colour, a facility’s devices and alarms, and send
       .execute();
   const openGate = page.getByRole('button', { name: 'Open Main Gate' });
   await openGate.click();
-  await page.waitForSelector('#confirm:not([hidden]):has-text("Open Main Gate at Facility 1?")');
+  await page.waitForSelector('#confirm[open]:has-text("Open Main Gate at Facility 1?")');
   await page.click('#confirm-no');
   await page.waitForSelector('#status:has-text("Main Gate: open: not sent.")');
   assert.equal((await commandsOf()).length, 0);

@@ -1,7 +1,7 @@
 // /admin/auctions: what support and the marketplace do to auctions (scope admin: an operator's
 // token) — list and read (reads.ts), report a sale (closing.ts), change a Pending auction
 // (amend.ts), cancel (cancel.ts). Errors are problem+json, as everywhere outside /api/3.
-import { EntityId, Answer, Nullable } from '../../http/schemas.ts';
+import { EntityId, Answer, Nullable, StringEnum } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
@@ -43,12 +43,17 @@ export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         tags,
         summary: 'List auctions (support).',
         description:
-          'Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) ' +
-          'and `cursor`.',
+          'Newest first, or with `order=facility` by facility name then unit id (support’s queue; names and ' +
+          'units compare byte-wise); filtered by facility, status and unit; paged by `limit` (1–500, default ' +
+          '100) and `cursor` (a cursor continues the order it was issued in).',
         querystring: Type.Object({
           facilityId: Type.Optional(EntityId('Only this facility’s auctions.')),
           status: Type.Optional(AuctionStatus),
           unitId: Type.Optional(Type.String({ maxLength: LIMITS.unitIdLength })),
+          order: StringEnum(['newest', 'facility'] as const, {
+            default: 'newest',
+            description: 'newest: newest first. facility: by facility name, then unit id.',
+          }),
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
           cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),

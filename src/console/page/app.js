@@ -1,9 +1,20 @@
-// The support console: a page for support staff to resolve support notifications through the
-// admin routes, and the operator's facility page — the status list with its colours, a facility's
+// The support console: a page for support staff to work through their queue — grouped support
+// notifications and Pending auctions, sorted by facility then unit and paged — through the admin
+// routes, and the operator's facility page — the status list with its colours, a facility's
 // devices and alarms, and the remote actions (each confirmed first). Plain browser JavaScript, no
 // build step. All data is rendered as text (never as HTML); the token lives in this page's memory only.
 
-const state = { token: null, view: 'open' };
+/** Cards or rows on one page of a list. */
+const PAGE_SIZE = 20;
+
+const state = {
+  token: null,
+  view: 'open',
+  /** Facility id → { name, timeZone, guid }: names and local times (GET /admin/facilities). */
+  facilities: new Map(),
+  /** Per view: the page shown (0-based) and, for lists the server pages, the cursor of each page. */
+  pages: {},
+};
 const $ = (selector) => document.querySelector(selector);
 
 function element(tag, attributes = {}, ...children) {
@@ -45,6 +56,58 @@ async function api(method, path, body) {
   return payload;
 }
 
+// ---- names and times ----
+
+/** Units and names compare as people read them: U-2 before U-10, case aside. */
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+function facilityName(facilityId) {
+  if (facilityId === null || facilityId === undefined) return 'the whole service';
+  return state.facilities.get(facilityId)?.name ?? `facility ${facilityId}`;
+}
+
+const formats = new Map();
+
+/**
+ * A time as the facility's staff read it: in the facility's zone, named ("Nov 26, 14:05 MST"),
+ * never in the browser's zone. Times that belong to no facility read in UTC, named too.
+ */
+function localTime(iso, facilityId) {
+  if (!iso) return '—';
+  const timeZone = state.facilities.get(facilityId)?.timeZone ?? 'UTC';
+  const at = new Date(iso);
+  const withYear = at.getUTCFullYear() !== new Date().getUTCFullYear();
+  const key = `${timeZone}|${withYear}`;
+  if (!formats.has(key))
+    formats.set(
+      key,
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        year: withYear ? 'numeric' : undefined,
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+        timeZoneName: 'short',
+      }),
+    );
+  return formats.get(key).format(at);
+}
+
+/** A <time> element: the local time as text, the instant and the zone's IANA name for a closer look. */
+function timeElement(iso, facilityId, attributes = {}) {
+  const timeZone = state.facilities.get(facilityId)?.timeZone ?? 'UTC';
+  return element('time', { datetime: iso ?? '', title: timeZone, ...attributes }, localTime(iso, facilityId));
+}
+
+async function loadFacilities() {
+  const facilities = await api('GET', '/admin/facilities');
+  state.facilities = new Map(facilities.map((f) => [f.id, { name: f.name, timeZone: f.timeZone, guid: f.guid }]));
+}
+
+// ---- signing in ----
+
 async function signIn(event) {
   event.preventDefault();
   const form = new FormData(event.target);
@@ -73,11 +136,15 @@ async function signIn(event) {
   }
   state.token = payload.access_token;
   event.target.reset();
-  $('#who-text').textContent = `Signed in as ${form.get('clientId')}`;
+  // The token answer names the client only by its id; support reads the application's name.
+  const me = await api('GET', '/admin/whoami');
+  $('#who-text').textContent = `Signed in as ${me.name}`;
+  $('#who-text').title = me.clientId;
   $('#who').hidden = false;
   $('#sign-in').hidden = true;
   $('#work').hidden = false;
   say('');
+  state.pages = {};
   await show('open');
 }
 
@@ -87,18 +154,49 @@ function signOut() {
   $('#sign-in').hidden = false;
   $('#work').hidden = true;
   $('#list').replaceChildren();
-  $('#detail').hidden = true;
+  $('#pager').replaceChildren();
+  for (const dialog of document.querySelectorAll('dialog')) if (dialog.open) dialog.close();
 }
 
-async function run(label, action) {
+// ---- dialogs: the detail, and the confirmation ----
+
+/** Shows the detail in a modal dialog: drawn over the list, in view whatever the scroll; focus moves into it. */
+function openDetail(title, auctionId, ...children) {
+  state.detailAuctionId = auctionId;
+  $('#detail-title').textContent = title;
+  $('#detail-body').replaceChildren(...children);
+  const dialog = $('#detail');
+  if (!dialog.open) dialog.showModal();
+  $('#detail-close').focus();
+}
+
+/**
+ * Asks before an action that cannot be undone, in the page (a modal <dialog>, not the browser's
+ * confirm): resolves true on Confirm, false on Cancel or Escape — then nothing is sent.
+ */
+function ask(question, yesLabel) {
+  const dialog = $('#confirm');
+  $('#confirm-text').textContent = question;
+  $('#confirm-yes').textContent = yesLabel;
+  dialog.returnValue = '';
+  dialog.showModal();
+  $('#confirm-no').focus();
+  return new Promise((resolve) =>
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true }),
+  );
+}
+
+/** Runs an admin call, says how it went, then shows the list — and an auction's open detail — again. */
+async function run(label, call) {
   try {
     say(`${label}…`, true);
-    await action();
+    await call();
     say(`${label}: done.`, true);
-    await show(state.view);
   } catch (error) {
     say(`${label} failed: ${error.message}`);
   }
+  await show(state.view).catch((error) => say(error.message));
+  if ($('#detail').open && state.detailAuctionId) await showAuction(state.detailAuctionId);
 }
 
 /** A button that runs an admin call, then shows the list again. */
@@ -106,22 +204,84 @@ function actionButton(action, label, runLabel, call) {
   return element('button', { type: 'button', dataset: { action }, onclick: () => run(runLabel, call) }, label);
 }
 
+/** Cancelling an auction, asked first (the partner can only recreate it after the wait). */
+function cancelButton(auction) {
+  const where = `unit ${auction.unitId} at ${facilityName(auction.facilityId)}`;
+  return element(
+    'button',
+    {
+      type: 'button',
+      dataset: { action: 'cancel' },
+      onclick: async () => {
+        if (!(await ask(`Cancel the auction of ${where}? This cannot be undone.`, 'Cancel the auction'))) {
+          say(`The auction of ${where} was not cancelled.`);
+          return;
+        }
+        await run(`Cancel the auction of ${where}`, () =>
+          api('POST', `/admin/auctions/${auction.auctionId}/cancel`, { reason: 'Cancelled by support' }),
+        );
+      },
+    },
+    'Cancel auction',
+  );
+}
+
+const viewButton = (auctionId) =>
+  element(
+    'button',
+    { type: 'button', dataset: { action: 'view' }, onclick: () => showAuction(auctionId) },
+    'View auction',
+  );
+
+const isCharityHeld = (item) =>
+  item.reason === 'CHARITY_NOT_ENROLLED' || (item.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED');
+
+// ---- notifications ----
+
+/** What a group of each kind counts, in words: "20 images failed", "1 auction held Pending". */
+const COUNTED = {
+  AUCTION_PENDING: ['auction held Pending', 'auctions held Pending'],
+  IMAGE_FETCH_FAILED: ['image failed', 'images failed'],
+  JOB_FAILED: ['background job failed', 'background jobs failed'],
+  WEBHOOK_DISABLED: ['webhook subscription disabled', 'webhook subscriptions disabled'],
+};
+
+function groupTitle(n) {
+  const [one, many] = COUNTED[n.kind] ?? [n.kind, n.kind];
+  return `${n.count} ${n.count === 1 ? one : many} for ${facilityName(n.facilityId)}`;
+}
+
+/** The support webhook's part, in words (delivery "disabled" means no webhook is configured). */
+function deliveryText(d, facilityId) {
+  switch (d.status) {
+    case 'disabled':
+      return 'Support webhook: not configured — notifications are logged only.';
+    case 'pending':
+      return d.attempts > 0
+        ? `Support webhook: not delivered yet, retrying (${d.attempts} attempts${d.lastError ? `; last: ${d.lastError}` : ''}).`
+        : 'Support webhook: about to be sent.';
+    case 'delivered':
+      return `Support webhook: delivered ${localTime(d.deliveredAt, facilityId)}.`;
+    case 'failed':
+      return `Support webhook: delivery gave up after ${d.attempts} attempts${d.lastError ? ` (${d.lastError})` : ''}.`;
+    default:
+      return `Support webhook: ${d.status}.`;
+  }
+}
+
 /** What can be done about one auction held Pending: change its type (a charity one), or cancel it. */
-function pendingAuctionActions(item) {
-  const buttons = [element('button', { type: 'button', onclick: () => showAuction(item.auctionId) }, 'View auction')];
+function pendingItemActions(item) {
+  const buttons = [viewButton(item.auctionId)];
   if (item.resolution) return buttons;
-  if (item.reason === 'CHARITY_NOT_ENROLLED' || (item.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED')) {
+  if (isCharityHeld(item)) {
     buttons.push(
       actionButton('lien', 'Change type to Lien', 'Change the type to Lien', () =>
         api('PATCH', `/admin/auctions/${item.auctionId}`, { auctionType: 'Lien' }),
       ),
     );
   }
-  buttons.push(
-    actionButton('cancel', 'Cancel auction', 'Cancel the auction', () =>
-      api('POST', `/admin/auctions/${item.auctionId}/cancel`, { reason: 'Cancelled by support' }),
-    ),
-  );
+  const unitId = item.detail?.unitId ?? '?';
+  buttons.push(cancelButton({ auctionId: item.auctionId, unitId, facilityId: item.facilityId }));
   return buttons;
 }
 
@@ -135,48 +295,58 @@ function notificationItem(n, item) {
   }
   if (!n.resolvedAt && item.auctionId) {
     const actions = element('span', { class: 'item-actions' });
-    if (n.kind === 'AUCTION_PENDING') actions.append(...pendingAuctionActions(item));
-    else
-      actions.append(element('button', { type: 'button', onclick: () => showAuction(item.auctionId) }, 'View auction'));
+    if (n.kind === 'AUCTION_PENDING') actions.append(...pendingItemActions({ ...item, facilityId: n.facilityId }));
+    else actions.append(viewButton(item.auctionId));
     li.append(' ', actions);
   }
   return li;
 }
 
+const unitOf = (item) => String(item.detail?.unitId ?? '');
+
 function notificationCard(n) {
   const card = $('#notification-template').content.firstElementChild.cloneNode(true);
   card.dataset.notificationId = n.id;
   card.dataset.count = String(n.count);
+  card.dataset.kind = n.kind;
   if (n.facilityId) card.dataset.facilityId = n.facilityId;
-  card.querySelector('.kind').textContent = n.kind;
+  card.querySelector('.title').textContent = groupTitle(n);
   card.querySelector('.count').textContent = n.count > 1 ? `×${n.count}` : '';
   card.querySelector('.reason').textContent = n.count > 1 ? '' : (n.reason ?? '');
-  card.querySelector('.created').textContent =
-    n.lastOccurredAt !== n.createdAt
-      ? `${new Date(n.createdAt).toLocaleString()} – ${new Date(n.lastOccurredAt).toLocaleString()}`
-      : new Date(n.createdAt).toLocaleString();
+  card.querySelector('.created').replaceChildren('Opened ', timeElement(n.createdAt, n.facilityId));
   card.querySelector('.message').textContent =
     n.count > 1 ? n.message.slice(0, n.message.indexOf('. The first: ') + 1 || undefined) : n.message;
-  card.querySelector('.items').append(...n.items.map((item) => notificationItem(n, item)));
+  // The newest occurrence: when it is among the items kept (the first ones), its message too.
+  const newest = n.count <= n.items.length ? n.items.at(-1) : null;
+  card
+    .querySelector('.newest')
+    .replaceChildren(
+      'Newest occurrence: ',
+      timeElement(n.lastOccurredAt, n.facilityId),
+      newest && n.count > 1 ? ` — ${newest.message}` : '',
+    );
+  // The occurrences kept, by unit (as the lists are ordered); those without a unit keep their order.
+  const items = [...n.items].sort((a, b) => collator.compare(unitOf(a), unitOf(b)));
+  card.querySelector('.items').append(...items.map((item) => notificationItem(n, item)));
   card.querySelector('.more').textContent =
     n.count > n.items.length ? `The first ${n.items.length} of ${n.count} are listed.` : '';
-  card.querySelector('.delivery').textContent = n.resolvedAt
-    ? `Resolved ${new Date(n.resolvedAt).toLocaleString()} by ${n.resolvedBy}: ${n.resolution}`
-    : `Webhook: ${n.delivery.status}${n.delivery.lastError ? ` (${n.delivery.lastError})` : ''}`;
+  card
+    .querySelector('.delivery')
+    .replaceChildren(
+      n.resolvedAt
+        ? element(
+            'span',
+            {},
+            'Resolved ',
+            timeElement(n.resolvedAt, n.facilityId),
+            ` by ${n.resolvedBy}: ${n.resolution}`,
+          )
+        : deliveryText(n.delivery, n.facilityId),
+    );
   const actions = card.querySelector('.actions');
   if (!n.resolvedAt) {
-    const charity = n.items.some(
-      (i) =>
-        !i.resolution &&
-        (i.reason === 'CHARITY_NOT_ENROLLED' || (i.detail?.reasons ?? []).includes('CHARITY_NOT_ENROLLED')),
-    );
-    if (n.kind === 'AUCTION_PENDING' && charity && n.facilityId) {
-      actions.append(
-        actionButton('enrol', 'Enrol facility in charity programme', 'Enrol the facility', () =>
-          api('POST', `/admin/facilities/${n.facilityId}/charity-enrolment`),
-        ),
-      );
-    }
+    const charity = n.items.some((i) => !i.resolution && isCharityHeld(i));
+    if (n.kind === 'AUCTION_PENDING' && charity && n.facilityId) actions.append(enrolButton(n.facilityId));
     actions.append(
       actionButton('resolve', 'Mark resolved', 'Mark resolved', () =>
         api('POST', `/admin/notifications/${n.id}/resolve`, { resolution: 'Resolved in the support console' }),
@@ -186,24 +356,271 @@ function notificationCard(n) {
   return card;
 }
 
-function auctionRow(a) {
+const enrolButton = (facilityId) =>
+  actionButton('enrol', 'Enrol facility in charity programme', `Enrol ${facilityName(facilityId)}`, () =>
+    api('POST', `/admin/facilities/${facilityId}/charity-enrolment`),
+  );
+
+// ---- Pending auctions ----
+
+/** A Pending auction's card, with what support can do about it (what the admin routes allow a Pending one). */
+function auctionCard(a) {
+  const actions = element('div', { class: 'actions' }, viewButton(a.auctionId));
+  if (a.status === 'Pending') {
+    const select = element(
+      'select',
+      { name: 'auctionType', id: `type-${a.auctionId}` },
+      ...['Lien', 'Non-Lien', 'Charity'].map((type) =>
+        Object.assign(element('option', { value: type }, type), { selected: type === a.auctionType }),
+      ),
+    );
+    actions.append(
+      element('label', { for: select.id, class: 'type-label' }, 'Auction type '),
+      select,
+      element(
+        'button',
+        {
+          type: 'button',
+          dataset: { action: 'change-type' },
+          onclick: () =>
+            run(`Change the type of unit ${a.unitId} to ${select.value}`, () =>
+              api('PATCH', `/admin/auctions/${a.auctionId}`, { auctionType: select.value }),
+            ),
+        },
+        'Change type',
+      ),
+    );
+    if (a.pendingReasons.includes('CHARITY_NOT_ENROLLED')) actions.append(enrolButton(a.facilityId));
+    actions.append(cancelButton(a));
+  }
   return element(
     'article',
-    { class: 'card', dataset: { auctionId: a.auctionId } },
+    { class: 'card', dataset: { auctionId: a.auctionId, facilityId: a.facilityId, unitId: a.unitId } },
     element(
       'header',
       {},
-      element('strong', {}, `${a.unitId} · ${a.unitName}`),
+      element('strong', { class: 'facility' }, facilityName(a.facilityId)),
+      element('span', { class: 'unit' }, `unit ${a.unitId} · ${a.unitName}`),
       element('span', { class: 'reason' }, `${a.status} ${a.pendingReasons.join(', ')}`),
-      element('time', {}, new Date(a.createdAt).toLocaleString()),
+      element('span', { class: 'created' }, 'Received ', timeElement(a.createdAt, a.facilityId)),
     ),
-    element('p', {}, `Facility ${a.guid ?? a.facilityId} · ${a.auctionType}`),
-    element(
-      'div',
-      { class: 'actions' },
-      element('button', { type: 'button', onclick: () => showAuction(a.auctionId) }, 'View auction'),
-    ),
+    element('p', {}, `${a.auctionType} auction${a.guid ? ` · facility guid ${a.guid}` : ''}`),
+    actions,
   );
+}
+
+// ---- lists and their pages ----
+
+/**
+ * How each queue is read and paged:
+ * - Pending auctions: by the server, in its facility order (`order=facility`), a page at a time by
+ *   keyset cursor — Pending auctions are unbounded (a bad list holds hundreds), and a cursor stays
+ *   valid while support empties the queue from under it.
+ * - Open notifications: all read, then sorted and paged here. Open groups are few by construction
+ *   (one per kind and facility, SPEC §3.5), and the server lists them only by age; sorting by the
+ *   facility's name needs the names, which the page has.
+ * - Resolved notifications: by the server, newest first — a history, read by time, that only grows.
+ */
+const LISTS = {
+  pending: {
+    server: true,
+    read: (cursor) =>
+      api(
+        'GET',
+        `/admin/auctions?status=Pending&order=facility&limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ).then((page) => ({ items: page.auctions, nextCursor: page.nextCursor })),
+    render: auctionCard,
+    empty: 'No Pending auctions.',
+  },
+  resolved: {
+    server: true,
+    read: (cursor) =>
+      api(
+        'GET',
+        `/admin/notifications?state=resolved&limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ).then((page) => ({ items: page.notifications, nextCursor: page.nextCursor })),
+    render: notificationCard,
+    empty: 'None.',
+  },
+  open: {
+    server: false,
+    async readAll() {
+      const all = [];
+      let cursor = null;
+      do {
+        const page = await api(
+          'GET',
+          `/admin/notifications?state=open&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        all.push(...page.notifications);
+        cursor = page.nextCursor;
+      } while (cursor);
+      // By facility (service-wide ones last), then kind, then the oldest first.
+      const key = (n) => (n.facilityId === null ? '\uffff' : facilityName(n.facilityId));
+      return all.sort(
+        (a, b) =>
+          collator.compare(key(a), key(b)) ||
+          (a.facilityId ?? 0) - (b.facilityId ?? 0) ||
+          a.kind.localeCompare(b.kind) ||
+          a.createdAt.localeCompare(b.createdAt),
+      );
+    },
+    render: notificationCard,
+    empty: 'Nothing needs attention.',
+  },
+};
+
+/** Shows the page `index` of a queue, with the controls to move between its pages. */
+async function showList(view, index) {
+  const list = LISTS[view];
+  const paging = state.pages[view] ?? { index: 0, cursors: [null] };
+  state.pages[view] = paging;
+  let items;
+  let hasNext;
+  let label;
+  if (list.server) {
+    index = Math.min(Math.max(index, 0), paging.cursors.length - 1);
+    const page = await list.read(paging.cursors[index]);
+    // A page emptied by support's own work: step back to the one before.
+    if (page.items.length === 0 && index > 0) {
+      paging.cursors.length = index;
+      return showList(view, index - 1);
+    }
+    if (page.nextCursor) paging.cursors[index + 1] = page.nextCursor;
+    else paging.cursors.length = index + 1;
+    items = page.items;
+    hasNext = page.nextCursor !== null;
+    label = items.length ? `Page ${index + 1} · ${index * PAGE_SIZE + 1}–${index * PAGE_SIZE + items.length}` : '';
+  } else {
+    const all = await list.readAll();
+    const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
+    index = Math.min(Math.max(index, 0), pages - 1);
+    items = all.slice(index * PAGE_SIZE, (index + 1) * PAGE_SIZE);
+    hasNext = index < pages - 1;
+    label = all.length
+      ? `Page ${index + 1} of ${pages} · ${index * PAGE_SIZE + 1}–${index * PAGE_SIZE + items.length} of ${all.length}`
+      : '';
+  }
+  paging.index = index;
+  $('#list').replaceChildren(
+    ...(items.length ? items.map(list.render) : [element('p', { class: 'empty' }, list.empty)]),
+  );
+  const pager = $('#pager');
+  if (index === 0 && !hasNext) {
+    pager.replaceChildren(label ? element('span', { class: 'page-label' }, label) : '');
+    return;
+  }
+  const move = (to, text, enabled, action) =>
+    Object.assign(
+      element(
+        'button',
+        { type: 'button', dataset: { page: action }, onclick: () => showList(view, to).catch((e) => say(e.message)) },
+        text,
+      ),
+      { disabled: !enabled },
+    );
+  pager.replaceChildren(
+    move(index - 1, 'Previous page', index > 0, 'previous'),
+    element('span', { class: 'page-label', 'aria-live': 'polite' }, label),
+    move(index + 1, 'Next page', hasNext, 'next'),
+  );
+}
+
+async function show(view) {
+  state.view = view;
+  for (const tab of document.querySelectorAll('.tab'))
+    tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
+  await loadFacilities();
+  const list = $('#list');
+  if (LISTS[view]) return showList(view, state.pages[view]?.index ?? 0);
+  $('#pager').replaceChildren();
+  if (view === 'webhooks') {
+    const rows = await api('GET', '/admin/webhooks/subscriptions?limit=100');
+    list.replaceChildren(
+      rows.length
+        ? element(
+            'table',
+            { id: 'subscription-list' },
+            element('tr', {}, ...['Subscription', 'URL', 'Topics', 'Health'].map((label) => element('th', {}, label))),
+            ...rows.map(subscriptionRow),
+          )
+        : element('p', {}, 'No webhook subscriptions.'),
+    );
+  } else if (view === 'facilities') {
+    const rows = await api('GET', '/facilities/statuslist');
+    list.replaceChildren(
+      rows.length
+        ? element(
+            'table',
+            { id: 'status-list' },
+            element(
+              'tr',
+              {},
+              element('th', {}, 'Facility'),
+              ...PARTS.map(([, label]) => element('th', {}, label)),
+              element('th', {}, ''),
+            ),
+            ...rows.map(facilityRow),
+          )
+        : element('p', {}, 'No facilities.'),
+    );
+  }
+}
+
+async function showAuction(auctionId) {
+  try {
+    const a = await api('GET', `/admin/auctions/${auctionId}`);
+    const at = (iso) => localTime(iso, a.facilityId);
+    const rows = [
+      ['Auction', a.auctionId],
+      ['Facility', `${facilityName(a.facilityId)}${a.guid ? ` (guid ${a.guid})` : ''}`],
+      ['Unit', `${a.unitId} · ${a.unitName}`],
+      ['Type', a.auctionType],
+      ['Status', `${a.status} ${a.pendingReasons.join(', ')}`],
+      ['Description', a.record.description ?? '—'],
+      ['Runs', `${at(a.record.startsAt)} → ${at(a.record.endsAt)}`],
+      ['Minimum bid', a.record.minimumBid ?? '—'],
+    ];
+    const actions = element('div', { class: 'actions' });
+    if (a.status === 'Pending') {
+      if (a.pendingReasons.includes('CHARITY_NOT_ENROLLED')) actions.append(enrolButton(a.facilityId));
+      actions.append(cancelButton(a));
+    }
+    openDetail(
+      `Auction of unit ${a.unitId} at ${facilityName(a.facilityId)}`,
+      a.auctionId,
+      element('table', {}, ...rows.map(([k, v]) => element('tr', {}, element('th', {}, k), element('td', {}, v)))),
+      actions,
+      element('h3', {}, 'Images'),
+      element(
+        'div',
+        {},
+        ...a.images.map((i) =>
+          i.status === 'stored' && i.url?.startsWith('/media/')
+            ? element('img', { src: i.url, alt: `image ${i.position + 1}`, title: i.sourceUrl })
+            : element('p', {}, `${i.position + 1}. ${i.status}${i.error ? `: ${i.error}` : ''} — ${i.sourceUrl}`),
+        ),
+      ),
+      element('h3', {}, 'History'),
+      element(
+        'table',
+        {},
+        ...a.history.map((h) =>
+          element(
+            'tr',
+            {},
+            element('td', {}, timeElement(h.at, a.facilityId)),
+            element('td', {}, `${h.from ?? 'new'} → ${h.to}`),
+            element('td', {}, h.reason),
+            element('td', {}, h.actor),
+            element('td', {}, h.note ?? ''),
+          ),
+        ),
+      ),
+    );
+  } catch (error) {
+    say(`Could not read the auction: ${error.message}`);
+  }
 }
 
 // ---- facilities: the status list, a facility's page, remote actions ----
@@ -233,11 +650,10 @@ function facilityRow(f) {
   );
 }
 
-const localTime = (iso) => new Date(iso).toLocaleString();
-
 /** A webhook subscription's health as a status word: disabled (error), failing (warning), healthy (ok). */
 function subscriptionHealth(s) {
   const h = s.health;
+  // A subscription belongs to an account or a partner, not to one facility: its times read in UTC.
   if (s.status === 'disabled')
     return h.disabledReason === 'failing'
       ? ['error', `Disabled after failing since ${localTime(h.failingSince)}: ${h.lastError ?? ''}`]
@@ -258,31 +674,20 @@ function subscriptionRow(s) {
   );
 }
 
-/** Asks before a remote action: the question and two buttons, in the page (no browser dialog). */
-function confirmThen(question, label, action) {
-  const box = $('#confirm');
-  $('#confirm-text').textContent = question;
-  box.hidden = false;
-  const close = () => {
-    box.hidden = true;
-    $('#confirm-yes').onclick = null;
-    $('#confirm-no').onclick = null;
-  };
-  $('#confirm-no').onclick = () => {
-    close();
+/** A remote action, asked first in the page; then the facility's page again. */
+async function confirmThen(question, label, action) {
+  if (!(await ask(question, 'Confirm'))) {
     say(`${label}: not sent.`);
-  };
-  $('#confirm-yes').onclick = async () => {
-    close();
-    try {
-      say(`${label}…`, true);
-      await action();
-      say(`${label}: sent to the controller.`, true);
-    } catch (error) {
-      say(`${label} failed: ${error.message}`);
-    }
-    await showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
-  };
+    return;
+  }
+  try {
+    say(`${label}…`, true);
+    await action();
+    say(`${label}: sent to the controller.`, true);
+  } catch (error) {
+    say(`${label} failed: ${error.message}`);
+  }
+  await showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
 }
 
 function switchRow(which, label, s, facilityName) {
@@ -321,17 +726,18 @@ async function showFacility(id, name) {
     api('GET', `/facilities/${id}/devices`),
     api('GET', `/facilities/${id}/actiongroups/manual`),
   ]);
-  const detail = $('#detail');
   const word = status.gatewayControllerPlatformOverallStatus;
-  detail.replaceChildren(
-    element('h2', {}, name),
+  const at = (iso) => timeElement(iso, id);
+  openDetail(
+    name,
+    null,
     element(
       'p',
       { class: `status status-${word}`, id: 'overall' },
       element('strong', {}, word),
       ` ${status.gatewayControllerPlatformOverallStatusMessage}`,
     ),
-    element('p', {}, `Last heard: ${status.lastSeenAt ? new Date(status.lastSeenAt).toLocaleString() : 'never'}`),
+    element('p', {}, 'Last heard: ', status.lastSeenAt ? at(status.lastSeenAt) : 'never'),
     element('h3', {}, 'Remote actions'),
     element(
       'div',
@@ -378,7 +784,8 @@ async function showFacility(id, name) {
         element(
           'li',
           {},
-          `${a.eventTypeName} at ${a.unitNumber ? `unit ${a.unitNumber}` : (a.deviceName ?? a.deviceId ?? 'the facility')} since ${new Date(a.since).toLocaleString()}`,
+          `${a.eventTypeName} at ${a.unitNumber ? `unit ${a.unitNumber}` : (a.deviceName ?? a.deviceId ?? 'the facility')} since `,
+          at(a.since),
         ),
       ),
     ),
@@ -397,112 +804,11 @@ async function showFacility(id, name) {
             d.status.isOffline ? 'offline' : 'online',
           ),
           element('td', {}, d.isPaired ? '' : 'removed'),
-          element('td', {}, `last event ${d.lastEventType} at ${new Date(d.lastEventAt).toLocaleString()}`),
+          element('td', {}, `last event ${d.lastEventType} at `, at(d.lastEventAt)),
         ),
       ),
     ),
   );
-  detail.hidden = false;
-}
-
-async function show(view) {
-  state.view = view;
-  for (const tab of document.querySelectorAll('.tab'))
-    tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
-  const list = $('#list');
-  if (view === 'webhooks') {
-    const rows = await api('GET', '/admin/webhooks/subscriptions?limit=100');
-    list.replaceChildren(
-      rows.length
-        ? element(
-            'table',
-            { id: 'subscription-list' },
-            element('tr', {}, ...['Subscription', 'URL', 'Topics', 'Health'].map((label) => element('th', {}, label))),
-            ...rows.map(subscriptionRow),
-          )
-        : element('p', {}, 'No webhook subscriptions.'),
-    );
-  } else if (view === 'facilities') {
-    const rows = await api('GET', '/facilities/statuslist');
-    list.replaceChildren(
-      rows.length
-        ? element(
-            'table',
-            { id: 'status-list' },
-            element(
-              'tr',
-              {},
-              element('th', {}, 'Facility'),
-              ...PARTS.map(([, label]) => element('th', {}, label)),
-              element('th', {}, ''),
-            ),
-            ...rows.map(facilityRow),
-          )
-        : element('p', {}, 'No facilities.'),
-    );
-  } else if (view === 'pending') {
-    const page = await api('GET', '/admin/auctions?status=Pending&limit=200');
-    list.replaceChildren(
-      ...(page.auctions.length ? page.auctions.map(auctionRow) : [element('p', {}, 'No Pending auctions.')]),
-    );
-  } else {
-    const page = await api('GET', `/admin/notifications?state=${view === 'resolved' ? 'resolved' : 'open'}&limit=200`);
-    list.replaceChildren(
-      ...(page.notifications.length
-        ? page.notifications.map(notificationCard)
-        : [element('p', { class: 'empty' }, view === 'open' ? 'Nothing needs attention.' : 'None.')]),
-    );
-  }
-}
-
-async function showAuction(auctionId) {
-  try {
-    const a = await api('GET', `/admin/auctions/${auctionId}`);
-    const detail = $('#detail');
-    const rows = [
-      ['Auction', a.auctionId],
-      ['Facility', `${a.guid ?? ''} (${a.facilityId})`],
-      ['Unit', `${a.unitId} · ${a.unitName}`],
-      ['Type', a.auctionType],
-      ['Status', `${a.status} ${a.pendingReasons.join(', ')}`],
-      ['Description', a.record.description ?? '—'],
-      ['Runs', `${a.record.startsAt ?? '—'} → ${a.record.endsAt ?? '—'}`],
-      ['Minimum bid', a.record.minimumBid ?? '—'],
-    ];
-    detail.replaceChildren(
-      element('h2', {}, `Auction of unit ${a.unitId}`),
-      element('table', {}, ...rows.map(([k, v]) => element('tr', {}, element('th', {}, k), element('td', {}, v)))),
-      element('h3', {}, 'Images'),
-      element(
-        'div',
-        {},
-        ...a.images.map((i) =>
-          i.status === 'stored' && i.url?.startsWith('/media/')
-            ? element('img', { src: i.url, alt: `image ${i.position + 1}`, title: i.sourceUrl })
-            : element('p', {}, `${i.position + 1}. ${i.status}${i.error ? `: ${i.error}` : ''} — ${i.sourceUrl}`),
-        ),
-      ),
-      element('h3', {}, 'History'),
-      element(
-        'table',
-        {},
-        ...a.history.map((h) =>
-          element(
-            'tr',
-            {},
-            element('td', {}, new Date(h.at).toLocaleString()),
-            element('td', {}, `${h.from ?? 'new'} → ${h.to}`),
-            element('td', {}, h.reason),
-            element('td', {}, h.actor),
-            element('td', {}, h.note ?? ''),
-          ),
-        ),
-      ),
-    );
-    detail.hidden = false;
-  } catch (error) {
-    say(`Could not read the auction: ${error.message}`);
-  }
 }
 
 document.addEventListener('DOMContentLoaded', () => {
@@ -513,4 +819,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#refresh').addEventListener('click', () => show(state.view).catch((error) => say(error.message)));
   for (const tab of document.querySelectorAll('.tab'))
     tab.addEventListener('click', () => show(tab.dataset.view).catch((error) => say(error.message)));
+  $('#detail-close').addEventListener('click', () => $('#detail').close());
+  $('#confirm-yes').addEventListener('click', () => $('#confirm').close('yes'));
+  $('#confirm-no').addEventListener('click', () => $('#confirm').close('no'));
 });

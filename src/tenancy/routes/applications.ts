@@ -3,7 +3,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { OPERATOR } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
-import { createApplication, listApplications, revokeApplication } from '../applications.ts';
+import { principalOf } from '../../auth/guard.ts';
+import { createApplication, getApplication, listApplications, revokeApplication } from '../applications.ts';
 import { Application, ClientSecret, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -49,6 +50,26 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       },
     },
     async () => listApplications(db),
+  );
+
+  app.get(
+    '/admin/whoami',
+    {
+      config: OPERATOR,
+      schema: {
+        operationId: 'adminWhoAmI',
+        tags,
+        summary: 'The operator application the token speaks for.',
+        description:
+          'The support console says who is signed in by the application’s name; the token answer and ' +
+          '`GET /auth/whoami` carry only its client id.',
+        response: {
+          200: Answer('The operator application of the token (never its secret).', Application),
+          404: Refused('The application no longer exists (NOT_FOUND).'),
+        },
+      },
+    },
+    async (request) => getApplication(db, principalOf(request).clientId),
   );
 
   app.post(
