@@ -174,10 +174,11 @@ function openDetail(title, auctionId, ...children) {
  * Asks before an action that cannot be undone, in the page (a modal <dialog>, not the browser's
  * confirm): resolves true on Confirm, false on Cancel or Escape — then nothing is sent.
  */
-function ask(question, yesLabel) {
+function ask(question, yesLabel, noLabel = 'Cancel') {
   const dialog = $('#confirm');
   $('#confirm-text').textContent = question;
   $('#confirm-yes').textContent = yesLabel;
+  $('#confirm-no').textContent = noLabel;
   dialog.returnValue = '';
   dialog.showModal();
   $('#confirm-no').focus();
@@ -213,7 +214,13 @@ function cancelButton(auction) {
       type: 'button',
       dataset: { action: 'cancel' },
       onclick: async () => {
-        if (!(await ask(`Cancel the auction of ${where}? This cannot be undone.`, 'Cancel the auction'))) {
+        if (
+          !(await ask(
+            `Cancel the auction of ${where}? This cannot be undone.`,
+            'Cancel the auction',
+            'Keep the auction',
+          ))
+        ) {
           say(`The auction of ${where} was not cancelled.`);
           return;
         }
