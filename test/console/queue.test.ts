@@ -274,12 +274,17 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   await page.waitForSelector('#status:has-text("The auction of unit Z-25 at Zephyr Storage was not cancelled.")');
   assert.equal((await statusOf(created.get('Z-25')!.auctionId)).status, 'Pending');
   assert.equal(await z25.count(), 1);
-  await z25.getByRole('button', { name: 'Cancel auction' }).click();
+  // Confirmed from the detail (the confirmation over it): the detail then reads Cancelled.
+  await z25.getByRole('button', { name: 'View auction' }).click();
+  await detail.getByRole('button', { name: 'Cancel auction' }).click();
   await confirm.waitFor();
   await page.click('#confirm-yes');
   await page.waitForSelector('#status:has-text("Cancel the auction of unit Z-25 at Zephyr Storage: done.")');
   assert.equal((await statusOf(created.get('Z-25')!.auctionId)).status, 'Cancelled');
   await z25.waitFor({ state: 'detached' });
+  await detail.locator('td:text-is("Cancelled")').waitFor();
+  assert.equal(await detail.getByRole('button', { name: 'Cancel auction' }).count(), 0);
+  await page.click('#detail-close');
   await page.waitForSelector('#pager .page-label:has-text("Page 3 · 41–49")');
 
   // Change the type of a charity auction: Lien, complete, so Active.

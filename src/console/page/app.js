@@ -370,6 +370,9 @@ const enrolButton = (facilityId) =>
 
 // ---- Pending auctions ----
 
+/** "Pending CHARITY_NOT_ENROLLED, INCOMPLETE", or the status alone. */
+const statusText = (a) => (a.pendingReasons.length ? `${a.status} ${a.pendingReasons.join(', ')}` : a.status);
+
 /** A Pending auction's card, with what support can do about it (what the admin routes allow a Pending one). */
 function auctionCard(a) {
   const actions = element('div', { class: 'actions' }, viewButton(a.auctionId));
@@ -408,7 +411,7 @@ function auctionCard(a) {
       {},
       element('strong', { class: 'facility' }, facilityName(a.facilityId)),
       element('span', { class: 'unit' }, `unit ${a.unitId} · ${a.unitName}`),
-      element('span', { class: 'reason' }, `${a.status} ${a.pendingReasons.join(', ')}`),
+      element('span', { class: 'reason' }, statusText(a)),
       element('span', { class: 'created' }, 'Received ', timeElement(a.createdAt, a.facilityId)),
     ),
     element('p', {}, `${a.auctionType} auction${a.guid ? ` · facility guid ${a.guid}` : ''}`),
@@ -583,7 +586,7 @@ async function showAuction(auctionId) {
       ['Facility', `${facilityName(a.facilityId)}${a.guid ? ` (guid ${a.guid})` : ''}`],
       ['Unit', `${a.unitId} · ${a.unitName}`],
       ['Type', a.auctionType],
-      ['Status', `${a.status} ${a.pendingReasons.join(', ')}`],
+      ['Status', statusText(a)],
       ['Description', a.record.description ?? '—'],
       ['Runs', `${at(a.record.startsAt)} → ${at(a.record.endsAt)}`],
       ['Minimum bid', a.record.minimumBid ?? '—'],
