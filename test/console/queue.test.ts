@@ -289,6 +289,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
 
   // Change the type of a charity auction: Lien, complete, so Active.
   await page.getByRole('button', { name: 'Previous page' }).click();
+  await page.waitForSelector('#pager .page-label:has-text("Page 2 · 21–40")');
   await page.getByRole('button', { name: 'Previous page' }).click();
   await page.waitForSelector('#pager .page-label:has-text("Page 1 · 1–20")');
   const a01 = card('A-01');
@@ -304,6 +305,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   // Enrol the facility: its other 24 charity auctions become Active; Zephyr's stay.
   await card('A-02').getByRole('button', { name: 'Enrol facility in charity programme' }).click();
   await page.waitForSelector('#status:has-text("Enrol Aspen Storage: done.")');
+  await card('A-02').waitFor({ state: 'detached' });
   await page.waitForSelector('#pager .page-label:has-text("Page 1 · 1–20")');
   assert.deepEqual(await units(), expected.slice(25, 45));
   assert.equal((await statusOf(created.get('A-02')!.auctionId)).status, 'Active');

@@ -14,6 +14,8 @@ const state = {
   facilities: new Map(),
   /** Per view: the page shown (0-based) and, for lists the server pages, the cursor of each page. */
   pages: {},
+  /** Counts the list reads: a read overtaken by a later one is not drawn. */
+  generation: 0,
 };
 const $ = (selector) => document.querySelector(selector);
 
@@ -482,6 +484,8 @@ const LISTS = {
 
 /** Shows the page `index` of a queue, with the controls to move between its pages. */
 async function showList(view, index) {
+  // Only the latest of overlapping reads is drawn (a double click, a tab changed while loading).
+  const generation = ++state.generation;
   const list = LISTS[view];
   const paging = state.pages[view] ?? { index: 0, cursors: [null] };
   state.pages[view] = paging;
@@ -511,6 +515,7 @@ async function showList(view, index) {
       ? `Page ${index + 1} of ${pages} · ${index * PAGE_SIZE + 1}–${index * PAGE_SIZE + items.length} of ${all.length}`
       : '';
   }
+  if (generation !== state.generation) return;
   paging.index = index;
   $('#list').replaceChildren(
     ...(items.length ? items.map(list.render) : [element('p', { class: 'empty' }, list.empty)]),
@@ -543,9 +548,11 @@ async function show(view) {
   await loadFacilities();
   const list = $('#list');
   if (LISTS[view]) return showList(view, state.pages[view]?.index ?? 0);
+  const generation = ++state.generation;
   $('#pager').replaceChildren();
   if (view === 'webhooks') {
     const rows = await api('GET', '/admin/webhooks/subscriptions?limit=100');
+    if (generation !== state.generation) return;
     list.replaceChildren(
       rows.length
         ? element(
@@ -558,6 +565,7 @@ async function show(view) {
     );
   } else if (view === 'facilities') {
     const rows = await api('GET', '/facilities/statuslist');
+    if (generation !== state.generation) return;
     list.replaceChildren(
       rows.length
         ? element(
