@@ -238,6 +238,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   for (const action of ['view', 'change-type', 'cancel'])
     assert.equal(await z25.locator(`button[data-action=${action}]`).count(), 1, action);
   assert.equal(await z25.locator('button[data-action=enrol]').count(), 0, 'not held for charity');
+  assert.equal(await z25.locator('.reason').textContent(), 'Pending INCOMPLETE (missing imageUrls)');
   assert.equal(await z25.getByLabel('Auction type').inputValue(), 'Lien');
 
   // The detail opens in view at the bottom of a scrolled page, focus inside it.

@@ -372,8 +372,11 @@ const enrolButton = (facilityId) =>
 
 // ---- Pending auctions ----
 
-/** "Pending CHARITY_NOT_ENROLLED, INCOMPLETE", or the status alone. */
-const statusText = (a) => (a.pendingReasons.length ? `${a.status} ${a.pendingReasons.join(', ')}` : a.status);
+/** "Pending CHARITY_NOT_ENROLLED, INCOMPLETE (missing imageUrls)", or the status alone. */
+const statusText = (a) =>
+  a.pendingReasons.length
+    ? `${a.status} ${a.pendingReasons.join(', ')}${a.missingFields?.length ? ` (missing ${a.missingFields.join(', ')})` : ''}`
+    : a.status;
 
 /** A Pending auction's card, with what support can do about it (what the admin routes allow a Pending one). */
 function auctionCard(a) {
