@@ -197,6 +197,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The operator application the token speaks for.
+         * @description The support console says who is signed in by the application’s name; the token answer and `GET /auth/whoami` carry only its client id.
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        get: operations["adminWhoAmI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/applications/{clientId}/revoke": {
         parameters: {
             query?: never;
@@ -418,7 +440,7 @@ export interface paths {
         };
         /**
          * List auctions (support).
-         * @description Newest first, filtered by facility, status and unit; paged by `limit` (1–500, default 100) and `cursor`.
+         * @description Newest first, or with `order=facility` by facility name then unit id (support’s queue; names and units compare byte-wise); filtered by facility, status and unit; paged by `limit` (1–500, default 100) and `cursor` (a cursor continues the order it was issued in).
          *
          *     Requires a bearer token with scope `admin`.
          */
@@ -3957,6 +3979,71 @@ export interface operations {
             };
         };
     };
+    adminWhoAmI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator application of the token (never its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The application no longer exists (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     revokeApplication: {
         parameters: {
             query?: never;
@@ -5147,6 +5234,8 @@ export interface operations {
                 facilityId?: number;
                 status?: "Pending" | "Active" | "Cancelled" | "ClosedSold" | "ClosedUnsold";
                 unitId?: string;
+                /** @description newest: newest first. facility: by facility name, then unit id. */
+                order?: "newest" | "facility";
                 limit?: number;
                 cursor?: string;
             };
