@@ -3,6 +3,7 @@
 // Only what every command needs is imported here; each command loads its own modules when it runs
 // (the server's start-up must not load the simulator, the demo or the admin commands).
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, type Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirError } from './db/data-dir.ts';
@@ -83,13 +84,15 @@ export function completeHelp(command: Command): void {
 
 /**
  * `--data-dir` is the program's option, taken before or after the command's name (commander reads
- * a program's options anywhere on the line). A command that has its own --data-dir (the demo's
- * directory to keep) would never see its value: it is handed over to it.
+ * a program's options anywhere on the line). It is handed on as DATA_DIR, so that every command,
+ * and config.ts (the only reader of the environment), sees the same directory however deep it
+ * reads it. A command that has its own --data-dir (the demo's directory to keep) would never see
+ * the value: it is handed to it too.
  */
-function applyDataDir(program: Command, action: Command, useDataDir: (dir: string) => void): void {
+function applyDataDir(program: Command, action: Command): void {
   const dir = program.opts<{ dataDir?: string }>().dataDir;
   if (dir === undefined) return;
-  useDataDir(dir);
+  process.env.DATA_DIR = path.resolve(dir);
   if (action.options.some((o) => o.long === '--data-dir')) action.setOptionValue('dataDir', dir);
 }
 
@@ -115,11 +118,7 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .option('--data-dir <dir>', 'the data directory (embedded database, signing keys, blobs), in place of DATA_DIR')
     .showHelpAfterError()
     .exitOverride()
-    .hook('preAction', async (thisCommand, action) => {
-      if (thisCommand.opts().dataDir === undefined) return;
-      const { useDataDir } = await import('./cli/support.ts');
-      applyDataDir(thisCommand, action, useDataDir);
-    })
+    .hook('preAction', applyDataDir)
     .addHelpText(
       'after',
       `
@@ -136,17 +135,17 @@ Examples:
     );
   program.addCommand(serveCommand());
   program.addCommand(migrateCommand());
-  completeHelp(program);
   const named = commandName(argv);
-  if (named === 'serve' || named === 'migrate') return program;
-  const [{ adminCommand }, { simulatorCommand }, { demoCommand }] = await Promise.all([
-    import('./tenancy/cli.ts'),
-    import('./simulator/command.ts'),
-    import('./demo/command.ts'),
-  ]);
-  program.addCommand(adminCommand());
-  program.addCommand(simulatorCommand());
-  program.addCommand(demoCommand());
+  if (named !== 'serve' && named !== 'migrate') {
+    const [{ adminCommand }, { simulatorCommand }, { demoCommand }] = await Promise.all([
+      import('./tenancy/cli.ts'),
+      import('./simulator/command.ts'),
+      import('./demo/command.ts'),
+    ]);
+    program.addCommand(adminCommand());
+    program.addCommand(simulatorCommand());
+    program.addCommand(demoCommand());
+  }
   completeHelp(program);
   return program;
 }

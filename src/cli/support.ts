@@ -1,8 +1,7 @@
-// What every command of the `gatehouse` command line shares: the expected-failure type, the data
-// directory a command names (--data-dir), opening the database for a one-shot command and saying
-// which one it is, and printing its one JSON answer.
+// What every command of the `gatehouse` command line shares: the expected-failure type, the
+// refusal of a data directory that holds no Gatehouse data, opening the database for a one-shot
+// command and saying which one it is, and printing its one JSON answer.
 import fs from 'node:fs';
-import path from 'node:path';
 import { describeDatabaseUrl, loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { dataDirLayout, readLockOwner } from '../db/data-dir.ts';
@@ -12,15 +11,6 @@ import { createLogger } from '../logger.ts';
 
 export class CliError extends Error {
   override name = 'CliError';
-}
-
-/**
- * `--data-dir <dir>`: the data directory for this run, in place of DATA_DIR. It is handed on as
- * DATA_DIR so that every command — and config.ts, the only reader of the environment — sees the
- * same directory, whichever command reads it and however deep.
- */
-export function useDataDir(dir: string): void {
-  process.env.DATA_DIR = path.resolve(dir);
 }
 
 /** Says on stderr, in one line, which database or directory a command works on (stdout stays its JSON). */

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
+import { buildProgram } from '../../src/main.ts';
 import { runCli } from '../helpers/process.ts';
 
 let database: TestDatabase;
@@ -63,6 +64,32 @@ describe('the database a command uses', () => {
     );
     if (!onPostgres) assert.match(listed.stderr, new RegExp(`data directory ${database.env.DATA_DIR}\\n`));
     assert.equal(fs.existsSync(missing), false, 'DATA_DIR was not used');
+  });
+
+  it('is handed to a command that has its own --data-dir (the demo: the directory to keep)', async () => {
+    const kept = path.join(scratch, 'demo-data');
+    const before = process.env.DATA_DIR;
+    try {
+      for (const argv of [
+        ['--data-dir', kept, 'demo'],
+        ['demo', '--data-dir', kept],
+      ]) {
+        const program = await buildProgram(['node', 'gatehouse', ...argv]);
+        let given: string | undefined;
+        // The demo itself is not run: its action is replaced by one that records what it was given.
+        program.commands
+          .find((c) => c.name() === 'demo')!
+          .action((o: { dataDir?: string }) => {
+            given = o.dataDir;
+          });
+        await program.parseAsync(['node', 'gatehouse', ...argv]);
+        assert.equal(given, kept, argv.join(' '));
+        assert.equal(process.env.DATA_DIR, kept, 'and DATA_DIR for the rest of the process');
+      }
+    } finally {
+      if (before === undefined) delete process.env.DATA_DIR;
+      else process.env.DATA_DIR = before;
+    }
   });
 });
 
