@@ -29,14 +29,27 @@ function packageVersion(): string {
 }
 
 function serveCommand(): Command {
-  return new Command('serve').description('Run the HTTP service (the default of `npm start`).').action(async () => {
-    const config: Config = loadConfig();
-    const logger = createLogger(config);
-    const { closeOnSignals, startServer } = await import('./server.ts');
-    await startServer(config, logger, {
-      beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
-    });
-  });
+  return new Command('serve')
+    .description('Run the HTTP service (the default of `npm start`).')
+    .action(async () => {
+      const config: Config = loadConfig();
+      const logger = createLogger(config);
+      const { closeOnSignals, startServer } = await import('./server.ts');
+      await startServer(config, logger, {
+        beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
+      });
+    })
+    .addHelpText(
+      'after',
+      `
+Settings come from the environment (docs/CONFIGURATION.md); a data directory that does not exist
+yet is created, its database migrated.
+
+Examples:
+  $ gatehouse serve --data-dir /var/lib/gatehouse
+  $ PORT=0 gatehouse serve                              # any free port
+  $ DATABASE_URL=postgres://gatehouse@db.internal:5432/gatehouse gatehouse serve`,
+    );
 }
 
 function migrateCommand(): Command {
