@@ -2,7 +2,9 @@
 // Failures print one line on stderr ("gatehouse: …") and exit non-zero; no stack dumps.
 // Only what every command needs is imported here; each command loads its own modules when it runs
 // (the server's start-up must not load the simulator, the demo or the admin commands).
-import { Command, CommanderError } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, type Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirError } from './db/data-dir.ts';
 import { AppError } from './errors.ts';
@@ -20,15 +22,34 @@ const EXPECTED = new Set([
 const isExpected = (error: unknown) =>
   error instanceof ConfigError || error instanceof DataDirError || (error instanceof Error && EXPECTED.has(error.name));
 
+/** The version in package.json (beside src/ and dist/ alike). */
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
+}
+
 function serveCommand(): Command {
-  return new Command('serve').description('Run the HTTP service (the default of `npm start`).').action(async () => {
-    const config: Config = loadConfig();
-    const logger = createLogger(config);
-    const { closeOnSignals, startServer } = await import('./server.ts');
-    await startServer(config, logger, {
-      beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
-    });
-  });
+  return new Command('serve')
+    .description('Run the HTTP service (the default of `npm start`).')
+    .action(async () => {
+      const config: Config = loadConfig();
+      const logger = createLogger(config);
+      const { closeOnSignals, startServer } = await import('./server.ts');
+      await startServer(config, logger, {
+        beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
+      });
+    })
+    .addHelpText(
+      'after',
+      `
+Settings come from the environment (docs/CONFIGURATION.md); a data directory that does not exist
+yet is created, its database migrated.
+
+Examples:
+  $ gatehouse serve --data-dir /var/lib/gatehouse
+  $ PORT=0 gatehouse serve                              # any free port
+  $ DATABASE_URL=postgres://gatehouse@db.internal:5432/gatehouse gatehouse serve`,
+    );
 }
 
 function migrateCommand(): Command {
@@ -36,15 +57,66 @@ function migrateCommand(): Command {
     .description('Apply database migrations (also done by `serve` at start-up) and print what was applied.')
     .action(async () => {
       const { withDatabase, printJson } = await import('./cli/support.ts');
-      await withDatabase('migrate', async (database) => {
-        const { migrationsApplied } = await import('./db/migrate.ts');
-        printJson({
-          database: database.kind,
-          location: database.location,
-          upToDate: await migrationsApplied(database.pool),
-        });
-      });
-    });
+      await withDatabase(
+        'migrate',
+        async (database) => {
+          const { migrationsApplied } = await import('./db/migrate.ts');
+          printJson({
+            database: database.kind,
+            location: database.location,
+            upToDate: await migrationsApplied(database.pool),
+          });
+        },
+        { create: true },
+      );
+    })
+    .addHelpText(
+      'after',
+      `
+A new data directory is created (and its database migrated) when there is none.
+
+Examples:
+  $ gatehouse migrate --data-dir /var/lib/gatehouse
+  $ DATABASE_URL=postgres://gatehouse@db.internal:5432/gatehouse gatehouse migrate`,
+    );
+}
+
+/**
+ * What commander's help does not say by itself, on every command of the tree: which options are
+ * required (each such description ends with "(required)"), and the program's own options
+ * (--data-dir) under each command's.
+ */
+export function completeHelp(command: Command): void {
+  for (const option of command.options as Option[]) {
+    if (option.mandatory && !option.description.endsWith('(required)'))
+      option.description = option.description ? `${option.description} (required)` : '(required)';
+  }
+  command.configureHelp({ showGlobalOptions: true });
+  for (const sub of command.commands as Command[]) completeHelp(sub);
+}
+
+/**
+ * `--data-dir` is the program's option, taken before or after the command's name (commander reads
+ * a program's options anywhere on the line). It is handed on as DATA_DIR, so that every command,
+ * and config.ts (the only reader of the environment), sees the same directory however deep it
+ * reads it. A command that has its own --data-dir (the demo's directory to keep) would never see
+ * the value: it is handed to it too.
+ */
+function applyDataDir(program: Command, action: Command): void {
+  const dir = program.opts<{ dataDir?: string }>().dataDir;
+  if (dir === undefined) return;
+  process.env.DATA_DIR = path.resolve(dir);
+  if (action.options.some((o) => o.long === '--data-dir')) action.setOptionValue('dataDir', dir);
+}
+
+/** The command a command line names: its first word that is neither an option nor --data-dir's value. */
+function commandName(argv: string[]): string | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--data-dir') i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
 }
 
 /**
@@ -55,19 +127,39 @@ function migrateCommand(): Command {
 export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('gatehouse')
     .description('Gatehouse: the cloud side of self-storage gateway controllers.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--data-dir <dir>', 'the data directory (embedded database, signing keys, blobs), in place of DATA_DIR')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', applyDataDir)
+    .addHelpText(
+      'after',
+      `
+Every command reads the server's settings from the environment (DATA_DIR, DATABASE_URL, …; see
+docs/CONFIGURATION.md). A command that opens the database says which one on stderr; its answer
+is one JSON object on stdout.
+
+Examples:
+  $ gatehouse serve                                   # the service, on ./data (or DATA_DIR)
+  $ gatehouse --data-dir /var/lib/gatehouse admin account list
+  $ gatehouse admin account create --name "Acme Storage"
+  $ gatehouse simulate --url http://localhost:8080 --gateway gwc_…:gh_gs_…
+  $ gatehouse demo`,
+    );
   program.addCommand(serveCommand());
   program.addCommand(migrateCommand());
-  if (argv[2] === 'serve' || argv[2] === 'migrate') return program;
-  const [{ adminCommand }, { simulatorCommand }, { demoCommand }] = await Promise.all([
-    import('./tenancy/cli.ts'),
-    import('./simulator/command.ts'),
-    import('./demo/command.ts'),
-  ]);
-  program.addCommand(adminCommand());
-  program.addCommand(simulatorCommand());
-  program.addCommand(demoCommand());
+  const named = commandName(argv);
+  if (named !== 'serve' && named !== 'migrate') {
+    const [{ adminCommand }, { simulatorCommand }, { demoCommand }] = await Promise.all([
+      import('./tenancy/cli.ts'),
+      import('./simulator/command.ts'),
+      import('./demo/command.ts'),
+    ]);
+    program.addCommand(adminCommand());
+    program.addCommand(simulatorCommand());
+    program.addCommand(demoCommand());
+  }
+  completeHelp(program);
   return program;
 }
 

@@ -3,11 +3,15 @@
 import { createGatehouseClient, type GatehouseClient, type paths } from '../../clients/typescript/index.ts';
 import type { EntityId } from '../ids.ts';
 
+/** The calls a controller makes: its token, the command long poll, event batches. */
+export type GatewayCall = 'token' | 'commands' | 'events';
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
     readonly retryAfterMs: number | null,
+    readonly call: GatewayCall = 'events',
   ) {
     super(`HTTP ${status}`);
     this.name = 'HttpError';
@@ -51,9 +55,9 @@ function retryAfter(header: string | null): number | null {
 }
 
 /** A refused call as an HttpError; openapi-fetch gives its body parsed when it is JSON. */
-function refused(response: Response, error: unknown): HttpError {
+function refused(response: Response, error: unknown, call: GatewayCall): HttpError {
   const body = error === undefined ? '' : typeof error === 'string' ? error : JSON.stringify(error);
-  return new HttpError(response.status, body, retryAfter(response.headers.get('retry-after')));
+  return new HttpError(response.status, body, retryAfter(response.headers.get('retry-after')), call);
 }
 
 export class GatewayClient {
@@ -64,6 +68,8 @@ export class GatewayClient {
   private readonly tokens: GatehouseClient;
   /** For the gateway routes: each request carries the current token. */
   private readonly gateway: GatehouseClient;
+  /** Requests the service answered with success (a token, commands, a batch taken): did anything ever work? */
+  answered = 0;
 
   constructor(
     readonly baseUrl: string,
@@ -101,22 +107,28 @@ export class GatewayClient {
       },
       signal: AbortSignal.timeout(30_000),
     });
-    if (!data) throw refused(response, error);
+    if (!data) throw refused(response, error, 'token');
+    this.answered += 1;
     this.token = { value: data.access_token, renewAt: Date.now() + Math.max(30, data.expires_in - 60) * 1000 };
     return data.access_token;
   }
 
   /** The answer's data, or an HttpError; a 401 forgets the token so that the next call gets a new one. */
-  private answer<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
+  private answer<T>(
+    call: GatewayCall,
+    { data, error, response }: { data?: T; error?: unknown; response: Response },
+  ): T {
     if (response.status === 401) this.dropToken();
-    if (!response.ok) throw refused(response, error);
+    if (!response.ok) throw refused(response, error, call);
     // Not an HttpError: a refusal would drop the batch, this is retried like a broken connection.
     if (data === undefined) throw new Error(`HTTP ${response.status} without a body`);
+    this.answered += 1;
     return data;
   }
 
   async commands(after: number, waitSeconds: number, signal?: AbortSignal): Promise<GatewayCommand[]> {
     const answer = this.answer(
+      'commands',
       await this.gateway.GET('/gateway/v1/commands', {
         params: { query: { after, limit: 100, wait: waitSeconds } },
         signal,
@@ -126,6 +138,6 @@ export class GatewayClient {
   }
 
   async sendEvents(events: GatewayEvent[], signal?: AbortSignal): Promise<IngestAnswer> {
-    return this.answer(await this.gateway.POST('/gateway/v1/events', { body: { events }, signal }));
+    return this.answer('events', await this.gateway.POST('/gateway/v1/events', { body: { events }, signal }));
   }
 }

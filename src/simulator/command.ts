@@ -55,16 +55,24 @@ interface Options {
   quiet: boolean;
 }
 
-/** Runs a simulator until `durationSeconds` pass (0: until SIGINT/SIGTERM), showing progress on stderr. */
+/**
+ * Runs a simulator until `durationSeconds` pass (0: until SIGINT/SIGTERM), or at once when every
+ * controller's credential was refused and nothing ever worked; shows progress on stderr, and each
+ * kind of failure, in words, on a line of its own the first time it happens.
+ */
 export async function runSimulator(
   simulator: Simulator,
   options: { durationSeconds: number; quiet: boolean; stream?: NodeJS.WriteStream; onStart?: () => void },
 ): Promise<ReturnType<Simulator['summary']>> {
   const stream = options.stream ?? process.stderr;
   const live = stream.isTTY === true;
+  let lastPrinted = 0;
+  simulator.onProblem = (sentence) => {
+    if (options.quiet) return;
+    stream.write(`${live ? '\r\x1b[K' : ''}gatehouse: ${sentence}\n`);
+  };
   simulator.start();
   options.onStart?.();
-  let lastPrinted = 0;
   const show = (final = false) => {
     if (options.quiet) return;
     const line = simulator.progressLine();
@@ -80,9 +88,11 @@ export async function runSimulator(
       process.off('SIGINT', done);
       process.off('SIGTERM', done);
       clearTimeout(timer);
+      clearInterval(watch);
       resolve();
     };
     const timer = options.durationSeconds > 0 ? setTimeout(done, options.durationSeconds * 1000) : undefined;
+    const watch = setInterval(() => simulator.hopeless && done(), 200);
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
@@ -156,6 +166,16 @@ export function simulatorCommand(): Command {
     )
     .option('--json', 'print a summary as one JSON object on stdout at the end', false)
     .option('--quiet', 'no progress line', false)
+    .addHelpText(
+      'after',
+      `
+Each kind of failure is told once on stderr, in words. The command exits 1 when the service
+accepted nothing during the run (a refused credential stops it at once), 0 otherwise.
+
+Examples:
+  $ gatehouse simulate --url http://localhost:8080 --gateway gwc_…:gh_gs_… --duration 60
+  $ gatehouse simulate --url http://localhost:8080 --gateways-file gateways.json --rate 120 --json`,
+    )
     .action(async (o: Options) => {
       let url: URL;
       try {
@@ -183,5 +203,10 @@ export function simulatorCommand(): Command {
       const simulator = new Simulator(url.origin + url.pathname.replace(/\/+$/, ''), credentials, options);
       const summary = await runSimulator(simulator, { durationSeconds: o.duration, quiet: o.quiet });
       if (o.json) printJson(summary);
+      // A run in which the service took nothing — not a token, not a poll, not a batch — failed.
+      if (summary.requestsAnswered === 0)
+        throw new CliError(
+          `the service accepted nothing during the run: ${summary.lastError ?? 'no request was answered'}`,
+        );
     });
 }

@@ -18,6 +18,7 @@ import {
   type Keypad,
   type KeypadLockout,
 } from './decide.ts';
+import { describeFailure } from './failures.ts';
 import { Outbox, type OutboxStats } from './outbox.ts';
 
 export interface ActivityOptions {
@@ -91,6 +92,11 @@ export class SimulatedFacility {
   private lastHealthAt = Date.now();
   private readonly abort = new AbortController();
   private polling: Promise<void> | null = null;
+  /**
+   * The service refused this controller's credential itself (its token request answered 400, 401,
+   * 403 or 404): trying again cannot help until someone fixes the credential or the URL.
+   */
+  refused = false;
 
   constructor(
     baseUrl: string,
@@ -98,12 +104,18 @@ export class SimulatedFacility {
     private readonly options: ActivityOptions,
     private readonly random: () => number,
     stats: OutboxStats,
-    private readonly onError: (message: string) => void,
+    /** Told of each failure, in words (failures.ts). */
+    private readonly onProblem: (sentence: string) => void,
   ) {
     this.client = new GatewayClient(baseUrl, credential);
     this.outbox = new Outbox(
       (events) => this.client.sendEvents(events),
-      { batchSize: options.batchSize, flushMs: options.flushMs, maxQueued: 50_000 },
+      {
+        batchSize: options.batchSize,
+        flushMs: options.flushMs,
+        maxQueued: 50_000,
+        onFailure: (error) => this.failed(error),
+      },
       stats,
     );
     const now = Date.now();
@@ -133,9 +145,7 @@ export class SimulatedFacility {
       } catch (error) {
         if (this.abort.signal.aborted) return;
         this.counters.pollErrors += 1;
-        this.onError(
-          error instanceof HttpError ? `commands: HTTP ${error.status}` : `commands: ${(error as Error).message}`,
-        );
+        this.failed(error);
         await sleep(
           error instanceof HttpError && error.retryAfterMs !== null ? error.retryAfterMs : backoff,
           this.abort.signal,
@@ -143,6 +153,12 @@ export class SimulatedFacility {
         backoff = Math.min(backoff * 2, 30_000);
       }
     }
+  }
+
+  private failed(error: unknown): void {
+    if (error instanceof HttpError && error.call === 'token' && [400, 401, 403, 404].includes(error.status))
+      this.refused = true;
+    this.onProblem(describeFailure(error, this.client.baseUrl, this.client.clientId));
   }
 
   /** Applies a command to the controller's copy and acknowledges it (event 3 with data.commandId). */

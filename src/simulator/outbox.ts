@@ -10,6 +10,8 @@ export interface OutboxOptions {
   flushMs: number;
   /** Beyond this many queued events the oldest are dropped (a controller's memory is finite). */
   maxQueued: number;
+  /** Told of every failed send (after the stats are counted): the simulator says why in words. */
+  onFailure?: (error: unknown) => void;
 }
 
 export interface OutboxStats {
@@ -122,6 +124,7 @@ export class Outbox {
         this.retryAt = Date.now() + wait;
         this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
       }
+      this.options.onFailure?.(error);
     } finally {
       this.sending = false;
     }

@@ -35,13 +35,18 @@ export interface SimulatorSummary {
   errors: number;
   queued: number;
   eventsByType: Record<string, number>;
+  /** Requests the service answered with success (tokens, command polls, batches): 0 means nothing worked. */
+  requestsAnswered: number;
   lastError: string | null;
 }
 
 export class Simulator {
   readonly facilities: SimulatedFacility[];
   readonly stats: OutboxStats = newOutboxStats();
-  private pollErrors = 0;
+  /** Each distinct failure, in words, in the order first seen. */
+  readonly problems = new Set<string>();
+  /** Told of a failure the first time it is seen (the command line prints it). */
+  onProblem: (sentence: string) => void = () => {};
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -52,18 +57,27 @@ export class Simulator {
     const url = baseUrl.replace(/\/+$/, '');
     this.facilities = credentials.map(
       (credential, i) =>
-        new SimulatedFacility(
-          url,
-          credential,
-          options,
-          seededRandom(options.seed * 7919 + i),
-          this.stats,
-          (message) => {
-            this.pollErrors += 1;
-            this.stats.lastError = message;
-          },
+        new SimulatedFacility(url, credential, options, seededRandom(options.seed * 7919 + i), this.stats, (sentence) =>
+          this.report(sentence),
         ),
     );
+  }
+
+  private report(sentence: string): void {
+    this.stats.lastError = sentence;
+    if (this.problems.has(sentence)) return;
+    this.problems.add(sentence);
+    this.onProblem(sentence);
+  }
+
+  /** Requests the service answered with success so far, over every controller. */
+  get answered(): number {
+    return this.facilities.reduce((n, f) => n + f.client.answered, 0);
+  }
+
+  /** Nothing ever worked and every controller's credential was refused: running on cannot help. */
+  get hopeless(): boolean {
+    return this.answered === 0 && this.facilities.every((f) => f.refused);
   }
 
   start(): void {
@@ -74,11 +88,15 @@ export class Simulator {
     }, this.options.tickMs);
   }
 
-  /** Stops polling and the sites, then sends what is queued (for at most drainMs). */
+  /**
+   * Stops polling and the sites, then sends what is queued (for at most drainMs) — unless the
+   * service never answered with success: then waiting would only delay the failure.
+   */
   async stop(drainMs = 10_000): Promise<SimulatorSummary> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.all(this.facilities.map((f) => f.stop(drainMs)));
+    const drain = this.answered === 0 ? 0 : drainMs;
+    await Promise.all(this.facilities.map((f) => f.stop(drain)));
     return this.summary();
   }
 
@@ -100,7 +118,8 @@ export class Simulator {
       rejected: this.stats.rejected,
       dropped: this.stats.dropped,
       retries: this.stats.retries,
-      errors: this.stats.errors + this.pollErrors,
+      errors: this.stats.errors + this.facilities.reduce((n, f) => n + f.counters.pollErrors, 0),
+      requestsAnswered: this.answered,
       queued: this.facilities.reduce((n, f) => n + f.outbox.queued, 0),
       eventsByType: byType,
       lastError: this.stats.lastError,

@@ -3,7 +3,10 @@
 import { Command, Option } from 'commander';
 import { createActionGroup, listActionGroups } from '../access-control/facility-status.ts';
 import { rotateSigningKey } from '../auth/keys.ts';
-import { printJson, withDatabase } from '../cli/support.ts';
+import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../auth/principal.ts';
+import { printJson, requireServiceData, tell, withDatabase } from '../cli/support.ts';
+import { dataDirLayout } from '../db/data-dir.ts';
+import { SCOPE_DESCRIPTIONS } from '../http/access.ts';
 import * as admin from './index.ts';
 
 const list = (value: string) =>
@@ -18,23 +21,60 @@ function run(command: string, action: (db: Parameters<typeof admin.createAccount
 
 const items = async (rows: Promise<unknown[]>) => ({ items: await rows });
 
-export function adminCommand(): Command {
-  const root = new Command('admin').description(
-    'Administer accounts, facilities, applications and credentials (prints one JSON object).',
+/** The scopes an account key may hold, each with what it allows: from the one list the service checks. */
+function scopesHelp(): string {
+  const width = Math.max(...ACCOUNT_KEY_SCOPES.map((s) => s.length));
+  const lines = ACCOUNT_KEY_SCOPES.map(
+    (scope) =>
+      `  ${scope.padEnd(width)}  ${DEFAULT_ACCOUNT_SCOPES.includes(scope) ? '(default) ' : ''}${SCOPE_DESCRIPTIONS[scope]}`,
   );
+  return `\nScopes an account key may hold (--scopes, comma-separated):\n${lines.join('\n')}`;
+}
+
+const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
+
+export function adminCommand(): Command {
+  const root = new Command('admin')
+    .description('Administer accounts, facilities, applications and credentials (prints one JSON object).')
+    .addHelpText(
+      'after',
+      `
+Each command works on the database of DATA_DIR (or --data-dir, or DATABASE_URL) and names it on
+stderr; with a running server on the embedded database it goes through that server's socket. A
+data directory that holds no Gatehouse data is refused, never created.
+${examples(
+  'gatehouse admin account create --name "Acme Storage"',
+  'gatehouse admin facility create --account 1 --name "Main St" --time-zone America/Denver',
+  'gatehouse admin app create --name "Acme PMS"',
+  'gatehouse admin account-key create --account 1 --app app_…',
+  'gatehouse admin gateway create --facility 1',
+  'gatehouse --data-dir /var/lib/gatehouse admin account list',
+)}`,
+    );
 
   const account = root.command('account').description('Accounts (operator companies).');
   account
     .command('create')
+    .description('Create an account; prints its id.')
     .requiredOption('--name <name>', 'display name')
     .action((o: { name: string }) =>
       run('account create', async (db) => ({ id: (await admin.createAccount(db, o)).id }))(),
     );
-  account.command('list').action(run('account list', (db) => items(admin.listAccounts(db))));
+  account
+    .command('list')
+    .description('List the accounts.')
+    .action(run('account list', (db) => items(admin.listAccounts(db))));
 
   const facility = root.command('facility').description('Facilities of an account.');
   facility
     .command('create')
+    .description('Create a facility of an account; prints its id and guid.')
+    .addHelpText(
+      'after',
+      examples(
+        'gatehouse admin facility create --account 1 --name "Main St" --time-zone America/Denver --guid FAC-0042',
+      ),
+    )
     .requiredOption('--account <accountId>', 'owning account id')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--time-zone <IANA>', 'e.g. America/Denver')
@@ -79,12 +119,22 @@ export function adminCommand(): Command {
     );
   facility
     .command('list')
+    .description('List the facilities (of one account with --account).')
     .option('--account <accountId>', 'only this account')
     .action((o: { account?: string }) => run('facility list', (db) => items(admin.listFacilities(db, o.account)))());
 
   const app = root.command('app').description('Applications (OAuth clients): PMS, auction partners, operators.');
   app
     .command('create')
+    .description('Create an application; prints its clientId and clientSecret (the secret is shown once).')
+    .addHelpText(
+      'after',
+      examples(
+        'gatehouse admin app create --name "Acme PMS"',
+        'gatehouse admin app create --name "Bidders Inc" --client-type bidders --facility-guids FAC-0042',
+        'gatehouse admin app create --name "Support desk" --operator',
+      ),
+    )
     .requiredOption('--name <name>', 'display name')
     .option('--client-type <type>', 'auction partner client type')
     .option('--facility-guids <g1,g2>', 'facility guids the partner may auction', list)
@@ -100,9 +150,13 @@ export function adminCommand(): Command {
         return { clientId: created.clientId, clientSecret: created.clientSecret };
       })(),
     );
-  app.command('list').action(run('app list', (db) => items(admin.listApplications(db))));
+  app
+    .command('list')
+    .description('List the applications (never their secrets).')
+    .action(run('app list', (db) => items(admin.listApplications(db))));
   app
     .command('revoke')
+    .description('Revoke an application: its tokens stop working within seconds.')
     .requiredOption('--client-id <clientId>', 'the application')
     .action((o: { clientId: string }) => run('app revoke', (db) => admin.revokeApplication(db, o.clientId))());
 
@@ -111,13 +165,17 @@ export function adminCommand(): Command {
     .description("Account API keys: an account's authorisation of an application.");
   key
     .command('create')
+    .description('Authorise an application for an account; prints the apiKey and apiSecret (shown once).')
     .requiredOption('--account <accountId>', 'the account')
     .requiredOption('--app <clientId>', 'the application client id')
-    .option(
-      '--scopes <s1,s2>',
-      'default accesscontrol:read,accesscontrol:write,accessevent:read; accesscontrol:codes (visitor reads include ' +
-        'the gate code, every such read audited) only when named',
-      list,
+    .option('--scopes <s1,s2>', `the key's scopes (default ${DEFAULT_ACCOUNT_SCOPES.join(',')}; see below)`, list)
+    .addHelpText(
+      'after',
+      `${scopesHelp()}
+${examples(
+  'gatehouse admin account-key create --account 1 --app app_…',
+  `gatehouse admin account-key create --account 1 --app app_… --scopes ${ACCOUNT_KEY_SCOPES.join(',')}`,
+)}`,
     )
     .action((o: { account: string; app: string; scopes?: string[] }) =>
       run('account-key create', async (db) => {
@@ -127,18 +185,22 @@ export function adminCommand(): Command {
     );
   key
     .command('list')
+    .description('List the account keys (of one account with --account), never their secrets.')
     .option('--account <accountId>', 'only this account')
     .action((o: { account?: string }) =>
       run('account-key list', (db) => items(admin.listAccountKeys(db, o.account)))(),
     );
   key
     .command('revoke')
+    .description('Revoke an account key: its tokens stop working within seconds.')
     .requiredOption('--api-key <apiKey>', 'the key')
     .action((o: { apiKey: string }) => run('account-key revoke', (db) => admin.revokeAccountKey(db, o.apiKey))());
 
   const gateway = root.command('gateway').description('Gateway controller credentials of a facility.');
   gateway
     .command('create')
+    .description("Create a facility's gateway credentials; prints clientId and clientSecret (shown once).")
+    .addHelpText('after', examples('gatehouse admin gateway create --facility 1'))
     .requiredOption('--facility <facilityId>', 'the facility')
     .action((o: { facility: string }) =>
       run('gateway create', async (db) => {
@@ -148,12 +210,14 @@ export function adminCommand(): Command {
     );
   gateway
     .command('list')
+    .description('List the gateway credentials (of one facility with --facility), never their secrets.')
     .option('--facility <facilityId>', 'only this facility')
     .action((o: { facility?: string }) =>
       run('gateway list', (db) => items(admin.listGatewayCredentials(db, o.facility)))(),
     );
   gateway
     .command('revoke')
+    .description('Revoke gateway credentials: the controller can no longer get a token.')
     .requiredOption('--client-id <clientId>', 'the credentials')
     .action((o: { clientId: string }) =>
       run('gateway revoke', (db) => admin.revokeGatewayCredential(db, o.clientId))(),
@@ -164,6 +228,7 @@ export function adminCommand(): Command {
     .description('Action groups of a facility: what a remote open, hold or close runs (a gate, a set of doors).');
   actionGroup
     .command('create')
+    .description('Add an action group to a facility.')
     .requiredOption('--facility <facilityId>', 'the facility')
     .requiredOption('--name <name>', '1–100 characters, unique within the facility')
     .option('--scheduled', 'not triggered by hand (left out of …/actiongroups/manual)', false)
@@ -174,6 +239,7 @@ export function adminCommand(): Command {
     );
   actionGroup
     .command('list')
+    .description("List a facility's action groups.")
     .requiredOption('--facility <facilityId>', 'the facility')
     .action((o: { facility: string }) => run('action-group list', (db) => items(listActionGroups(db, o.facility)))());
 
@@ -183,7 +249,10 @@ export function adminCommand(): Command {
     .description('Add a new signing key in DATA_DIR/keys: it signs after the next start; earlier keys keep verifying.')
     .action(async () => {
       const { loadConfig } = await import('../config.ts');
-      printJson(await rotateSigningKey(loadConfig().dataDir));
+      const config = loadConfig();
+      requireServiceData(config);
+      tell(`signing keys: ${dataDirLayout(config.dataDir).keysDir}`);
+      printJson(await rotateSigningKey(config.dataDir));
     });
 
   return root;

@@ -1,9 +1,10 @@
 // `gatehouse admin …` beside a running server (on the embedded database, through its socket),
-// and the acknowledged-write guarantee through the service's own HTTP face. (Commands that open
-// the data directory themselves are exercised by server-process.test.ts and the other e2e tests.)
+// the acknowledged-write guarantee through the service's own HTTP face, and `gatehouse simulate`
+// against it. (Commands that open the data directory themselves are exercised by
+// test/cli/data-dir.test.ts, server-process.test.ts and the other e2e tests.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
 import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
@@ -18,9 +19,18 @@ after(async () => {
   await database.drop();
 });
 
+/** The line every command that opens the database writes on stderr: through the server's socket when embedded. */
+const databaseLine = () =>
+  onPostgres
+    ? /^gatehouse: database: PostgreSQL at 127\.0\.0\.1:\d+\/\w+ \(DATABASE_URL\)\n/
+    : new RegExp(
+        `^gatehouse: database: embedded, data directory ${database.env.DATA_DIR} \\(through the socket of the running server, process ${server.child.pid}\\)\n`,
+      );
+
 async function cli(args: string[]) {
   const result = await runCli(args, database.env);
   assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+  assert.match(result.stderr, databaseLine());
   const lines = result.stdout.trim().split('\n');
   assert.equal(lines.length, 1, `one JSON object on stdout, got: ${result.stdout}`);
   return JSON.parse(lines[0]!);
@@ -90,9 +100,12 @@ describe('gatehouse admin', () => {
     );
     assert.notEqual(result.code, 0);
     assert.equal(result.stdout, '');
-    assert.equal(result.stderr.trim().split('\n').length, 1);
+    // The database it used, then the failure in one line.
+    const [used, failure, ...more] = result.stderr.trim().split('\n');
+    assert.match(`${used}\n`, databaseLine());
+    assert.deepEqual(more, []);
     assert.match(
-      result.stderr,
+      failure!,
       /accountId must be an account id \(a positive integer\); timeZone must be an IANA time zone/,
     );
     const missing = await runCli(['admin', 'account', 'create'], database.env);
@@ -106,6 +119,39 @@ describe('gatehouse admin', () => {
       assert.equal(result.code, 0, args.join(' '));
       assert.match(result.stdout, /Usage: gatehouse/);
     }
+  });
+
+  it('simulates a gateway: a run that worked exits 0; a refused credential is named in words and exits 1 at once', async () => {
+    const facilities = await cli(['admin', 'facility', 'list']);
+    const gateway = await cli(['admin', 'gateway', 'create', '--facility', String(facilities.items[0].id)]);
+    const worked = await runCli(
+      [
+        'simulate',
+        '--url',
+        server.url,
+        '--gateway',
+        `${gateway.clientId}:${gateway.clientSecret}`,
+        '--duration',
+        '2',
+        '--json',
+      ],
+      {},
+    );
+    assert.equal(worked.code, 0, worked.stderr);
+    assert.ok(JSON.parse(worked.stdout).requestsAnswered > 0);
+
+    const refused = await runCli(
+      ['simulate', '--url', server.url, '--gateway', `${gateway.clientId}:wrong-secret`, '--duration', '60'],
+      {},
+    );
+    assert.equal(refused.code, 1);
+    const told = `the gateway credential ${gateway.clientId} was refused (401 invalid_client): check --gateway clientId:clientSecret`;
+    assert.ok(refused.stderr.includes(`gatehouse: ${told}\n`), refused.stderr);
+    assert.ok(
+      refused.stderr.endsWith(`gatehouse: the service accepted nothing during the run: ${told}\n`),
+      refused.stderr,
+    );
+    assert.ok(refused.ms < 30_000, `stopped at once, not after --duration (${refused.ms} ms)`);
   });
 
   it("reaches the running server's database, and keeps every acknowledged write across a SIGKILL", async () => {

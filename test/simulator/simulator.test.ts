@@ -1,13 +1,16 @@
 // The simulator against a stand-in service: it authenticates, applies the command it receives and
 // acknowledges it, reports keypad events for the visitor, and — while the service answers 503 —
-// retries its batches with the same eventIds, losing nothing.
+// retries its batches with the same eventIds, losing nothing. Its failures are said in words
+// (against the real service: test/e2e/admin-cli.test.ts).
 import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
+import { HttpError } from '../../src/simulator/client.ts';
+import { describeFailure } from '../../src/simulator/failures.ts';
 import { Simulator, DEFAULT_OPTIONS } from '../../src/simulator/simulator.ts';
-import { runCli } from '../helpers/process.ts';
+import { freePort, runCli } from '../helpers/process.ts';
 
 interface Batch {
   status: number;
@@ -149,4 +152,55 @@ it('the command line refuses to run without a gateway credential, in one line', 
     result.stderr,
     'gatehouse: give at least one gateway credential: --gateway <clientId:clientSecret> or --gateways-file <file>\n',
   );
+});
+
+it('names an unreachable service in words and exits 1 when nothing was ever accepted', async () => {
+  const closed = await freePort();
+  const result = await runCli(
+    ['simulate', '--url', `http://127.0.0.1:${closed}`, '--gateway', 'gwc_1:secret', '--duration', '2', '--quiet'],
+    {},
+  );
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stderr,
+    `gatehouse: the service accepted nothing during the run: cannot reach the service at http://127.0.0.1:${closed} (ECONNREFUSED): is it running? check --url\n`,
+  );
+});
+
+it('says each failure in words, with what to check', () => {
+  const base = 'http://gatehouse.test';
+  const say = (error: unknown) => describeFailure(error, base, 'gwc_7');
+  assert.equal(
+    say(
+      new HttpError(
+        401,
+        '{"error":"invalid_client","error_description":"Client authentication failed."}',
+        null,
+        'token',
+      ),
+    ),
+    'the gateway credential gwc_7 was refused (401 invalid_client): check --gateway clientId:clientSecret',
+  );
+  assert.equal(
+    say(new HttpError(404, '', null, 'token')),
+    'http://gatehouse.test has no token endpoint (404 for /auth/token): is --url the address of a Gatehouse service?',
+  );
+  assert.equal(
+    say(new HttpError(503, '{"title":"Service Unavailable","detail":"the database is not reachable"}', 2000, 'events')),
+    'the service is unavailable (503 the database is not reachable): trying again',
+  );
+  assert.equal(
+    say(new HttpError(429, '', 3000, 'commands')),
+    'the service is limiting requests (429): trying again in 3 s',
+  );
+  assert.equal(
+    say(new HttpError(400, '{"detail":"body must have events"}', null, 'events')),
+    'a batch of events was refused (400 body must have events): its events are dropped',
+  );
+  assert.equal(
+    say(new HttpError(403, '{"detail":"needs the scope gateway"}', null, 'commands')),
+    'the credential gwc_7 may not act as a gateway (403 needs the scope gateway): is it a gateway credential (`gatehouse admin gateway create`)?',
+  );
+  const refused = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ENOTFOUND' } });
+  assert.equal(say(refused), 'cannot find the host of http://gatehouse.test (ENOTFOUND): check --url');
 });
