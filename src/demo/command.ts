@@ -115,6 +115,17 @@ export function demoCommand(): Command {
       'mean seconds between the PMS’s changes of a unit or visitor after set-up; each wait is ⅔ to 4⁄3 of it (0: no changes)',
       '30',
     )
+    .addHelpText(
+      'after',
+      `
+Prints the demo's credentials, a ready access token and curl commands to try; Ctrl-C stops it and
+removes its data (unless --data-dir names where to keep it).
+
+Examples:
+  $ gatehouse demo                          # on port 8080 (or PORT), until Ctrl-C
+  $ gatehouse demo --port 0 --duration 60   # any free port, for a minute
+  $ gatehouse demo --pms-every 0            # no PMS changes after set-up: a still command queue`,
+    )
     .action(async (o: DemoOptions) => {
       const duration = Number(o.duration);
       if (!Number.isFinite(duration) || duration < 0)

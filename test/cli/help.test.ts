@@ -57,7 +57,7 @@ describe('gatehouse help', () => {
   });
 
   it('ends the main commands’ help with examples', async () => {
-    for (const args of [[], ['serve'], ['migrate'], ['admin'], ['simulate'], ['admin', 'app', 'create']]) {
+    for (const args of [[], ['serve'], ['migrate'], ['admin'], ['simulate'], ['demo'], ['admin', 'app', 'create']]) {
       assert.match(await help(args), /\nExamples:\n {2}\$ gatehouse /, `gatehouse ${args.join(' ')} --help`);
     }
     assert.match(await help([]), /--data-dir <dir>/, 'the data directory option');
