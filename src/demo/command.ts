@@ -218,6 +218,8 @@ Examples:
           clientType: 'DemoAuctions',
           facilityGuids: facilities.map((f) => f.guid!),
         });
+        // The operator's support console (/console) signs in with an operator application.
+        const operator = await admin.createApplication(db, { name: 'Demo Support', operator: true });
         const gateways = [];
         for (const f of facilities)
           gateways.push({ facility: f, ...(await admin.createGatewayCredential(db, { facilityId: f.id })) });
@@ -348,6 +350,7 @@ Examples:
         );
         for (const g of gateways)
           shown('gateway', `${g.facility.name}: client_id ${g.clientId}  client_secret ${g.clientSecret}`);
+        shown('console', `${url}/console  client_id ${operator.clientId}  client_secret ${operator.clientSecret}`);
         out();
         out('A PMS access token (1 hour; renew with the password grant below):');
         out(`  export TOKEN=${pmsToken}`);
