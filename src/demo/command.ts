@@ -326,13 +326,17 @@ Examples:
               startsAt: new Date(now + 3_600_000).toISOString(),
               endsAt: new Date(now + 8 * 86_400_000).toISOString(),
               minimumBid: 25 + 25 * i,
-              imageUrls: [`${pictures.baseUrl}/unit-${i}.png`],
+              // The last lot has no picture yet: held Pending (INCOMPLETE), it waits in the support console.
+              imageUrls: i < AUCTION_LOTS.length - 1 ? [`${pictures.baseUrl}/unit-${i}.png`] : [],
             })),
           },
         });
         const { status } = auctions.response;
-        if (auctions.data) auctionsNote = `${auctions.data.data.results.length} auctions for ${facilities[0]!.guid}`;
-        else if (status === 404 && /No route/.test(JSON.stringify(auctions.error)))
+        if (auctions.data) {
+          const { results } = auctions.data.data;
+          const pending = results.filter((r) => r.outcome === 'pending').length;
+          auctionsNote = `${results.length} auctions for ${facilities[0]!.guid}${pending ? `, ${pending} Pending in the console` : ''}`;
+        } else if (status === 404 && /No route/.test(JSON.stringify(auctions.error)))
           auctionsNote = 'auctions: this build has no auction face';
         else auctionsNote = `auctions: the auction face refused them (HTTP ${status})`;
 

@@ -66,7 +66,7 @@ it('provisions, simulates for the given duration, prints credentials and the fou
   // The zones of src/demo/data.ts, three hours apart all year (test/demo/data.test.ts).
   assert.match(out, /facility\s+Demo East \(America\/New_York\)/);
   assert.match(out, /facility\s+Demo West \(America\/Los_Angeles\)/);
-  assert.match(out, /partner .*\(3 auctions for DEMO-EAST-/);
+  assert.match(out, /partner .*\(3 auctions for DEMO-EAST-\S+, 1 Pending in the console\)/);
   assert.match(out, /console\s+http:\/\/localhost:\d+\/console\s+client_id app_\S+\s+client_secret gh_cs_\S+/);
   assert.match(out, /export TOKEN=eyJ/);
   const curls = out.split('\n').filter((line) => line.trim().startsWith('curl -s -H "Authorization: Bearer $TOKEN"'));
