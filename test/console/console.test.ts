@@ -9,6 +9,7 @@ import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
+import { tokenFrom } from '../helpers/http.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, readAuction, record, setupPartner } from '../auctions/helpers.ts';
 
@@ -121,24 +122,16 @@ it('support sees grouped notifications with their count, resolves a Pending char
     await t.app.inject({
       method: 'GET',
       url: `/admin/notifications?facilityId=${p.facilityId}`,
-      headers: bearer(await operatorTokenFor(operator)),
+      headers: bearer(
+        await tokenFrom(base, {
+          grant_type: 'client_credentials',
+          client_id: operator.clientId,
+          client_secret: operator.clientSecret,
+        }),
+      ),
     })
   ).json();
   assert.equal(notifications.notifications.length, 0, 'notifications are still open');
   assert.deepEqual(problems, []);
   await page.close();
 });
-
-async function operatorTokenFor(operator: { clientId: string; clientSecret: string }): Promise<string> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/auth/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: operator.clientId,
-      client_secret: operator.clientSecret,
-    }).toString(),
-  });
-  return response.json().access_token;
-}

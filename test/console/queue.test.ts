@@ -12,6 +12,7 @@ import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
+import { tokenFrom } from '../helpers/http.ts';
 import { bearer, partnerToken } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, record, type Partner } from '../auctions/helpers.ts';
 
@@ -113,7 +114,11 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   );
 
   const operator = await admin.createApplication(db, { name: 'Queue desk', operator: true });
-  const token = await operatorTokenOf(operator);
+  const token = await tokenFrom(base, {
+    grant_type: 'client_credentials',
+    client_id: operator.clientId,
+    client_secret: operator.clientSecret,
+  });
 
   // ---- the admin routes the console uses ----
   const whoami = await t.app.inject({ method: 'GET', url: '/admin/whoami', headers: bearer(token) });
@@ -314,17 +319,3 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   assert.deepEqual(problems, []);
   await page.close();
 });
-
-async function operatorTokenOf(operator: { clientId: string; clientSecret: string }): Promise<string> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/auth/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: operator.clientId,
-      client_secret: operator.clientSecret,
-    }).toString(),
-  });
-  return response.json().access_token;
-}

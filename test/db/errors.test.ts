@@ -7,6 +7,7 @@ import pg from 'pg';
 import { databaseUnavailable } from '../../src/db/errors.ts';
 import { normalizeError } from '../../src/http/errors.ts';
 import { problemBody } from '../../src/http/problem.ts';
+import { freePort } from '../helpers/process.ts';
 
 /** A server's error as pg makes it (pg-protocol's DatabaseError). */
 function serverError(code: string, message = 'canceling statement due to lock timeout'): Error {
@@ -14,15 +15,6 @@ function serverError(code: string, message = 'canceling statement due to lock ti
   error.code = code;
   error.severity = 'ERROR';
   return error;
-}
-
-/** A port on which nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('databaseUnavailable', () => {
@@ -58,7 +50,7 @@ describe('databaseUnavailable', () => {
   it('recognises a connection refused, as the driver reports it', async () => {
     const client = new pg.Client({
       host: '127.0.0.1',
-      port: await closedPort(),
+      port: await freePort(),
       user: 'postgres',
       database: 'postgres',
     });

@@ -18,6 +18,7 @@ import {
   type DataDirFailure,
 } from '../../src/db/start-failures.ts';
 import { onPostgres } from '../helpers/harness.ts';
+import { freePort } from '../helpers/process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const target = databaseTarget('postgres://gatehouse:s3cret-pw@db.internal:6543/gh_prod');
@@ -30,15 +31,6 @@ function serverError(code: string, message: string): Error {
 /** A socket's or DNS lookup's own error, as Node makes it (a code, no severity). */
 function socketError(code: string): Error {
   return Object.assign(new Error(`connect ${code} 10.0.0.1:6543`), { code, syscall: 'connect' });
-}
-
-/** A port on which nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('databaseTarget', () => {
@@ -158,7 +150,7 @@ describe('explainDatabaseFailure', () => {
   });
 
   it('reads what the real driver says for a refused connection and for a server that never answers', async () => {
-    const refused = await new pg.Client({ host: '127.0.0.1', port: await closedPort() }).connect().catch((e) => e);
+    const refused = await new pg.Client({ host: '127.0.0.1', port: await freePort() }).connect().catch((e) => e);
     assert.match(explainDatabaseFailure(refused, target), /^no PostgreSQL is answering at/);
 
     // A server that accepts the connection and never says a word.
@@ -293,7 +285,7 @@ describe('npm test with a DATABASE_URL it cannot use', () => {
     });
 
   it('says it in the same sentence as the service', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { code, stderr } = await runTests(`postgres://postgres:s3cret-pw@127.0.0.1:${port}/test`);
     assert.equal(code, 1);
     assert.equal(

@@ -1,11 +1,11 @@
 // The console's browser tests: the real app listening on loopback, and Debian's chromium driven by
 // playwright-core with a fresh profile (playwright passes it as --user-data-dir and adds --headless).
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './harness.ts';
+import { freePort } from './process.ts';
 
 export interface ConsoleBrowser {
   t: TestApp;
@@ -13,15 +13,6 @@ export interface ConsoleBrowser {
   /** The app's origin, e.g. http://127.0.0.1:41234. */
   base: string;
   close(): Promise<void>;
-}
-
-/** A loopback port free now (the app then listens on it, knowing its address in advance). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
