@@ -49,7 +49,7 @@ it('prints a line per file, then the failure with its assertion and stack, then 
   assert.equal(progress.length, 2, stdout);
   assert.match(
     progress.find((line) => line.includes('progress.fixture'))!,
-    /^\[[12]\/2\] ✖ test\/fixtures\/progress\.fixture\.ts {2}3 tests \(1 failed, 1 skipped\) {2}\d+\.\d s$/,
+    /^\[[12]\/2\] ✖ test\/fixtures\/progress\.fixture\.ts {2}2 tests \(1 failed\) {2}\d+\.\d s$/,
   );
   assert.match(
     progress.find((line) => line.includes('passing.fixture'))!,
@@ -73,8 +73,31 @@ it('prints a line per file, then the failure with its assertion and stack, then 
   // The totals, last.
   assert.match(
     lines.filter(Boolean).at(-1)!,
-    /^✖ tests 4: 2 passed, 1 failed, 1 skipped · files 2 \(1 failed\) · \d+\.\d s$/,
+    /^✖ tests 3: 2 passed, 1 failed, 0 skipped · files 2 \(1 failed\) · \d+\.\d s$/,
   );
+});
+
+it('counts a file’s skipped and todo tests in its line and in the totals', async () => {
+  // node's events for one file, given to the reporter directly: no test of this repository is skipped.
+  const url = new URL('../../scripts/progress-reporter.mjs', import.meta.url).href;
+  const { default: progressReporter } = (await import(url)) as {
+    default: (source: AsyncIterable<{ type: string; data: object }>) => AsyncIterable<string>;
+  };
+  const file = path.join(process.cwd(), 'test/fixtures/counted.fixture.ts');
+  const test = (name: string, extra: object = {}) => ({ name, nesting: 0, file, details: {}, ...extra });
+  async function* events() {
+    yield { type: 'test:enqueue', data: { name: file, nesting: 0, file } };
+    yield { type: 'test:pass', data: test('runs') };
+    yield { type: 'test:pass', data: test('waits', { skip: true }) };
+    yield { type: 'test:pass', data: test('comes later', { todo: true }) };
+    yield { type: 'test:complete', data: test(file, { details: { passed: true, duration_ms: 1200 } }) };
+    for (const message of ['tests 3', 'pass 1', 'fail 0', 'skipped 1', 'todo 1', 'duration_ms 1300'])
+      yield { type: 'test:diagnostic', data: { nesting: 0, message } };
+  }
+  let output = '';
+  for await (const chunk of progressReporter(events())) output += chunk;
+  assert.match(output, /^\[1\/1\] ✔ test\/fixtures\/counted\.fixture\.ts {2}3 tests \(1 skipped, 1 todo\) {2}1\.2 s$/m);
+  assert.match(output, /^✔ tests 3: 1 passed, 0 failed, 1 skipped, 1 todo · files 1 · 1\.3 s$/m);
 });
 
 it('says why a file failed outside its tests, from what it printed', async () => {
