@@ -517,7 +517,9 @@ declare module 'fastify' {
      * catalogue, a date, endDate after startDate): they push their faults, and those join the
      * schema's in the one 400, so that a client learns every bad parameter at once. They run on
      * the query as the schema left it (a value that failed the schema is still there, of any type)
-     * and must not throw; the handler reads the query with the same rules and finds nothing.
+     * and must not throw. They run only when another fault already refuses the request: otherwise
+     * the handler, which reads the query with the same rules first thing, refuses with the same
+     * faults itself, and a good request's query is read once, not twice.
      */
     queryRules?: (request: FastifyRequest, faults: FieldError[]) => void;
   }
@@ -552,7 +554,7 @@ export function registerValidation(app: FastifyInstance): void {
       for (const path of nulCharacterPaths(part)) faults.push({ path, message: 'must not contain a NUL character' });
     }
     const queryRules = request.routeOptions.config.queryRules;
-    if (queryRules) {
+    if (queryRules && faults.length > 0) {
       const ruleFaults: FieldError[] = [];
       queryRules(request, ruleFaults);
       addFaults(faults, ruleFaults);

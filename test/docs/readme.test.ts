@@ -1,39 +1,16 @@
 // The README's getting-started guide, run as written: its shell blocks, in order, in bash, from the
 // project root, against a real server. A guide that drifts from the CLI or the API fails here.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { runProgram, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { markdownSection, shellBlocks } from './markdown.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-
-function bash(
-  script: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
-      cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('README: getting started by hand', () => {
   let database: TestDatabase;
@@ -54,7 +31,11 @@ describe('README: getting started by hand', () => {
     const provisioning = blocks[0]!.split('\n').filter((line) => /^\w+=\$\(bin\/gatehouse admin /.test(line));
     assert.equal(provisioning.length, 6, 'provisioning is six commands');
 
-    const { code, stdout, stderr } = await bash(blocks.join('\n'), { ...database.env, GH: server.url });
+    const { code, stdout, stderr } = await runProgram('bash', ['-e', '-o', 'pipefail', '-c', blocks.join('\n')], {
+      env: { ...database.env, GH: server.url },
+      cwd: root,
+      timeoutMs: 120_000,
+    });
     assert.equal(code, 0, `the guide ran to its end:\n${stderr}`);
     // The PMS sees its facility, creates a tenant (a vacant unit becomes Rented) …
     assert.match(stdout, /"name":"Acme Denver","propertyNumber":"1001"/);

@@ -130,27 +130,39 @@ function serverProcess(
   };
 }
 
-/** Runs a `gatehouse` command to completion (of this tree, or of another tree's `bin`). */
-export function runCli(
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a program to completion, its output collected; killed after `timeoutMs`. */
+export function runProgram(
+  file: string,
   args: string[],
-  env: Record<string, string>,
-  timeoutMs = 60_000,
-  bin = BIN,
-): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  options: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+): Promise<Finished> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/** Runs a `gatehouse` command to completion (of this tree, or of another tree's `bin`). */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, bin = BIN): Promise<Finished> {
+  return runProgram(process.execPath, [bin, ...args], { env, timeoutMs });
 }
