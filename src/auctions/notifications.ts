@@ -11,7 +11,7 @@ import { isOpaqueId } from '../ids.ts';
 import type { Db } from '../db/tables.ts';
 import type { AuctionDeps } from './deps.ts';
 import * as repo from './notifications-repository.ts';
-import { cursor, pageOf, type Page } from './views.ts';
+import { cursor, newestFirst, pageOf, type Page } from './views.ts';
 import { wake } from './wake-ups.ts';
 import { LIMITS, type NotificationKind } from './model.ts';
 
@@ -239,6 +239,10 @@ export async function listNotifications(
   if (after === null) throw validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
   const { state, kind, facilityId, auctionId, limit } = query;
   const rows = await repo.listNotificationRows(deps.db, { state, kind, facilityId, auctionId, after, limit });
-  const { items, ...page } = pageOf(rows.map(notificationView), limit, (n) => [n.createdAt, n.id]);
+  const { items, ...page } = pageOf(
+    rows.map(notificationView),
+    limit,
+    newestFirst((n) => [n.createdAt, n.id]),
+  );
   return { notifications: items, ...page };
 }

@@ -8,7 +8,7 @@ import { imagesOf } from './images-repository.ts';
 import type { AuctionStatus } from './model.ts';
 import { partnerFacilityIds } from './partner.ts';
 import { findAuction, historyOf, listAuctions, type AuctionRow, type FacilityKey } from './repository.ts';
-import { auctionDetail, auctionSummary, cursor, pageOf, type AuctionView, type Page } from './views.ts';
+import { auctionDetail, auctionSummary, cursor, newestFirst, pageOf, type AuctionView, type Page } from './views.ts';
 
 type ReadDeps = Pick<AuctionDeps, 'db' | 'config'>;
 
@@ -60,14 +60,8 @@ export async function listAllAuctions(deps: ReadDeps, query: AdminAuctionQuery):
   const { status, unitId, limit } = query;
   const rows = await listAuctions(deps.db, { facilityIds, status, unitId, order: 'facility', after, limit });
   const waitMs = recreateWaitMs(deps.config);
-  const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  const hasMore = rows.length > limit;
-  return {
-    auctions: items.map((row) => auctionSummary(row, waitMs)),
-    hasMore,
-    nextCursor: hasMore && last ? facilityCursor.encode(last) : null,
-  };
+  const { items, ...rest } = pageOf(rows, limit, facilityCursor.encode);
+  return { auctions: items.map((row) => auctionSummary(row, waitMs)), ...rest };
 }
 
 /** Opaque keyset cursor of the facility order: the last auction's facility name and id, unit and id. */
@@ -115,6 +109,10 @@ async function page(
   const rows = await listAuctions(deps.db, { facilityIds, status, unitId, after, limit });
   const waitMs = recreateWaitMs(deps.config);
   const views = rows.map((row) => auctionSummary(row, waitMs));
-  const { items, ...rest } = pageOf(views, limit, (a) => [a.createdAt, a.auctionId]);
+  const { items, ...rest } = pageOf(
+    views,
+    limit,
+    newestFirst((a) => [a.createdAt, a.auctionId]),
+  );
   return { auctions: items, ...rest };
 }

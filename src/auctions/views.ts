@@ -143,15 +143,18 @@ export interface Page {
 
 /**
  * A page of a list read with one item more than `limit` (which tells that there is more): the
- * first `limit` items, and the cursor after the last of them (`keyOf`: its creation time and id).
+ * first `limit` items, and the cursor after the last of them (`cursorOf`: `newestFirst` for a
+ * list newest first).
  */
-export function pageOf<T>(
-  items: T[],
-  limit: number,
-  keyOf: (item: T) => [createdAt: string, id: string],
-): { items: T[] } & Page {
+export function pageOf<T>(items: T[], limit: number, cursorOf: (item: T) => string): { items: T[] } & Page {
   const page = items.slice(0, limit);
   const last = page[page.length - 1];
   const hasMore = items.length > limit;
-  return { items: page, hasMore, nextCursor: hasMore && last ? cursor.encode(...keyOf(last)) : null };
+  return { items: page, hasMore, nextCursor: hasMore && last ? cursorOf(last) : null };
 }
+
+/** The newest-first cursor after an item, from its creation time and id. */
+export const newestFirst =
+  <T>(keyOf: (item: T) => [createdAt: string, id: string]) =>
+  (item: T) =>
+    cursor.encode(...keyOf(item));
