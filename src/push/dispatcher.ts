@@ -24,7 +24,8 @@ export class Dispatcher {
   private readonly running = new Map<EntityId, { again: boolean }>();
   private readonly waiting = new Set<EntityId>();
   private sweepTimer: NodeJS.Timeout | null = null;
-  private sweeping = false;
+  /** The sweep in progress: one at a time, and close() waits for it (its query must not outlive the database). */
+  private sweeping: Promise<void> | null = null;
   private closed = false;
   /** Kicks before start (a one-shot command, a test without workers) are ignored: the sweep finds the work later. */
   private started = false;
@@ -84,16 +85,18 @@ export class Dispatcher {
     }
   }
 
-  async sweep(): Promise<void> {
-    if (this.sweeping || this.closed) return;
-    this.sweeping = true;
-    try {
-      for (const id of await this.options.due()) this.kick(id);
-    } catch (error) {
-      this.options.logger.warn({ err: error }, 'webhook sweep failed; it runs again shortly');
-    } finally {
-      this.sweeping = false;
-    }
+  sweep(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.sweeping ??= this.options
+      .due()
+      .then((ids) => {
+        for (const id of ids) this.kick(id);
+      })
+      .catch((error) => this.options.logger.warn({ err: error }, 'webhook sweep failed; it runs again shortly'))
+      .finally(() => {
+        this.sweeping = null;
+      });
+    return this.sweeping;
   }
 
   /** Lanes being worked now (metrics, tests). */
@@ -106,6 +109,7 @@ export class Dispatcher {
     this.closed = true;
     this.waiting.clear();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.sweeping;
     if (this.running.size > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
   }
 }
