@@ -44,11 +44,11 @@ after(async () => {
 });
 
 /** Polls until the probe answers something truthy (50 ms apart), failing after `ms`. */
-async function until<T>(probe: () => T | Promise<T>, ms = 10_000): Promise<T> {
+async function until<T>(probe: () => T | Promise<T>, ms = 10_000): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await probe();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms: ${probe.toString().slice(0, 200)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -115,8 +115,15 @@ describe('webhook subscriptions', () => {
         r.received[0]!.headers as never,
       ),
     );
-    // The delivery log.
-    const log = await inject(t.app, 'GET', `/webhooks/subscriptions/${sub.id}/deliveries`, { token: account.token });
+    // The delivery log: a delivery is recorded as delivered once the receiver's answer is back,
+    // a moment after the receiver has the request.
+    const log = await until(async () => {
+      const answer = await inject(t.app, 'GET', `/webhooks/subscriptions/${sub.id}/deliveries`, {
+        token: account.token,
+      });
+      const settled = answer.body.deliveries?.every((d: { status: string }) => d.status === 'delivered');
+      return settled ? answer : undefined;
+    }, 10_000);
     assert.equal(log.status, 200);
     assert.ok(log.body.deliveries.length >= 2);
     assert.ok(log.body.deliveries.every((d: { status: string }) => d.status === 'delivered'));
