@@ -73,10 +73,16 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const auth = await createAuth({ database, config, sharedState, clock });
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
-    const events = await createEvents({ database, config, logger, metrics });
-    opened.push(() => events.close());
     const accessControl = await createAccessControl({ database, config, logger });
     opened.push(() => accessControl.close());
+    const events = await createEvents({
+      database,
+      config,
+      logger,
+      metrics,
+      inBatchTransaction: [accessControl.controllerReported],
+    });
+    opened.push(() => events.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });
     const push = await createPush({
       database,

@@ -2,7 +2,7 @@
 // routes and the gateway's command poll share: the gate-code vault and the command wake-ups.
 // The rest of the face, by the anatomy every face shares: routes/<resource>.ts (HTTP), one file
 // per operation or close family (units.ts, visitors.ts, time-groups.ts, access-profiles.ts,
-// refresh.ts, commands.ts, poll.ts, acknowledge.ts; every change through change.ts), the SQL in
+// refresh.ts, commands.ts, poll.ts, acknowledge.ts, reported-state.ts; every change through change.ts), the SQL in
 // repository.ts and command-repository.ts, the pure rules in rules.ts, table types in tables.ts,
 // jobs in jobs.ts.
 import type { Config } from '../config.ts';
@@ -10,9 +10,11 @@ import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
+import type { InBatchTransaction } from '../events/index.ts';
+import { acknowledgeCommands } from './acknowledge.ts';
 import { openAccessCodeVault, type AccessCodeVault } from './codes.ts';
 import { accessControlJobs } from './jobs.ts';
-import { PollMarks } from './reported-state.ts';
+import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { CommandSignals } from './signals.ts';
 
 export interface AccessControlDeps {
@@ -29,6 +31,12 @@ export interface AccessControl {
   signals: CommandSignals;
   /** Marks the controller heard when it polls (the gateway part of the facility status). */
   pollMarks: PollMarks;
+  /**
+   * What a controller's report does here, inside its batch's transaction (handed to the events face
+   * by the composition root): the commands it received are acknowledged, and the facility's
+   * reported state (devices, alarms, switches, last heard) commits with the events.
+   */
+  controllerReported: InBatchTransaction;
   jobs: JobDefinition[];
   /** Answers waiting polls at once (SIGTERM), before the HTTP server waits for them. */
   beginClosing(): void;
@@ -40,12 +48,20 @@ export async function createAccessControl({ database, config, logger }: AccessCo
   const signals = new CommandSignals(logger, postgres ? config.databaseUrl : null);
   const vault = await openAccessCodeVault(config, database.db);
   await signals.listen();
+  const reportedState = new ReportedState();
   return {
     db: database.db,
     notifyAcrossInstances: postgres,
     vault,
     signals,
     pollMarks: new PollMarks(database.db),
+    async controllerReported(trx, batch) {
+      if (batch.receivedCommandIds.length > 0)
+        await acknowledgeCommands(trx, batch.facilityId, [...batch.receivedCommandIds]);
+      // Every accepted event is applied, repeats included: the state keeps the newest word, so a
+      // repeat changes nothing.
+      await reportedState.record(trx, batch.facilityId, batch.receivedAt, batch.events.map(reportedEvent));
+    },
     jobs: accessControlJobs({ db: database.db, logger }),
     beginClosing: () => signals.beginClosing(),
     close: () => signals.close(),

@@ -5,7 +5,16 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
-import { deviceReportWrites, reduceBatch, reportShows, type ReportedEvent, type WrittenState } from './status-rules.ts';
+import type { AcceptedEvent } from '../events/index.ts';
+import {
+  deviceReportWrites,
+  reduceBatch,
+  reportShows,
+  STATUS_DATA_EVENT_TYPES,
+  type BatchReport,
+  type ReportedEvent,
+  type WrittenState,
+} from './status-rules.ts';
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
@@ -13,41 +22,24 @@ const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms)
 export const HEARD_STEP_SECONDS = 10;
 
 /**
- * What this instance last wrote of each facility's reported state, per database: most batches of
- * a busy controller carry no word and would only move last heard and their devices' last event by
- * a few seconds, so they write nothing — no statement at all (for a batch of 3 events, the
- * statement costs ingest about a quarter of its rate). Written in the transaction, so a batch rolled
- * back can leave last heard at most one step behind until the next write; another instance's
- * writes are never undone, since the database keeps the newest of everything.
+ * The facility's reported state as the controllers' reports keep it (one per access-control face).
+ *
+ * It remembers what this instance last wrote of each facility: most batches of a busy controller
+ * carry no word and would only move last heard and their devices' last event by a few seconds, so
+ * they write nothing — no statement at all (for a batch of 3 events, the statement costs ingest
+ * about a quarter of its rate). Written in the transaction, so a batch rolled back can leave last
+ * heard at most one step behind until the next write; another instance's writes are never undone,
+ * since the database keeps the newest of everything.
  */
-const written = new WeakMap<object, Map<EntityId, WrittenState>>();
+export class ReportedState {
+  private readonly written = new Map<EntityId, WrittenState>();
 
-export function writtenStateOf(database: object): Map<EntityId, WrittenState> {
-  let map = written.get(database);
-  if (!map) {
-    map = new Map();
-    written.set(database, map);
-  }
-  return map;
-}
-
-/**
- * Applies a batch of stored events to the facility's reported state, inside the caller's
- * transaction; `memory` (writtenStateOf the database) lets a batch that would change nothing skip
- * the statement.
- */
-export async function recordReportedEvents(
-  trx: Db,
-  facilityId: EntityId,
-  receivedAt: number,
-  events: readonly ReportedEvent[],
-  memory?: Map<EntityId, WrittenState>,
-): Promise<void> {
-  if (events.length === 0) return;
-  const report = reduceBatch(events, receivedAt);
-  const last = memory?.get(facilityId);
-  if (memory && !reportShows(report, receivedAt, last, HEARD_STEP_SECONDS * 1000)) return;
-  if (memory) {
+  /** Applies a batch of a controller's events to its facility's reported state, inside the batch's transaction. */
+  async record(trx: Db, facilityId: EntityId, receivedAt: number, events: readonly ReportedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const report = reduceBatch(events, receivedAt);
+    const last = this.written.get(facilityId);
+    if (!reportShows(report, receivedAt, last, HEARD_STEP_SECONDS * 1000)) return;
     // Remember what the statement below will write: the same rules as its where-clauses.
     const step = HEARD_STEP_SECONDS * 1000;
     const state = last ?? { heardAt: 0, devices: new Map() };
@@ -61,8 +53,31 @@ export async function recordReportedEvents(
           at: d.lastEventAt,
         });
     }
-    memory.set(facilityId, state);
+    this.written.set(facilityId, state);
+    await writeReport(trx, facilityId, receivedAt, report);
   }
+}
+
+/** An accepted event as the reported state reads it; its data parsed only where the state needs a flag. */
+export function reportedEvent(e: AcceptedEvent): ReportedEvent {
+  return {
+    eventType: e.eventType,
+    occurredAt: e.occurredAt,
+    deviceId: e.deviceId,
+    deviceName: e.deviceName,
+    unitId: e.unitId,
+    data: e.data !== null && STATUS_DATA_EVENT_TYPES.includes(e.eventType) ? JSON.parse(e.data) : null,
+  };
+}
+
+/**
+ * Writes a batch's report. Concurrent batches of one facility (a retry in flight, a controller
+ * uploading from several threads) touch the same rows: each first takes the facility's state row,
+ * so their device and alarm upserts never interleave and never wait on each other in a cycle
+ * (a deadlock, which PostgreSQL would break by failing one valid batch).
+ */
+async function writeReport(trx: Db, facilityId: EntityId, receivedAt: number, report: BatchReport): Promise<void> {
+  await sql`select 1 from facility_states where facility_id = ${facilityId}::int8 for no key update`.execute(trx);
   const { devices, alarms, emergency, lockdown } = report;
   const device = <T>(pick: (d: (typeof devices)[number]) => T) => devices.map(pick);
   const alarm = <T>(pick: (a: (typeof alarms)[number]) => T) => alarms.map(pick);

@@ -1,6 +1,7 @@
 // The access-event face: built once by the composition root (src/services.ts). Its anatomy: the
 // routes by resource under routes/ (v3.0 pages, CSV export, live stream and types; the legacy 2.0
-// and 1.0 routes), the operations (ingest.ts, reads.ts, export.ts, stream.ts), the SQL (store.ts
+// and 1.0 routes), the operations (ingest.ts — a controller's report, judged, stored and counted —,
+// reads.ts, export.ts, stream.ts), the SQL (store.ts
 // and ingest.ts — raw pg, for speed), the event-stored signal (signals.ts), pure rules (judge.ts,
 // filters.ts, query.ts, cursor.ts, tail.ts, sse.ts, csv.ts, time.ts, catalogue.ts), tables.ts and
 // jobs.ts.
@@ -9,8 +10,10 @@ import type { Database } from '../db/database.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
+import { ingest, type GatewayIdentity, type InBatchTransaction, type IngestAnswer } from './ingest.ts';
 import { eventJobs } from './jobs.ts';
 import { createEventMetrics, type EventMetrics } from './metrics.ts';
+import { Partitions } from './partitions.ts';
 import { EventSignals } from './signals.ts';
 import { EventStore, loadCursorKey } from './store.ts';
 import { LiveStreams } from './stream.ts';
@@ -20,9 +23,15 @@ export interface EventsDeps {
   config: Pick<Config, 'eventRetentionDays' | 'databaseUrl'>;
   logger: Logger;
   metrics: Metrics;
+  /** What other faces do inside each batch's transaction (the composition root hands it in). */
+  inBatchTransaction: readonly InBatchTransaction[];
 }
 
 export interface Events {
+  /** A controller's report: judged, stored (with the hooks, in one transaction), counted; resolves after commit. */
+  ingest(gateway: GatewayIdentity, reported: readonly unknown[], now: number): Promise<IngestAnswer>;
+  /** The monthly partitions of the events (made ahead, on demand, dropped past retention). */
+  partitions: Partitions;
   /** Reads: pages, slices and exports over the committed events. */
   store: EventStore;
   metrics: EventMetrics;
@@ -52,10 +61,31 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
   const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
   await signals.listen();
   const streams = new LiveStreams(store, signals, deps.logger);
+  const partitions = new Partitions(deps.database.pool);
+  const ingestDeps = {
+    db: deps.database.db,
+    partitions,
+    signals,
+    metrics,
+    retentionDays: deps.config.eventRetentionDays,
+    inBatchTransaction: deps.inBatchTransaction,
+  };
   openStreams = () => streams.open;
   const close = async () => {
     await streams.close();
     await signals.close();
   };
-  return { store, metrics, signals, streams, jobs: eventJobs(deps), close };
+  return {
+    ingest: (gateway, reported, now) => ingest(ingestDeps, gateway, reported, now),
+    partitions,
+    store,
+    metrics,
+    signals,
+    streams,
+    jobs: eventJobs({ partitions, config: deps.config, logger: deps.logger }),
+    close,
+  };
 }
+
+export type { AcceptedEvent } from './judge.ts';
+export type { GatewayIdentity, InBatchTransaction, IngestAnswer, StoredBatch } from './ingest.ts';

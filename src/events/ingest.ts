@@ -1,5 +1,8 @@
-// Storing a judged batch: one transaction, one multi-row insert (unnest), idempotent on the
-// controller's event id per facility, committed before the controller hears "accepted".
+// A controller's report, owned whole by the events face: each event judged on its own (judge.ts),
+// the accepted ones stored in one transaction — one multi-row insert (unnest), idempotent on the
+// controller's event id per facility — with what other faces keep in step with them (hooks the
+// composition root hands in: access control acknowledges commands and keeps the facility's
+// reported state), counted, committed before the controller hears "accepted", then announced.
 //
 // No lock is shared by an account's controllers (issue 12): batches of one account, of one facility
 // even, are stored in parallel. Each row records the id of the transaction that stored it (column
@@ -12,17 +15,14 @@
 // per id, at the event's facility: what is true when the event arrives is stored with it), which
 // saved two statements per batch and a sixth of the CPU per event (docs/BENCHMARKS.md, issue 12
 // item 2).
-import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type pg from 'pg';
-import { acknowledgeCommands } from '../access-control/acknowledge.ts';
-import { recordReportedEvents, writtenStateOf } from '../access-control/reported-state.ts';
-import { STATUS_DATA_EVENT_TYPES, type ReportedEvent } from '../access-control/status-rules.ts';
 import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
 import { COMMAND_RECEIVED } from './catalogue.ts';
-import type { AcceptedEvent } from './judge.ts';
-import { ensurePartitions, forgetPartitions, monthsOf } from './partitions.ts';
+import { judgeBatch, type AcceptedEvent, type IngestWarning, type Rejection } from './judge.ts';
+import type { EventMetrics } from './metrics.ts';
+import { monthsOf, type Partitions } from './partitions.ts';
 import type { EventSignals } from './signals.ts';
 
 export interface GatewayIdentity {
@@ -30,7 +30,38 @@ export interface GatewayIdentity {
   facilityId: EntityId;
 }
 
-export interface IngestResult {
+/**
+ * A batch as it commits, as the hooks see it: what other faces keep in step with the events runs
+ * inside the batch's transaction, so that it commits with the events or not at all.
+ */
+export interface StoredBatch {
+  facilityId: EntityId;
+  receivedAt: number;
+  /** Every accepted event, repeats of earlier batches included (applying a repeat must change nothing). */
+  events: readonly AcceptedEvent[];
+  /** The command ids named by the Command Received events this batch stored (a repeat's are not). */
+  receivedCommandIds: readonly string[];
+}
+export type InBatchTransaction = (trx: Db, batch: StoredBatch) => Promise<void>;
+
+/** What the controller hears back (the route's 200). */
+export interface IngestAnswer {
+  accepted: number;
+  duplicates: number;
+  rejected: Rejection[];
+  warnings: IngestWarning[];
+}
+
+export interface IngestDeps {
+  db: Db;
+  partitions: Partitions;
+  signals: EventSignals;
+  metrics: EventMetrics;
+  retentionDays: number;
+  inBatchTransaction: readonly InBatchTransaction[];
+}
+
+interface Stored {
   /** Events stored by this call. */
   inserted: number;
   /** Valid events whose id the facility had already reported. */
@@ -38,17 +69,58 @@ export interface IngestResult {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
 
-async function insertBatch(
-  db: Db,
+/** Judges, stores and counts a controller's batch; resolves after commit. */
+export async function ingest(
+  deps: IngestDeps,
+  gateway: GatewayIdentity,
+  reported: readonly unknown[],
+  now: number,
+): Promise<IngestAnswer> {
+  const judgement = judgeBatch(reported, now, now - deps.retentionDays * 86_400_000);
+  const stored = await store(deps, gateway, judgement.accepted, now);
+  const duplicates = stored.duplicates + judgement.duplicatesInBatch;
+  const { ingested } = deps.metrics;
+  ingested.inc({ outcome: 'accepted' }, stored.inserted);
+  ingested.inc({ outcome: 'duplicate' }, duplicates);
+  ingested.inc({ outcome: 'rejected' }, judgement.rejected.length);
+  ingested.inc({ outcome: 'clock_ahead' }, judgement.warnings.length);
+  return { accepted: stored.inserted, duplicates, rejected: judgement.rejected, warnings: judgement.warnings };
+}
+
+async function store(
+  deps: IngestDeps,
   gateway: GatewayIdentity,
   events: readonly AcceptedEvent[],
   receivedAt: number,
-  signals: EventSignals | undefined,
-): Promise<IngestResult> {
+): Promise<Stored> {
+  if (events.length === 0) return { inserted: 0, duplicates: 0 };
+  const months = monthsOf(events.map((e) => e.occurredAt));
+  await deps.partitions.ensure(months);
+  let result: Stored;
+  try {
+    result = await insertBatch(deps, gateway, events, receivedAt);
+  } catch (error) {
+    // A partition dropped or never made behind this process's back: make it and try once more.
+    if ((error as { code?: string }).code !== NO_PARTITION) throw error;
+    deps.partitions.forget();
+    await deps.partitions.ensure(months);
+    result = await insertBatch(deps, gateway, events, receivedAt);
+  }
+  if (result.inserted > 0) deps.signals.stored(gateway.accountId, gateway.facilityId);
+  return result;
+}
+
+async function insertBatch(
+  { db, signals, inBatchTransaction }: IngestDeps,
+  gateway: GatewayIdentity,
+  events: readonly AcceptedEvent[],
+  receivedAt: number,
+): Promise<Stored> {
   // On PostgreSQL the statement tells the other instances too (signals.ts), when it stored something:
   // the notification goes out at commit, and costs no statement of its own.
-  const notification = signals?.notification(gateway.accountId, gateway.facilityId) ?? null;
+  const notification = signals.notification(gateway.accountId, gateway.facilityId);
   return db.transaction().execute(async (trx) => {
     const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
     const ids = events.map(() => randomUUID());
@@ -105,60 +177,18 @@ async function insertBatch(
                   then pg_notify(${notification?.channel ?? null}::text, ${notification?.payload ?? null}::text) end as notified
         from stored`.execute(trx);
 
-    // Command Received events acknowledge their commands (only those stored now: a repeat was
-    // acknowledged the first time).
-    const inserted = rows[0]!.inserted;
     const stored = new Set(rows[0]!.acknowledging);
-    const commandIds = events.filter((e) => e.commandId !== null && stored.has(e.eventId)).map((e) => e.commandId!);
-    if (commandIds.length > 0) await acknowledgeCommands(trx, gateway.facilityId, [...new Set(commandIds)]);
-    // The facility's reported state (devices, alarms, switches, last heard) commits with its events.
-    // Every accepted event is applied, repeats included: the state keeps the newest word, so a
-    // repeat changes nothing.
-    await recordReportedEvents(trx, gateway.facilityId, receivedAt, events.map(reportedEvent), writtenStateOf(db));
+    const receivedCommandIds = events
+      .filter((e) => e.commandId !== null && stored.has(e.eventId))
+      .map((e) => e.commandId!);
+    const batch: StoredBatch = {
+      facilityId: gateway.facilityId,
+      receivedAt,
+      events,
+      receivedCommandIds: [...new Set(receivedCommandIds)],
+    };
+    for (const hook of inBatchTransaction) await hook(trx, batch);
+    const inserted = rows[0]!.inserted;
     return { inserted, duplicates: events.length - inserted };
   });
-}
-
-/** An accepted event as the reported state reads it; its data parsed only where the state needs a flag. */
-function reportedEvent(e: AcceptedEvent): ReportedEvent {
-  return {
-    eventType: e.eventType,
-    occurredAt: e.occurredAt,
-    deviceId: e.deviceId,
-    deviceName: e.deviceName,
-    unitId: e.unitId,
-    data: e.data !== null && STATUS_DATA_EVENT_TYPES.includes(e.eventType) ? JSON.parse(e.data) : null,
-  };
-}
-
-const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
-
-/**
- * Stores the accepted events of a batch; resolves after commit. With `signals`, a batch that stored
- * something is announced (signals.ts): to this process's listeners after commit, and on PostgreSQL
- * to the other instances by the statement's pg_notify.
- */
-export async function ingestEvents(
-  db: Db,
-  pool: pg.Pool,
-  gateway: GatewayIdentity,
-  events: readonly AcceptedEvent[],
-  receivedAt: number,
-  signals?: EventSignals,
-): Promise<IngestResult> {
-  if (events.length === 0) return { inserted: 0, duplicates: 0 };
-  const months = monthsOf(events.map((e) => e.occurredAt));
-  await ensurePartitions(pool, months);
-  let result: IngestResult;
-  try {
-    result = await insertBatch(db, gateway, events, receivedAt, signals);
-  } catch (error) {
-    // A partition dropped or never made behind this process's back: make it and try once more.
-    if ((error as { code?: string }).code !== NO_PARTITION) throw error;
-    forgetPartitions(pool);
-    await ensurePartitions(pool, months);
-    result = await insertBatch(db, gateway, events, receivedAt, signals);
-  }
-  if (result.inserted > 0) signals?.stored(gateway.accountId, gateway.facilityId);
-  return result;
 }

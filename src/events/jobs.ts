@@ -1,18 +1,17 @@
 // Background jobs of the events face: partition upkeep and retention, every hour.
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import { maintainPartitions } from './partitions.ts';
+import type { Partitions } from './partitions.ts';
 
 export const EVENT_MAINTENANCE_JOB = 'events.maintain-partitions';
 
 export function eventJobs({
-  database,
+  partitions,
   config,
   logger,
 }: {
-  database: Database;
+  partitions: Partitions;
   config: Pick<Config, 'eventRetentionDays'>;
   logger: Logger;
 }): JobDefinition<object>[] {
@@ -24,7 +23,7 @@ export function eventJobs({
       batchSize: 1,
       queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
       async handle() {
-        const result = await maintainPartitions(database.pool, Date.now(), config.eventRetentionDays);
+        const result = await partitions.maintain(Date.now(), config.eventRetentionDays);
         if (result.created.length > 0 || result.dropped.length > 0 || result.idsDeleted > 0) {
           logger.info({ ...result, retentionDays: config.eventRetentionDays }, 'gateway event partitions maintained');
         }

@@ -34,25 +34,77 @@ export function monthsAhead(now: number, cutoff: number): string[] {
   return months;
 }
 
-// Months known to have a partition, per database pool (a process may serve several in tests).
-const known = new WeakMap<pg.Pool, Set<string>>();
+/**
+ * The partitions of gateway_events as this process knows them: the months known to have one (so that
+ * ingest asks the database only for a month it has not seen), made on demand and ahead of time,
+ * and dropped whole past the retention window. One per events face (built by createEvents).
+ */
+export class Partitions {
+  private readonly known = new Set<string>();
 
-function knownMonths(pool: pg.Pool): Set<string> {
-  let set = known.get(pool);
-  if (!set) {
-    set = new Set();
-    known.set(pool, set);
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Makes sure the months' partitions exist (outside any transaction: DDL locks are brief). */
+  async ensure(months: Iterable<string>): Promise<void> {
+    for (const month of new Set(months)) {
+      if (this.known.has(month)) continue;
+      await this.pool.query('select gateway_events_ensure_partition($1::timestamptz)', [`${month}-01T00:00:00Z`]);
+      this.known.add(month);
+    }
   }
-  return set;
-}
 
-/** Makes sure the months' partitions exist (outside any transaction: DDL locks are brief). */
-export async function ensurePartitions(pool: pg.Pool, months: Iterable<string>): Promise<void> {
-  const cache = knownMonths(pool);
-  for (const month of new Set(months)) {
-    if (cache.has(month)) continue;
-    await pool.query('select gateway_events_ensure_partition($1::timestamptz)', [`${month}-01T00:00:00Z`]);
-    cache.add(month);
+  /** A partition was dropped or never made behind this process's back: ask the database again. */
+  forget(): void {
+    this.known.clear();
+  }
+
+  /**
+   * Creates the partitions of the coming months, drops those entirely older than the cutoff, and
+   * forgets the controllers' event ids of events past it.
+   */
+  async maintain(now: number, retentionDays: number): Promise<MaintenanceResult> {
+    const pool = this.pool;
+    const cutoff = now - retentionDays * 86_400_000;
+    const before = new Set((await listPartitions(pool)).map((p) => p.name));
+    const created: string[] = [];
+    for (const month of monthsAhead(now, cutoff)) {
+      const { rows } = await pool.query<{ name: string }>(
+        'select gateway_events_ensure_partition($1::timestamptz) as name',
+        [`${month}-01T00:00:00Z`],
+      );
+      if (!before.has(rows[0]!.name)) created.push(rows[0]!.name);
+      this.known.add(month);
+    }
+    const dropped: string[] = [];
+    for (const name of partitionsToDrop(await listPartitions(pool), cutoff)) {
+      if (!/^gateway_events_p\d{6}$/.test(name)) continue;
+      const client = await pool.connect();
+      try {
+        // Never queue behind a long reader for long: the next run tries again.
+        await client.query('begin');
+        await client.query("set local lock_timeout = '5s'");
+        await client.query(`drop table ${name}`);
+        await client.query('commit');
+        dropped.push(name);
+      } catch (error) {
+        await client.query('rollback').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+    if (dropped.length > 0) this.forget();
+    let idsDeleted = 0;
+    // In slices, so that no transaction is long (the embedded database serializes them).
+    for (;;) {
+      const result = await pool.query(
+        `delete from gateway_event_ids where ctid = any(array(select ctid from gateway_event_ids where occurred_at < $1::timestamptz limit 5000))`,
+        [new Date(cutoff).toISOString()],
+      );
+      idsDeleted += result.rowCount ?? 0;
+      if ((result.rowCount ?? 0) < 5000) break;
+    }
+    return { created, dropped, idsDeleted };
   }
 }
 
@@ -76,10 +128,6 @@ export function monthsOf(instants: Iterable<number>): string[] {
   return [...months];
 }
 
-export function forgetPartitions(pool: pg.Pool): void {
-  known.delete(pool);
-}
-
 interface PartitionRow {
   name: string;
   upper_ms: number;
@@ -101,56 +149,4 @@ export interface MaintenanceResult {
   created: string[];
   dropped: string[];
   idsDeleted: number;
-}
-
-/**
- * Creates the partitions of the coming months, drops those entirely
- * older than the cutoff, and forgets the controllers' event ids of events past it.
- */
-export async function maintainPartitions(
-  pool: pg.Pool,
-  now: number,
-  retentionDays: number,
-): Promise<MaintenanceResult> {
-  const cutoff = now - retentionDays * 86_400_000;
-  const before = new Set((await listPartitions(pool)).map((p) => p.name));
-  const created: string[] = [];
-  for (const month of monthsAhead(now, cutoff)) {
-    const { rows } = await pool.query<{ name: string }>(
-      'select gateway_events_ensure_partition($1::timestamptz) as name',
-      [`${month}-01T00:00:00Z`],
-    );
-    if (!before.has(rows[0]!.name)) created.push(rows[0]!.name);
-    knownMonths(pool).add(month);
-  }
-  const dropped: string[] = [];
-  for (const name of partitionsToDrop(await listPartitions(pool), cutoff)) {
-    if (!/^gateway_events_p\d{6}$/.test(name)) continue;
-    const client = await pool.connect();
-    try {
-      // Never queue behind a long reader for long: the next run tries again.
-      await client.query('begin');
-      await client.query("set local lock_timeout = '5s'");
-      await client.query(`drop table ${name}`);
-      await client.query('commit');
-      dropped.push(name);
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-  if (dropped.length > 0) forgetPartitions(pool);
-  let idsDeleted = 0;
-  // In slices, so that no transaction is long (the embedded database serializes them).
-  for (;;) {
-    const result = await pool.query(
-      `delete from gateway_event_ids where ctid = any(array(select ctid from gateway_event_ids where occurred_at < $1::timestamptz limit 5000))`,
-      [new Date(cutoff).toISOString()],
-    );
-    idsDeleted += result.rowCount ?? 0;
-    if ((result.rowCount ?? 0) < 5000) break;
-  }
-  return { created, dropped, idsDeleted };
 }

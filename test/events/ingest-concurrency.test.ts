@@ -301,3 +301,50 @@ if (onPostgres) {
     });
   });
 }
+
+describe('concurrent batches of one facility (issue 25)', () => {
+  it('8 senders on one facility, their devices and alarms overlapping in different orders: every batch 200, every event stored', async () => {
+    const { account, gateways } = await fleet(1);
+    const gateway = gateways[0]!;
+    const devices = Array.from({ length: 12 }, (_, i) => `dev-${i}`);
+    // Each sender names the devices in its own order (rotated and reversed), with door alarms, offline
+    // and online reports and accesses: two batches touch the same rows in opposite orders.
+    const batchOf = (sender: number, round: number) =>
+      Array.from({ length: 120 }, (_, i) => {
+        const order = sender % 2 === 0 ? devices : [...devices].reverse();
+        const device = order[(i + sender * 3 + round) % devices.length]!;
+        const type = [18, 10, 11, 12, 35, 26][i % 6]!;
+        return event(
+          {
+            eventType: type,
+            deviceId: device,
+            deviceName: `Device ${device}`,
+            ...(type === 10 || type === 35 || type === 26 ? { data: { active: i % 4 !== 0 } } : {}),
+            ...(type === 35 ? { unitId: 1 + (i % 5) } : {}),
+          },
+          (120 - i) / 60,
+        );
+      });
+    let sent = 0;
+    const statuses: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const batches = Array.from({ length: 8 }, (_, sender) => batchOf(sender, round));
+      sent += batches.reduce((n, b) => n + b.length, 0);
+      const answers = await Promise.all(batches.map((batch) => postEvents(t, gateway, batch)));
+      statuses.push(...answers.map((a) => a.status));
+      for (const answer of answers)
+        assert.equal(answer.status, 200, `a valid batch refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+    assert.equal(statuses.length, 32);
+    const { rows } = await t.services.database.pool.query(
+      'select count(*)::int as n from gateway_events where account_id = $1',
+      [account.accountId],
+    );
+    assert.equal(rows[0].n, sent);
+    const devicesKept = await t.services.database.pool.query(
+      'select count(*)::int as n from facility_devices where facility_id = $1',
+      [account.facilities[0]!.id],
+    );
+    assert.equal(devicesKept.rows[0].n, devices.length, 'every device kept once');
+  });
+});

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { EVENT_MAINTENANCE_JOB } from '../../src/events/jobs.ts';
-import { listPartitions, maintainPartitions } from '../../src/events/partitions.ts';
+import { listPartitions } from '../../src/events/partitions.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
 import { event, getJson, postEvents } from './helpers.ts';
@@ -38,7 +38,7 @@ it('ingest makes a missing month on demand; retention drops whole partitions old
   assert.equal(page.body.items[0].occurredAt, old.occurredAt);
 
   // The window shrinks to 180 days (as a restart with EVENT_RETENTION_DAYS=180 would do).
-  const result = await maintainPartitions(t.services.database.pool, Date.now(), 180);
+  const result = await t.services.events.partitions.maintain(Date.now(), 180);
   assert.ok(result.dropped.includes(nameOf(oldTime)));
   assert.equal((await partitionNames()).includes(nameOf(oldTime)), false);
   assert.ok(result.idsDeleted >= 1, 'the old event id is forgotten with it');
@@ -107,7 +107,7 @@ it('a retry after the retention job ran is still a duplicate: the job forgets on
   // One event just inside this app's window (400 days), one recent.
   const batch = [event({ occurredAt: new Date(Date.now() - 390 * DAY).toISOString() }), event()];
   assert.equal((await postEvents(t, token, batch)).body.accepted, 2);
-  const result = await maintainPartitions(t.services.database.pool, Date.now(), 400);
+  const result = await t.services.events.partitions.maintain(Date.now(), 400);
   assert.deepEqual(result.dropped, []);
   assert.deepEqual((await postEvents(t, token, batch)).body, {
     accepted: 0,

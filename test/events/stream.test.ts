@@ -166,30 +166,31 @@ describe('the live stream', () => {
       const s = await stream(facilityStream(0, 'eventTypes=10'));
       await s.waitFor(() => s.comments().includes('stream open'));
       // Stored without a word to the signal (as if its notification were lost).
-      const { ingestEvents } = await import('../../src/events/ingest.ts');
+      const { ingest } = await import('../../src/events/ingest.ts');
+      const { events, database } = t.services;
+      const silent = { notification: () => null, stored: () => {} } as unknown as typeof events.signals;
       const now = Date.now();
-      await ingestEvents(
-        t.services.database.db,
-        t.services.database.pool,
+      const answer = await ingest(
+        {
+          db: database.db,
+          partitions: events.partitions,
+          signals: silent,
+          metrics: events.metrics,
+          retentionDays: 180,
+          inBatchTransaction: [],
+        },
         { accountId: acme.accountId, facilityId: acme.facilities[0]!.id },
         [
           {
-            index: 0,
             eventId: `silent-${now}`,
             eventType: 10,
-            occurredAt: now - 1000,
-            deviceId: null,
-            deviceName: null,
-            unitId: null,
-            visitorId: null,
-            codeEntered: null,
+            occurredAt: new Date(now - 1000).toISOString(),
             details: 'silent',
-            data: null,
-            commandId: null,
           },
         ],
         now,
       );
+      assert.equal(answer.accepted, 1);
       assert.deepEqual(ids(await s.waitForEvents(1, 3000)), ['silent']);
     } finally {
       settings.pollMs = saved;

@@ -1,14 +1,10 @@
 // POST /gateway/v1/events — a gateway controller reports a batch of events. Each event is judged on
 // its own (src/events/judge.ts) so that one bad event never jams the controller's queue; the answer
 // comes only after the accepted events are committed (src/events/ingest.ts).
-// (The handler judges, ingests and counts: one operation of the events face could do the three —
-// left to that face's owner.)
 import { isUtf8 } from 'node:buffer';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../auth/guard.ts';
 import { EVENT_TYPE_LIST } from '../../events/catalogue.ts';
-import { ingestEvents } from '../../events/ingest.ts';
-import { judgeBatch } from '../../events/judge.ts';
 import {
   CLOCK_AHEAD_TOLERANCE_MS,
   FIELD_LIMITS,
@@ -152,8 +148,7 @@ const DESCRIPTION = [
 ].join(' ');
 
 export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { database, config } = services;
-  const { metrics, signals } = services.events;
+  const { events } = services;
 
   // JSON bodies of this route are read as bytes: bytes that are not UTF-8 make the request "not
   // JSON" (RFC 8259) and are refused, rather than silently replaced with U+FFFD.
@@ -194,16 +189,11 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     async (request) => {
       const principal = principalOf(request);
       if (principal.kind !== 'gateway') throw forbidden('Only a gateway controller token reports events.');
-      const now = Date.now();
-      const judgement = judgeBatch(request.body.events, now, now - config.eventRetentionDays * 86_400_000);
-      const gateway = { accountId: principal.accountId, facilityId: principal.facilityId };
-      const stored = await ingestEvents(database.db, database.pool, gateway, judgement.accepted, now, signals);
-      const duplicates = stored.duplicates + judgement.duplicatesInBatch;
-      metrics.ingested.inc({ outcome: 'accepted' }, stored.inserted);
-      metrics.ingested.inc({ outcome: 'duplicate' }, duplicates);
-      metrics.ingested.inc({ outcome: 'rejected' }, judgement.rejected.length);
-      metrics.ingested.inc({ outcome: 'clock_ahead' }, judgement.warnings.length);
-      return { accepted: stored.inserted, duplicates, rejected: judgement.rejected, warnings: judgement.warnings };
+      return events.ingest(
+        { accountId: principal.accountId, facilityId: principal.facilityId },
+        request.body.events,
+        Date.now(),
+      );
     },
   );
 };
