@@ -108,5 +108,7 @@ for (const cycle of folderCycles) {
   console.error(`folder cycle: ${[...cycle].sort().join(' ↔ ')}: ${steps.sort().join('; ')}`);
 }
 if (moduleCycles.length === 0 && folderCycles.length === 0)
-  console.log(`no import cycles in ${modules.length} modules of src/, none between its ${folderGraph.size} folders and files`);
+  console.log(
+    `no import cycles in ${modules.length} modules of src/, none between its ${folderGraph.size} folders and files`,
+  );
 else process.exitCode = 1;

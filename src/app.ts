@@ -4,6 +4,7 @@
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/guard.ts';
+import { findFacility } from './tenancy/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
@@ -82,7 +83,9 @@ export async function buildApp(services: Services): Promise<App> {
   await app.register(formbody);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.auth.tokens, services.database.db, services.clock);
+  registerGuard(app, services.auth.tokens, services.database.db, services.clock, (id) =>
+    findFacility(services.database.db, id),
+  );
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {

@@ -2,7 +2,6 @@
 // docs/CONFIGURATION.md lists the same table for operators.
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { databaseAddress, databaseTarget } from './db/start-failures.ts';
 
 export interface Config {
   port: number;
@@ -336,14 +335,4 @@ export function serviceUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, 
   if (config.publicUrl) return config.publicUrl;
   if (['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(config.host)) return `http://localhost:${port}`;
   return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-}
-
-/** A database URL fit for a log line or an error message: no password. */
-export function describeDatabaseUrl(databaseUrl: string): string {
-  try {
-    const target = databaseTarget(databaseUrl);
-    return `${databaseAddress(target)}/${target.database}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
 }

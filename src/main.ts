@@ -151,7 +151,7 @@ Examples:
   const named = commandName(argv);
   if (named !== 'serve' && named !== 'migrate') {
     const [{ adminCommand }, { simulatorCommand }, { demoCommand }] = await Promise.all([
-      import('./tenancy/cli.ts'),
+      import('./cli/admin.ts'),
       import('./simulator/command.ts'),
       import('./demo/command.ts'),
     ]);

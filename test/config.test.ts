@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, describeDatabaseUrl, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { describeDatabaseUrl } from '../src/db/start-failures.ts';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {

@@ -3,7 +3,7 @@
 // read is recorded first — who (account, key, application, token), when, through which route,
 // which visitors; never the code — and the operator reads the records back. Without the scope a
 // read carries no code and leaves no record. SPEC §2, §4.
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { AccessCodeVault } from './codes.ts';

@@ -1,7 +1,7 @@
 // The facilities a PMS token sees through this face: its account's. One facility is the one the
 // guard already loaded for the route (request.facility). A facility is shown through tenancy's one
 // view of it; the route's schema keeps the fields this face documents.
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound } from '../errors.ts';
 import { facilityView, type FacilityView } from '../tenancy/facilities.ts';

@@ -3,7 +3,7 @@
 // emergency access, lockdown, and the facility's action groups (open, hold, close) — each a
 // command to the controller, acknowledged like every other (event 3). The words and the rule
 // for a repeated switch are in status-rules.ts; the SQL in status-repository.ts.
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { eventTypeInfo } from '../events/catalogue.ts';

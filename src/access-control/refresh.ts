@@ -1,7 +1,7 @@
 // The full-state refreshes (deprecated, kept for integrations that suppressed commands): one
 // command with every live unit, or every visitor (codes sealed), of the facility; the controller
 // replaces its copy with it.
-import type { VisibleFacility } from '../auth/guard.ts';
+import type { VisibleFacility } from '../http/caller.ts';
 import { inChange } from './change.ts';
 import type { AccessControl } from './index.ts';
 import { lockCommandSequence } from './command-repository.ts';

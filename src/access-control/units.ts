@@ -1,6 +1,6 @@
 // Units of a facility: create, the state actions (disable, enable, vacate, delete) and reads. Each
 // change writes its command in the same transaction (change.ts); the SQL is in repository.ts.
-import type { VisibleFacility } from '../auth/guard.ts';
+import type { VisibleFacility } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, conflict, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';

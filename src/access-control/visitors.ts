@@ -3,7 +3,7 @@
 // comes out to the controller, inside a command, and to a reader holding accesscontrol:codes,
 // audited (code-reads.ts).
 import type { Updateable } from 'kysely';
-import type { VisibleFacility } from '../auth/guard.ts';
+import type { VisibleFacility } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';

@@ -1,6 +1,6 @@
 // Cancels: a partner's (PUT /api/3/cancelauctions, one unit), support's (an auction by id), and
 // the withdrawal of a unit absent from a full list (import.ts) — all applied by `applyCancel`.
-import type { PartnerPrincipal } from '../auth/principal.ts';
+import type { PartnerPrincipal } from '../http/caller.ts';
 import { AppError } from '../errors.ts';
 import type { Db } from '../db/tables.ts';
 import { recreateWaitMs, type AuctionDeps } from './deps.ts';

@@ -2,7 +2,7 @@
 // transaction that first takes the facility's lock, so the writes of one facility are applied one
 // at a time, in arrival order, and a large create racing a cancel equals the two in sequence.
 import { createHash, randomUUID } from 'node:crypto';
-import type { PartnerPrincipal } from '../auth/principal.ts';
+import type { PartnerPrincipal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { applyCancel } from './cancel.ts';
 import { recreateWaitMs, type AuctionDeps } from './deps.ts';

@@ -1,7 +1,7 @@
 // What a partner may name in /api/3: its assigned facilities, with its client type. Refusals are
 // in the envelope's terms (envelope.ts), as the partner's calls are answered.
 import type { EntityId } from '../ids.ts';
-import type { PartnerPrincipal } from '../auth/principal.ts';
+import type { PartnerPrincipal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { EnvelopeError, type EnvelopeMessage } from './envelope.ts';
 import { facilityByGuid, facilityIdsByGuids, type FacilityRow } from './repository.ts';

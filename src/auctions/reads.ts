@@ -1,6 +1,6 @@
 // Reads of auctions: a partner's (its facilities only, refusals in the envelope) and support's.
 import type { EntityId } from '../ids.ts';
-import type { PartnerPrincipal } from '../auth/principal.ts';
+import type { PartnerPrincipal } from '../http/caller.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { recreateWaitMs, type AuctionDeps } from './deps.ts';
 import { EnvelopeError } from './envelope.ts';

@@ -3,7 +3,7 @@
 // the database at most once per credential per RECHECK_MS.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../http/caller.ts';
 
 export const RECHECK_MS = 5_000;
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/tables.ts';
 import type { Scope } from '../http/access.ts';
-import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from './principal.ts';
+import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from '../http/caller.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { SecretCheckLineFull, UNKNOWN_CLIENT, type SecretCheckLine } from './secret-checks.ts';
 import { randomToken, recentlyVerified, sha256, verifySecret } from './secrets.ts';

@@ -1,55 +1,23 @@
 // The guard: every route's `config.access` is enforced here, in one onRequest hook, before the
 // body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
 // as a real not-found) for an account or facility the token may not see.
-import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
+import { principalOf, unauthorized, type Principal, type VisibleFacility } from '../http/caller.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 import { CredentialStatus } from './credential-status.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
-import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
-import { facilityById } from '../tenancy/repository.ts';
 
-/** A facility the token may see, as every face shows it. */
-export type VisibleFacility = FacilityView;
+/** The facility of an id, whoever asks (the tenancy face's lookup, handed in by app.ts); null when none. */
+export type FindFacility = (id: EntityId) => Promise<VisibleFacility | null>;
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null;
-    facility: VisibleFacility | null;
-    /** Why the bearer token was refused, kept from authentication until authorization throws it. */
-    authFailure: unknown;
-  }
-}
-
-export function unauthorized(description: string): AppError {
-  return new AppError(401, 'INVALID_TOKEN', description, [], {
-    'www-authenticate': `Bearer realm="gatehouse", error="invalid_token", error_description="${description}"`,
-  });
-}
-
-/** The verified principal of a protected route's request. */
-export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw unauthorized('A bearer token is required.');
-  return request.principal;
-}
-
-export function facilityOf(request: FastifyRequest): VisibleFacility {
-  if (!request.facility) throw new Error('route did not declare facilityParam');
-  return request.facility;
-}
-
-/** Whether a principal may see a facility: the one rule used by the guard and by domain code. */
-export function canSeeFacility(
-  principal: Principal,
-  facility: { id: EntityId; account_id: EntityId; guid: string | null },
-): boolean {
+/** Whether a principal may see a facility. */
+export function canSeeFacility(principal: Principal, facility: VisibleFacility): boolean {
   switch (principal.kind) {
     case 'account':
-      return facility.account_id === principal.accountId;
+      return facility.accountId === principal.accountId;
     case 'gateway':
       return facility.id === principal.facilityId;
     case 'partner':
@@ -59,15 +27,15 @@ export function canSeeFacility(
   }
 }
 
-export async function loadVisibleFacility(
-  db: Db,
+async function loadVisibleFacility(
+  findFacility: FindFacility,
   principal: Principal,
   facilityId: EntityId | string | undefined,
 ): Promise<VisibleFacility | null> {
   const id = parseEntityId(facilityId);
   if (id === null) return null;
-  const row = await facilityById(db, id);
-  return row && canSeeFacility(principal, row) ? facilityView(row) : null;
+  const facility = await findFacility(id);
+  return facility && canSeeFacility(principal, facility) ? facility : null;
 }
 
 /**
@@ -76,7 +44,7 @@ export async function loadVisibleFacility(
  * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
  * before the body is read.
  */
-export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clock): void {
+export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clock, findFacility: FindFacility): void {
   const status = new CredentialStatus(db, clock);
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
@@ -115,7 +83,7 @@ export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clo
       if (own === null || parseEntityId(accountId) !== own) throw notFound('The account');
     }
     if (access.facilityParam) {
-      const facility = await loadVisibleFacility(db, principal, params[access.facilityParam]);
+      const facility = await loadVisibleFacility(findFacility, principal, params[access.facilityParam]);
       if (!facility) throw notFound('The facility');
       request.facility = facility;
     }

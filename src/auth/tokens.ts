@@ -6,7 +6,7 @@ import { isEntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
-import { isScope, type Principal } from './principal.ts';
+import { isScope, type Principal } from '../http/caller.ts';
 import { SIGNING_ALG, type SigningKeys } from './keys.ts';
 
 export const TOKEN_AUDIENCE = 'gatehouse';

@@ -2,9 +2,10 @@
 // refusal of a data directory that holds no Gatehouse data, opening the database for a one-shot
 // command and saying which one it is, and printing its one JSON answer.
 import fs from 'node:fs';
-import { describeDatabaseUrl, loadConfig, type Config } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { dataDirLayout, readLockOwner } from '../db/data-dir.ts';
+import { describeDatabaseUrl } from '../db/start-failures.ts';
 import { hasCluster } from '../db/template.ts';
 import { applyMigrations } from '../services.ts';
 import { createLogger } from '../logger.ts';

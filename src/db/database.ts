@@ -3,7 +3,7 @@
 // The driver (pg, Kysely) is loaded while the embedded database's thread starts, not before it.
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
-import { describeDatabaseUrl, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import {
   dataDirLayout,
   DataDirError,
@@ -14,7 +14,12 @@ import {
   socketAccepts,
 } from './data-dir.ts';
 import { startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
-import { DatabaseUnavailableError, databaseTarget, explainDatabaseFailure } from './start-failures.ts';
+import {
+  DatabaseUnavailableError,
+  databaseTarget,
+  describeDatabaseUrl,
+  explainDatabaseFailure,
+} from './start-failures.ts';
 import { hasCluster, preparedTemplate, seedFromTemplate } from './template.ts';
 import type { Tables } from './tables.ts';
 

@@ -178,3 +178,13 @@ export function explainDataDirFailure(failure: DataDirFailure): string {
       return `DATA_DIR ${dataDir} is not writable (${code}): choose another DATA_DIR`;
   }
 }
+
+/** A database URL fit for a log line or an error message: no password. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  try {
+    const target = databaseTarget(databaseUrl);
+    return `${databaseAddress(target)}/${target.database}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}

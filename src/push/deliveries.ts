@@ -1,6 +1,6 @@
 // The delivery log of a subscription (SPEC §6.4): listed newest first, one sent again by hand, and
 // a replay — everything of its topics since a time within retention sent again.
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import type { EntityId } from '../ids.ts';

@@ -4,7 +4,7 @@
 // kept sealed (src/sealed.ts), never logged.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { AccountPrincipal, PartnerPrincipal, Principal } from '../auth/principal.ts';
+import type { AccountPrincipal, PartnerPrincipal, Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, type FieldError, conflict, forbidden, notFound, validationFailed } from '../errors.ts';
 import { eventTypeInfo } from '../events/catalogue.ts';

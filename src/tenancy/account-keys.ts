@@ -1,6 +1,6 @@
 // Account keys: an API key and secret with which an account authorises a PMS application to act on
 // it, with the scopes the operator grants. The secret is shown once, stored hashed.
-import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES, isScope } from '../auth/principal.ts';
+import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES, isScope } from '../http/caller.ts';
 import { hashSecret, randomToken } from '../auth/secrets.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed, type FieldError } from '../errors.ts';

@@ -1,6 +1,7 @@
 // Facilities: the sites of an account, each with its time zone, postal address, property number
 // (how PMS integrations link a site) and, for auctions, its guid.
 import type { Db } from '../db/tables.ts';
+import type { VisibleFacility } from '../http/caller.ts';
 import { AppError, notFound, type FieldError } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
@@ -28,19 +29,13 @@ export interface FacilityInput extends Partial<Record<AddressField, string | nul
 }
 
 /** A facility as every face shows it: the one mapping of its row. */
-export interface FacilityView {
-  id: EntityId;
-  accountId: EntityId;
-  name: string;
-  propertyNumber: string | null;
-  timeZone: string;
-  addressLine: string | null;
-  city: string | null;
-  state: string | null;
-  postalCode: string | null;
-  country: string | null;
-  guid: string | null;
-  charityEnrolled: boolean;
+/** The facility as every face shows it (the caller-identity mechanism's shape). */
+export type FacilityView = VisibleFacility;
+
+/** A facility by id, as every face shows it; null when there is none. */
+export async function findFacility(db: Db, id: EntityId): Promise<FacilityView | null> {
+  const row = await repository.facilityById(db, id);
+  return row ? facilityView(row) : null;
 }
 
 export function facilityView(row: Omit<FacilityRow, 'created_at'>): FacilityView {

@@ -11,7 +11,7 @@ import { loadSigningKeys, rotateSigningKey } from '../../src/auth/keys.ts';
 import { RECHECK_MS } from '../../src/auth/credential-status.ts';
 import { TokenService } from '../../src/auth/tokens.ts';
 import { requireAccessDeclarations } from '../../src/http/access.ts';
-import { facilityOf, principalOf } from '../../src/auth/guard.ts';
+import { facilityOf, principalOf } from '../../src/http/caller.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
 import {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import type { Command, Option } from 'commander';
-import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../../src/auth/principal.ts';
+import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../../src/http/caller.ts';
 import { SCOPE_DESCRIPTIONS } from '../../src/http/access.ts';
 import { buildProgram } from '../../src/main.ts';
 import { runCli } from '../helpers/process.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { ALL_SCOPES } from '../../src/auth/principal.ts';
+import { ALL_SCOPES } from '../../src/http/caller.ts';
 import { requireOperationIds } from '../../src/http/docs.ts';
 import type { App } from '../../src/http/app-type.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';

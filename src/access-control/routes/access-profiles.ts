@@ -1,6 +1,6 @@
 // GET /facilities/{facilityId}/accessprofiles: which access areas a visitor may enter.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf } from '../../auth/guard.ts';
+import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';

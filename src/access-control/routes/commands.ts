@@ -1,7 +1,7 @@
 // /facilities/{facilityId}/commands: what the facility's controller was told, with the status of
 // each, for the PMS (gate codes left out).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf } from '../../auth/guard.ts';
+import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';

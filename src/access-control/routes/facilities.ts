@@ -1,7 +1,7 @@
 // GET /facilities, GET /facilities/detail?propertyNumber=, GET /facilities/{facilityId}: the
 // facilities a PMS token sees.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf, principalOf } from '../../auth/guard.ts';
+import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility, scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';

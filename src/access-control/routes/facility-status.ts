@@ -1,7 +1,7 @@
 // Facility status and remote operations (SPEC §4.1): the status list, a facility's status, devices
 // and switches, emergency access and lockdown on and off, and the facility's action groups.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf, principalOf } from '../../auth/guard.ts';
+import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility, scoped } from '../../http/access.ts';
 import { Answer, Nullable } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';

@@ -1,7 +1,7 @@
 // /facilities/{facilityId}/units: a facility's units — reads, create, the state actions
 // (disable, enable, vacate, delete), a unit's visitors, and the deprecated full-state refresh.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf } from '../../auth/guard.ts';
+import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';

@@ -3,7 +3,7 @@
 // full-state refresh.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { facilityOf, principalOf } from '../../auth/guard.ts';
+import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Refused } from '../../http/problem.ts';
 import { Answer } from '../../http/schemas.ts';

@@ -2,8 +2,7 @@
 // call, the actor of an operator's change, the Idempotency-Key; and the body validator of the
 // routes whose bodies validation.ts judges.
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import { principalOf } from '../../auth/guard.ts';
-import type { PartnerPrincipal } from '../../auth/principal.ts';
+import { principalOf, type PartnerPrincipal } from '../../http/caller.ts';
 import { validatorCompiler } from '../../http/validation.ts';
 import { EnvelopeError } from '../envelope.ts';
 import { LIMITS } from '../model.ts';

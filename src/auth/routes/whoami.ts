@@ -3,8 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { scoped } from '../../http/access.ts';
 import { Answer, EntityId, StringEnum } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
-import { principalOf } from '../guard.ts';
-import { ALL_SCOPES } from '../principal.ts';
+import { ALL_SCOPES, principalOf } from '../../http/caller.ts';
 
 const Principal = Type.Object(
   {

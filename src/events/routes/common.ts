@@ -2,7 +2,7 @@
 // notes their descriptions repeat, and the small steps of rendering.
 import type { EntityId } from '../../ids.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { facilityOf } from '../../auth/guard.ts';
+import { facilityOf } from '../../http/caller.ts';
 import { onAccount, onFacility, scoped } from '../../http/access.ts';
 import type { EventApiVersion } from '../../http/versioning.ts';
 import type { EventScope } from '../query.ts';

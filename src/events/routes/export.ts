@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { facilityOf } from '../../auth/guard.ts';
+import { facilityOf } from '../../http/caller.ts';
 import type { Services } from '../../services.ts';
 import { exportCsv } from '../export.ts';
 import { EXACT_TOTAL_CAP } from '../limits.ts';

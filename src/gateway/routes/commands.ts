@@ -5,7 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply } from 'fastify';
 import { waitForCommands } from '../../access-control/poll.ts';
 import { COMMAND_TYPES } from '../../access-control/rules.ts';
-import { principalOf } from '../../auth/guard.ts';
+import { principalOf } from '../../http/caller.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
 

@@ -3,7 +3,7 @@
 // comes only after the accepted events are committed (src/events/ingest.ts).
 import { isUtf8 } from 'node:buffer';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../auth/guard.ts';
+import { principalOf } from '../../http/caller.ts';
 import { EVENT_TYPE_LIST } from '../../events/catalogue.ts';
 import {
   CLOCK_AHEAD_TOLERANCE_MS,

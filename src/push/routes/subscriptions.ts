@@ -1,7 +1,7 @@
 // /webhooks/subscriptions (scope webhooks): the caller's own subscriptions, their delivery log,
 // retries, replays, rotations and tests. Another owner's subscription is 404.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../auth/guard.ts';
+import { principalOf } from '../../http/caller.ts';
 import { scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';

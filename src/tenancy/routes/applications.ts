@@ -3,7 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { OPERATOR } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
-import { principalOf } from '../../auth/guard.ts';
+import { principalOf } from '../../http/caller.ts';
 import { createApplication, getApplication, listApplications, revokeApplication } from '../applications.ts';
 import { Application, ClientSecret, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';

@@ -3,11 +3,11 @@
 import { Command, Option } from 'commander';
 import { createActionGroup, listActionGroups } from '../access-control/facility-status.ts';
 import { rotateSigningKey } from '../auth/keys.ts';
-import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../auth/principal.ts';
-import { printJson, requireServiceData, tell, withDatabase } from '../cli/support.ts';
+import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../http/caller.ts';
+import { printJson, requireServiceData, tell, withDatabase } from './support.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
 import { SCOPE_DESCRIPTIONS } from '../http/access.ts';
-import * as admin from './index.ts';
+import * as admin from '../tenancy/index.ts';
 
 const list = (value: string) =>
   value

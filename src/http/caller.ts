@@ -1,7 +1,11 @@
-// Who a verified token speaks for. Built from the token's claims; routes read it as
-// `request.principal` and never look at claims themselves.
-import type { Scope } from '../http/access.ts';
+// Who is calling: the principal a verified token speaks for (built from the token's claims by the
+// guard, src/auth/guard.ts; routes read it with principalOf and never look at claims themselves),
+// the facility a route names that the caller may see (facilityOf), and the scopes each kind of
+// caller may hold. One mechanism every face reads; the auth face fills it in.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
 import type { EntityId } from '../ids.ts';
+import type { Scope } from './access.ts';
 
 interface PrincipalBase {
   /** The credential the token was issued for: revoking it ends the token. */
@@ -65,3 +69,46 @@ export const GATEWAY_SCOPES: Scope[] = ['gateway'];
 export const OPERATOR_SCOPES: Scope[] = ['admin'];
 
 export const isScope = (value: string): value is Scope => (ALL_SCOPES as string[]).includes(value);
+
+/** A facility the caller may see, as every face shows it. */
+export interface VisibleFacility {
+  id: EntityId;
+  accountId: EntityId;
+  name: string;
+  propertyNumber: string | null;
+  timeZone: string;
+  addressLine: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
+  guid: string | null;
+  charityEnrolled: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    facility: VisibleFacility | null;
+    /** Why the bearer token was refused, kept from authentication until authorization throws it. */
+    authFailure: unknown;
+  }
+}
+
+export function unauthorized(description: string): AppError {
+  return new AppError(401, 'INVALID_TOKEN', description, [], {
+    'www-authenticate': `Bearer realm="gatehouse", error="invalid_token", error_description="${description}"`,
+  });
+}
+
+/** The verified principal of a protected route's request. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized('A bearer token is required.');
+  return request.principal;
+}
+
+/** The facility a route with facilityParam names, which the guard found the caller may see. */
+export function facilityOf(request: FastifyRequest): VisibleFacility {
+  if (!request.facility) throw new Error('route did not declare facilityParam');
+  return request.facility;
+}
