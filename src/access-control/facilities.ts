@@ -4,7 +4,7 @@
 import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound } from '../errors.ts';
-import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
+import { facilityView, type FacilityView } from '../tenancy/index.ts';
 import { selectAccountFacilities, selectFacilityByPropertyNumber } from './repository.ts';
 
 /** The facilities of the token's account, by name; none for a token that speaks for no account. */

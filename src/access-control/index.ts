@@ -67,3 +67,6 @@ export async function createAccessControl({ database, config, logger }: AccessCo
     close: () => signals.close(),
   };
 }
+
+// The pure rules others apply as the controller would (the simulator).
+export { isWithinTimeWindows, type TimeWindow, type UnitStatus } from './rules.ts';

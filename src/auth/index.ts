@@ -42,3 +42,8 @@ export async function createAuth({ database, config, sharedState, clock }: AuthD
   const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds, clock);
   return { tokens, grants, throttle };
 }
+
+// What other parts use of the face: new secrets and their hashes (tenancy makes credentials), and the
+// signing key's rotation (`gatehouse admin`).
+export { rotateSigningKey } from './keys.ts';
+export { hashSecret, randomToken } from './secrets.ts';

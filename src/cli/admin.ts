@@ -2,7 +2,7 @@
 // failures print one line on stderr and exit non-zero (see src/main.ts).
 import { Command, Option } from 'commander';
 import { createActionGroup, listActionGroups } from '../access-control/facility-status.ts';
-import { rotateSigningKey } from '../auth/keys.ts';
+import { rotateSigningKey } from '../auth/index.ts';
 import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../http/caller.ts';
 import { printJson, requireServiceData, tell, withDatabase } from './support.ts';
 import { dataDirLayout } from '../db/data-dir.ts';

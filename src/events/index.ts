@@ -89,3 +89,5 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
 
 export type { AcceptedEvent } from './judge.ts';
 export type { GatewayIdentity, InBatchTransaction, IngestAnswer, StoredBatch } from './ingest.ts';
+export { COMMAND_RECEIVED, EVENT_TYPE_LIST } from './catalogue.ts';
+export { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES } from './limits.ts';

@@ -1,7 +1,7 @@
 // The simulated controller's own copy of its facility — units and visitors — and how a command
 // changes it. Pure: applyCommand returns the next state and never touches the one given.
 import type { EntityId } from '../ids.ts';
-import type { UnitStatus, TimeWindow } from '../access-control/rules.ts';
+import type { UnitStatus, TimeWindow } from '../access-control/index.ts';
 
 export interface UnitCopy {
   id: EntityId;

@@ -1,7 +1,7 @@
 // How the simulated controller decides, by the rules its events describe (BRIEF.md §6). Pure
 // functions over the controller's state, the keypad and the time: no I/O, no randomness.
 import type { EntityId } from '../ids.ts';
-import { isWithinTimeWindows } from '../access-control/rules.ts';
+import { isWithinTimeWindows } from '../access-control/index.ts';
 import { visitorByCode, type ControllerState } from './controller.ts';
 
 export const EVENT = {

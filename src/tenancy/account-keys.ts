@@ -1,7 +1,7 @@
 // Account keys: an API key and secret with which an account authorises a PMS application to act on
 // it, with the scopes the operator grants. The secret is shown once, stored hashed.
 import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES, isScope } from '../http/caller.ts';
-import { hashSecret, randomToken } from '../auth/secrets.ts';
+import { hashSecret, randomToken } from '../auth/index.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed, type FieldError } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';

@@ -1,6 +1,6 @@
 // Applications (OAuth clients): PMS vendors, auction partners (with a client type and the facility
 // guids they may auction) and the operator's own tools. The secret is shown once, stored hashed.
-import { hashSecret, randomToken } from '../auth/secrets.ts';
+import { hashSecret, randomToken } from '../auth/index.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, type FieldError } from '../errors.ts';
 import * as repository from './repository.ts';

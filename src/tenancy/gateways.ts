@@ -1,6 +1,6 @@
 // Gateway credentials: the client credentials of one facility's gateway controller. The secret is
 // shown once, stored hashed.
-import { hashSecret, randomToken } from '../auth/secrets.ts';
+import { hashSecret, randomToken } from '../auth/index.ts';
 import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';

@@ -4,13 +4,13 @@
 import { isUtf8 } from 'node:buffer';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/caller.ts';
-import { EVENT_TYPE_LIST } from '../../events/catalogue.ts';
 import {
   CLOCK_AHEAD_TOLERANCE_MS,
+  EVENT_TYPE_LIST,
   FIELD_LIMITS,
   MAX_BATCH_EVENTS,
   MAX_INGEST_BODY_BYTES,
-} from '../../events/limits.ts';
+} from '../../events/index.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
 import { Answer, EXPECTED } from '../../http/schemas.ts';
