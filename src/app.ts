@@ -3,7 +3,7 @@
 // metrics) are wired here once.
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
-import { registerGuard } from './auth/guard.ts';
+import { registerGuard } from './auth/index.ts';
 import { findFacility } from './tenancy/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';

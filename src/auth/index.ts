@@ -47,3 +47,4 @@ export async function createAuth({ database, config, sharedState, clock }: AuthD
 // signing key's rotation (`gatehouse admin`).
 export { rotateSigningKey } from './keys.ts';
 export { hashSecret, randomToken } from './secrets.ts';
+export { registerGuard } from './guard.ts';
