@@ -75,7 +75,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
 
     const events = await createEvents({ database, config, logger, metrics });
     opened.push(() => events.close());
-    const accessControl = await createAccessControl({ database, config, logger });
+    const accessControl = await createAccessControl({ database, config, logger, sharedState, clock });
     opened.push(() => accessControl.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });
     const push = await createPush({

@@ -84,7 +84,9 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createVisitor(ac, facilityOf(request), request.body, S.suppressed(request))),
+      reply
+        .code(201)
+        .send(await createVisitor(ac, facilityOf(request), readerOf(request), request.body, S.suppressed(request))),
   );
 
   app.get(
@@ -126,7 +128,14 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request) =>
-      updateVisitor(ac, facilityOf(request), request.params.visitorId, request.body, S.suppressed(request)),
+      updateVisitor(
+        ac,
+        facilityOf(request),
+        readerOf(request),
+        request.params.visitorId,
+        request.body,
+        S.suppressed(request),
+      ),
   );
 
   app.post(
@@ -183,7 +192,14 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         },
       },
       async (request) =>
-        switchVisitorAccess(ac, facilityOf(request), request.params.visitorId, action, S.suppressed(request)),
+        switchVisitorAccess(
+          ac,
+          facilityOf(request),
+          readerOf(request),
+          request.params.visitorId,
+          action,
+          S.suppressed(request),
+        ),
     );
   }
 
