@@ -33,6 +33,8 @@ export interface Config {
   jwtIssuer: string;
   tokenFailureLimit: number;
   tokenFailureWindowSeconds: number;
+  /** ACCESS_CODE_IN_USE answers per credential per minute (a code probe's budget); beyond, code-setting changes answer 429. */
+  accessCodeConflictsPerMinute: number;
   rateLimitPerMinute: number;
   eventRetentionDays: number;
   auctionRecreateWaitMinutes: number;
@@ -297,6 +299,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       min: 1,
       max: 86400,
       unit: 'seconds',
+    }),
+    accessCodeConflictsPerMinute: integer(env, 'ACCESS_CODE_CONFLICTS_PER_MINUTE', 5, {
+      min: 1,
+      max: 100_000,
+      unit: 'answers',
     }),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, { min: 1, max: 10_000_000, unit: 'requests' }),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, { min: 1, max: 3650, unit: 'days' }),

@@ -73,7 +73,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const auth = await createAuth({ database, config, sharedState, clock });
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
-    const accessControl = await createAccessControl({ database, config, logger });
+    const accessControl = await createAccessControl({ database, config, logger, sharedState, clock });
     opened.push(() => accessControl.close());
     const events = await createEvents({
       database,

@@ -73,7 +73,7 @@ export interface paths {
          * Issue an access token (OAuth 2.0 token endpoint).
          * @description Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic.
          *
-         *     Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failures plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Beyond that a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.
+         *     Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failed client authentications (`invalid_client`) plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Grant failures (`invalid_grant`: a wrong account key or secret, a stale refresh token, after a correct client secret) are counted apart, per client id, grant type and source address, with the same limit: stale refresh tokens throttle that client's `refresh_token` grant from that address, never its `password` grant. Beyond a limit a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.
          *
          *     Secrets are checked (scrypt) a few at a time — one per two CPU cores — the waiting requests served in turn per client; a secret this service verified in the last 5 minutes is not checked again and never waits. When 10 requests of one client, or 64 in all, are already waiting, a request is answered 503 (`temporarily_unavailable`) with Retry-After: 1 at once — retry then.
          */
@@ -1183,7 +1183,7 @@ export interface paths {
         put?: never;
         /**
          * Create a visitor with a gate code; a tenant makes a Vacant unit Rented.
-         * @description The change writes one command for the facility’s gateway controller in the same transaction (none with the deprecated suppressCommands). Answers 201 {visitor, unit} (unit null for a visitor without one). 404 UNIT_NOT_FOUND for a unit that is not this facility's; 400 ACCESS_CODE_IN_USE (naming accessCode) when an enabled visitor of the facility has the code; 400 naming unitId for a tenant without a unit; 409 UNIT_VACANT for a visitor who is not a tenant on a Vacant unit.
+         * @description The change writes one command for the facility’s gateway controller in the same transaction (none with the deprecated suppressCommands). Answers 201 {visitor, unit} (unit null for a visitor without one). 404 UNIT_NOT_FOUND for a unit that is not this facility's; 400 ACCESS_CODE_IN_USE (naming accessCode) when an enabled visitor of the facility has the code; 400 naming unitId for a tenant without a unit; 409 UNIT_VACANT for a visitor who is not a tenant on a Vacant unit. An ACCESS_CODE_IN_USE answer tells that the code opens the gate: it is recorded in the code-read audit, and a key gets ACCESS_CODE_CONFLICTS_PER_MINUTE (5) of them a minute; beyond, its changes that set a code answer 429 ACCESS_CODE_CONFLICTS_THROTTLED with Retry-After without running, whether the code is taken or free.
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
@@ -1229,7 +1229,7 @@ export interface paths {
         put?: never;
         /**
          * Change a visitor's fields (those given; extendedData is replaced whole).
-         * @description The change writes one command for the facility’s gateway controller in the same transaction (none with the deprecated suppressCommands). An update always sends the visitor's state to the controller. 400 ACCESS_CODE_IN_USE, 409 UNIT_VACANT as for create.
+         * @description The change writes one command for the facility’s gateway controller in the same transaction (none with the deprecated suppressCommands). An update always sends the visitor's state to the controller. 400 ACCESS_CODE_IN_USE, 409 UNIT_VACANT as for create. An ACCESS_CODE_IN_USE answer tells that the code opens the gate: it is recorded in the code-read audit, and a key gets ACCESS_CODE_CONFLICTS_PER_MINUTE (5) of them a minute; beyond, its changes that set a code answer 429 ACCESS_CODE_CONFLICTS_THROTTLED with Retry-After without running, whether the code is taken or free.
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
@@ -1301,7 +1301,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a visitor (isEnabled true).
-         * @description The change writes one command for the facility’s gateway controller in the same transaction (none with the deprecated suppressCommands). Repeating an action whose result already holds answers 200 with the resource unchanged and sends no command. No body needed. 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code.
+         * @description The change writes one command for the facility’s gateway controller in the same transaction (none with the deprecated suppressCommands). Repeating an action whose result already holds answers 200 with the resource unchanged and sends no command. No body needed. 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code. An ACCESS_CODE_IN_USE answer tells that the code opens the gate: it is recorded in the code-read audit, and a key gets ACCESS_CODE_CONFLICTS_PER_MINUTE (5) of them a minute; beyond, its changes that set a code answer 429 ACCESS_CODE_CONFLICTS_THROTTLED with Retry-After without running, whether the code is taken or free.
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
@@ -1429,8 +1429,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Reads that returned gate codes (scope accesscontrol:codes), newest first.
-         * @description Who read, when, through which route, which visitors — never the codes.
+         * Reads that returned gate codes (scope accesscontrol:codes), and ACCESS_CODE_IN_USE answers, newest first.
+         * @description Who read, when, through which route, which visitors — never the codes. A change that met a code in use (ACCESS_CODE_IN_USE) told its caller that the code opens the gate: it is recorded too, naming the holder.
          *
          *     Requires a bearer token with scope `admin`.
          */
@@ -2536,7 +2536,7 @@ export interface components {
             tokenId: string;
             /** @description The request id (X-Correlation-ID), to find the request in the logs. */
             requestId: string;
-            /** @description The route read, e.g. GET /facilities/:facilityId/visitors. */
+            /** @description The route read, e.g. GET /facilities/:facilityId/visitors; a change (POST …/visitors, …/update, …/enable) records an ACCESS_CODE_IN_USE answer. */
             route: string;
             visitorIds: number[];
         };
@@ -3367,7 +3367,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description invalid_request: too many failed authentications of this client from this address, or from this address in all; retry after the Retry-After seconds. */
+            /** @description invalid_request: too many failed authentications of this client from this address, too many failures of this grant for this client from this address, or too many failed client authentications from this address in all; retry after the Retry-After seconds. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9979,7 +9979,7 @@ export interface operations {
                 accountId?: number;
                 /** @description Only reads of this facility’s visitors. */
                 facilityId?: number;
-                /** @description Only reads that returned this visitor’s code. */
+                /** @description Only reads that returned (or met) this visitor’s code. */
                 visitorId?: number;
                 /** @description Only records older than this one. */
                 beforeId?: number;

@@ -2,7 +2,8 @@
 // when the operator names it) reads each visitor's code, unsealed from its stored copy; every such
 // read is recorded first — who (account, key, application, token), when, through which route,
 // which visitors; never the code — and the operator reads the records back. Without the scope a
-// read carries no code and leaves no record. SPEC §2, §4.
+// read carries no code and leaves no record. A change answered ACCESS_CODE_IN_USE tells its caller
+// that someone holds the code: it is recorded the same way (code-conflicts.ts). SPEC §2, §4.
 import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
@@ -33,20 +34,39 @@ export async function withCodes<View extends object>(
 ): Promise<(View & { code?: string })[]> {
   const { principal } = reader;
   if (rows.length === 0 || principal.kind !== 'account' || !principal.scopes.includes(CODES_SCOPE)) return views;
+  await recordCodeRead(
+    db,
+    { id: facilityId, accountId: principal.accountId },
+    reader,
+    rows.map((row) => row.id),
+  );
+  return views.map((view, i) => ({ ...view, code: vault.unseal(rows[i]!.id, rows[i]!.access_code_sealed) }));
+}
+
+/**
+ * Records that the reader learned the codes of these visitors of the facility: a read that
+ * returned them, or an ACCESS_CODE_IN_USE answer (code-conflicts.ts) naming who holds the code.
+ */
+export async function recordCodeRead(
+  db: Db,
+  facility: { id: EntityId; accountId: EntityId },
+  reader: Reader,
+  visitorIds: EntityId[],
+): Promise<void> {
+  const { principal } = reader;
   await db
     .insertInto('code_reads')
     .values({
-      account_id: principal.accountId,
-      facility_id: facilityId,
+      account_id: principal.kind === 'account' ? principal.accountId : facility.accountId,
+      facility_id: facility.id,
       credential_id: principal.credentialId,
       client_id: principal.clientId,
       token_id: principal.tokenId,
       request_id: reader.requestId,
       route: reader.route,
-      visitor_ids: rows.map((row) => row.id),
+      visitor_ids: visitorIds,
     })
     .execute();
-  return views.map((view, i) => ({ ...view, code: vault.unseal(rows[i]!.id, rows[i]!.access_code_sealed) }));
 }
 
 export interface CodeReadQuery {

@@ -231,6 +231,32 @@ export function lockVisitorSwitch(trx: Db, facilityId: EntityId, visitorId: Enti
     .executeTakeFirst();
 }
 
+/**
+ * The live, enabled visitors of the facility holding a code: by the code's digest, or the code of
+ * visitor `sameAs` (then the visitor itself excepted). Who an ACCESS_CODE_IN_USE answer was about.
+ */
+export async function visitorsHoldingCode(
+  db: Db,
+  facilityId: EntityId,
+  code: { digest: Buffer } | { sameAs: EntityId },
+): Promise<EntityId[]> {
+  let query = db
+    .selectFrom('visitors as v')
+    .select('v.id')
+    .where('v.facility_id', '=', facilityId)
+    .where('v.is_enabled', '=', true)
+    .where('v.removed_at', 'is', null)
+    .orderBy('v.id');
+  if ('digest' in code) query = query.where('v.access_code_digest', '=', code.digest);
+  else
+    query = query
+      .where('v.id', '<>', code.sameAs)
+      .where('v.access_code_digest', '=', (eb) =>
+        eb.selectFrom('visitors as s').select('s.access_code_digest').where('s.id', '=', code.sameAs),
+      );
+  return (await query.execute()).map((row) => row.id);
+}
+
 /** Removes a live visitor of the facility (kept, marked removed); undefined when there was none. */
 export function removeVisitorRow(trx: Db, facilityId: EntityId, visitorId: EntityId) {
   return trx

@@ -28,6 +28,10 @@ export const COMMAND_NOTE =
 export const REPEAT_NOTE =
   'Repeating an action whose result already holds answers 200 with the resource unchanged and sends no command.';
 
+export const CONFLICT_NOTE =
+  'An ACCESS_CODE_IN_USE answer tells that the code opens the gate: it is recorded in the code-read audit, and a ' +
+  'key gets ACCESS_CODE_CONFLICTS_PER_MINUTE (5) of them a minute; beyond, its changes that set a code answer 429 ' +
+  'ACCESS_CODE_CONFLICTS_THROTTLED with Retry-After without running, whether the code is taken or free.';
 export const CODES_NOTE =
   'Each visitor carries its gate code (`code`) only for a token with the scope accesscontrol:codes, which an ' +
   'operator grants to an account key by name; every such read is recorded for audit (who, when, which visitors — ' +

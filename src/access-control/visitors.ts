@@ -1,7 +1,8 @@
 // Visitors of a facility (tenants and the people they allow in), with their gate codes: create,
 // update, remove, disable/enable, and reads. A code goes in as digest + sealed copy (codes.ts) and
 // comes out to the controller, inside a command, and to a reader holding accesscontrol:codes,
-// audited (code-reads.ts).
+// audited (code-reads.ts). A change that sets a code and meets it in use is audited the same way,
+// and throttled per credential (code-conflicts.ts).
 import type { Updateable } from 'kysely';
 import type { VisibleFacility } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
@@ -10,6 +11,7 @@ import { type EntityId, isEntityId } from '../ids.ts';
 import { resolveAccessProfile } from './access-profiles.ts';
 import { inChange, violates } from './change.ts';
 import type { AccessCodeVault } from './codes.ts';
+import type { CodeHolders } from './code-conflicts.ts';
 import { type Reader, withCodes } from './code-reads.ts';
 import { sealedField } from './commands.ts';
 import type { AccessControl } from './index.ts';
@@ -158,6 +160,12 @@ function codeColumns(vault: AccessCodeVault, facilityId: EntityId, visitorId: En
   return { access_code_digest: vault.digest(facilityId, code), access_code_sealed: vault.seal(visitorId, code) };
 }
 
+/** Who holds the code a change asked for, when the change met it in use (a valid code by then). */
+const holdersOf =
+  (ac: AccessControl, facilityId: EntityId, accessCode: string | number): CodeHolders =>
+  (db) =>
+    repo.visitorsHoldingCode(db, facilityId, { digest: ac.vault.digest(facilityId, normalizeAccessCode(accessCode)!) });
+
 const blankToNull = (value: string | null | undefined) =>
   value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
 
@@ -168,46 +176,50 @@ const tenantNeedsUnit = () =>
 export async function createVisitor(
   ac: AccessControl,
   facility: VisibleFacility,
+  writer: Reader,
   input: Required<Pick<VisitorInput, 'accessCode' | 'firstName' | 'lastName' | 'isTenant'>> & VisitorInput,
   suppressCommands: boolean,
 ): Promise<{ visitor: VisitorView; unit: UnitView | null }> {
   const unitId = input.unitId ?? null;
   if (unitId === null && input.isTenant) throw tenantNeedsUnit();
   const extended = extendedDataText(input.extendedData);
-  return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
-    let unit: UnitRow | null = null;
-    if (unitId !== null) {
-      unit = await lockUnit(trx, facility.id, unitId, 'unitId');
-      const placement = placeVisitor(unit.status, input.isTenant);
-      if (!placement.ok) throw conflict(placement.code, placement.reason);
-      if (placement.value.changed) unit = await repo.setUnitStatus(trx, unit.id, placement.value.status!);
-    }
-    const timeGroupId = await resolveTimeGroup(trx, facility.id, input.timeGroupId);
-    const accessProfileId = await resolveAccessProfile(trx, facility.id, input.accessProfileId);
-    // The id first: the sealed code is bound to it.
-    const id = await repo.nextVisitorId(trx);
-    await repo.insertVisitor(trx, {
-      id,
-      facility_id: facility.id,
-      unit_id: unit?.id ?? null,
-      first_name: input.firstName.trim(),
-      last_name: input.lastName.trim(),
-      email: blankToNull(input.email) ?? null,
-      mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null,
-      contact_method_preference: blankToNull(input.contactMethodPreference) ?? null,
-      country_code: blankToNull(input.countryCode) ?? null,
-      is_tenant: input.isTenant,
-      is_portal_visitor: input.isPortalVisitor ?? false,
-      time_group_id: timeGroupId,
-      access_profile_id: accessProfileId,
-      extended_data: extended,
-      ...codeColumns(ac.vault, facility.id, id, input.accessCode),
-    });
-    const row = await loadVisitor(trx, facility.id, id);
-    const visitor = visitorState(row, facility.timeZone);
-    await command('visitor.upsert', { action: 'create', visitor, unit: unit && unitState(unit) });
-    return { visitor: visitorView(row), unit: unit && unitView(unit, facility) };
-  });
+  const holders = holdersOf(ac, facility.id, input.accessCode);
+  return ac.codeConflicts.guard(ac.db, facility, writer, holders, () =>
+    inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
+      let unit: UnitRow | null = null;
+      if (unitId !== null) {
+        unit = await lockUnit(trx, facility.id, unitId, 'unitId');
+        const placement = placeVisitor(unit.status, input.isTenant);
+        if (!placement.ok) throw conflict(placement.code, placement.reason);
+        if (placement.value.changed) unit = await repo.setUnitStatus(trx, unit.id, placement.value.status!);
+      }
+      const timeGroupId = await resolveTimeGroup(trx, facility.id, input.timeGroupId);
+      const accessProfileId = await resolveAccessProfile(trx, facility.id, input.accessProfileId);
+      // The id first: the sealed code is bound to it.
+      const id = await repo.nextVisitorId(trx);
+      await repo.insertVisitor(trx, {
+        id,
+        facility_id: facility.id,
+        unit_id: unit?.id ?? null,
+        first_name: input.firstName.trim(),
+        last_name: input.lastName.trim(),
+        email: blankToNull(input.email) ?? null,
+        mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null,
+        contact_method_preference: blankToNull(input.contactMethodPreference) ?? null,
+        country_code: blankToNull(input.countryCode) ?? null,
+        is_tenant: input.isTenant,
+        is_portal_visitor: input.isPortalVisitor ?? false,
+        time_group_id: timeGroupId,
+        access_profile_id: accessProfileId,
+        extended_data: extended,
+        ...codeColumns(ac.vault, facility.id, id, input.accessCode),
+      });
+      const row = await loadVisitor(trx, facility.id, id);
+      const visitor = visitorState(row, facility.timeZone);
+      await command('visitor.upsert', { action: 'create', visitor, unit: unit && unitState(unit) });
+      return { visitor: visitorView(row), unit: unit && unitView(unit, facility) };
+    }),
+  );
 }
 
 /**
@@ -218,6 +230,7 @@ export async function createVisitor(
 export async function updateVisitor(
   ac: AccessControl,
   facility: VisibleFacility,
+  writer: Reader,
   visitorId: EntityId,
   input: VisitorInput,
   suppressCommands: boolean,
@@ -225,62 +238,66 @@ export async function updateVisitor(
   const current = await loadVisitor(ac.db, facility.id, visitorId);
   const code = input.accessCode === undefined ? {} : codeColumns(ac.vault, facility.id, current.id, input.accessCode);
   const extended = input.extendedData === undefined ? undefined : extendedDataText(input.extendedData);
-  return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
-    // Lock order everywhere: units (by id), then visitors — never the other way round.
-    const targetUnitId = input.unitId === undefined ? current.unit_id : input.unitId;
-    const isTenant = input.isTenant ?? current.is_tenant;
-    if (targetUnitId === null && isTenant) throw tenantNeedsUnit();
-    const unitIds = [...new Set([current.unit_id, targetUnitId])]
-      .filter((id): id is EntityId => id !== null)
-      .sort((a, b) => a - b);
-    const locked = new Map<EntityId, UnitRow>();
-    for (const unitId of unitIds) {
-      locked.set(unitId, await lockUnit(trx, facility.id, unitId, unitId === targetUnitId ? 'unitId' : undefined));
-    }
-    const still = await repo.lockVisitorPlacement(trx, current.id);
-    if (!still) throw visitorNotFound();
-    if (still.unit_id !== current.unit_id) {
-      throw conflict(
-        'CONCURRENT_CHANGE',
-        'The visitor was changed by another request at the same moment; retry the request.',
-      );
-    }
+  const change = () =>
+    inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
+      // Lock order everywhere: units (by id), then visitors — never the other way round.
+      const targetUnitId = input.unitId === undefined ? current.unit_id : input.unitId;
+      const isTenant = input.isTenant ?? current.is_tenant;
+      if (targetUnitId === null && isTenant) throw tenantNeedsUnit();
+      const unitIds = [...new Set([current.unit_id, targetUnitId])]
+        .filter((id): id is EntityId => id !== null)
+        .sort((a, b) => a - b);
+      const locked = new Map<EntityId, UnitRow>();
+      for (const unitId of unitIds) {
+        locked.set(unitId, await lockUnit(trx, facility.id, unitId, unitId === targetUnitId ? 'unitId' : undefined));
+      }
+      const still = await repo.lockVisitorPlacement(trx, current.id);
+      if (!still) throw visitorNotFound();
+      if (still.unit_id !== current.unit_id) {
+        throw conflict(
+          'CONCURRENT_CHANGE',
+          'The visitor was changed by another request at the same moment; retry the request.',
+        );
+      }
 
-    let unitRow = targetUnitId === null ? null : locked.get(targetUnitId)!;
-    if (unitRow && (targetUnitId !== current.unit_id || isTenant !== still.is_tenant)) {
-      const placement = placeVisitor(unitRow.status, isTenant);
-      if (!placement.ok) throw conflict(placement.code, placement.reason);
-      if (placement.value.changed) unitRow = await repo.setUnitStatus(trx, unitRow.id, placement.value.status!);
-    }
-    const changes: Updateable<VisitorsTable> = {
-      unit_id: targetUnitId,
-      ...(input.firstName !== undefined ? { first_name: input.firstName.trim() } : {}),
-      ...(input.lastName !== undefined ? { last_name: input.lastName.trim() } : {}),
-      ...(input.email !== undefined ? { email: blankToNull(input.email) ?? null } : {}),
-      ...(input.mobilePhoneNumber !== undefined
-        ? { mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null }
-        : {}),
-      ...(input.contactMethodPreference !== undefined
-        ? { contact_method_preference: blankToNull(input.contactMethodPreference) ?? null }
-        : {}),
-      ...(input.countryCode !== undefined ? { country_code: blankToNull(input.countryCode) ?? null } : {}),
-      is_tenant: isTenant,
-      ...(input.isPortalVisitor !== undefined ? { is_portal_visitor: input.isPortalVisitor } : {}),
-      ...(input.timeGroupId !== undefined
-        ? { time_group_id: await resolveTimeGroup(trx, facility.id, input.timeGroupId) }
-        : {}),
-      ...(input.accessProfileId !== undefined
-        ? { access_profile_id: await resolveAccessProfile(trx, facility.id, input.accessProfileId) }
-        : {}),
-      ...(extended !== undefined ? { extended_data: extended } : {}),
-      ...code,
-    };
-    await repo.updateVisitorRow(trx, current.id, changes);
-    const row = await loadVisitor(trx, facility.id, current.id);
-    const visitor = visitorState(row, facility.timeZone);
-    await command('visitor.upsert', { action: 'update', visitor, unit: unitRow && unitState(unitRow) });
-    return visitorView(row);
-  });
+      let unitRow = targetUnitId === null ? null : locked.get(targetUnitId)!;
+      if (unitRow && (targetUnitId !== current.unit_id || isTenant !== still.is_tenant)) {
+        const placement = placeVisitor(unitRow.status, isTenant);
+        if (!placement.ok) throw conflict(placement.code, placement.reason);
+        if (placement.value.changed) unitRow = await repo.setUnitStatus(trx, unitRow.id, placement.value.status!);
+      }
+      const changes: Updateable<VisitorsTable> = {
+        unit_id: targetUnitId,
+        ...(input.firstName !== undefined ? { first_name: input.firstName.trim() } : {}),
+        ...(input.lastName !== undefined ? { last_name: input.lastName.trim() } : {}),
+        ...(input.email !== undefined ? { email: blankToNull(input.email) ?? null } : {}),
+        ...(input.mobilePhoneNumber !== undefined
+          ? { mobile_phone_number: blankToNull(input.mobilePhoneNumber) ?? null }
+          : {}),
+        ...(input.contactMethodPreference !== undefined
+          ? { contact_method_preference: blankToNull(input.contactMethodPreference) ?? null }
+          : {}),
+        ...(input.countryCode !== undefined ? { country_code: blankToNull(input.countryCode) ?? null } : {}),
+        is_tenant: isTenant,
+        ...(input.isPortalVisitor !== undefined ? { is_portal_visitor: input.isPortalVisitor } : {}),
+        ...(input.timeGroupId !== undefined
+          ? { time_group_id: await resolveTimeGroup(trx, facility.id, input.timeGroupId) }
+          : {}),
+        ...(input.accessProfileId !== undefined
+          ? { access_profile_id: await resolveAccessProfile(trx, facility.id, input.accessProfileId) }
+          : {}),
+        ...(extended !== undefined ? { extended_data: extended } : {}),
+        ...code,
+      };
+      await repo.updateVisitorRow(trx, current.id, changes);
+      const row = await loadVisitor(trx, facility.id, current.id);
+      const visitor = visitorState(row, facility.timeZone);
+      await command('visitor.upsert', { action: 'update', visitor, unit: unitRow && unitState(unitRow) });
+      return visitorView(row);
+    });
+  // Only a new code can meet one in use.
+  if (input.accessCode === undefined) return change();
+  return ac.codeConflicts.guard(ac.db, facility, writer, holdersOf(ac, facility.id, input.accessCode), change);
 }
 
 /** Removes the visitor: their code stops opening the gate. */
@@ -314,31 +331,37 @@ const codeTakenMeanwhile = () =>
 export async function switchVisitorAccess(
   ac: AccessControl,
   facility: VisibleFacility,
+  writer: Reader,
   visitorId: EntityId,
   action: 'disable' | 'enable',
   suppressCommands: boolean,
 ): Promise<VisitorView> {
   if (!isEntityId(visitorId)) throw visitorNotFound();
-  return inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
-    const current = await repo.lockVisitorSwitch(trx, facility.id, visitorId);
-    if (!current) throw visitorNotFound();
-    const next = switchVisitor(current.is_enabled, action);
-    if (next.changed) {
-      try {
-        await repo.updateVisitorRow(trx, current.id, { is_enabled: next.isEnabled });
-      } catch (error) {
-        if (violates(error, 'visitors_enabled_access_code')) throw codeTakenMeanwhile();
-        throw error;
+  const change = () =>
+    inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
+      const current = await repo.lockVisitorSwitch(trx, facility.id, visitorId);
+      if (!current) throw visitorNotFound();
+      const next = switchVisitor(current.is_enabled, action);
+      if (next.changed) {
+        try {
+          await repo.updateVisitorRow(trx, current.id, { is_enabled: next.isEnabled });
+        } catch (error) {
+          if (violates(error, 'visitors_enabled_access_code')) throw codeTakenMeanwhile();
+          throw error;
+        }
       }
-    }
-    const row = await loadVisitor(trx, facility.id, current.id);
-    if (next.changed) {
-      await command('visitor.upsert', {
-        action,
-        visitor: visitorState(row, facility.timeZone),
-        unit: unitOfVisitor(row),
-      });
-    }
-    return visitorView(row);
-  });
+      const row = await loadVisitor(trx, facility.id, current.id);
+      if (next.changed) {
+        await command('visitor.upsert', {
+          action,
+          visitor: visitorState(row, facility.timeZone),
+          unit: unitOfVisitor(row),
+        });
+      }
+      return visitorView(row);
+    });
+  // Enabling meets the visitor's code in use when another enabled visitor was given it meanwhile.
+  if (action === 'disable') return change();
+  const holders: CodeHolders = (db) => repo.visitorsHoldingCode(db, facility.id, { sameAs: visitorId });
+  return ac.codeConflicts.guard(ac.db, facility, writer, holders, change);
 }

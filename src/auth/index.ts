@@ -24,7 +24,7 @@ export interface AuthDeps {
 export interface Auth {
   tokens: TokenService;
   grants: Grants;
-  /** Failed token requests, per (client id, source address) and per source address. */
+  /** Failed token requests: client authentication per (client id, source address) and per source address, grants per (client id, grant type, source address). */
   throttle: TokenThrottle;
 }
 

@@ -1,17 +1,23 @@
 // The throttle of token requests that fail client or account authentication.
 //
-// Counted per (client id, source address) — TOKEN_FAILURE_LIMIT in a fixed window of
+// Client authentication failures (invalid_client: a wrong client secret, an unknown client) are
+// counted per (client id, source address) — TOKEN_FAILURE_LIMIT in a fixed window of
 // TOKEN_FAILURE_WINDOW_SECONDS — and per source address (10× the limit), never per client id
 // alone: client ids are not secret, and a per-client-id count would let anyone who knows one lock
 // that application (a PMS serving many accounts) out from every address. No global per-client
 // ceiling is kept either: the secrets are 256 random bits, so spreading guesses over many
 // addresses gains an attacker nothing, and the ceiling would only bring the lockout back.
 //
+// Grant failures (invalid_grant: a wrong account key or secret, a stale refresh token — the client
+// secret was right) are counted per (client id, grant type, source address), with the same limit:
+// guessing account secrets or refresh tokens stays bounded, but a PMS presenting stale refresh
+// tokens never locks itself out of its password grant (nor of its client authentication).
+//
 // An attempt takes its place BEFORE its secret is checked: a key admits a check only while its
 // failures plus the checks in progress are under the limit, decided atomically (synchronously in
 // memory; one Lua script in Redis). So 200 parallel wrong secrets for one client from one address
 // check at most `limit` of them — the rest are refused (429 + Retry-After) unchecked. When the
-// check ends, a failure (invalid_client, invalid_grant) keeps its place until the window ends;
+// check ends, a failure keeps its place (in the counters that count it) until the window ends;
 // anything else — success, an unsupported grant, an overloaded server — gives it back, so
 // successful requests never use up a client's allowance.
 import { systemClock, type Clock } from '../clock.ts';
@@ -163,14 +169,19 @@ export class SharedAttemptCounter implements AttemptCounter {
   }
 }
 
-/** Failures that use up a place: the secret (client's or account's) was checked and was wrong. */
-const isFailedAuthentication = (error: unknown) =>
-  error instanceof OAuthError && (error.error === 'invalid_client' || error.error === 'invalid_grant');
+/** A client-authentication failure: the client's secret was checked and was wrong (or no such client). */
+const isFailedClient = (error: unknown) => error instanceof OAuthError && error.error === 'invalid_client';
+/** A grant failure: the client authenticated, then the account's secret or the refresh token was wrong. */
+const isFailedGrant = (error: unknown) => error instanceof OAuthError && error.error === 'invalid_grant';
+
+/** The grants that check a secret of their own; any other grant type is refused before a check. */
+const GRANT_TYPES = new Set(['password', 'client_credentials', 'refresh_token']);
 
 export class TokenThrottle {
   constructor(
     private readonly perClientAtAddress: AttemptCounter,
     private readonly perAddress: AttemptCounter,
+    private readonly perGrantAtAddress: AttemptCounter,
   ) {}
 
   /** Counters in Redis when configured (with memory standing in while it is down), else in memory. */
@@ -178,42 +189,47 @@ export class TokenThrottle {
     return new TokenThrottle(
       new SharedAttemptCounter(shared, 'gh:tokenfail:client-at-address:', limit, windowSeconds, clock),
       new SharedAttemptCounter(shared, 'gh:tokenfail:address:', limit * 10, windowSeconds, clock),
+      new SharedAttemptCounter(shared, 'gh:tokenfail:grant-at-address:', limit, windowSeconds, clock),
     );
   }
 
   /**
-   * Runs `check` (a grant, which checks the client's secret and perhaps an account's) if both the
-   * (client, address) and the address have a place for it; else refuses with 429 unchecked.
+   * Runs `check` (a grant, which checks the client's secret and perhaps an account's or a refresh
+   * token) if the (client, address), the (client, grant type, address) and the address have a place
+   * for it; else refuses with 429 unchecked.
    */
-  async attempt<T>(clientId: string, address: string, check: () => Promise<T>): Promise<T> {
-    // Client ids and addresses hold no space, so the pair cannot be forged from other values.
+  async attempt<T>(clientId: string, grantType: string, address: string, check: () => Promise<T>): Promise<T> {
+    // Client ids, grant types and addresses hold no space, so the keys cannot be forged from other values.
     const pair = `${clientId} ${address}`;
-    const [byPair, byAddress] = await Promise.all([
-      this.perClientAtAddress.begin(pair),
-      this.perAddress.begin(address),
-    ]);
-    if (!byPair.admitted || !byAddress.admitted) {
-      // A refused attempt checks nothing: give back the place the other counter gave it.
-      await Promise.all([
-        byPair.admitted && this.perClientAtAddress.end(pair, false),
-        byAddress.admitted && this.perAddress.end(address, false),
-      ]);
-      const seconds = Math.max(
-        byPair.admitted ? 0 : byPair.retryAfterSeconds,
-        byAddress.admitted ? 0 : byAddress.retryAfterSeconds,
-      );
+    const grant = `${clientId} ${GRANT_TYPES.has(grantType) ? grantType : 'other'} ${address}`;
+    const counters = [
+      [this.perClientAtAddress, pair],
+      [this.perGrantAtAddress, grant],
+      [this.perAddress, address],
+    ] as const;
+    const admissions = await Promise.all(counters.map(([counter, key]) => counter.begin(key)));
+    if (admissions.some((a) => !a.admitted)) {
+      // A refused attempt checks nothing: give back the places the other counters gave it.
+      await Promise.all(counters.map(([counter, key], i) => admissions[i]!.admitted && counter.end(key, false)));
+      const seconds = Math.max(...admissions.map((a) => (a.admitted ? 0 : a.retryAfterSeconds)));
       throw new OAuthError(429, 'invalid_request', `Too many failed token requests; retry after ${seconds} seconds.`, {
         'retry-after': String(seconds),
       });
     }
-    let failed = false;
+    let clientFailed = false;
+    let grantFailed = false;
     try {
       return await check();
     } catch (error) {
-      failed = isFailedAuthentication(error);
+      clientFailed = isFailedClient(error);
+      grantFailed = isFailedGrant(error);
       throw error;
     } finally {
-      await Promise.all([this.perClientAtAddress.end(pair, failed), this.perAddress.end(address, failed)]);
+      await Promise.all([
+        this.perClientAtAddress.end(pair, clientFailed),
+        this.perGrantAtAddress.end(grant, grantFailed),
+        this.perAddress.end(address, clientFailed),
+      ]);
     }
   }
 }

@@ -1,7 +1,7 @@
 // Access tokens: ES256 JWTs. Signing and verification, and the mapping between claims and the
 // Principal. Verification accepts only ES256 with a published key, our issuer and audience:
-// `alg: none`, HS256 (with the public key as a secret), a foreign key, a tampered payload and an
-// expired token all fail.
+// `alg: none`, HS256 (with the public key as a secret), a foreign key, a tampered payload, an
+// expired token and one issued in the future (beyond TOKEN_CLOCK_TOLERANCE_SECONDS) all fail.
 import { isEntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
@@ -10,6 +10,13 @@ import { isScope, type Principal } from '../http/caller.ts';
 import { SIGNING_ALG, type SigningKeys } from './keys.ts';
 
 export const TOKEN_AUDIENCE = 'gatehouse';
+
+/**
+ * How far a token's `iat` may lie ahead of this instance's clock: the instances' clocks differ a
+ * little, never by more. A token issued further ahead is refused (jose checks `iat` only when
+ * given maxTokenAge, so the check is ours).
+ */
+export const TOKEN_CLOCK_TOLERANCE_SECONDS = 60;
 
 export type PrincipalWithoutToken = Principal extends infer P
   ? P extends Principal
@@ -117,9 +124,14 @@ export class TokenService {
         (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.',
       );
     }
+    if (issuedTooFarAhead(payload.iat, Date.now())) throw new InvalidTokenError('The token is not valid.');
     return { principal: principalFromClaims(payload), expiresAt: payload.exp! * 1000 };
   }
 }
+
+/** An `iat` (required, so present) further ahead of `nowMs` than the clock tolerance. */
+export const issuedTooFarAhead = (iat: number | undefined, nowMs: number) =>
+  typeof iat !== 'number' || iat > Math.floor(nowMs / 1000) + TOKEN_CLOCK_TOLERANCE_SECONDS;
 
 function principalFromClaims(claims: GatehouseClaims): Principal {
   const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];

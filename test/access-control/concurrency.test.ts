@@ -9,7 +9,9 @@ import { pms } from './helpers.ts';
 let t: TestApp;
 let account: ProvisionedAccount;
 before(async () => {
-  t = await startTestApp();
+  // The race for a code, not the throttle of ACCESS_CODE_IN_USE answers (code-conflicts.test.ts):
+  // room for the seven conflicts of one key.
+  t = await startTestApp({ env: { ACCESS_CODE_CONFLICTS_PER_MINUTE: '100' } });
   account = await provisionAccount(t, { facilities: 3 });
 });
 after(() => t.close());

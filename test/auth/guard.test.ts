@@ -9,7 +9,7 @@ import Fastify from 'fastify';
 import { base64url, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { loadSigningKeys, rotateSigningKey } from '../../src/auth/keys.ts';
 import { RECHECK_MS } from '../../src/auth/credential-status.ts';
-import { TokenService } from '../../src/auth/tokens.ts';
+import { TOKEN_CLOCK_TOLERANCE_SECONDS, TokenService } from '../../src/auth/tokens.ts';
 import { requireAccessDeclarations } from '../../src/http/access.ts';
 import { facilityOf, principalOf } from '../../src/http/caller.ts';
 import * as admin from '../../src/tenancy/index.ts';
@@ -74,7 +74,7 @@ function assertInvalidToken(response: {
 
 async function forge(
   claims: Record<string, unknown>,
-  options: { expiresIn?: string | number; audience?: string; key?: 'ours' | 'foreign' } = {},
+  options: { expiresIn?: string | number; audience?: string; key?: 'ours' | 'foreign'; issuedAt?: number } = {},
 ) {
   const keys = await loadSigningKeys(t.config);
   const key = options.key === 'foreign' ? (await generateKeyPair('ES256')).privateKey : keys.current.privateKey;
@@ -83,7 +83,7 @@ async function forge(
     .setIssuer('gatehouse')
     .setAudience(options.audience ?? 'gatehouse')
     .setSubject(`account:${a.accountId}`)
-    .setIssuedAt()
+    .setIssuedAt(options.issuedAt)
     .setJti(randomUUID())
     .setExpirationTime(options.expiresIn ?? '1h')
     .sign(key);
@@ -114,6 +114,20 @@ describe('401 for a missing or bad token', () => {
     const response = await get(`/test/accounts/${a.accountId}`, expired);
     assertInvalidToken(response);
     assert.match(response.json().detail, /expired/);
+  });
+
+  it('a token of our key issued a year ahead (iat in the future beyond the clock tolerance); a minute ahead is accepted', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const yearAhead = now + 365 * 86_400;
+    const future = await forge(goodClaims(), { issuedAt: yearAhead, expiresIn: yearAhead + 3600 });
+    const response = await get(`/test/accounts/${a.accountId}`, future);
+    assertInvalidToken(response);
+    assert.match(response.json().detail, /not valid/);
+    // Within the tolerance (instances' clocks differ a little): accepted.
+    const skewed = await forge(goodClaims(), { issuedAt: now + TOKEN_CLOCK_TOLERANCE_SECONDS - 5 });
+    assert.equal((await get(`/test/accounts/${a.accountId}`, skewed)).statusCode, 200);
+    const beyond = await forge(goodClaims(), { issuedAt: now + TOKEN_CLOCK_TOLERANCE_SECONDS + 30 });
+    assertInvalidToken(await get(`/test/accounts/${a.accountId}`, beyond));
   });
 
   it('a token signed by another key, or for another audience', async () => {

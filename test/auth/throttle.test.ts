@@ -117,24 +117,33 @@ describe('attempt counter in Redis', () => {
 
 describe('TokenThrottle', () => {
   const wrongSecret = () => Promise.reject(new OAuthError(401, 'invalid_client', 'Client authentication failed.'));
-  const throttle = () => new TokenThrottle(new MemoryAttemptCounter(3, 60), new MemoryAttemptCounter(30, 60));
+  const throttle = () =>
+    new TokenThrottle(
+      new MemoryAttemptCounter(3, 60),
+      new MemoryAttemptCounter(30, 60),
+      new MemoryAttemptCounter(3, 60),
+    );
+  const staleToken = () => Promise.reject(new OAuthError(400, 'invalid_grant', 'The refresh token is not valid.'));
 
   it('throttles a client id per address: failures from one address do not refuse it at another', async () => {
     const t = throttle();
-    for (let i = 0; i < 3; i++) await assert.rejects(t.attempt('app', '198.51.100.1', wrongSecret), { status: 401 });
-    const refused = await t.attempt('app', '198.51.100.1', wrongSecret).catch((e: OAuthError) => e);
+    for (let i = 0; i < 3; i++)
+      await assert.rejects(t.attempt('app', 'client_credentials', '198.51.100.1', wrongSecret), { status: 401 });
+    const refused = await t
+      .attempt('app', 'client_credentials', '198.51.100.1', wrongSecret)
+      .catch((e: OAuthError) => e);
     assert.ok(refused instanceof OAuthError);
     assert.equal(refused.status, 429);
     assert.equal(refused.error, 'invalid_request');
     assert.ok(Number(refused.headers['retry-after']) > 50);
-    assert.equal(await t.attempt('app', '198.51.100.2', async () => 'token'), 'token');
+    assert.equal(await t.attempt('app', 'client_credentials', '198.51.100.2', async () => 'token'), 'token');
   });
 
   it('throttles an address across client ids at 10× the limit', async () => {
     const t = throttle();
     let checked = 0;
     const guess = (clientId: string) =>
-      t.attempt(clientId, '198.51.100.3', () => {
+      t.attempt(clientId, 'client_credentials', '198.51.100.3', () => {
         checked++;
         return wrongSecret();
       });
@@ -143,15 +152,33 @@ describe('TokenThrottle', () => {
     assert.equal(outcomes.filter((o) => o.status === 'rejected' && (o.reason as OAuthError).status === 429).length, 70);
   });
 
+  it('counts grant failures per grant type: stale refresh tokens refuse refreshes, never the password grant', async () => {
+    const t = throttle();
+    const address = '198.51.100.5';
+    for (let i = 0; i < 3; i++)
+      await assert.rejects(t.attempt('app', 'refresh_token', address, staleToken), { status: 400 });
+    // Guessing refresh tokens stays bounded…
+    await assert.rejects(t.attempt('app', 'refresh_token', address, staleToken), { status: 429 });
+    // …while the client's other grant, and its client authentication, are untouched.
+    assert.equal(await t.attempt('app', 'password', address, async () => 'token'), 'token');
+    assert.equal(await t.attempt('app', 'client_credentials', address, async () => 'token'), 'token');
+    // 100 more stale tokens for 100 clients from the address: the address is not closed by grant failures.
+    for (let i = 0; i < 100; i++)
+      await assert.rejects(t.attempt(`pms-${i}`, 'refresh_token', address, staleToken), { status: 400 });
+    assert.equal(await t.attempt('another', 'password', address, async () => 'token'), 'token');
+  });
+
   it('does not count errors other than failed authentication (a wrong grant type, a full line of checks)', async () => {
     const t = throttle();
     for (let i = 0; i < 10; i++) {
       await assert.rejects(
-        t.attempt('app', '198.51.100.4', () => Promise.reject(new OAuthError(503, 'temporarily_unavailable', 'busy'))),
+        t.attempt('app', 'client_credentials', '198.51.100.4', () =>
+          Promise.reject(new OAuthError(503, 'temporarily_unavailable', 'busy')),
+        ),
         { status: 503 },
       );
     }
-    assert.equal(await t.attempt('app', '198.51.100.4', async () => 'token'), 'token');
+    assert.equal(await t.attempt('app', 'client_credentials', '198.51.100.4', async () => 'token'), 'token');
   });
 });
 

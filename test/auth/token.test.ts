@@ -348,6 +348,39 @@ describe('throttling of failed token requests', () => {
     const right = await fromThere(form);
     assert.equal(right.statusCode, 200, right.body);
   });
+
+  it('counts stale refresh tokens per grant: 12 of them never lock the same PMS out of its password grant', async () => {
+    const pms = await admin.createApplication(t.services.database.db, { name: 'PMS with a stale token store' });
+    const key = await admin.createAccountKey(t.services.database.db, {
+      accountId: acct.accountId,
+      clientId: pms.clientId,
+    });
+    const client = { client_id: pms.clientId, client_secret: pms.clientSecret };
+    const password = { grant_type: 'password', ...client, username: key.apiKey, password: key.apiSecret };
+    const fromThere = (fields: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: '/auth/token', payload: fields, remoteAddress: '203.0.113.8' });
+    // Refresh tokens the PMS used already (it kept the old ones), then presents again: each is
+    // invalid_grant with the right client secret.
+    const stale: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const issued = (await fromThere(password)).json();
+      const rotated = await fromThere({ grant_type: 'refresh_token', ...client, refresh_token: issued.refresh_token });
+      assert.equal(rotated.statusCode, 200, rotated.body);
+      stale.push(issued.refresh_token);
+    }
+    const answers = [];
+    for (const token of stale)
+      answers.push((await fromThere({ grant_type: 'refresh_token', ...client, refresh_token: token })).statusCode);
+    // The refresh grant is throttled after 10 failures (guessing refresh tokens stays bounded)…
+    assert.deepEqual(answers, [...Array(10).fill(400), 429, 429]);
+    // …but the client authenticated every time: its password grant from the same address works.
+    const right = await fromThere(password);
+    assert.equal(right.statusCode, 200, right.body);
+    // Wrong client secrets still throttle the client at that address, as before.
+    for (let i = 0; i < 10; i++)
+      assert.equal((await fromThere({ ...password, client_secret: 'gh_cs_wrong' })).statusCode, 401);
+    assert.equal((await fromThere(password)).statusCode, 429, 'wrong client secrets throttle the client as before');
+  });
 });
 
 describe('JWKS', () => {

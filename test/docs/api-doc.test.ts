@@ -56,6 +56,7 @@ describe('docs/API.md', () => {
       "webhook receiver's time to answer": `${config.webhookTimeoutMs / 1000} s`,
       'request body (other routes)': `${mib(config.bodyLimitBytes)} (\`BODY_LIMIT_BYTES\`)`,
       'requests per minute per caller': `${thousands(config.rateLimitPerMinute)} (\`RATE_LIMIT_PER_MINUTE\`)`,
+      '`ACCESS_CODE_IN_USE` answers per account key per minute': `${config.accessCodeConflictsPerMinute} (\`ACCESS_CODE_CONFLICTS_PER_MINUTE\`)`,
       'access token lifetime / refresh token': `${config.tokenTtlSeconds / 3600} hour / ${config.refreshTokenTtlSeconds / 86400} days (\`TOKEN_TTL_SECONDS\`, \`REFRESH_TOKEN_TTL_SECONDS\`)`,
     };
     for (const [limit, value] of Object.entries(expected)) assert.equal(limits.get(limit), value, limit);

@@ -70,7 +70,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           "404 UNIT_NOT_FOUND for a unit that is not this facility's; " +
           '400 ACCESS_CODE_IN_USE (naming accessCode) when an enabled visitor of the facility has the code; ' +
           '400 naming unitId for a tenant without a unit; ' +
-          '409 UNIT_VACANT for a visitor who is not a tenant on a Vacant unit.',
+          `409 UNIT_VACANT for a visitor who is not a tenant on a Vacant unit. ${S.CONFLICT_NOTE}`,
         params: S.FacilityParams,
         querystring: S.ChangeQuery,
         body: S.CreateVisitorBody,
@@ -84,7 +84,9 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createVisitor(ac, facilityOf(request), request.body, S.suppressed(request))),
+      reply
+        .code(201)
+        .send(await createVisitor(ac, facilityOf(request), readerOf(request), request.body, S.suppressed(request))),
   );
 
   app.get(
@@ -113,7 +115,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         summary: "Change a visitor's fields (those given; extendedData is replaced whole).",
         description:
           `${S.COMMAND_NOTE} An update always sends the visitor's state to the controller. ` +
-          '400 ACCESS_CODE_IN_USE, 409 UNIT_VACANT as for create.',
+          `400 ACCESS_CODE_IN_USE, 409 UNIT_VACANT as for create. ${S.CONFLICT_NOTE}`,
         params: S.VisitorParams,
         querystring: S.ChangeQuery,
         body: S.UpdateVisitorBody,
@@ -126,7 +128,14 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request) =>
-      updateVisitor(ac, facilityOf(request), request.params.visitorId, request.body, S.suppressed(request)),
+      updateVisitor(
+        ac,
+        facilityOf(request),
+        readerOf(request),
+        request.params.visitorId,
+        request.body,
+        S.suppressed(request),
+      ),
   );
 
   app.post(
@@ -160,7 +169,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     enable: {
       operationId: 'enableVisitor',
       summary: 'Restore a visitor (isEnabled true).',
-      refusal: ' 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code.',
+      refusal: ` 409 ACCESS_CODE_IN_USE when another enabled visitor now has this visitor’s code. ${S.CONFLICT_NOTE}`,
       refused: {
         409: Refused('ACCESS_CODE_IN_USE: another enabled visitor now has this visitor’s code; give a new one first.'),
       },
@@ -183,7 +192,14 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         },
       },
       async (request) =>
-        switchVisitorAccess(ac, facilityOf(request), request.params.visitorId, action, S.suppressed(request)),
+        switchVisitorAccess(
+          ac,
+          facilityOf(request),
+          readerOf(request),
+          request.params.visitorId,
+          action,
+          S.suppressed(request),
+        ),
     );
   }
 

@@ -199,7 +199,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         summary: 'Issue an access token (OAuth 2.0 token endpoint).',
         description:
           'Grants: `password` (username = account API key, password = account API secret; for a PMS application), `client_credentials` (an auction partner, an operator or a gateway controller acting as itself), `refresh_token` (rotating: each refresh token works once; presenting a used one revokes its whole family). Client authentication by `client_id`/`client_secret` fields or HTTP Basic.\n\n' +
-          'Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failures plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Beyond that a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.\n\n' +
+          "Failed authentication is throttled per client id **and source address** together, and per source address: a client id may have at most TOKEN_FAILURE_LIMIT (10) failed client authentications (`invalid_client`) plus checks in progress from one address, and an address 10× that, within TOKEN_FAILURE_WINDOW_SECONDS (60). Grant failures (`invalid_grant`: a wrong account key or secret, a stale refresh token, after a correct client secret) are counted apart, per client id, grant type and source address, with the same limit: stale refresh tokens throttle that client's `refresh_token` grant from that address, never its `password` grant. Beyond a limit a request is answered 429 (`invalid_request`) with Retry-After without its secrets being checked: until the window ends when failures fill it, 1 second when checks are still in progress. Successful requests do not count. A client id that fails from one address still works from any other.\n\n" +
           `Secrets are checked (scrypt) a few at a time — one per two CPU cores — the waiting requests served in turn per client; a secret this service verified in the last 5 minutes is not checked again and never waits. When ${WAITING_PER_CLIENT} requests of one client, or ${WAITING_IN_ALL} in all, are already waiting, a request is answered 503 (\`temporarily_unavailable\`) with Retry-After: 1 at once — retry then.`,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenBody,
@@ -218,7 +218,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
               'sent); with HTTP Basic, a WWW-Authenticate challenge.',
           ),
           429: oauthError(
-            'invalid_request: too many failed authentications of this client from this address, or from this ' +
+            'invalid_request: too many failed authentications of this client from this address, too many failures ' +
+              'of this grant for this client from this address, or too many failed client authentications from this ' +
               'address in all; retry after the Retry-After seconds.',
           ),
           503: oauthError(
@@ -241,7 +242,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         refreshToken: body.refresh_token,
         scope: body.scope,
       };
-      const response = await throttle.attempt(client.clientId, request.ip, () => grants.grant(grant));
+      const response = await throttle.attempt(client.clientId, body.grant_type, request.ip, () => grants.grant(grant));
       return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
     },
   );
