@@ -4,6 +4,7 @@
 //   that sends headers and half a body, then nothing, held its connection for minutes). Node's own
 //   `requestTimeout` would answer a bare 408 with no body, and counts the headers and the time the
 //   guard spends on the database too; this one is the face's answer, and counts the upload only.
+//   An answer given before the body was read (the guard's 401) closes the connection as well.
 // - form bodies (application/x-www-form-urlencoded): their fields are counted before they are
 //   parsed (100,000 fields cost a second of the event loop), and the declared charset is honoured
 //   (utf-8 by default; iso-8859-1 and any other ASCII-compatible WHATWG encoding; else 415).
@@ -61,6 +62,12 @@ export function registerBodyDeadline(app: App, uploadTimeoutMs: number): void {
     body.once('close', stop);
     payload.pipe(body);
     done(null, body);
+  });
+  // An answer sent before the body arrived in full (a 401 of the guard, a 413) closes the connection:
+  // kept open, it would wait for the rest of a body no one reads, for as long as the client stalls.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && announcesBody(request)) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 

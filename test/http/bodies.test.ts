@@ -195,6 +195,16 @@ describe('a body that never completes', () => {
     }
   });
 
+  it('closes the connection when the request was refused before its body was read (a 401 of the guard)', async () => {
+    const answer = await exchange([
+      head('POST', '/admin/accounts', { 'content-type': 'application/json', 'content-length': '200' }),
+      '{"name":"No token',
+    ]);
+    assert.ok(answer.closed, `the connection is still open 10 s later (${answer.text.slice(0, 200)})`);
+    assert.equal(answer.status, 401, answer.text);
+    assert.equal(answer.headers.connection, 'close');
+  });
+
   it('does not touch a body that arrives slowly but within the deadline, nor the next request', async () => {
     const body = JSON.stringify({ name: 'Slow but steady' });
     const answer = await new Promise<RawAnswer>((resolve, reject) => {
