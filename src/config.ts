@@ -290,7 +290,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024, max: 64 * 1024 * 1024, unit: 'bytes' }),
     // 30 s: the largest body of the contract (a 10 MiB gateway batch) needs 2.8 Mbit/s; a full batch of
-    // 1,000 events (about 0.3 MiB) 80 kbit/s; a stalled client holds a connection no longer than a request.
+    // 1,000 events (about 0.2 MiB) 60 kbit/s; a stalled client holds a connection no longer than a request.
     bodyUploadTimeoutMs: integer(env, 'BODY_UPLOAD_TIMEOUT_MS', 30_000, {
       min: 100,
       max: 3_600_000,
