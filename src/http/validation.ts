@@ -428,7 +428,7 @@ interface BodyPlace {
 
 /**
  * Only what a body parser makes is entered: arrays, plain objects (JSON), and the form parser's
- * dictionaries (fast-querystring's, whose prototype has no prototype) — not a Buffer, not a stream.
+ * dictionaries (http/bodies.ts's, without a prototype) — not a Buffer, not a stream.
  */
 export function isPlainContainer(value: unknown): value is object {
   if (Array.isArray(value)) return true;
