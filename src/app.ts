@@ -1,7 +1,6 @@
 // buildApp(services): the fastify instance with every face registered. Thin: faces own their
 // routes; shared mechanisms (errors, validation, request ids, access declarations, docs,
 // metrics) are wired here once.
-import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/index.ts';
 import { findFacility } from './tenancy/index.ts';
@@ -25,6 +24,8 @@ import {
   type ApiVersion,
 } from './http/docs.ts';
 import { corsHeadersWithoutHooks, registerCors } from './http/cors.ts';
+import { registerBodyDeadline, registerFormBodies, registerJsonBodies } from './http/bodies.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
 import { registerRequestDeadline } from './http/deadline.ts';
 import { registerRequestMetrics } from './http/metrics.ts';
 import { MAX_PATH_PARAMETER_LENGTH } from './http/errors.ts';
@@ -65,6 +66,8 @@ export async function buildApp(services: Services): Promise<App> {
         request,
         reply.headers(corsHeadersWithoutHooks(config.corsOrigins, request.headers.origin)),
       ),
+    // What node refuses before routing (headers over 16 KiB, not HTTP), in the face's shape too.
+    clientErrorHandler: clientErrorHandler(errorRenderers, services.logger as FastifyBaseLogger),
     ajv: { customOptions: { allErrors: true } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -77,10 +80,12 @@ export async function buildApp(services: Services): Promise<App> {
   // errors included, already carries the CORS headers.
   await registerCors(app, config.corsOrigins);
   requireAccessDeclarations(app, errorRenderers);
-  registerValidation(app);
+  registerValidation(app, config.bodyFieldLimit);
   registerProblemHandling(app, errorRenderers);
   registerRequestMetrics(app, services.metrics);
-  await app.register(formbody);
+  registerJsonBodies(app);
+  registerFormBodies(app, config.bodyFieldLimit);
+  registerBodyDeadline(app, config.bodyUploadTimeoutMs);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
   registerGuard(app, services.auth.tokens, services.database.db, services.clock, (id) =>

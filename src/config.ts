@@ -26,6 +26,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Default request body limit; routes that take batches raise their own. */
   bodyLimitBytes: number;
+  /** A request body not received in full this long after the service starts reading it is answered 408 (the connection closed). */
+  bodyUploadTimeoutMs: number;
+  /** The most fields a form body, or keys one object of a JSON body, may have (400 TOO_MANY_FIELDS beyond). */
+  bodyFieldLimit: number;
   tokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   /** PEM of a PKCS#8 private key (ES256) to sign tokens with instead of the generated one. */
@@ -286,6 +290,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024, max: 64 * 1024 * 1024, unit: 'bytes' }),
+    // 30 s: the largest body of the contract (a 10 MiB gateway batch) needs 2.8 Mbit/s; a full batch of
+    // 1,000 events (about 0.2 MiB) 60 kbit/s; a stalled client holds a connection no longer than a request.
+    bodyUploadTimeoutMs: integer(env, 'BODY_UPLOAD_TIMEOUT_MS', 30_000, {
+      min: 100,
+      max: 3_600_000,
+      unit: 'milliseconds',
+    }),
+    // 1,000: the widest legitimate object is far narrower (a unit's or visitor's extendedData, an
+    // event's data, a token request's six fields); long bodies (5,000 auction records) are not wide.
+    bodyFieldLimit: integer(env, 'BODY_FIELD_LIMIT', 1000, { min: 10, max: 1_000_000, unit: 'fields' }),
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, { min: 60, max: 86400, unit: 'seconds' }),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, {
       min: 300,

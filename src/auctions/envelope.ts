@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { App } from '../http/app-type.ts';
+import type { NormalizedError } from '../http/errors.ts';
 import { handleError, registerErrorRenderer } from '../http/problem.ts';
 
 export interface EnvelopeMessage {
@@ -87,7 +88,15 @@ export function errorEnvelope(
       headers: error.headers,
     };
   }
-  const normalized = handleError(error, request);
+  return envelopeOfError(handleError(error, request));
+}
+
+/** A normalized error as the envelope. */
+function envelopeOfError(normalized: NormalizedError): {
+  status: number;
+  body: Envelope<unknown>;
+  headers: Record<string, string>;
+} {
   const errors: EnvelopeMessage[] =
     normalized.errors.length > 0
       ? normalized.errors.map((fault) => ({
@@ -111,6 +120,7 @@ export function registerEnvelopeHandling(scope: App): void {
       const { status, body, headers } = errorEnvelope(error, request);
       return sendEnvelope(reply, status, body, headers);
     },
+    answer: (normalized) => ({ ...envelopeOfError(normalized), contentType: JSON_TYPE }),
   });
 }
 

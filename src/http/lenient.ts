@@ -16,6 +16,7 @@
 // union that fits. The rules here are narrower, written down and tested, and the validator that
 // names bad fields stays the one every face uses.
 import type { App } from './app-type.ts';
+import { jsonBodyParser } from './bodies.ts';
 import { ACCEPTS_INTEGER } from './schemas.ts';
 import { isPlainContainer } from './validation.ts';
 
@@ -232,8 +233,8 @@ export function lenientDescription(schema: unknown): string {
  */
 export function acceptLenientBodies(app: App): void {
   // JSON also as application/json-patch+json; an empty body is no body. (Form bodies are parsed by
-  // @fastify/formbody, registered for the whole app: every field a string, an empty body {}.)
-  const json = app.getDefaultJsonParser('error', 'error');
+  // http/bodies.ts for the whole app: every field a string, an empty body {}.)
+  const json = jsonBodyParser(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     ['application/json', 'application/json-patch+json'],

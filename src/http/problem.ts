@@ -74,6 +74,14 @@ export function sendProblem(reply: FastifyReply, normalized: NormalizedError): F
 /** Renders any error in a face's own shape. */
 export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
+/** An error answer as data: what a face answers for a normalized error, to write where no reply exists. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+  body: unknown;
+}
+
 export interface FaceErrorRenderer {
   /** Whether a request path (no query) belongs to the face. */
   owns(path: string): boolean;
@@ -82,9 +90,21 @@ export interface FaceErrorRenderer {
   body: TSchema;
   /** The media type of its error answers. */
   mediaType: string;
+  /**
+   * The same shape as data, for a request node refused before fastify saw it (headers over 16 KiB,
+   * not HTTP at all: http/client-errors.ts writes it on the socket).
+   */
+  answer(normalized: NormalizedError, traceId: string): ErrorAnswer;
 }
 
 const renderProblem: ErrorRenderer = (error, request, reply) => sendProblem(reply, handleError(error, request));
+
+const problemAnswer = (normalized: NormalizedError, traceId: string): ErrorAnswer => ({
+  status: normalized.status,
+  headers: normalized.headers,
+  contentType: PROBLEM_TYPE,
+  body: problemBody(normalized, traceId),
+});
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -113,6 +133,7 @@ export function rendererFor(renderers: readonly FaceErrorRenderer[], url: string
       render: renderProblem,
       body: Problem,
       mediaType: 'application/problem+json',
+      answer: problemAnswer,
     }
   );
 }

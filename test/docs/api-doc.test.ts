@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.ts';
 import { MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES, MAX_PAGE_SIZE } from '../../src/events/limits.ts';
 import { MAX_WAIT_SECONDS } from '../../src/gateway/routes/commands.ts';
 import { SCOPE_DESCRIPTIONS } from '../../src/http/access.ts';
+import { MAX_HEADER_KIB } from '../../src/http/client-errors.ts';
 import { LIMITS as PUSH_LIMITS } from '../../src/push/rules.ts';
 import { anchors, links, markdownSection } from './markdown.ts';
 
@@ -55,6 +56,9 @@ describe('docs/API.md', () => {
       'webhook subscriptions per account or partner': String(PUSH_LIMITS.subscriptionsPerOwner),
       "webhook receiver's time to answer": `${config.webhookTimeoutMs / 1000} s`,
       'request body (other routes)': `${mib(config.bodyLimitBytes)} (\`BODY_LIMIT_BYTES\`)`,
+      'time to send a request body': `${config.bodyUploadTimeoutMs / 1000} s (\`BODY_UPLOAD_TIMEOUT_MS\`)`,
+      'fields of a form body / keys of one JSON object': `≤ ${thousands(config.bodyFieldLimit)} (\`BODY_FIELD_LIMIT\`)`,
+      'request headers, all together': `≤ ${MAX_HEADER_KIB} KiB`,
       'requests per minute per caller': `${thousands(config.rateLimitPerMinute)} (\`RATE_LIMIT_PER_MINUTE\`)`,
       '`ACCESS_CODE_IN_USE` answers per account key per minute': `${config.accessCodeConflictsPerMinute} (\`ACCESS_CODE_CONFLICTS_PER_MINUTE\`)`,
       'access token lifetime / refresh token': `${config.tokenTtlSeconds / 3600} hour / ${config.refreshTokenTtlSeconds / 86400} days (\`TOKEN_TTL_SECONDS\`, \`REFRESH_TOKEN_TTL_SECONDS\`)`,

@@ -3,6 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PUBLIC } from '../../http/access.ts';
+import type { NormalizedError } from '../../http/errors.ts';
 import { handleError, registerErrorRenderer } from '../../http/problem.ts';
 import { Answer } from '../../http/schemas.ts';
 import type { Services } from '../../services.ts';
@@ -125,6 +126,30 @@ function sendOAuthError(
     .send({ error, error_description: description });
 }
 
+/** Any other error, in RFC 6749's body: a fault of the request is invalid_request, with its status where it says more than 400. */
+function oauthAnswer(normalized: NormalizedError): {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string; error_description: string };
+} {
+  if (normalized.status >= 500) {
+    const code = normalized.status === 503 ? 'temporarily_unavailable' : 'server_error';
+    return {
+      status: normalized.status,
+      headers: { 'cache-control': 'no-store', ...normalized.headers },
+      body: { error: code, error_description: normalized.detail },
+    };
+  }
+  const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+  const status = [408, 413, 414, 415, 429, 431].includes(normalized.status) ? normalized.status : 400;
+  const description = fields && normalized.status !== 429 ? `${normalized.detail} ${fields}` : normalized.detail;
+  return {
+    status,
+    headers: { 'cache-control': 'no-store', pragma: 'no-cache', ...normalized.headers },
+    body: { error: 'invalid_request', error_description: description },
+  };
+}
+
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded, then base64) or the body. */
 function clientCredentials(
   request: FastifyRequest,
@@ -172,21 +197,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
           error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
         return sendOAuthError(reply, error.status, error.error, error.message, { ...error.headers, ...challenge });
       }
-      const normalized = handleError(error, request);
-      if (normalized.status >= 500) {
-        const code = normalized.status === 503 ? 'temporarily_unavailable' : 'server_error';
-        return reply
-          .code(normalized.status)
-          .headers({ 'cache-control': 'no-store', ...normalized.headers })
-          .send({ error: code, error_description: normalized.detail });
-      }
-      if (normalized.status === 429)
-        return sendOAuthError(reply, 429, 'invalid_request', normalized.detail, normalized.headers);
-      const fields = normalized.errors.map((e) => `${e.path} ${e.message}`).join('; ');
-      const status = [413, 414, 415].includes(normalized.status) ? normalized.status : 400;
-      const description = fields ? `${normalized.detail} ${fields}` : normalized.detail;
-      return sendOAuthError(reply, status, 'invalid_request', description, normalized.headers);
+      const answer = oauthAnswer(handleError(error, request));
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
     },
+    answer: (normalized) => ({ ...oauthAnswer(normalized), contentType: 'application/json; charset=utf-8' }),
   });
 
   app.post(
