@@ -82,7 +82,7 @@ export async function buildApp(services: Services): Promise<App> {
   await app.register(formbody);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.auth.tokens, services.database.db, services.clock);
+  registerGuard(app, services.auth.tokens, services.database.db, services.auth.credentials);
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {

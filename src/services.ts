@@ -73,7 +73,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const auth = await createAuth({ database, config, sharedState, clock });
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
-    const events = await createEvents({ database, config, logger, metrics });
+    const events = await createEvents({ database, config, logger, metrics, clock, credentials: auth.credentials });
     opened.push(() => events.close());
     const accessControl = await createAccessControl({ database, config, logger });
     opened.push(() => accessControl.close());

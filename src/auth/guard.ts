@@ -2,13 +2,12 @@
 // body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
 // as a real not-found) for an account or facility the token may not see.
 import type { FastifyRequest } from 'fastify';
-import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
-import { CredentialStatus } from './credential-status.ts';
+import type { CredentialStatus } from './credential-status.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import { facilityView, type FacilityView } from '../tenancy/facilities.ts';
 import { facilityById } from '../tenancy/repository.ts';
@@ -76,8 +75,7 @@ export async function loadVisibleFacility(
  * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
  * before the body is read.
  */
-export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clock): void {
-  const status = new CredentialStatus(db, clock);
+export function registerGuard(app: App, tokens: TokenService, db: Db, status: CredentialStatus): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
   app.decorateRequest('authFailure', null);
