@@ -174,4 +174,50 @@ describe('LiveStreams', () => {
     late.resume();
     await new Promise<void>((resolve) => late.on('end', resolve));
   });
+
+  it('ends a stream whose credential is revoked, or whose token expires, with the end event last', async () => {
+    const { store } = endlessStore();
+    let revoked = new Set<string>();
+    let now = Date.now();
+    const ended: string[] = [];
+    const streams = new LiveStreams(
+      store,
+      new EventSignals(logger, null),
+      logger,
+      { credentialCheckMs: 30, batch: 5, pollMs: 10 },
+      { clock: { now: () => now }, revokedAmong: async () => revoked, ended: (reason) => ended.push(reason) },
+    );
+    const run = async (credential: string, expiresAt: number) => {
+      const readable = streams.frames(
+        filter,
+        { events: [], cursor: 'c' },
+        new FakeResponse() as unknown as ServerResponse,
+        slot(credential, expiresAt),
+      );
+      const chunks: string[] = [];
+      readable.on('data', (chunk: string) => chunks.push(chunk));
+      await new Promise<void>((resolve) => readable.on('close', resolve));
+      return chunks;
+    };
+    // Revoked: the endless store keeps answering events until then; none after the end.
+    const revokedRun = run('account:revoked', now + 3_600_000);
+    const expiredRun = run('account:expiring', now + 3_600_000);
+    await sleep(100);
+    assert.equal(streams.open, 2);
+    revoked = new Set(['account:revoked']);
+    const chunks = await revokedRun;
+    assert.ok(
+      chunks.some((c) => c.startsWith('id: ')),
+      'events before',
+    );
+    assert.match(chunks.at(-1)!, /^event: end\ndata: \{"code":"CREDENTIAL_REVOKED"/);
+    assert.equal(streams.open, 1);
+    // Expired, by the watch's clock.
+    now += 3_600_001;
+    const expired = await expiredRun;
+    assert.match(expired.at(-1)!, /^event: end\ndata: \{"code":"TOKEN_EXPIRED"/);
+    assert.deepEqual(ended, ['CREDENTIAL_REVOKED', 'TOKEN_EXPIRED']);
+    assert.equal(streams.open, 0);
+    await streams.close();
+  });
 });
