@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   'stuck-database': () => import('./stuck-database.ts'),
   'ingest-parts': () => import('./ingest-parts.ts'),
   stream: () => import('./stream.ts'),
+  'stream-fanout': () => import('./stream-fanout.ts'),
   push: () => import('./push.ts'),
 };
 

@@ -88,9 +88,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerBodyDeadline(app, config.bodyUploadTimeoutMs);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.auth.tokens, services.database.db, services.clock, (id) =>
-    findFacility(services.database.db, id),
-  );
+  registerGuard(app, services.auth.tokens, services.auth.credentials, (id) => findFacility(services.database.db, id));
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {

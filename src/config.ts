@@ -41,6 +41,8 @@ export interface Config {
   accessCodeConflictsPerMinute: number;
   rateLimitPerMinute: number;
   eventRetentionDays: number;
+  /** Live event streams (…/stream) one credential may hold open at once on one instance; beyond, 429. */
+  eventStreamsPerCredential: number;
   auctionRecreateWaitMinutes: number;
   /** OUTBOUND_ALLOW_HOSTS (or its older name IMAGE_FETCH_ALLOW_HOSTS): hosts exempt from the outbound address check. */
   outboundAllowHosts: string[];
@@ -321,6 +323,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, { min: 1, max: 10_000_000, unit: 'requests' }),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 180, { min: 1, max: 3650, unit: 'days' }),
+    eventStreamsPerCredential: integer(env, 'EVENT_STREAMS_PER_CREDENTIAL', 20, {
+      min: 1,
+      max: 10_000,
+      unit: 'streams',
+    }),
     auctionRecreateWaitMinutes: integer(env, 'AUCTION_RECREATE_WAIT_MINUTES', 15, {
       min: 0,
       max: 10080,

@@ -80,6 +80,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
       config,
       logger,
       metrics,
+      clock,
+      credentials: auth.credentials,
       inBatchTransaction: [accessControl.controllerReported],
     });
     opened.push(() => events.close());

@@ -1,11 +1,24 @@
 // Whether the credential behind a token is still in force. Revocation stops new tokens at once
 // (the token endpoint checks the database) and existing tokens within RECHECK_MS: the guard asks
-// the database at most once per credential per RECHECK_MS.
+// the database at most once per credential per RECHECK_MS. What a token opened and keeps open (a
+// live event stream) is watched by `revokedAmong`, which always asks the database afresh, for
+// many credentials in one statement per kind (src/events/stream.ts).
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
-import type { Principal } from '../http/caller.ts';
+import type { Principal, PrincipalKind } from '../http/caller.ts';
 
 export const RECHECK_MS = 5_000;
+
+/** A credential, named across kinds: `<kind>:<credentialId>` (a stream's holder, a cache key). */
+export const credentialKey = (principal: Pick<Principal, 'kind' | 'credentialId'>): string =>
+  `${principal.kind}:${principal.credentialId}`;
+
+function parseCredentialKey(key: string): { kind: PrincipalKind; credentialId: string } | null {
+  const colon = key.indexOf(':');
+  const kind = key.slice(0, colon);
+  if (colon < 0 || !['account', 'gateway', 'partner', 'operator'].includes(kind)) return null;
+  return { kind: kind as PrincipalKind, credentialId: key.slice(colon + 1) };
+}
 
 export class CredentialStatus {
   private readonly cache = new Map<string, { active: boolean; checkedAt: number }>();
@@ -16,43 +29,87 @@ export class CredentialStatus {
   ) {}
 
   async isActive(principal: Principal): Promise<boolean> {
-    const key = `${principal.kind}:${principal.credentialId}`;
+    const key = credentialKey(principal);
     const cached = this.cache.get(key);
     if (cached && this.clock.now() - cached.checkedAt < RECHECK_MS) return cached.active;
-    const active = await this.query(principal);
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(key, { active, checkedAt: this.clock.now() });
+    const active = !(await this.query(principal.kind, [principal.credentialId])).has(principal.credentialId);
+    this.remember(key, active);
     return active;
   }
 
-  private async query(principal: Principal): Promise<boolean> {
-    switch (principal.kind) {
-      case 'account': {
-        const row = await this.db
-          .selectFrom('account_credentials as c')
-          .innerJoin('applications as a', 'a.id', 'c.application_id')
-          .select(['c.revoked_at as key_revoked', 'a.revoked_at as app_revoked'])
-          .where('c.id', '=', principal.credentialId)
-          .executeTakeFirst();
-        return Boolean(row && !row.key_revoked && !row.app_revoked);
-      }
-      case 'gateway': {
-        const row = await this.db
-          .selectFrom('gateway_credentials')
-          .select('revoked_at')
-          .where('id', '=', principal.credentialId)
-          .executeTakeFirst();
-        return Boolean(row && !row.revoked_at);
-      }
-      case 'partner':
-      case 'operator': {
-        const row = await this.db
-          .selectFrom('applications')
-          .select('revoked_at')
-          .where('id', '=', principal.credentialId)
-          .executeTakeFirst();
-        return Boolean(row && !row.revoked_at);
+  /**
+   * Of these credentials (credentialKey), the ones no longer in force: revoked, their application
+   * revoked, or gone. Asked afresh (one statement per kind present); the answers refresh what the
+   * guard remembers.
+   */
+  async revokedAmong(keys: Iterable<string>): Promise<Set<string>> {
+    const byKind = new Map<PrincipalKind, string[]>();
+    const revoked = new Set<string>();
+    for (const key of new Set(keys)) {
+      const parsed = parseCredentialKey(key);
+      if (!parsed) revoked.add(key);
+      else byKind.set(parsed.kind, [...(byKind.get(parsed.kind) ?? []), parsed.credentialId]);
+    }
+    await Promise.all(
+      [...byKind].map(async ([kind, ids]) => {
+        const out = await this.query(kind, ids);
+        for (const id of ids) {
+          const key = credentialKey({ kind, credentialId: id });
+          this.remember(key, !out.has(id));
+          if (out.has(id)) revoked.add(key);
+        }
+      }),
+    );
+    return revoked;
+  }
+
+  private remember(key: string, active: boolean): void {
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(key, { active, checkedAt: this.clock.now() });
+  }
+
+  /** Of these credential ids of one kind, the ones not in force. */
+  private async query(kind: PrincipalKind, ids: string[]): Promise<Set<string>> {
+    const inForce = new Set<string>();
+    // Ids are uuids; anything else names no row (and must not reach a uuid comparison).
+    const wellFormed = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+    if (wellFormed.length > 0) {
+      switch (kind) {
+        case 'account': {
+          const rows = await this.db
+            .selectFrom('account_credentials as c')
+            .innerJoin('applications as a', 'a.id', 'c.application_id')
+            .select('c.id')
+            .where('c.id', 'in', wellFormed)
+            .where('c.revoked_at', 'is', null)
+            .where('a.revoked_at', 'is', null)
+            .execute();
+          for (const row of rows) inForce.add(String(row.id));
+          break;
+        }
+        case 'gateway': {
+          const rows = await this.db
+            .selectFrom('gateway_credentials')
+            .select('id')
+            .where('id', 'in', wellFormed)
+            .where('revoked_at', 'is', null)
+            .execute();
+          for (const row of rows) inForce.add(String(row.id));
+          break;
+        }
+        case 'partner':
+        case 'operator': {
+          const rows = await this.db
+            .selectFrom('applications')
+            .select('id')
+            .where('id', 'in', wellFormed)
+            .where('revoked_at', 'is', null)
+            .execute();
+          for (const row of rows) inForce.add(String(row.id));
+          break;
+        }
       }
     }
+    return new Set(ids.filter((id) => !inForce.has(id)));
   }
 }

@@ -1,13 +1,11 @@
 // The guard: every route's `config.access` is enforced here, in one onRequest hook, before the
 // body is even read. 401 for a missing or bad token, 403 for a missing scope, 404 (the same body
 // as a real not-found) for an account or facility the token may not see.
-import type { Clock } from '../clock.ts';
-import type { Db } from '../db/tables.ts';
 import type { App } from '../http/app-type.ts';
 import { principalOf, unauthorized, type Principal, type VisibleFacility } from '../http/caller.ts';
 import { AppError, notFound } from '../errors.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
-import { CredentialStatus } from './credential-status.ts';
+import type { CredentialStatus } from './credential-status.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 
 /** The facility of an id, whoever asks (the tenancy face's lookup, handed in by app.ts); null when none. */
@@ -44,8 +42,12 @@ async function loadVisibleFacility(
  * its RateLimit-* headers on the refusal too), then `preParsing` authorizes or refuses, still
  * before the body is read.
  */
-export function registerGuard(app: App, tokens: TokenService, db: Db, clock: Clock, findFacility: FindFacility): void {
-  const status = new CredentialStatus(db, clock);
+export function registerGuard(
+  app: App,
+  tokens: TokenService,
+  status: CredentialStatus,
+  findFacility: FindFacility,
+): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
   app.decorateRequest('authFailure', null);

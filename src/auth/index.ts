@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { SharedState } from '../shared-state.ts';
 import { ClientDirectory } from './client-directory.ts';
+import { CredentialStatus } from './credential-status.ts';
 import { Grants } from './grants.ts';
 import { loadSigningKeys } from './keys.ts';
 import { SecretCheckLine } from './secret-checks.ts';
@@ -26,6 +27,8 @@ export interface Auth {
   grants: Grants;
   /** Failed token requests: client authentication per (client id, source address) and per source address, grants per (client id, grant type, source address). */
   throttle: TokenThrottle;
+  /** Whether a token's credential is still in force: the guard's check, and the live streams' watch. */
+  credentials: CredentialStatus;
 }
 
 export async function createAuth({ database, config, sharedState, clock }: AuthDeps): Promise<Auth> {
@@ -40,7 +43,7 @@ export async function createAuth({ database, config, sharedState, clock }: AuthD
     new ClientDirectory(database.db),
   );
   const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds, clock);
-  return { tokens, grants, throttle };
+  return { tokens, grants, throttle, credentials: new CredentialStatus(database.db, clock) };
 }
 
 // What other parts use of the face: new secrets and their hashes (tenancy makes credentials), and the

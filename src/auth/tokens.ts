@@ -20,7 +20,7 @@ export const TOKEN_CLOCK_TOLERANCE_SECONDS = 60;
 
 export type PrincipalWithoutToken = Principal extends infer P
   ? P extends Principal
-    ? Omit<P, 'tokenId'>
+    ? Omit<P, 'tokenId' | 'expiresAt'>
     : never
   : never;
 
@@ -148,6 +148,7 @@ function principalFromClaims(claims: GatehouseClaims): Principal {
     clientId: claims.client_id,
     scopes: scopes.filter(isScope),
     tokenId: claims.jti,
+    expiresAt: Number(claims.exp) * 1000,
   };
   switch (claims.kind) {
     case 'account':

@@ -5,6 +5,7 @@
 // and ingest.ts — raw pg, for speed), the event-stored signal (signals.ts), pure rules (judge.ts,
 // filters.ts, query.ts, cursor.ts, tail.ts, sse.ts, csv.ts, time.ts, catalogue.ts), tables.ts and
 // jobs.ts.
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
@@ -16,15 +17,18 @@ import { createEventMetrics, type EventMetrics } from './metrics.ts';
 import { Partitions } from './partitions.ts';
 import { EventSignals } from './signals.ts';
 import { EventStore, loadCursorKey } from './store.ts';
-import { LiveStreams } from './stream.ts';
+import { type CredentialWatch, LiveStreams } from './stream.ts';
 
 export interface EventsDeps {
   database: Database;
-  config: Pick<Config, 'eventRetentionDays' | 'databaseUrl'>;
+  config: Pick<Config, 'eventRetentionDays' | 'databaseUrl' | 'eventStreamsPerCredential'>;
   logger: Logger;
   metrics: Metrics;
   /** What other faces do inside each batch's transaction (the composition root hands it in). */
   inBatchTransaction: readonly InBatchTransaction[];
+  clock: Clock;
+  /** Whether the credentials of open streams are still in force (auth's CredentialStatus). */
+  credentials: Pick<CredentialWatch, 'revokedAmong'>;
 }
 
 export interface Events {
@@ -57,10 +61,21 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
       metrics.horizonWaits.inc({ outcome: horizon.caughtUp ? 'caught_up' : 'timed_out' });
       metrics.horizonWaitSeconds.inc(horizon.waitedMs / 1000);
     },
+    (read) => metrics.tailReads.inc({ read }),
   );
   const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
   await signals.listen();
-  const streams = new LiveStreams(store, signals, deps.logger);
+  const streams = new LiveStreams(
+    store,
+    signals,
+    deps.logger,
+    { perCredential: deps.config.eventStreamsPerCredential },
+    {
+      clock: deps.clock,
+      revokedAmong: (credentials) => deps.credentials.revokedAmong(credentials),
+      ended: (reason) => metrics.streamEnds.inc({ reason: reason.toLowerCase() }),
+    },
+  );
   const partitions = new Partitions(deps.database.pool);
   const ingestDeps = {
     db: deps.database.db,

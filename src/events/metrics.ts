@@ -7,6 +7,8 @@ export interface EventMetrics {
   horizonWaits: Counter<'outcome'>;
   horizonWaitSeconds: Counter;
   openStreams: Gauge;
+  tailReads: Counter<'read'>;
+  streamEnds: Counter<'reason'>;
 }
 
 /**
@@ -37,6 +39,20 @@ export function createEventMetrics(registry: Registry, openStreams: () => number
     horizonWaitSeconds: new Counter({
       name: 'gatehouse_gateway_events_horizon_wait_seconds_total',
       help: 'Time event reads spent waiting for the commit horizon.',
+      registers: [registry],
+    }),
+    // One wake-up of an account's caught-up streams costs one `shared` read, however many streams
+    // and filters (store.ts); `own` reads are a stream's backlog (Last-Event-ID, startDate, a burst).
+    tailReads: new Counter({
+      name: 'gatehouse_gateway_event_tail_reads_total',
+      help: 'Reads of event rows by live streams: shared (one per wake-up of an account) or own (a backlog).',
+      labelNames: ['read'] as const,
+      registers: [registry],
+    }),
+    streamEnds: new Counter({
+      name: 'gatehouse_gateway_event_streams_ended_total',
+      help: 'Live event streams ended by the service because of their credential: credential_revoked, token_expired.',
+      labelNames: ['reason'] as const,
       registers: [registry],
     }),
     openStreams: new Gauge({

@@ -133,6 +133,45 @@ export function pageQuery(filter: EventFilter, window: Window, options: PageOpti
 }
 
 /**
+ * Whether a row of the account's phase is one of the filter's: whereClause's conditions but the
+ * phase's, in memory. The live streams of an account read the new rows once, together, and each
+ * keeps its own (store.ts, tail.ts); the stream tests hold the two equal.
+ */
+export function rowMatches(filter: EventFilter, row: EventRow, cutoff: number): boolean {
+  if (row.account_id !== filter.scope.accountId) return false;
+  if (filter.scope.kind === 'facility' && row.facility_id !== filter.scope.facilityId) return false;
+  if (filter.facilityIds && !filter.facilityIds.includes(row.facility_id)) return false;
+  if (filter.eventTypes && !filter.eventTypes.includes(row.event_type)) return false;
+  if (filter.unitIds && (row.unit_id === null || !filter.unitIds.includes(row.unit_id))) return false;
+  if (filter.visitorIds && (row.visitor_id === null || !filter.visitorIds.includes(row.visitor_id))) return false;
+  const occurred = Number(row.occurred_ms);
+  if (occurred < Math.max(filter.start ?? cutoff, cutoff)) return false;
+  return filter.end === null || occurred < filter.end;
+}
+
+/**
+ * The rows an account's caught-up tails share (store.ts): every retained event of the account
+ * stored by a transaction of lo < txid <= hi, in (occurredAt, seq) order, with its txid (each
+ * tail keeps those above its own lo).
+ */
+export function accountPhaseQuery(accountId: EntityId, window: Omit<Window, 'after'>, limit: number): SqlText {
+  const everything: EventFilter = {
+    scope: { kind: 'account', accountId },
+    facilityIds: null,
+    eventTypes: null,
+    unitIds: null,
+    visitorIds: null,
+    start: null,
+    end: null,
+    sort: 'asc',
+  };
+  return pageQuery(everything, { ...window, after: null }, { limit, columns: `${ITEM_COLUMNS}, txid` });
+}
+
+/** A row of accountPhaseQuery: an item's columns and the transaction that stored it. */
+export type PhaseRow = EventRow & { txid: number };
+
+/**
  * How many events of the phase match; with `cap`, counting stops there (a route that answers at
  * most `cap` events needs no more, and a wide filter then costs `cap` index entries, not millions).
  */

@@ -17,3 +17,13 @@ export const sseComment = (text: string): string => `: ${text.replace(/[\r\n]+/g
 
 /** How long a client waits before it reconnects after the stream ends (milliseconds). */
 export const sseRetry = (ms: number): string => `retry: ${Math.max(0, Math.round(ms))}\n\n`;
+
+/**
+ * A named event (`event: <type>`), with no `id:`: a client's last event id stays the last event's
+ * (the stream's final `end` event, routes/stream.ts).
+ */
+export function sseNamedEvent(type: string, json: string): string {
+  if (!/^[a-z][a-z0-9._-]*$/.test(type) || LINE_BREAK.test(json))
+    throw new Error('an SSE field cannot hold a line break');
+  return `event: ${type}\ndata: ${json}\n\n`;
+}

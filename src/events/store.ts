@@ -7,7 +7,7 @@ import pg from 'pg';
 import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { HORIZON_WAIT_MS, readHorizon, type Horizon } from './horizon.ts';
-import { exhausted, hasPhaseLeft, nextPhase, stateAfter, tailStartState } from './tail.ts';
+import { exhausted, hasPhaseLeft, nextPhase, shareOfPhase, stateAfter, tailStartState } from './tail.ts';
 import {
   CSV_ROW_OCCURRED,
   CSV_ROW_SEQ,
@@ -18,12 +18,15 @@ import {
   type CsvRow,
 } from './csv.ts';
 import {
+  accountPhaseQuery,
   countQuery,
   estimateQuery,
   filterIdentity,
   pageQuery,
+  rowMatches,
   type EventFilter,
   type EventRow,
+  type PhaseRow,
   type SqlText,
   type Window,
 } from './query.ts';
@@ -50,6 +53,24 @@ export async function loadCursorKey(pool: pg.Pool): Promise<Buffer> {
   return rows[0]!.secret;
 }
 
+/**
+ * The most rows one shared read of an account's new phase takes (store.ts, tail's groups): a burst
+ * larger than this is read on by each tail alone, from where the shared read stopped.
+ */
+export const SHARED_TAIL_ROWS = 1_000;
+
+/** Which read of event rows a tail made: `shared` by the caught-up tails of an account, or its `own`. */
+export type TailRead = 'shared' | 'own';
+
+/** A caught-up tail waiting for its account's shared read. */
+interface GroupMember {
+  filter: EventFilter;
+  state: CursorState;
+  limit: number;
+  resolve(share: ReturnType<typeof shareOfPhase<PhaseRow>>): void;
+  reject(error: unknown): void;
+}
+
 const statementName = (text: string) => `gwe_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 
 export class EventStore {
@@ -59,6 +80,8 @@ export class EventStore {
     private readonly retentionDays: number,
     /** Told of every read that had to wait for the horizon (the face's metrics). */
     private readonly onHorizonWait: (horizon: Horizon) => void = () => {},
+    /** Told of every read of event rows a tail makes (the face's metrics). */
+    private readonly onTailRead: (read: TailRead) => void = () => {},
   ) {}
 
   /** Events before this instant are outside the retention window. */
@@ -183,9 +206,13 @@ export class EventStore {
    * continues (the last event's position, or an advanced phase when nothing new). Throws
    * InvalidCursorError for a cursor this filter did not issue.
    *
-   * Many tails wake at once for one batch (every stream of the account): they share their reads
-   * (sharedHorizon, sharedRows), so a hundred streams cost about two statements per batch, not two
-   * hundred.
+   * Many tails wake at once for one batch (every stream of the account). A tail that is caught up
+   * (its phase read to its end: the usual wake-up) joins its account's group: the caught-up tails
+   * that ask in the same turn of the event loop share one horizon read and one read of the
+   * account's new rows, and each keeps its own events (its filter, its position) in memory
+   * (readGroup, shareOfPhase). A tail with a phase left (a backlog, a Last-Event-ID, a burst larger
+   * than SHARED_TAIL_ROWS) reads its phase itself, sharing identical reads under way (sharedRows)
+   * and horizons (sharedHorizon).
    */
   async tail(
     filter: EventFilter,
@@ -193,10 +220,19 @@ export class EventStore {
     limit: number,
   ): Promise<{ events: { row: EventRow; cursor: string }[]; cursor: string }> {
     let state = decodeCursor(cursor, this.cursorKey, queryFingerprint(filterIdentity(filter)));
-    // Whole seconds, so that tails reading at the same moment send the same statement (sharedRows).
-    const cutoff = Math.floor(this.cutoff() / 1000) * 1000;
-    const waitUntil = performance.now() + HORIZON_WAIT_MS;
     const events: { row: EventRow; cursor: string }[] = [];
+    if (!hasPhaseLeft(state)) {
+      const share = await this.joinGroup(filter, state, limit);
+      for (const event of share.events)
+        events.push({ row: event.row, cursor: encodeCursor(event.state, this.cursorKey) });
+      state = share.state;
+      // Caught up again, or a batch full: done. Otherwise the shared read was cut short: read on alone.
+      if (!hasPhaseLeft(state) || events.length >= limit)
+        return { events, cursor: encodeCursor(state, this.cursorKey) };
+    }
+    // Whole seconds, so that tails reading at the same moment send the same statement (sharedRows).
+    const cutoff = this.tailCutoff();
+    const waitUntil = performance.now() + HORIZON_WAIT_MS;
     // A few phases at most per call: under a steady stream of commits the horizon always moves, and
     // the caller comes back anyway.
     for (let hop = 0; hop < 3 && events.length < limit; hop++) {
@@ -215,6 +251,69 @@ export class EventStore {
       state = next;
     }
     return { events, cursor: encodeCursor(state, this.cursorKey) };
+  }
+
+  /** The retention cutoff of a tail's reads: whole seconds, so that reads of one moment are identical. */
+  private tailCutoff(): number {
+    return Math.floor(this.cutoff() / 1000) * 1000;
+  }
+
+  /** Caught-up tails that asked in this turn of the event loop, by account: read together at its end. */
+  private readonly pendingGroups = new Map<EntityId, GroupMember[]>();
+
+  /** A caught-up tail's share of its account's next shared read (see tail()). */
+  private joinGroup(filter: EventFilter, state: CursorState, limit: number) {
+    const accountId = filter.scope.accountId;
+    return new Promise<ReturnType<typeof shareOfPhase<PhaseRow>>>((resolve, reject) => {
+      let members = this.pendingGroups.get(accountId);
+      if (!members) {
+        const group: GroupMember[] = [];
+        members = group;
+        this.pendingGroups.set(accountId, group);
+        // After the tails woken in this turn have asked; the horizon is read after that, so it sees
+        // every commit they were woken for.
+        setImmediate(() => {
+          this.pendingGroups.delete(accountId);
+          this.readGroup(accountId, group).catch((error) => {
+            for (const member of group) member.reject(error);
+          });
+        });
+      }
+      members.push({ filter, state, limit, resolve, reject });
+    });
+  }
+
+  /**
+   * One horizon read and at most one read of rows for the account's caught-up tails: the account's
+   * retained events of (lowest hi among them, horizon], at most SHARED_TAIL_ROWS; each member keeps
+   * its own (shareOfPhase with its filter).
+   */
+  private async readGroup(accountId: EntityId, members: GroupMember[]): Promise<void> {
+    const horizon = await this.horizon(accountId);
+    const lo = Math.min(...members.map((member) => member.state.hi));
+    const cutoff = this.tailCutoff();
+    let rows: PhaseRow[] = [];
+    let complete = true;
+    if (horizon > lo) {
+      rows = (
+        await this.pool.query<PhaseRow>(accountPhaseQuery(accountId, { cutoff, lo, hi: horizon }, SHARED_TAIL_ROWS + 1))
+      ).rows;
+      this.onTailRead('shared');
+      complete = rows.length <= SHARED_TAIL_ROWS;
+      if (!complete) rows.length = SHARED_TAIL_ROWS;
+    }
+    for (const member of members) {
+      member.resolve(
+        shareOfPhase(
+          member.state,
+          horizon,
+          rows,
+          complete,
+          (row) => rowMatches(member.filter, row, cutoff),
+          member.limit,
+        ),
+      );
+    }
   }
 
   /** Horizon reads not yet begun, by account: callers that ask before one begins share it. */
@@ -249,6 +348,7 @@ export class EventStore {
     const key = `${query.text}\u0000${JSON.stringify(query.values)}`;
     let read = this.readsUnderWay.get(key);
     if (!read) {
+      this.onTailRead('own');
       read = this.rows(query).finally(() => this.readsUnderWay.delete(key));
       this.readsUnderWay.set(key, read);
     }

@@ -10,13 +10,20 @@
 // piles up in memory; a client that reads nothing at all for `stallMs` while its buffers are full is
 // dropped (it reconnects with Last-Event-ID and misses nothing). On shutdown every stream ends at once
 // (beginClosing): the server's close does not wait for them, and clients reconnect elsewhere.
+//
+// A stream lives no longer than what opened it: every `credentialCheckMs` the credentials of the
+// open streams are looked up afresh (one statement per kind, however many streams) and the token
+// expiries compared with the clock; a stream whose credential was revoked or whose token expired
+// ends with a final `end` event saying why (STREAM_ENDS). And one credential holds at most
+// `perCredential` streams at once on this instance (admit).
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type pino from 'pino';
+import type { Clock } from '../clock.ts';
 import type { EventFilter } from './query.ts';
 import { eventJson } from './render.ts';
 import type { EventSignals } from './signals.ts';
-import { sseComment, sseEvent, sseRetry } from './sse.ts';
+import { sseComment, sseEvent, sseNamedEvent, sseRetry } from './sse.ts';
 import type { EventStore } from './store.ts';
 import type { EntityId } from '../ids.ts';
 
@@ -31,6 +38,13 @@ export interface StreamSettings {
   stallMs: number;
   /** What the client is told to wait before it reconnects (the `retry:` field). */
   retryMs: number;
+  /**
+   * How often the open streams' credentials are looked up and their tokens' expiries checked: a
+   * revoked credential's streams end within this (plus a lookup), inside the guard's 5 s window.
+   */
+  credentialCheckMs: number;
+  /** Streams one credential may hold open at once (EVENT_STREAMS_PER_CREDENTIAL, set by createEvents). */
+  perCredential: number;
 }
 
 export const STREAM_DEFAULTS: StreamSettings = {
@@ -39,13 +53,57 @@ export const STREAM_DEFAULTS: StreamSettings = {
   batch: 100,
   stallMs: 60_000,
   retryMs: 1_000,
+  credentialCheckMs: 2_000,
+  perCredential: Number.POSITIVE_INFINITY,
 };
+
+/** Who holds a stream: its credential and its token's expiry. */
+export interface StreamHolder {
+  /** The credential (`<kind>:<credentialId>`): revoking it ends the stream; the cap counts per credential. */
+  credential: string;
+  /** When the token expires (epoch ms, as the clock reads it): the stream ends then. */
+  expiresAt: number;
+}
+
+/** What the streams need to know whether their holders are still in force. */
+export interface CredentialWatch {
+  clock: Clock;
+  /** Of these credentials, the ones no longer in force, asked afresh (auth's CredentialStatus). */
+  revokedAmong(credentials: Iterable<string>): Promise<Set<string>>;
+  /** Told of each stream the service ends (the face's metrics). */
+  ended?(reason: StreamEndCode): void;
+}
+
+/** Why the service ended a stream: the final `end` event's `code`, and its `detail`. */
+export const STREAM_ENDS = {
+  CREDENTIAL_REVOKED:
+    "The credential of this stream's token has been revoked: the stream ends, and the credential's tokens are refused.",
+  TOKEN_EXPIRED:
+    "This stream's token has expired: reconnect with a new token, sending Last-Event-ID, to continue after the last event received.",
+} as const;
+export type StreamEndCode = keyof typeof STREAM_ENDS;
+
+/** The final event of a stream the service ends: `event: end`, data `{"code": …, "detail": …}`. */
+export const endEvent = (code: StreamEndCode): string =>
+  sseNamedEvent('end', JSON.stringify({ code, detail: STREAM_ENDS[code] }));
+
+/** A stream's place in its credential's count (admit), given back once when the stream ends. */
+export interface StreamSlot {
+  holder: StreamHolder;
+  release(): void;
+}
+
+/** A client that does not take its final event within this is cut. */
+const ENDING_GRACE_MS = 1_000;
 
 type TailBatch = Awaited<ReturnType<EventStore['tail']>>;
 
 interface OpenStream {
   response: ServerResponse;
+  holder: StreamHolder;
   stop: AbortController;
+  /** Why the service is ending it (null: it is not, or the client went). */
+  ending: StreamEndCode | null;
   /** Since when the response's buffer has been full (null: it drains). */
   stalledSince: number | null;
   ended: Promise<void>;
@@ -62,14 +120,18 @@ export class LiveStreams {
   /** Live settings: a stream reads them on each step (tests shorten them). */
   readonly settings: StreamSettings;
   private readonly streams = new Set<OpenStream>();
+  /** Streams held (admitted, not yet ended) per credential. */
+  private readonly held = new Map<string, number>();
   private closing = false;
   private sweeper: NodeJS.Timeout | null = null;
+  private watcher: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: EventStore,
     private readonly signals: EventSignals,
     private readonly logger: pino.Logger,
-    settings: Partial<StreamSettings> = {},
+    settings: Partial<StreamSettings>,
+    private readonly watch: CredentialWatch,
   ) {
     this.settings = { ...STREAM_DEFAULTS, ...settings };
   }
@@ -77,6 +139,33 @@ export class LiveStreams {
   /** Streams open now. */
   get open(): number {
     return this.streams.size;
+  }
+
+  /** Streams the credential holds now (admitted and not yet ended). */
+  heldBy(credential: string): number {
+    return this.held.get(credential) ?? 0;
+  }
+
+  /**
+   * A place for one more stream of the holder's credential, or null when it holds `perCredential`
+   * already (the route answers 429). Taken before the stream's first read; released when it ends.
+   */
+  admit(holder: StreamHolder): StreamSlot | null {
+    const { credential } = holder;
+    const held = this.heldBy(credential);
+    if (held >= this.settings.perCredential) return null;
+    this.held.set(credential, held + 1);
+    let released = false;
+    return {
+      holder,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = this.heldBy(credential) - 1;
+        if (left > 0) this.held.set(credential, left);
+        else this.held.delete(credential);
+      },
+    };
   }
 
   get isClosing(): boolean {
@@ -98,32 +187,42 @@ export class LiveStreams {
    * The stream's text, from the first read on, for `response`: a Readable pulled by the response
    * (back-pressure). It ends when the client goes, or when the service closes.
    */
-  frames(filter: EventFilter, first: TailBatch, response: ServerResponse): Readable {
+  frames(filter: EventFilter, first: TailBatch, response: ServerResponse, slot: StreamSlot): Readable {
     const stop = new AbortController();
     let ended!: () => void;
     const open: OpenStream = {
       response,
+      holder: slot.holder,
       stop,
+      ending: null,
       stalledSince: null,
       ended: new Promise((resolve) => (ended = resolve)),
     };
-    if (this.closing) stop.abort();
+    if (this.closing || response.destroyed) stop.abort();
     this.streams.add(open);
     this.sweepWhileOpen();
+    this.watchWhileOpen();
     response.once('close', () => stop.abort());
     // A client that drains at all is not stalled, whatever the sweeps happened to see.
     response.on('drain', () => {
       open.stalledSince = null;
     });
-    const readable = Readable.from(this.run(filter, first, stop.signal), { objectMode: true, highWaterMark: 1 });
+    const readable = Readable.from(this.run(open, filter, first), { objectMode: true, highWaterMark: 1 });
     readable.once('close', () => {
       this.streams.delete(open);
+      slot.release();
       ended();
     });
     return readable;
   }
 
-  private async *run(filter: EventFilter, first: TailBatch, stop: AbortSignal): AsyncGenerator<string> {
+  /** The stream's frames, then, when the service ended it, the final event saying why. */
+  private async *run(open: OpenStream, filter: EventFilter, first: TailBatch): AsyncGenerator<string> {
+    yield* this.follow(filter, first, open.stop.signal);
+    if (open.ending) yield endEvent(open.ending);
+  }
+
+  private async *follow(filter: EventFilter, first: TailBatch, stop: AbortSignal): AsyncGenerator<string> {
     const { settings } = this;
     let woken = false;
     let wake: (() => void) | null = null;
@@ -145,6 +244,8 @@ export class LiveStreams {
       let lastRead = Date.now();
       let batch = first;
       for (;;) {
+        // Ended meanwhile (its credential, the client, shutdown): what was read is not sent.
+        if (stop.aborted) return;
         if (batch.events.length > 0) {
           let text = '';
           for (const { row, cursor } of batch.events) text += sseEvent(cursor, eventJson(row));
@@ -193,6 +294,54 @@ export class LiveStreams {
     }
   }
 
+  /** While streams are open: every credentialCheckMs, ends the streams whose holders are no longer in force. */
+  private watchWhileOpen(): void {
+    if (this.watcher) return;
+    const next = () => {
+      const timer = setTimeout(async () => {
+        await this.checkHolders();
+        if (this.watcher !== timer) return; // closed meanwhile
+        if (this.streams.size > 0) next();
+        else this.watcher = null;
+      }, this.settings.credentialCheckMs);
+      timer.unref();
+      this.watcher = timer;
+    };
+    next();
+  }
+
+  /** Ends the streams whose token has expired or whose credential has been revoked. */
+  private async checkHolders(): Promise<void> {
+    const now = this.watch.clock.now();
+    const live = [...this.streams].filter((open) => open.ending === null && !open.stop.signal.aborted);
+    for (const open of live) if (now >= open.holder.expiresAt) this.end(open, 'TOKEN_EXPIRED');
+    const credentials = new Set(live.filter((open) => open.ending === null).map((open) => open.holder.credential));
+    if (credentials.size === 0) return;
+    let revoked: Set<string>;
+    try {
+      revoked = await this.watch.revokedAmong(credentials);
+    } catch (error) {
+      // The database failed: the streams' own reads fail too, and end them.
+      this.logger.warn({ err: error }, "the live event streams' credentials could not be checked");
+      return;
+    }
+    for (const open of this.streams) {
+      if (open.ending === null && !open.stop.signal.aborted && revoked.has(open.holder.credential))
+        this.end(open, 'CREDENTIAL_REVOKED');
+    }
+  }
+
+  /** Ends a stream with its final event; a client that does not take it within a moment is cut. */
+  private end(open: OpenStream, reason: StreamEndCode): void {
+    open.ending = reason;
+    open.stop.abort();
+    this.watch.ended?.(reason);
+    this.logger.info({ reason }, 'a live event stream ended: its credential is no longer in force');
+    setTimeout(() => {
+      if (this.streams.has(open)) open.response.destroy();
+    }, ENDING_GRACE_MS).unref();
+  }
+
   /** While streams are open: drops a client whose buffers stay full for stallMs. */
   private sweepWhileOpen(): void {
     if (this.sweeper) return;
@@ -239,5 +388,7 @@ export class LiveStreams {
     await this.beginClosing(0);
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
+    if (this.watcher) clearTimeout(this.watcher);
+    this.watcher = null;
   }
 }

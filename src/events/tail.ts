@@ -37,3 +37,37 @@ export function nextPhase(state: CursorState, horizon: number): CursorState | nu
   if (horizon <= state.hi) return null;
   return { ...state, lo: state.hi, hi: horizon, after: null };
 }
+
+/**
+ * A caught-up tail's share of the rows its account's caught-up tails read together (store.ts): the
+ * account's rows of (lo, horizon] for the smallest lo among them, in (occurredAt, seq) order —
+ * `complete`, or cut after the last of `rows`. `state` is the tail's empty phase (hi, hi]: its new
+ * phase is (hi, horizon], and its events are the rows above its hi that `matches` keeps, at most
+ * `limit`. The state it ends in is
+ * - the empty phase at the horizon, when it took every event of a complete read (caught up again);
+ * - its phase, positioned after its last event, when it took `limit` (the phase may hold more);
+ * - its phase, positioned after the last row read, when the read was cut short: what the read held
+ *   of its phase is behind it, the rest is for its own reads.
+ * A horizon at or below its hi: nothing new, the state as it was.
+ */
+export function shareOfPhase<Row extends { occurred_ms: number; seq: number; txid: number }>(
+  state: CursorState,
+  horizon: number,
+  rows: readonly Row[],
+  complete: boolean,
+  matches: (row: Row) => boolean,
+  limit: number,
+): { events: { row: Row; state: CursorState }[]; state: CursorState } {
+  const events: { row: Row; state: CursorState }[] = [];
+  let phase = nextPhase(state, horizon);
+  if (!phase) return { events, state };
+  for (const row of rows) {
+    if (row.txid <= phase.lo || !matches(row)) continue;
+    if (events.length === limit) return { events, state: phase };
+    phase = stateAfter(phase, row);
+    events.push({ row, state: phase });
+  }
+  if (complete) return { events, state: exhausted(phase) };
+  const last = rows[rows.length - 1];
+  return { events, state: last ? stateAfter(phase, last) : phase };
+}

@@ -13,6 +13,8 @@ interface PrincipalBase {
   clientId: string;
   scopes: Scope[];
   tokenId: string;
+  /** When the token expires (epoch ms): what it opened (a live stream) ends then too. */
+  expiresAt: number;
 }
 
 /** A PMS acting for an account (password grant with the account's API key). */

@@ -1,4 +1,8 @@
 // Shared fixtures of the events tests: a controller posting batches, a PMS reading pages.
+import type { IngestAnswer } from '../../src/events/index.ts';
+import { ingest } from '../../src/events/ingest.ts';
+import type { EventSignals } from '../../src/events/signals.ts';
+import type { EntityId } from '../../src/ids.ts';
 import type { TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 
@@ -47,4 +51,30 @@ export function event(overrides: Record<string, unknown> = {}, minutesAgo = 10):
     details: 'Access granted',
     ...overrides,
   };
+}
+
+/**
+ * Stores a controller's batch as ingest does, but without the event-stored signal (as if its
+ * notification were lost): what the live stream's own polls and shared reads must still find.
+ */
+export async function ingestWithoutSignal(
+  t: TestApp,
+  gateway: { accountId: EntityId; facilityId: EntityId },
+  events: unknown[],
+): Promise<IngestAnswer> {
+  const { events: face, database } = t.services;
+  const silent = { notification: () => null, stored: () => {} } as unknown as EventSignals;
+  return ingest(
+    {
+      db: database.db,
+      partitions: face.partitions,
+      signals: silent,
+      metrics: face.metrics,
+      retentionDays: 180,
+      inBatchTransaction: [],
+    },
+    gateway,
+    events,
+    Date.now(),
+  );
 }

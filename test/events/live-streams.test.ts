@@ -9,7 +9,8 @@ import pino from 'pino';
 import type { EventFilter, EventRow } from '../../src/events/query.ts';
 import { EventSignals } from '../../src/events/signals.ts';
 import type { EventStore } from '../../src/events/store.ts';
-import { LiveStreams } from '../../src/events/stream.ts';
+import { systemClock } from '../../src/clock.ts';
+import { type CredentialWatch, LiveStreams, type StreamSlot } from '../../src/events/stream.ts';
 
 const logger = pino({ level: 'silent' });
 const filter: EventFilter = {
@@ -74,15 +75,23 @@ class FakeResponse extends EventEmitter {
   }
 }
 
+/** A watch under which nothing is revoked. */
+const inForce: CredentialWatch = { clock: systemClock, revokedAmong: async () => new Set() };
+/** A slot of a holder whose token lasts an hour. */
+const slot = (credential = 'account:k1', expiresAt = Date.now() + 3_600_000): StreamSlot => ({
+  holder: { credential, expiresAt },
+  release() {},
+});
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('LiveStreams', () => {
   it('reads no further ahead of a client that does not read (back-pressure): memory stays bounded', async () => {
     const { store, reads } = endlessStore();
-    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { batch: 100 });
+    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { batch: 100 }, inForce);
     const response = new FakeResponse();
     const first = await store.tail(filter, 'c0', 100);
-    const readable = streams.frames(filter, first, response as unknown as ServerResponse);
+    const readable = streams.frames(filter, first, response as unknown as ServerResponse, slot());
     // Nobody reads: the stream may prepare a frame or two, not the endless backlog.
     await sleep(300);
     assert.ok(reads() <= 3, `${reads()} reads`);
@@ -97,9 +106,14 @@ describe('LiveStreams', () => {
 
   it('drops a client whose buffers stay full for stallMs', async () => {
     const { store } = endlessStore();
-    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { stallMs: 200 });
+    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { stallMs: 200 }, inForce);
     const response = new FakeResponse();
-    const readable = streams.frames(filter, await store.tail(filter, 'c0', 100), response as unknown as ServerResponse);
+    const readable = streams.frames(
+      filter,
+      await store.tail(filter, 'c0', 100),
+      response as unknown as ServerResponse,
+      slot(),
+    );
     readable.resume();
     response.writableNeedDrain = true;
     const started = Date.now();
@@ -111,9 +125,14 @@ describe('LiveStreams', () => {
 
   it('keeps a client whose buffers drain, however the sweeps fall', async () => {
     const { store } = endlessStore();
-    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { stallMs: 200 });
+    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { stallMs: 200 }, inForce);
     const response = new FakeResponse();
-    const readable = streams.frames(filter, await store.tail(filter, 'c0', 1), response as unknown as ServerResponse);
+    const readable = streams.frames(
+      filter,
+      await store.tail(filter, 'c0', 1),
+      response as unknown as ServerResponse,
+      slot(),
+    );
     readable.resume();
     for (let i = 0; i < 10; i++) {
       response.writableNeedDrain = i % 2 === 0;
@@ -130,11 +149,12 @@ describe('LiveStreams', () => {
         return { events: [], cursor: 'c' };
       },
     } as unknown as EventStore;
-    const streams = new LiveStreams(quiet, new EventSignals(logger, null), logger);
+    const streams = new LiveStreams(quiet, new EventSignals(logger, null), logger, {}, inForce);
     const readable = streams.frames(
       filter,
       { events: [], cursor: 'c' },
       new FakeResponse() as unknown as ServerResponse,
+      slot(),
     );
     const text: string[] = [];
     const ended = new Promise<void>((resolve) => readable.on('end', resolve));
@@ -145,8 +165,59 @@ describe('LiveStreams', () => {
     await ended;
     assert.equal(streams.open, 0);
     assert.match(text.join(''), /: stream open/);
-    const late = streams.frames(filter, { events: [], cursor: 'c' }, new FakeResponse() as unknown as ServerResponse);
+    const late = streams.frames(
+      filter,
+      { events: [], cursor: 'c' },
+      new FakeResponse() as unknown as ServerResponse,
+      slot(),
+    );
     late.resume();
     await new Promise<void>((resolve) => late.on('end', resolve));
+  });
+
+  it('ends a stream whose credential is revoked, or whose token expires, with the end event last', async () => {
+    const { store } = endlessStore();
+    let revoked = new Set<string>();
+    let now = Date.now();
+    const ended: string[] = [];
+    const streams = new LiveStreams(
+      store,
+      new EventSignals(logger, null),
+      logger,
+      { credentialCheckMs: 30, batch: 5, pollMs: 10 },
+      { clock: { now: () => now }, revokedAmong: async () => revoked, ended: (reason) => ended.push(reason) },
+    );
+    const run = async (credential: string, expiresAt: number) => {
+      const readable = streams.frames(
+        filter,
+        { events: [], cursor: 'c' },
+        new FakeResponse() as unknown as ServerResponse,
+        slot(credential, expiresAt),
+      );
+      const chunks: string[] = [];
+      readable.on('data', (chunk: string) => chunks.push(chunk));
+      await new Promise<void>((resolve) => readable.on('close', resolve));
+      return chunks;
+    };
+    // Revoked: the endless store keeps answering events until then; none after the end.
+    const revokedRun = run('account:revoked', now + 3_600_000);
+    const expiredRun = run('account:expiring', now + 3_600_000);
+    await sleep(100);
+    assert.equal(streams.open, 2);
+    revoked = new Set(['account:revoked']);
+    const chunks = await revokedRun;
+    assert.ok(
+      chunks.some((c) => c.startsWith('id: ')),
+      'events before',
+    );
+    assert.match(chunks.at(-1)!, /^event: end\ndata: \{"code":"CREDENTIAL_REVOKED"/);
+    assert.equal(streams.open, 1);
+    // Expired, by the watch's clock.
+    now += 3_600_001;
+    const expired = await expiredRun;
+    assert.match(expired.at(-1)!, /^event: end\ndata: \{"code":"TOKEN_EXPIRED"/);
+    assert.deepEqual(ended, ['CREDENTIAL_REVOKED', 'TOKEN_EXPIRED']);
+    assert.equal(streams.open, 0);
+    await streams.close();
   });
 });

@@ -3,10 +3,14 @@
 import http from 'node:http';
 
 export interface SseFrame {
+  /** The event type (`event:`), for a named event (the stream's final `end`). */
+  event?: string;
   id?: string;
   data?: string;
   comment?: string;
   retry?: number;
+  /** When the client read it (Date.now(); set by openStream). */
+  at?: number;
 }
 
 export interface SseStream {
@@ -15,8 +19,10 @@ export interface SseStream {
   /** The body, when the answer is not a stream (an error). */
   body: string;
   frames: SseFrame[];
-  /** The events received (frames with data), parsed. */
+  /** The events received (unnamed frames with data), parsed. */
   events(): { id: string; event: any }[];
+  /** The final `end` events received (normally none, or one), their data parsed. */
+  ends(): { code: string; detail: string }[];
   comments(): string[];
   /** Waits until `count` events have arrived (or throws after `ms`). */
   waitForEvents(count: number, ms?: number): Promise<{ id: string; event: any }[]>;
@@ -42,6 +48,7 @@ export function parseFrames(buffer: string): { frames: SseFrame[]; rest: string 
         const field = colon < 0 ? line : line.slice(0, colon);
         const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
         if (field === 'id') frame.id = value;
+        else if (field === 'event') frame.event = value;
         else if (field === 'data') frame.data = frame.data === undefined ? value : `${frame.data}\n${value}`;
         else if (field === 'retry') frame.retry = Number(value);
       }
@@ -77,13 +84,16 @@ export function openStream(url: string, token: string, headers: Record<string, s
         }
         const parsed = parseFrames(buffer + chunk);
         buffer = parsed.rest;
-        frames.push(...parsed.frames);
+        const at = Date.now();
+        frames.push(...parsed.frames.map((frame) => ({ ...frame, at })));
       });
       response.on('error', () => {});
       request.removeListener('error', reject);
       request.on('error', () => {});
       const events = () =>
-        frames.filter((f) => f.data !== undefined).map((f) => ({ id: f.id!, event: JSON.parse(f.data!) }));
+        frames
+          .filter((f) => f.data !== undefined && f.event === undefined)
+          .map((f) => ({ id: f.id!, event: JSON.parse(f.data!) }));
       const waitFor = async (predicate: () => boolean, ms = 5000, what = 'the condition') => {
         const deadline = Date.now() + ms;
         while (!predicate()) {
@@ -101,6 +111,7 @@ export function openStream(url: string, token: string, headers: Record<string, s
         frames,
         events,
         comments: () => frames.filter((f) => f.comment !== undefined).map((f) => f.comment!),
+        ends: () => frames.filter((f) => f.event === 'end').map((f) => JSON.parse(f.data!)),
         async waitForEvents(count, ms = 5000) {
           await waitFor(() => events().length >= count, ms, `${count} events`);
           return events();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, ingestWithoutSignal, postEvents } from './helpers.ts';
 import { openStream, type SseStream } from './sse-client.ts';
 
 let t: TestApp;
@@ -166,30 +166,10 @@ describe('the live stream', () => {
       const s = await stream(facilityStream(0, 'eventTypes=10'));
       await s.waitFor(() => s.comments().includes('stream open'));
       // Stored without a word to the signal (as if its notification were lost).
-      const { ingest } = await import('../../src/events/ingest.ts');
-      const { events, database } = t.services;
-      const silent = { notification: () => null, stored: () => {} } as unknown as typeof events.signals;
       const now = Date.now();
-      const answer = await ingest(
-        {
-          db: database.db,
-          partitions: events.partitions,
-          signals: silent,
-          metrics: events.metrics,
-          retentionDays: 180,
-          inBatchTransaction: [],
-        },
-        { accountId: acme.accountId, facilityId: acme.facilities[0]!.id },
-        [
-          {
-            eventId: `silent-${now}`,
-            eventType: 10,
-            occurredAt: new Date(now - 1000).toISOString(),
-            details: 'silent',
-          },
-        ],
-        now,
-      );
+      const answer = await ingestWithoutSignal(t, { accountId: acme.accountId, facilityId: acme.facilities[0]!.id }, [
+        { eventId: `silent-${now}`, eventType: 10, occurredAt: new Date(now - 1000).toISOString(), details: 'silent' },
+      ]);
       assert.equal(answer.accepted, 1);
       assert.deepEqual(ids(await s.waitForEvents(1, 3000)), ['silent']);
     } finally {

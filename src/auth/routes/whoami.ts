@@ -38,7 +38,7 @@ export const whoamiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       },
     },
     async (request) => {
-      const { credentialId: _credential, tokenId: _token, ...visible } = principalOf(request);
+      const { credentialId: _credential, tokenId: _token, expiresAt: _expires, ...visible } = principalOf(request);
       return visible;
     },
   );

@@ -6,6 +6,8 @@
 // apply as on every other route, and back-pressure is the stream's own (docs/faces/events.md).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { credentialKey } from '../../auth/credential-status.ts';
+import { principalOf } from '../../http/caller.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { InvalidCursorError } from '../cursor.ts';
@@ -18,7 +20,8 @@ const streamResponse = (heartbeatSeconds: number) => ({
   200: {
     description:
       'text/event-stream: each event as `id: <cursor>` and `data: <GatewayEvent JSON>`, and a comment line ' +
-      `(\`: keep-alive\`) after ${heartbeatSeconds} s without a write.`,
+      `(\`: keep-alive\`) after ${heartbeatSeconds} s without a write; when the service ends the stream for its ` +
+      'token (expired) or credential (revoked), a final `event: end` with `data: {"code", "detail"}`.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   },
 });
@@ -30,6 +33,19 @@ const badLastEventId = () =>
     'The Last-Event-ID header is not an event id of this stream: send the id of the last event received, unchanged, ' +
       'to the same route with the same eventTypes, facilityIds, unitIds, visitorIds, startDate and endDate.',
     [{ path: 'Last-Event-ID', message: 'is not an event id of this stream' }],
+  );
+
+/** Retry-After of the 429 for one stream too many: a slot frees when one of the credential's streams ends. */
+const TOO_MANY_STREAMS_RETRY_SECONDS = 5;
+
+const tooManyStreams = (limit: number) =>
+  new AppError(
+    429,
+    'TOO_MANY_STREAMS',
+    `This token's credential already holds ${limit} open live event streams, the most it may hold at once: close ` +
+      'one before opening another (one account stream with facilityIds can follow several facilities).',
+    [],
+    { 'retry-after': String(TOO_MANY_STREAMS_RETRY_SECONDS) },
   );
 
 export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -48,7 +64,13 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     'missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list ' +
     `route with the same filters and sort=asc. A comment line comes after ${heartbeatSeconds} s without an event. ` +
     'The stream ends ' +
-    'when the service shuts down: reconnect (with Last-Event-ID). ' +
+    'when the service shuts down: reconnect (with Last-Event-ID). It also ends when the token expires or its ' +
+    'credential is revoked, within ' +
+    `${Math.ceil(streams.settings.credentialCheckMs / 1000)} s (plus a lookup), with a final \`event: end\` whose data is ` +
+    '`{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a ' +
+    'new token and Last-Event-ID). One credential may hold ' +
+    `${services.config.eventStreamsPerCredential} streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS ` +
+    'with Retry-After. ' +
     `${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
 
   async function stream(request: FastifyRequest, reply: FastifyReply, scope: EventScope, query: FilterParams) {
@@ -62,14 +84,18 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       // Proxies that buffer answers (nginx) pass this one on as it comes.
       .header('x-accel-buffering', 'no');
     if (request.method === 'HEAD') return reply.send('');
+    const principal = principalOf(request);
+    const slot = streams.admit({ credential: credentialKey(principal), expiresAt: principal.expiresAt });
+    if (!slot) throw tooManyStreams(streams.settings.perCredential);
     let first: Awaited<ReturnType<typeof streams.begin>>;
     try {
       first = await streams.begin(filter, lastEventId, lastEventId ? undefined : (filter.start ?? undefined));
     } catch (error) {
+      slot.release();
       if (error instanceof InvalidCursorError) throw badLastEventId();
       throw error;
     }
-    return reply.send(streams.frames(filter, first, reply.raw));
+    return reply.send(streams.frames(filter, first, reply.raw, slot));
   }
 
   app.get(
