@@ -42,7 +42,7 @@ export type LookupAll = (hostname: string) => Promise<{ address: string; family:
 export const systemLookup: LookupAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 export interface SafeFetcherOptions {
-  /** IMAGE_FETCH_ALLOW_HOSTS: `host` or `host:port` entries exempt from the address check. */
+  /** `host` or `host:port` entries exempt from the address check (the purpose's list: config.ts). */
   allowHosts: readonly string[];
   /** The whole fetch, redirects and body included. */
   timeoutMs: number;

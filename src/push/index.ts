@@ -26,7 +26,7 @@ export interface PushDeps {
   database: Database;
   config: Pick<
     Config,
-    | 'outboundAllowHosts'
+    | 'webhookAllowHosts'
     | 'eventRetentionDays'
     | 'webhookTimeoutMs'
     | 'webhookRetryBaseMs'
@@ -59,7 +59,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
   const { db, pool } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
   const fetcher = new SafeFetcher({
-    allowHosts: config.outboundAllowHosts,
+    allowHosts: config.webhookAllowHosts,
     timeoutMs: config.webhookTimeoutMs,
     maxBytes: 65_536,
     maxRedirects: 0,
@@ -112,7 +112,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     void refreshLanes().catch(() => {});
   };
   return {
-    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.outboundAllowHosts, kick },
+    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.webhookAllowHosts, kick },
     deliveries: { db, retentionDays: config.eventRetentionDays, kick },
     eventsStored(accountId) {
       for (const id of lanesOfAccount.get(accountId) ?? []) dispatcher.kick(id);

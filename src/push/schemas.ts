@@ -42,7 +42,7 @@ const FacilityIds = Nullable(
 const Url = Type.String({
   maxLength: LIMITS.urlLength,
   description:
-    'http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery.',
+    'http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery.',
 });
 const Description = Nullable(Type.String({ maxLength: LIMITS.descriptionLength }));
 
