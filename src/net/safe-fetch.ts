@@ -69,6 +69,32 @@ export interface FetchOptions {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** What is read of a webhook receiver's answer (its body is not used): the rest is cut, the connection closed. */
+export const WEBHOOK_ANSWER_MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads a body nobody uses in the background, so that a short answer leaves its connection
+ * reusable, and cuts it — destroying the connection — once more than `limit` bytes arrived (or
+ * at once when its Content-Length says it will). A slow one ends at the request's deadline.
+ * The stream buffers little ahead (the request's highWaterMark), so about `limit` bytes are read.
+ */
+export function drainUpTo(
+  body: NodeJS.ReadableStream & { destroy(): unknown },
+  limit: number,
+  declaredLength: unknown,
+): void {
+  body.on('error', () => {});
+  if (Number(declaredLength) > limit) {
+    body.destroy();
+    return;
+  }
+  let read = 0;
+  body.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > limit) body.destroy();
+  });
+}
+
 /** Drops a body that will not be read (its connection closes with it). */
 function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): unknown }): void {
   body.on('error', () => {});
@@ -113,6 +139,9 @@ async function resolveAny(hostname: string, lookup: LookupAll): Promise<string> 
   }
   throw new FetchError('DNS_FAILED', `The host ${hostname} could not be resolved.`);
 }
+
+/** What the stream of an unused answer buffers ahead of its reader (undici's default is 64 KiB). */
+const POST_READ_AHEAD = 16 * 1024;
 
 export class SafeFetcher {
   private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
@@ -166,7 +195,8 @@ export class SafeFetcher {
   /**
    * POSTs a body and answers the response's status once its headers arrive (webhook deliveries).
    * The same address check and deadline as `fetch`; a redirect is not followed (its status is the
-   * answer: a receiver that redirects is not a receiver), and the response body is not waited for.
+   * answer: a receiver that redirects is not a receiver), and the response body is not waited for:
+   * it is read in the background up to `maxBytes`, then cut.
    */
   async post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number }> {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
@@ -180,10 +210,11 @@ export class SafeFetcher {
         signal,
         body,
         headers: { 'user-agent': this.options.userAgent ?? 'Gatehouse-Fetcher/1.0', ...headers },
+        highWaterMark: POST_READ_AHEAD,
       });
-      // Read on in the background (bounded), so that a short answer leaves the connection reusable;
-      // a long or endless one is cut at 64 KiB or at the deadline.
-      response.body.dump({ limit: 65_536 }).catch(() => {});
+      // Read on in the background: a short answer leaves the connection reusable; a long or endless
+      // one is cut at maxBytes (WEBHOOK_ANSWER_MAX_BYTES for webhooks), a slow one at the deadline.
+      drainUpTo(response.body, this.options.maxBytes, response.headers['content-length']);
       return { status: response.statusCode };
     } catch (error) {
       throw this.asFetchError(error, signal);

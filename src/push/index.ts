@@ -11,7 +11,7 @@ import type { EntityId } from '../ids.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { SafeFetcher } from '../net/safe-fetch.ts';
+import { SafeFetcher, WEBHOOK_ANSWER_MAX_BYTES } from '../net/safe-fetch.ts';
 import type { Sealer } from '../sealed.ts';
 import type { DeliveryDeps } from './deliveries.ts';
 import { Dispatcher } from './dispatcher.ts';
@@ -61,7 +61,8 @@ export async function createPush(deps: PushDeps): Promise<Push> {
   const fetcher = new SafeFetcher({
     allowHosts: config.webhookAllowHosts,
     timeoutMs: config.webhookTimeoutMs,
-    maxBytes: 65_536,
+    // What is read of a receiver's answer: the rest is cut.
+    maxBytes: WEBHOOK_ANSWER_MAX_BYTES,
     maxRedirects: 0,
     userAgent: 'Gatehouse-Webhooks/1.0',
   });
