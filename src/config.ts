@@ -55,6 +55,18 @@ export interface Config {
   webhookDisableAfterSeconds: number;
   /** How often the lanes with work are looked for. */
   webhookSweepMs: number;
+  /** A webhook receiver's connection (TCP, TLS) must be made within this. */
+  webhookConnectTimeoutMs: number;
+  /** A webhook receiver must start answering (its status line and headers) within this. */
+  webhookFirstByteTimeoutMs: number;
+  /** Healthy webhook lanes worked at once per instance. */
+  webhookConcurrency: number;
+  /** Lanes whose deliveries have been failing worked at once per instance, in their own pool. */
+  webhookFailingConcurrency: number;
+  /** Lanes of one owner (an account, a partner) worked at once per instance, both pools together. */
+  webhookLanesPerOwner: number;
+  /** Pending deliveries one subscription may hold (a replay beyond it is refused). */
+  webhookPendingPerSubscription: number;
   imageFetchTimeoutMs: number;
   blobStore: 'fs' | 's3';
   s3: {
@@ -335,6 +347,24 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       unit: 'seconds',
     }),
     webhookSweepMs: integer(env, 'WEBHOOK_SWEEP_MS', 2_000, { min: 50, max: 600_000, unit: 'milliseconds' }),
+    webhookConnectTimeoutMs: integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 2_000, {
+      min: 100,
+      max: 60_000,
+      unit: 'milliseconds',
+    }),
+    webhookFirstByteTimeoutMs: integer(env, 'WEBHOOK_FIRST_BYTE_TIMEOUT_MS', 5_000, {
+      min: 100,
+      max: 60_000,
+      unit: 'milliseconds',
+    }),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookFailingConcurrency: integer(env, 'WEBHOOK_FAILING_CONCURRENCY', 8, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookLanesPerOwner: integer(env, 'WEBHOOK_LANES_PER_OWNER', 4, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookPendingPerSubscription: integer(env, 'WEBHOOK_PENDING_PER_SUBSCRIPTION', 10_000, {
+      min: 100,
+      max: 1_000_000,
+      unit: 'deliveries',
+    }),
     imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, { min: 100, max: 300000, unit: 'milliseconds' }),
     blobStore,
     s3,

@@ -46,6 +46,10 @@ export interface SafeFetcherOptions {
   allowHosts: readonly string[];
   /** The whole fetch, redirects and body included. */
   timeoutMs: number;
+  /** A connection (TCP, and TLS) must be made within this (default: timeoutMs, at most 10 s). */
+  connectTimeoutMs?: number;
+  /** The answer's headers must have arrived within this after the request was sent (default: timeoutMs). */
+  firstByteTimeoutMs?: number;
   maxBytes: number;
   maxRedirects: number;
   userAgent?: string;
@@ -156,11 +160,11 @@ export class SafeFetcher {
   private newAgent({ Agent, buildConnector }: typeof import('undici')): Agent {
     const options = this.options;
     const lookup = options.lookup ?? systemLookup;
-    const connectTimeout = Math.min(options.timeoutMs, 10_000);
+    const connectTimeout = Math.min(options.connectTimeoutMs ?? options.timeoutMs, options.timeoutMs, 10_000);
     const baseConnect = buildConnector({ timeout: connectTimeout });
     const allowHosts = options.allowHosts;
     return new Agent({
-      headersTimeout: options.timeoutMs,
+      headersTimeout: Math.min(options.firstByteTimeoutMs ?? options.timeoutMs, options.timeoutMs),
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 4_000,
       connections: 8,
@@ -318,6 +322,18 @@ export class SafeFetcher {
     const cause = error as { code?: string; cause?: unknown; name?: string };
     if (cause?.cause instanceof FetchError) return cause.cause;
     const code = cause?.code ?? '';
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' && this.options.firstByteTimeoutMs !== undefined) {
+      return new FetchError(
+        'TIMEOUT',
+        `The server did not start answering within ${Math.min(this.options.firstByteTimeoutMs, this.options.timeoutMs)} ms.`,
+      );
+    }
+    if (code === 'UND_ERR_CONNECT_TIMEOUT' && this.options.connectTimeoutMs !== undefined) {
+      return new FetchError(
+        'TIMEOUT',
+        `No connection to the server within ${Math.min(this.options.connectTimeoutMs, this.options.timeoutMs)} ms.`,
+      );
+    }
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new FetchError('TIMEOUT', `The fetch did not finish within ${this.options.timeoutMs} ms.`);
     }
