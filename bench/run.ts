@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   'ingest-parts': () => import('./ingest-parts.ts'),
   stream: () => import('./stream.ts'),
   push: () => import('./push.ts'),
+  'push-fairness': () => import('./push-fairness.ts'),
 };
 
 const name = process.argv[2];
