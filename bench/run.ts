@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   stream: () => import('./stream.ts'),
   'stream-fanout': () => import('./stream-fanout.ts'),
   push: () => import('./push.ts'),
+  'push-fairness': () => import('./push-fairness.ts'),
 };
 
 const name = process.argv[2];

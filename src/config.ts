@@ -44,8 +44,16 @@ export interface Config {
   /** Live event streams (…/stream) one credential may hold open at once on one instance; beyond, 429. */
   eventStreamsPerCredential: number;
   auctionRecreateWaitMinutes: number;
-  /** OUTBOUND_ALLOW_HOSTS (or its older name IMAGE_FETCH_ALLOW_HOSTS): hosts exempt from the outbound address check. */
-  outboundAllowHosts: string[];
+  /**
+   * Hosts an image fetch may reach though their address is not public: IMAGE_FETCH_ALLOW_HOSTS, else
+   * (when neither it nor WEBHOOK_ALLOW_HOSTS is set) OUTBOUND_ALLOW_HOSTS.
+   */
+  imageFetchAllowHosts: string[];
+  /**
+   * Hosts a subscription's webhook delivery may reach though their address is not public:
+   * WEBHOOK_ALLOW_HOSTS, else (when neither it nor IMAGE_FETCH_ALLOW_HOSTS is set) OUTBOUND_ALLOW_HOSTS.
+   */
+  webhookAllowHosts: string[];
   /** A webhook receiver's time to answer (SPEC §6.4: 10 s). */
   webhookTimeoutMs: number;
   /** The first retry's wait; each next one doubles (with jitter), up to 4 h. */
@@ -54,6 +62,18 @@ export interface Config {
   webhookDisableAfterSeconds: number;
   /** How often the lanes with work are looked for. */
   webhookSweepMs: number;
+  /** A webhook receiver's connection (TCP, TLS) must be made within this. */
+  webhookConnectTimeoutMs: number;
+  /** A webhook receiver must start answering (its status line and headers) within this. */
+  webhookFirstByteTimeoutMs: number;
+  /** Healthy webhook lanes worked at once per instance. */
+  webhookConcurrency: number;
+  /** Lanes whose deliveries have been failing worked at once per instance, in their own pool. */
+  webhookFailingConcurrency: number;
+  /** Lanes of one owner (an account, a partner) worked at once per instance, both pools together. */
+  webhookLanesPerOwner: number;
+  /** Pending deliveries one subscription may hold (a replay beyond it is refused). */
+  webhookPendingPerSubscription: number;
   imageFetchTimeoutMs: number;
   blobStore: 'fs' | 's3';
   s3: {
@@ -210,6 +230,19 @@ function webhookSecret(env: Env, name: string): string | null {
   return raw;
 }
 
+/** A comma-separated list of `host` or `host:port` entries, lower-cased, without repeats; null when unset or empty. */
+function hostList(env: Env, name: string): string[] | null {
+  const hosts: string[] = [];
+  for (const entry of (text(env, name) ?? '').split(',')) {
+    const host = entry.trim().toLowerCase();
+    if (host === '') continue;
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host))
+      throw new ConfigError(name, `"${host}" is not a host or host:port`);
+    if (!hosts.includes(host)) hosts.push(host);
+  }
+  return hosts.length > 0 ? hosts : null;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -223,18 +256,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   };
   if (blobStore === 's3' && !s3.bucket) throw new ConfigError('S3_BUCKET', 'is required when BLOB_STORE=s3');
 
-  // One allow-list for every outbound call (image fetches, webhook deliveries); IMAGE_FETCH_ALLOW_HOSTS
-  // is its older name, and when both are set their entries add up.
-  const allowHosts: string[] = [];
-  for (const name of ['OUTBOUND_ALLOW_HOSTS', 'IMAGE_FETCH_ALLOW_HOSTS']) {
-    for (const entry of (text(env, name) ?? '').split(',')) {
-      const host = entry.trim().toLowerCase();
-      if (host === '') continue;
-      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host))
-        throw new ConfigError(name, `"${host}" is not a host or host:port`);
-      if (!allowHosts.includes(host)) allowHosts.push(host);
-    }
-  }
+  // An allow-list per purpose: an internal image host is not thereby open to every tenant's webhooks.
+  // OUTBOUND_ALLOW_HOSTS serves both purposes only when set alone; once either specific list is set,
+  // the specific lists govern (an unset one is empty).
+  const outbound = hostList(env, 'OUTBOUND_ALLOW_HOSTS');
+  const imageHosts = hostList(env, 'IMAGE_FETCH_ALLOW_HOSTS');
+  const webhookHosts = hostList(env, 'WEBHOOK_ALLOW_HOSTS');
+  const specific = imageHosts !== null || webhookHosts !== null;
+  const imageFetchAllowHosts = specific ? (imageHosts ?? []) : (outbound ?? []);
+  const webhookAllowHosts = specific ? (webhookHosts ?? []) : (outbound ?? []);
 
   const privateKey = text(env, 'JWT_PRIVATE_KEY');
   if (privateKey !== null && !privateKey.includes('BEGIN PRIVATE KEY')) {
@@ -334,7 +364,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       unit: 'minutes',
       zero: 'no wait',
     }),
-    outboundAllowHosts: allowHosts,
+    imageFetchAllowHosts,
+    webhookAllowHosts,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000, unit: 'milliseconds' }),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, { min: 10, max: 3_600_000, unit: 'milliseconds' }),
     webhookDisableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, {
@@ -343,6 +374,24 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       unit: 'seconds',
     }),
     webhookSweepMs: integer(env, 'WEBHOOK_SWEEP_MS', 2_000, { min: 50, max: 600_000, unit: 'milliseconds' }),
+    webhookConnectTimeoutMs: integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 2_000, {
+      min: 100,
+      max: 60_000,
+      unit: 'milliseconds',
+    }),
+    webhookFirstByteTimeoutMs: integer(env, 'WEBHOOK_FIRST_BYTE_TIMEOUT_MS', 5_000, {
+      min: 100,
+      max: 60_000,
+      unit: 'milliseconds',
+    }),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookFailingConcurrency: integer(env, 'WEBHOOK_FAILING_CONCURRENCY', 8, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookLanesPerOwner: integer(env, 'WEBHOOK_LANES_PER_OWNER', 4, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookPendingPerSubscription: integer(env, 'WEBHOOK_PENDING_PER_SUBSCRIPTION', 10_000, {
+      min: 100,
+      max: 1_000_000,
+      unit: 'deliveries',
+    }),
     imageFetchTimeoutMs: integer(env, 'IMAGE_FETCH_TIMEOUT_MS', 15000, { min: 100, max: 300000, unit: 'milliseconds' }),
     blobStore,
     s3,

@@ -15,7 +15,8 @@ describe('configuration', () => {
     assert.equal(config.eventRetentionDays, 180);
     assert.equal(config.auctionRecreateWaitMinutes, 15);
     assert.equal(config.blobStore, 'fs');
-    assert.deepEqual(config.outboundAllowHosts, []);
+    assert.deepEqual(config.imageFetchAllowHosts, []);
+    assert.deepEqual(config.webhookAllowHosts, []);
   });
 
   it('reads every variable it is given', () => {
@@ -34,20 +35,40 @@ describe('configuration', () => {
     assert.equal(config.dataDir, '/var/lib/gatehouse');
     assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/gh');
     assert.equal(config.tokenTtlSeconds, 600);
-    assert.deepEqual(config.outboundAllowHosts, ['127.0.0.1:9999', 'images.local']);
+    assert.deepEqual(config.imageFetchAllowHosts, ['127.0.0.1:9999', 'images.local']);
+    assert.deepEqual(config.webhookAllowHosts, [], 'an image host is not opened to webhooks');
     assert.equal(config.logLevel, 'debug');
   });
 
-  it('reads one outbound allow-list: OUTBOUND_ALLOW_HOSTS, and IMAGE_FETCH_ALLOW_HOSTS as its older name', () => {
-    assert.deepEqual(loadConfig({ OUTBOUND_ALLOW_HOSTS: 'hooks.local:8443' }, '/x').outboundAllowHosts, [
-      'hooks.local:8443',
-    ]);
-    assert.deepEqual(
-      loadConfig({ OUTBOUND_ALLOW_HOSTS: 'a.local, b.local', IMAGE_FETCH_ALLOW_HOSTS: 'b.local,c.local' }, '/x')
-        .outboundAllowHosts,
-      ['a.local', 'b.local', 'c.local'],
-    );
-    assert.throws(() => loadConfig({ OUTBOUND_ALLOW_HOSTS: 'http://x/' }, '/x'), /OUTBOUND_ALLOW_HOSTS/);
+  it('reads an allow-list per purpose; OUTBOUND_ALLOW_HOSTS serves both only when set alone', () => {
+    const lists = (env: Record<string, string>) => {
+      const config = loadConfig(env, '/x');
+      return { images: config.imageFetchAllowHosts, webhooks: config.webhookAllowHosts };
+    };
+    assert.deepEqual(lists({ OUTBOUND_ALLOW_HOSTS: 'hooks.local:8443, Both.Local' }), {
+      images: ['hooks.local:8443', 'both.local'],
+      webhooks: ['hooks.local:8443', 'both.local'],
+    });
+    assert.deepEqual(lists({ IMAGE_FETCH_ALLOW_HOSTS: 'img.local', WEBHOOK_ALLOW_HOSTS: 'hook.local,hook.local' }), {
+      images: ['img.local'],
+      webhooks: ['hook.local'],
+    });
+    // Once a specific list is set, the specific lists govern: the shared one opens nothing more.
+    assert.deepEqual(lists({ OUTBOUND_ALLOW_HOSTS: 'shared.local', IMAGE_FETCH_ALLOW_HOSTS: 'img.local' }), {
+      images: ['img.local'],
+      webhooks: [],
+    });
+    assert.deepEqual(lists({ OUTBOUND_ALLOW_HOSTS: 'shared.local', WEBHOOK_ALLOW_HOSTS: 'hook.local' }), {
+      images: [],
+      webhooks: ['hook.local'],
+    });
+    // Set but empty is unset.
+    assert.deepEqual(lists({ OUTBOUND_ALLOW_HOSTS: 'shared.local', WEBHOOK_ALLOW_HOSTS: ' , ' }), {
+      images: ['shared.local'],
+      webhooks: ['shared.local'],
+    });
+    for (const name of ['OUTBOUND_ALLOW_HOSTS', 'IMAGE_FETCH_ALLOW_HOSTS', 'WEBHOOK_ALLOW_HOSTS'])
+      assert.throws(() => loadConfig({ [name]: 'http://x/' }, '/x'), new RegExp(`^ConfigError: ${name}: `));
   });
 
   const bad: [Record<string, string>, string][] = [

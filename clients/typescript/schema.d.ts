@@ -1860,7 +1860,9 @@ export interface paths {
         put?: never;
         /**
          * Send again everything of the subscription’s topics since a time within retention.
-         * @description Requires a bearer token with scope `webhooks`.
+         * @description One replay per subscription at a time: a new replay replaces the deliveries of the previous one not yet delivered (`replaced` counts them). 409 REPLAY_TOO_LARGE when the replay would take the subscription past the pending deliveries it may hold (10,000 by default); nothing is then queued.
+         *
+         *     Requires a bearer token with scope `webhooks`.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -3084,7 +3086,7 @@ export interface components {
             items: components["schemas"]["GatewayEvent"][];
         };
         CreateWebhookSubscriptionRequest: {
-            /** @description http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
+            /** @description http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
             url: string;
             /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
             topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
@@ -3098,7 +3100,7 @@ export interface components {
             secret: string;
         };
         UpdateWebhookSubscriptionRequest: {
-            /** @description http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
+            /** @description http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
             url?: string;
             /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
             topics?: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
@@ -3137,10 +3139,12 @@ export interface components {
         WebhookReplay: {
             /** Format: date-time */
             since: string;
-            /** @description The facts of the other topics since then (at most 10,000), queued again as new deliveries. */
+            /** @description The facts of the other topics since then, queued again as new deliveries (within the pending deliveries a subscription may hold: WEBHOOK_PENDING_PER_SUBSCRIPTION, 10,000 by default). */
             facts: number;
             /** @description true when the subscription has gateway.events: its events since then are sent again. */
             events: boolean;
+            /** @description Deliveries of the previous replay not yet delivered, replaced by this one (one replay per subscription at a time). */
+            replaced: number;
         };
     };
     responses: never;
@@ -12322,6 +12326,15 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description REPLAY_TOO_LARGE: the replay would take the subscription past the pending deliveries it may hold; nothing was queued. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -30,7 +30,7 @@ export async function amendPending(
       );
     }
     const stored = row.record as unknown as UnitRecord;
-    const validated = validateAmendedRecord(stored, patch, { allowHosts: deps.config.outboundAllowHosts });
+    const validated = validateAmendedRecord(stored, patch, { allowHosts: deps.config.imageFetchAllowHosts });
     if (!validated.ok) throw validationFailed(validated.faults.map((f) => ({ path: f.path, message: f.message })));
     const next = validated.value;
     if (next.endsAt && next.endsAt.getTime() <= now.getTime()) {

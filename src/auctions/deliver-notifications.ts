@@ -4,6 +4,7 @@
 // with back-off up to LIMITS.webhookAttempts times, then marked failed (and logged as an error).
 // A group is sent when it opens, and again when it has grown, at most every
 // LIMITS.notificationResendMinutes (notifications-repository.ts: upsertGroups).
+import { drainUpTo, WEBHOOK_ANSWER_MAX_BYTES } from '../net/safe-fetch.ts';
 import { signatureHeaders } from '../net/webhook-signature.ts';
 import type { AuctionDeps } from './deps.ts';
 import { LIMITS } from './model.ts';
@@ -110,7 +111,8 @@ async function post(url: string, secret: string | null, row: NotificationRow): P
       },
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     });
-    await response.body.dump().catch(() => {});
+    // The answer is not used: read up to what a webhook answer may be (64 KiB, as the push face), then cut.
+    drainUpTo(response.body, WEBHOOK_ANSWER_MAX_BYTES, response.headers['content-length']);
     return response.statusCode >= 200 && response.statusCode < 300 ? null : `HTTP ${response.statusCode}`;
   } catch (error) {
     const e = error as { code?: string; name?: string };

@@ -12,7 +12,7 @@ export interface AuctionDeps {
   db: Db;
   config: Pick<
     Config,
-    'auctionRecreateWaitMinutes' | 'outboundAllowHosts' | 'supportWebhookUrl' | 'supportWebhookSecret'
+    'auctionRecreateWaitMinutes' | 'imageFetchAllowHosts' | 'supportWebhookUrl' | 'supportWebhookSecret'
   >;
   /** Sends the face's wake-up jobs (in a transaction, with its runner: see wake-ups.ts). */
   queue: Pick<JobQueue, 'send'>;

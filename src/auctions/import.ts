@@ -50,7 +50,7 @@ export async function importFullList(
   input: ImportInput,
 ): Promise<ImportResult> {
   const { db, config } = deps;
-  const validated = validateCreateRequest(input.body, { allowHosts: config.outboundAllowHosts });
+  const validated = validateCreateRequest(input.body, { allowHosts: config.imageFetchAllowHosts });
   if (!validated.ok) throw invalidBody(validated.faults);
   const { guid, clientType, records } = validated.value;
   const facility = await partnerFacilityToWrite(db, partner, guid, clientType);

@@ -60,7 +60,7 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     logger,
     blobs: createBlobStore(config),
     fetcher: new SafeFetcher({
-      allowHosts: config.outboundAllowHosts,
+      allowHosts: config.imageFetchAllowHosts,
       timeoutMs: config.imageFetchTimeoutMs,
       maxBytes: LIMITS.imageBytes,
       maxRedirects: LIMITS.imageRedirects,

@@ -182,14 +182,14 @@ Examples:
         host: '127.0.0.1',
         logLevel: 'warn' as const,
         rateLimitPerMinute: Math.max(base.rateLimitPerMinute, 100_000),
-        outboundAllowHosts: [...base.outboundAllowHosts],
+        imageFetchAllowHosts: [...base.imageFetchAllowHosts],
       };
       const out = (line = '') => process.stdout.write(`${line}\n`);
       let server: RunningServer | undefined;
       try {
         const pictures = await startImageServer();
         images = pictures;
-        config.outboundAllowHosts.push(pictures.hostPort);
+        config.imageFetchAllowHosts.push(pictures.hostPort);
         out(`Starting Gatehouse on an embedded database in ${dataDir} …`);
         starting = startServer(config, createLogger(config, process.stderr as never));
         server = await starting;

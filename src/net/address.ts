@@ -1,5 +1,6 @@
 // The SSRF address rules, as pure functions: which addresses an outbound fetch may reach, which
-// URLs it may follow, and which hosts an operator allow-listed (IMAGE_FETCH_ALLOW_HOSTS).
+// URLs it may follow, and which hosts an operator allow-listed (IMAGE_FETCH_ALLOW_HOSTS,
+// WEBHOOK_ALLOW_HOSTS, OUTBOUND_ALLOW_HOSTS: config.ts).
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 

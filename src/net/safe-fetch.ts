@@ -42,10 +42,14 @@ export type LookupAll = (hostname: string) => Promise<{ address: string; family:
 export const systemLookup: LookupAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 export interface SafeFetcherOptions {
-  /** IMAGE_FETCH_ALLOW_HOSTS: `host` or `host:port` entries exempt from the address check. */
+  /** `host` or `host:port` entries exempt from the address check (the purpose's list: config.ts). */
   allowHosts: readonly string[];
   /** The whole fetch, redirects and body included. */
   timeoutMs: number;
+  /** A connection (TCP, and TLS) must be made within this (default: timeoutMs, at most 10 s). */
+  connectTimeoutMs?: number;
+  /** The answer's headers must have arrived within this after the request was sent (default: timeoutMs). */
+  firstByteTimeoutMs?: number;
   maxBytes: number;
   maxRedirects: number;
   userAgent?: string;
@@ -68,6 +72,32 @@ export interface FetchOptions {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** What is read of a webhook receiver's answer (its body is not used): the rest is cut, the connection closed. */
+export const WEBHOOK_ANSWER_MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads a body nobody uses in the background, so that a short answer leaves its connection
+ * reusable, and cuts it — destroying the connection — once more than `limit` bytes arrived (or
+ * at once when its Content-Length says it will). A slow one ends at the request's deadline.
+ * The stream buffers little ahead (the request's highWaterMark), so about `limit` bytes are read.
+ */
+export function drainUpTo(
+  body: NodeJS.ReadableStream & { destroy(): unknown },
+  limit: number,
+  declaredLength: unknown,
+): void {
+  body.on('error', () => {});
+  if (Number(declaredLength) > limit) {
+    body.destroy();
+    return;
+  }
+  let read = 0;
+  body.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > limit) body.destroy();
+  });
+}
 
 /** Drops a body that will not be read (its connection closes with it). */
 function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): unknown }): void {
@@ -114,6 +144,9 @@ async function resolveAny(hostname: string, lookup: LookupAll): Promise<string> 
   throw new FetchError('DNS_FAILED', `The host ${hostname} could not be resolved.`);
 }
 
+/** What the stream of an unused answer buffers ahead of its reader (undici's default is 64 KiB). */
+const POST_READ_AHEAD = 16 * 1024;
+
 export class SafeFetcher {
   private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
 
@@ -127,11 +160,11 @@ export class SafeFetcher {
   private newAgent({ Agent, buildConnector }: typeof import('undici')): Agent {
     const options = this.options;
     const lookup = options.lookup ?? systemLookup;
-    const connectTimeout = Math.min(options.timeoutMs, 10_000);
+    const connectTimeout = Math.min(options.connectTimeoutMs ?? options.timeoutMs, options.timeoutMs, 10_000);
     const baseConnect = buildConnector({ timeout: connectTimeout });
     const allowHosts = options.allowHosts;
     return new Agent({
-      headersTimeout: options.timeoutMs,
+      headersTimeout: Math.min(options.firstByteTimeoutMs ?? options.timeoutMs, options.timeoutMs),
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 4_000,
       connections: 8,
@@ -166,7 +199,8 @@ export class SafeFetcher {
   /**
    * POSTs a body and answers the response's status once its headers arrive (webhook deliveries).
    * The same address check and deadline as `fetch`; a redirect is not followed (its status is the
-   * answer: a receiver that redirects is not a receiver), and the response body is not waited for.
+   * answer: a receiver that redirects is not a receiver), and the response body is not waited for:
+   * it is read in the background up to `maxBytes`, then cut.
    */
   async post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number }> {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
@@ -180,10 +214,11 @@ export class SafeFetcher {
         signal,
         body,
         headers: { 'user-agent': this.options.userAgent ?? 'Gatehouse-Fetcher/1.0', ...headers },
+        highWaterMark: POST_READ_AHEAD,
       });
-      // Read on in the background (bounded), so that a short answer leaves the connection reusable;
-      // a long or endless one is cut at 64 KiB or at the deadline.
-      response.body.dump({ limit: 65_536 }).catch(() => {});
+      // Read on in the background: a short answer leaves the connection reusable; a long or endless
+      // one is cut at maxBytes (WEBHOOK_ANSWER_MAX_BYTES for webhooks), a slow one at the deadline.
+      drainUpTo(response.body, this.options.maxBytes, response.headers['content-length']);
       return { status: response.statusCode };
     } catch (error) {
       throw this.asFetchError(error, signal);
@@ -287,6 +322,18 @@ export class SafeFetcher {
     const cause = error as { code?: string; cause?: unknown; name?: string };
     if (cause?.cause instanceof FetchError) return cause.cause;
     const code = cause?.code ?? '';
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' && this.options.firstByteTimeoutMs !== undefined) {
+      return new FetchError(
+        'TIMEOUT',
+        `The server did not start answering within ${Math.min(this.options.firstByteTimeoutMs, this.options.timeoutMs)} ms.`,
+      );
+    }
+    if (code === 'UND_ERR_CONNECT_TIMEOUT' && this.options.connectTimeoutMs !== undefined) {
+      return new FetchError(
+        'TIMEOUT',
+        `No connection to the server within ${Math.min(this.options.connectTimeoutMs, this.options.timeoutMs)} ms.`,
+      );
+    }
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new FetchError('TIMEOUT', `The fetch did not finish within ${this.options.timeoutMs} ms.`);
     }

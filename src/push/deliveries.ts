@@ -2,7 +2,7 @@
 // a replay — everything of its topics since a time within retention sent again.
 import type { Principal } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { type AppError, conflict, notFound, validationFailed } from '../errors.ts';
 import type { EntityId } from '../ids.ts';
 import { isOpaqueId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +14,8 @@ import { currentHorizon, ownerOf } from './subscriptions.ts';
 export interface DeliveryDeps {
   db: Db;
   retentionDays: number;
+  /** Pending deliveries one subscription may hold (WEBHOOK_PENDING_PER_SUBSCRIPTION): a replay beyond it is refused. */
+  pendingPerSubscription: number;
   kick(id: EntityId): void;
 }
 
@@ -88,6 +90,11 @@ export async function retryDelivery(
  * (the lane's event position moves back; what follows comes after them, as before), and its other
  * facts since then as new deliveries. At-least-once: the receiver sees repeats, with new webhook-ids
  * for the facts and the events' own ids to deduplicate on.
+ *
+ * Bounded (issue 23): one replay per subscription at a time — a new one replaces the deliveries of
+ * the previous one not yet delivered (they are deleted; the answer counts them), so repeating a
+ * replay does not multiply them; and a replay that would take the subscription past
+ * `pendingPerSubscription` pending deliveries is refused whole (409 REPLAY_TOO_LARGE), changing nothing.
  */
 export async function replay(
   deps: DeliveryDeps,
@@ -95,7 +102,7 @@ export async function replay(
   id: EntityId,
   since: Date,
   now = new Date(),
-): Promise<{ since: string; facts: number; events: boolean }> {
+): Promise<{ since: string; facts: number; events: boolean; replaced: number }> {
   const s = await own(deps, principal, id);
   const oldest = now.getTime() - deps.retentionDays * 86_400_000;
   if (since.getTime() < oldest || since.getTime() > now.getTime())
@@ -105,11 +112,18 @@ export async function replay(
         message: `must be within the retention window: between ${new Date(oldest).toISOString()} and now`,
       },
     ]);
+  const cap = deps.pendingPerSubscription;
   const horizon = await currentHorizon(deps.db);
-  const facts = await readFacts(deps.db, s, 0, s.facts_txid, 10_000, since);
+  // One more than the cap: enough to know that a replay is too large.
+  const facts = await readFacts(deps.db, s, 0, s.facts_txid, cap + 1, since);
   facts.sort((a, b) => a.txid - b.txid);
   const events = s.topics.includes('gateway.events');
-  await deps.db.transaction().execute(async (trx) => {
+  const replaced = await deps.db.transaction().execute(async (trx) => {
+    await repo.lockSubscription(trx, id);
+    const replaced = await repo.deleteUndeliveredReplay(trx, id);
+    const pending = await repo.countPending(trx, id);
+    if (pending + facts.length > cap)
+      throw replayTooLarge(facts.length > cap ? `more than ${cap}` : String(facts.length), pending, cap);
     await repo.insertDeliveries(
       trx,
       id,
@@ -123,6 +137,7 @@ export async function replay(
           slice: null,
         };
       }),
+      { replay: true },
     );
     // The walk again from `since`: the phase of every transaction up to now, after (since, 0).
     if (events)
@@ -132,7 +147,16 @@ export async function replay(
         events_after_ms: since.getTime(),
         events_after_seq: 0,
       });
+    return replaced;
   });
   deps.kick(id);
-  return { since: since.toISOString(), facts: facts.length, events };
+  return { since: since.toISOString(), facts: facts.length, events, replaced };
+}
+
+function replayTooLarge(facts: string, pending: number, cap: number): AppError {
+  return conflict(
+    'REPLAY_TOO_LARGE',
+    `This replay would queue ${facts} deliveries and the subscription has ${pending} other deliveries pending; ` +
+      `a subscription holds at most ${cap} pending deliveries. Replay from a later time, or once its pending deliveries are delivered.`,
+  );
 }

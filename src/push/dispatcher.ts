@@ -1,28 +1,74 @@
 // Who works the lanes in this process. A lane is kicked — by the event signal (an ingest of its
 // account committed), by its retry's job coming due, by the sweep (every SWEEP_MS, one query for
 // the lanes that have work: a retry due, facts past their position, a lane a crash left part-way),
-// or by a change of the subscription — and worked at once if it is not already being worked here,
-// else worked again right after. At most `concurrency` lanes are worked at a time in this process;
-// each lane is its own sequence, so one slow or dead receiver holds only its own lane (and one of
-// the slots, for at most the delivery time limit). Across instances the lease decides (lane.ts).
+// or by a change of the subscription — and worked at once if a slot is free for it, else as soon as
+// one is; a lane kicked while it is being worked is worked again right after (behind the lanes
+// already waiting). Each lane is its own sequence, so one slow or dead receiver holds only its own
+// lane. Across instances the lease decides (lane.ts).
+//
+// Slots are shared fairly between owners (issue 23): one owner (an account, a partner) has at most
+// `perOwner` lanes worked at once, and lanes that have been failing are worked in their own small
+// pool (`failingConcurrency`), so that an owner's hundred dead receivers hold a few slots, not all of
+// them, and never the healthy lanes' pool once they are known to fail. The rule is `admits`, below.
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 
-export interface DispatcherOptions {
+export type Pool = 'healthy' | 'failing';
+
+export interface SlotLimits {
+  /** Healthy lanes worked at once in this process. */
   concurrency: number;
+  /** Lanes that have been failing worked at once, in their own pool. */
+  failingConcurrency: number;
+  /** Lanes of one owner worked at once, both pools together. */
+  perOwner: number;
+}
+
+export interface SlotUse {
+  /** Lanes being worked, by pool. */
+  pools: Record<Pool, number>;
+  /** Lanes being worked, by owner. */
+  owners: ReadonlyMap<string, number>;
+}
+
+/** Whether a lane of this owner, in this pool, may be worked now. */
+export function admits(limits: SlotLimits, use: SlotUse, owner: string, pool: Pool): boolean {
+  const size = pool === 'healthy' ? limits.concurrency : limits.failingConcurrency;
+  return use.pools[pool] < size && (use.owners.get(owner) ?? 0) < limits.perOwner;
+}
+
+/** Who a lane belongs to, and whether it has been failing (its last attempt failed). */
+export interface LaneInfo {
+  owner: string;
+  failing: boolean;
+}
+
+export interface DispatcherOptions extends SlotLimits {
   sweepMs: number;
-  /** Works one turn of a lane; resolves with when it has work again (null: idle). 'busy': another instance has it. */
-  work(id: EntityId): Promise<{ retryAt: Date | null } | 'busy'>;
+  /** Works one turn of a lane; resolves with when it has work again (null: idle), and whether it is failing. 'busy': another instance has it. */
+  work(id: EntityId): Promise<{ retryAt: Date | null; failing: boolean } | 'busy'>;
   /** The lanes with work now (the sweep). */
   due(): Promise<EntityId[]>;
+  /** Who owns a lane and whether it is failing, as last read from the database; undefined when not known yet. */
+  laneOf(id: EntityId): LaneInfo | undefined;
   /** A lane's retry, made durable (the job queue): it kicks the lane at that time even after a restart. */
   scheduleRetry(id: EntityId, at: Date): Promise<void>;
   logger: Logger;
 }
 
+/** Lanes whose owner is not known yet (a subscription made a moment ago on another instance) share one owner's slots. */
+const UNKNOWN_OWNER = '?';
+
 export class Dispatcher {
-  private readonly running = new Map<EntityId, { again: boolean }>();
+  private readonly running = new Map<EntityId, { again: boolean; owner: string; pool: Pool }>();
+  /** Kicked lanes waiting for a slot, in the order they were kicked. */
   private readonly waiting = new Set<EntityId>();
+  private readonly use: SlotUse & { owners: Map<string, number> } = {
+    pools: { healthy: 0, failing: 0 },
+    owners: new Map(),
+  };
+  /** What this process's last turn of a lane found: newer than the database row laneOf read. */
+  private readonly failingNow = new Map<EntityId, boolean>();
   private sweepTimer: NodeJS.Timeout | null = null;
   /** The sweep in progress: one at a time, and close() waits for it (its query must not outlive the database). */
   private sweeping: Promise<void> | null = null;
@@ -39,7 +85,7 @@ export class Dispatcher {
     this.sweepTimer.unref();
   }
 
-  /** Works the lane soon (now, or after the turn in progress). */
+  /** Works the lane soon (now, as soon as a slot is free for it, or after the turn in progress). */
   kick(id: EntityId): void {
     if (this.closed || !this.started) return;
     const run = this.running.get(id);
@@ -47,40 +93,62 @@ export class Dispatcher {
       run.again = true;
       return;
     }
-    if (this.running.size >= this.options.concurrency) {
-      this.waiting.add(id);
-      return;
-    }
-    this.running.set(id, { again: false });
+    if (!this.tryStart(id)) this.waiting.add(id);
+  }
+
+  private placeOf(id: EntityId): { owner: string; pool: Pool } {
+    const info = this.options.laneOf(id);
+    const failing = this.failingNow.get(id) ?? info?.failing ?? false;
+    return { owner: info?.owner ?? UNKNOWN_OWNER, pool: failing ? 'failing' : 'healthy' };
+  }
+
+  private tryStart(id: EntityId): boolean {
+    const { owner, pool } = this.placeOf(id);
+    if (!admits(this.options, this.use, owner, pool)) return false;
+    this.running.set(id, { again: false, owner, pool });
+    this.use.pools[pool]++;
+    this.use.owners.set(owner, (this.use.owners.get(owner) ?? 0) + 1);
     void this.run(id);
+    return true;
+  }
+
+  /** Starts every waiting lane a slot is free for, oldest kick first. */
+  private startWaiting(): void {
+    for (const id of this.waiting) {
+      if (this.closed) return;
+      if (this.tryStart(id)) this.waiting.delete(id);
+      else if (
+        this.use.pools.healthy >= this.options.concurrency &&
+        this.use.pools.failing >= this.options.failingConcurrency
+      )
+        return;
+    }
   }
 
   private async run(id: EntityId): Promise<void> {
     const state = this.running.get(id)!;
     try {
-      for (;;) {
-        state.again = false;
-        const result = await this.options.work(id).catch((error) => {
-          this.options.logger.warn(
-            { err: error, subscriptionId: id },
-            'webhook lane turn failed; the sweep retries it',
-          );
-          return 'busy' as const;
-        });
-        if (result !== 'busy' && result.retryAt) {
-          // A turn that ran out of time has more now: go on at once. A retry waits for its job.
+      const result = await this.options.work(id).catch((error) => {
+        this.options.logger.warn({ err: error, subscriptionId: id }, 'webhook lane turn failed; the sweep retries it');
+        return 'busy' as const;
+      });
+      if (result !== 'busy') {
+        this.failingNow.set(id, result.failing);
+        if (result.retryAt) {
+          // A turn that ran out of time has more now: go on soon. A retry waits for its job.
           if (result.retryAt.getTime() <= Date.now()) state.again = true;
           else await this.options.scheduleRetry(id, result.retryAt).catch(() => {});
         }
-        if (!state.again || this.closed) break;
       }
     } finally {
       this.running.delete(id);
-      const next = this.waiting.values().next();
-      if (!next.done) {
-        this.waiting.delete(next.value);
-        this.kick(next.value);
-      }
+      this.use.pools[state.pool]--;
+      const left = (this.use.owners.get(state.owner) ?? 1) - 1;
+      if (left === 0) this.use.owners.delete(state.owner);
+      else this.use.owners.set(state.owner, left);
+      // The lanes already waiting go first; a lane with more work takes its turn behind them.
+      this.startWaiting();
+      if (state.again && !this.closed) this.kick(id);
       if (this.running.size === 0) for (const resolve of this.idle) resolve();
     }
   }

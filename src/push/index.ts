@@ -11,10 +11,10 @@ import type { EntityId } from '../ids.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { SafeFetcher } from '../net/safe-fetch.ts';
+import { SafeFetcher, WEBHOOK_ANSWER_MAX_BYTES } from '../net/safe-fetch.ts';
 import type { Sealer } from '../sealed.ts';
 import type { DeliveryDeps } from './deliveries.ts';
-import { Dispatcher } from './dispatcher.ts';
+import { Dispatcher, type LaneInfo } from './dispatcher.ts';
 import { PUSH_JOBS, pushJobs } from './jobs.ts';
 import { workLane } from './lane.ts';
 import { createPushMetrics } from './metrics.ts';
@@ -26,12 +26,18 @@ export interface PushDeps {
   database: Database;
   config: Pick<
     Config,
-    | 'outboundAllowHosts'
+    | 'webhookAllowHosts'
     | 'eventRetentionDays'
     | 'webhookTimeoutMs'
     | 'webhookRetryBaseMs'
     | 'webhookDisableAfterSeconds'
     | 'webhookSweepMs'
+    | 'webhookConnectTimeoutMs'
+    | 'webhookFirstByteTimeoutMs'
+    | 'webhookConcurrency'
+    | 'webhookFailingConcurrency'
+    | 'webhookLanesPerOwner'
+    | 'webhookPendingPerSubscription'
   >;
   logger: Logger;
   metrics: Metrics;
@@ -52,32 +58,46 @@ export interface Push {
   close(): Promise<void>;
 }
 
-const CONCURRENCY = 32;
-
 export async function createPush(deps: PushDeps): Promise<Push> {
   const { database, config, logger } = deps;
   const { db, pool } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
   const fetcher = new SafeFetcher({
-    allowHosts: config.outboundAllowHosts,
+    allowHosts: config.webhookAllowHosts,
     timeoutMs: config.webhookTimeoutMs,
-    maxBytes: 65_536,
+    // A receiver that accepts and stalls is given up well before the whole limit (issue 23).
+    connectTimeoutMs: config.webhookConnectTimeoutMs,
+    firstByteTimeoutMs: config.webhookFirstByteTimeoutMs,
+    // What is read of a receiver's answer: the rest is cut.
+    maxBytes: WEBHOOK_ANSWER_MAX_BYTES,
     maxRedirects: 0,
     userAgent: 'Gatehouse-Webhooks/1.0',
   });
   const cursorKey = await loadCursorKey(pool);
-  // The account's lanes the event signal kicks; kept by the sweep and by this instance's changes.
+  // The account's lanes the event signal kicks, and every lane's owner and health (the dispatcher's
+  // fair share); kept by the sweep and by this instance's changes.
   let lanesOfAccount = new Map<EntityId, EntityId[]>();
+  let lanes = new Map<EntityId, LaneInfo>();
   const refreshLanes = async () => {
-    const next = new Map<EntityId, EntityId[]>();
-    for (const { id, account_id } of await repo.accountLanes(db))
-      next.set(account_id, [...(next.get(account_id) ?? []), id]);
-    lanesOfAccount = next;
+    const signalled = new Map<EntityId, EntityId[]>();
+    const info = new Map<EntityId, LaneInfo>();
+    for (const lane of await repo.enabledLanes(db)) {
+      info.set(lane.id, {
+        owner: lane.account_id !== null ? `account:${lane.account_id}` : `partner:${lane.application_id}`,
+        failing: lane.failing,
+      });
+      if (lane.signalled) signalled.set(lane.account_id!, [...(signalled.get(lane.account_id!) ?? []), lane.id]);
+    }
+    lanesOfAccount = signalled;
+    lanes = info;
   };
   const dispatcher: Dispatcher = new Dispatcher({
-    concurrency: CONCURRENCY,
+    concurrency: config.webhookConcurrency,
+    failingConcurrency: config.webhookFailingConcurrency,
+    perOwner: config.webhookLanesPerOwner,
     sweepMs: config.webhookSweepMs,
     logger,
+    laneOf: (id) => lanes.get(id),
     async work(id) {
       const result = await workLane(
         {
@@ -96,7 +116,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
         },
         id,
       );
-      return result.outcome === 'busy' ? 'busy' : { retryAt: result.retryAt };
+      return result.outcome === 'busy' ? 'busy' : { retryAt: result.retryAt, failing: result.failing };
     },
     async due() {
       await refreshLanes();
@@ -107,13 +127,20 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     },
   });
   const kick = (id: EntityId) => {
-    dispatcher.kick(id);
-    // A change of this instance's subscriptions is seen by the signal at once, not at the next sweep.
-    void refreshLanes().catch(() => {});
+    // A change of this instance's subscriptions is seen at once (by the signal, and its owner by the
+    // dispatcher), not at the next sweep.
+    void refreshLanes()
+      .catch(() => {})
+      .then(() => dispatcher.kick(id));
   };
   return {
-    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.outboundAllowHosts, kick },
-    deliveries: { db, retentionDays: config.eventRetentionDays, kick },
+    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.webhookAllowHosts, kick },
+    deliveries: {
+      db,
+      retentionDays: config.eventRetentionDays,
+      pendingPerSubscription: config.webhookPendingPerSubscription,
+      kick,
+    },
     eventsStored(accountId) {
       for (const id of lanesOfAccount.get(accountId) ?? []) dispatcher.kick(id);
     },

@@ -39,7 +39,10 @@ export interface LaneDeps {
   onAttempt?: (outcome: 'delivered' | 'failed', ms: number) => void;
 }
 
-export type TurnResult = { outcome: 'busy' } | { outcome: 'done'; retryAt: Date | null; delivered: number };
+export type TurnResult =
+  | { outcome: 'busy' }
+  /** `failing`: its last attempt failed (the dispatcher works it in the failing lanes' pool). */
+  | { outcome: 'done'; retryAt: Date | null; delivered: number; failing: boolean };
 
 /**
  * The lease outlasts one step of a turn (a fill, then one attempt of at most the receiver's time
@@ -95,7 +98,12 @@ export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult
       break;
     }
     const more = performance.now() - started >= TURN_MS;
-    return { outcome: 'done', retryAt: more ? new Date() : retryAt, delivered };
+    return {
+      outcome: 'done',
+      retryAt: more ? new Date() : retryAt,
+      delivered,
+      failing: subscription.failing_since !== null,
+    };
   } finally {
     const turnOver = performance.now() - started >= TURN_MS;
     await repo

@@ -223,13 +223,14 @@ export async function insertDeliveries(
   trx: Db,
   subscriptionId: EntityId,
   deliveries: NewDelivery[],
+  options: { replay?: boolean } = {},
 ): Promise<DeliveryRow[]> {
   if (deliveries.length === 0) return [];
   const s = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
   const { rows } = await sql<DeliveryRow>`
     insert into webhook_deliveries (id, subscription_id, type, created_at, body, events_lo, events_hi, events_after_ms,
-                                    events_after_seq, events_count)
-    select id, ${subscriptionId}::int8, type, created_at, body, lo, hi, after_ms, after_seq, n
+                                    events_after_seq, events_count, replay)
+    select id, ${subscriptionId}::int8, type, created_at, body, lo, hi, after_ms, after_seq, n, ${options.replay ?? false}
       from unnest(${s((d) => d.id)}::uuid[], ${s((d) => d.type)}::text[], ${s((d) => d.createdAt.toISOString())}::timestamptz[],
                   ${s((d) => d.body)}::text[], ${s((d) => d.slice?.lo ?? null)}::int8[], ${s((d) => d.slice?.hi ?? null)}::int8[],
                   ${s((d) => d.slice?.after?.occurredAt ?? null)}::int8[], ${s((d) => d.slice?.after?.seq ?? null)}::int8[],
@@ -296,6 +297,28 @@ export async function requeueDelivery(db: Db, subscriptionId: EntityId, id: stri
   return rows[0] ?? null;
 }
 
+/** Holds the subscription's row until the transaction ends: one replay of it at a time. */
+export async function lockSubscription(trx: Db, id: EntityId): Promise<void> {
+  await sql`select 1 from webhook_subscriptions where id = ${id}::int8 for update`.execute(trx);
+}
+
+/** Deletes the deliveries of the subscription's replays that are not yet delivered; how many. */
+export async function deleteUndeliveredReplay(trx: Db, subscriptionId: EntityId): Promise<number> {
+  const { numAffectedRows } = await sql`
+    delete from webhook_deliveries where subscription_id = ${subscriptionId}::int8 and status = 'pending' and replay`.execute(
+    trx,
+  );
+  return Number(numAffectedRows ?? 0);
+}
+
+export async function countPending(db: Db, subscriptionId: EntityId): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from webhook_deliveries where subscription_id = ${subscriptionId}::int8 and status = 'pending'`.execute(
+    db,
+  );
+  return rows[0]!.n;
+}
+
 /** Subscriptions whose lanes have work: a retry due, a lane left part-way, or facts past their position. */
 export async function dueLanes(db: Db, limit: number): Promise<EntityId[]> {
   const { rows } = await sql<{ id: number }>`
@@ -317,13 +340,31 @@ export async function dueLanes(db: Db, limit: number): Promise<EntityId[]> {
   return rows.map((r) => r.id);
 }
 
-/** The enabled subscriptions to the account's topics, for the event signal. */
-export async function accountLanes(db: Db): Promise<{ id: EntityId; account_id: EntityId }[]> {
-  const { rows } = await sql<{ id: number; account_id: number }>`
-    select id, account_id from webhook_subscriptions
-     where status = 'enabled' and account_id is not null
-       and topics && array['gateway.events', 'command.status']::text[]`.execute(db);
-  return rows;
+/**
+ * The enabled subscriptions: who owns each (the dispatcher's fair share), whether it is failing (its
+ * pool), and whether the event signal of its account kicks it (topics the ingest makes facts of).
+ */
+export async function enabledLanes(db: Db): Promise<
+  {
+    id: EntityId;
+    account_id: EntityId | null;
+    application_id: string | null;
+    failing: boolean;
+    signalled: boolean;
+  }[]
+> {
+  const { rows } = await sql<{
+    id: number;
+    account_id: number | null;
+    application_id: string | null;
+    failing: boolean;
+    signalled: boolean;
+  }>`
+    select id, account_id, application_id, failing_since is not null as failing,
+           account_id is not null and topics && array['gateway.events', 'command.status']::text[] as signalled
+      from webhook_subscriptions
+     where status = 'enabled'`.execute(db);
+  return rows.map((r) => ({ ...r, id: Number(r.id), account_id: r.account_id === null ? null : Number(r.account_id) }));
 }
 
 export async function purgeDeliveries(db: Db, before: Date): Promise<number> {

@@ -11,6 +11,9 @@ export const SUBSCRIPTION_NOT_FOUND = Refused(
   'NOT_FOUND: no such subscription of the caller (another owner’s subscription is not found either).',
 );
 export const DELIVERY_NOT_FOUND = Refused('NOT_FOUND: no such subscription of the caller, or no such delivery of it.');
+export const REPLAY_TOO_LARGE = Refused(
+  'REPLAY_TOO_LARGE: the replay would take the subscription past the pending deliveries it may hold; nothing was queued.',
+);
 export const LIMIT_REACHED = Refused(
   `SUBSCRIPTION_LIMIT_REACHED: the account or partner already has ${LIMITS.subscriptionsPerOwner} subscriptions.`,
 );
@@ -42,7 +45,7 @@ const FacilityIds = Nullable(
 const Url = Type.String({
   maxLength: LIMITS.urlLength,
   description:
-    'http or https; its host must resolve to public addresses only (OUTBOUND_ALLOW_HOSTS exempts hosts), checked again at each delivery.',
+    'http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery.',
 });
 const Description = Nullable(Type.String({ maxLength: LIMITS.descriptionLength }));
 
@@ -256,10 +259,15 @@ export const ReplayOutcome = Type.Object(
   {
     since: Type.String({ format: 'date-time' }),
     facts: Type.Integer({
-      description: 'The facts of the other topics since then (at most 10,000), queued again as new deliveries.',
+      description:
+        'The facts of the other topics since then, queued again as new deliveries (within the pending deliveries a subscription may hold: WEBHOOK_PENDING_PER_SUBSCRIPTION, 10,000 by default).',
     }),
     events: Type.Boolean({
       description: 'true when the subscription has gateway.events: its events since then are sent again.',
+    }),
+    replaced: Type.Integer({
+      description:
+        'Deliveries of the previous replay not yet delivered, replaced by this one (one replay per subscription at a time).',
     }),
   },
   { $id: 'WebhookReplay' },

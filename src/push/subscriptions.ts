@@ -150,7 +150,9 @@ async function foreignFacilities(db: Db, owner: Owner, facilityIds: EntityId[]):
        and ${
          owner.kind === 'account'
            ? sql`f.account_id = ${owner.accountId}::int8`
-           : sql`f.guid = any((select facility_guids from applications where id = ${owner.applicationId}::uuid))`
+           : // A join, not `any((select facility_guids …))`: PostgreSQL reads that as a sub-select whose one
+             // row is the whole array (text = text[], an error), not as the array.
+             sql`exists (select 1 from applications ap where ap.id = ${owner.applicationId}::uuid and f.guid = any(ap.facility_guids))`
        }`.execute(db);
   const own = new Set(rows.map((r) => Number(r.id)));
   return facilityIds.flatMap((id, i) =>

@@ -50,6 +50,8 @@ export interface WebhookDeliveriesTable {
   response_status: number | null;
   last_error: string | null;
   delivered_at: Timestamp | null;
+  /** Made by a replay (a newer replay replaces those not yet delivered). */
+  replay: Generated<boolean>;
 }
 
 export interface PushTables {

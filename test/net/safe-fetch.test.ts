@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { FetchError, SafeFetcher, type LookupAll } from '../../src/net/safe-fetch.ts';
+import { FetchError, SafeFetcher, WEBHOOK_ANSWER_MAX_BYTES, type LookupAll } from '../../src/net/safe-fetch.ts';
 import { MiB, startImageHost, type ImageHost } from './image-host.ts';
 
 let host: ImageHost;
@@ -191,5 +191,67 @@ describe('the SSRF-safe fetcher', () => {
     assert.equal(closed.code, 'ADDRESS_NOT_ALLOWED');
     const refusedPort = await refusal(fetcher({ allowHosts: ['127.0.0.1:1'] }).fetch('http://127.0.0.1:1/'));
     assert.deepEqual([refusedPort.code, refusedPort.retryable], ['CONNECTION_FAILED', true]);
+  });
+});
+
+/**
+ * A webhook receiver that answers 200 and then streams a body that never ends, 4 KiB every 2 ms
+ * (paced, so that what it counts as sent is what crossed to the client, not what the kernels
+ * buffered): resolves with the bytes sent when the client closed the connection.
+ */
+async function endlessReceiver(): Promise<{
+  url: string;
+  closed: Promise<{ sent: number; ms: number }>;
+  close(): Promise<void>;
+}> {
+  let closed!: (value: { sent: number; ms: number }) => void;
+  const done = new Promise<{ sent: number; ms: number }>((resolve) => {
+    closed = resolve;
+  });
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const started = Date.now();
+      let sent = 0;
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(4096, 120);
+      const drip = setInterval(() => {
+        sent += chunk.length;
+        response.write(chunk);
+      }, 2);
+      response.on('close', () => {
+        clearInterval(drip);
+        closed({ sent, ms: Date.now() - started });
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    closed: done,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('webhook POSTs', () => {
+  it('cut an endless answer at 64 KiB, long before the deadline', async () => {
+    const receiver = await endlessReceiver();
+    try {
+      const f = fetcher({ allowHosts: ['127.0.0.1'], timeoutMs: 10_000, maxBytes: WEBHOOK_ANSWER_MAX_BYTES });
+      const started = Date.now();
+      assert.deepEqual(await f.post(receiver.url, '{}', { 'content-type': 'application/json' }), { status: 200 });
+      assert.ok(Date.now() - started < 5_000, 'the status is answered without waiting for the body');
+      const { sent, ms } = await receiver.closed;
+      // Read up to the limit (not dropped at the headers), then cut: at 2 MB/s the 10 s deadline
+      // would have let about 20 MB through.
+      assert.ok(sent >= WEBHOOK_ANSWER_MAX_BYTES, `sent ${sent}`);
+      assert.ok(sent <= 2 * WEBHOOK_ANSWER_MAX_BYTES, `the receiver sent ${sent} bytes before the cut`);
+      assert.ok(ms < 5_000, `cut after ${ms} ms, not at the deadline`);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -1,10 +1,10 @@
-// The dispatcher's close: a sweep's query in flight is waited for, so that it never runs on a
+// The dispatcher: its close waits for a sweep's query in flight, so that it never runs on a
 // database that shutdown has already closed (seen as "driver has already been destroyed" at the
-// demo's Ctrl-C).
+// demo's Ctrl-C); its slots are shared fairly between owners, failing lanes in their own pool (issue 23).
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import pino from 'pino';
-import { Dispatcher } from '../../src/push/dispatcher.ts';
+import { admits, Dispatcher, type LaneInfo } from '../../src/push/dispatcher.ts';
 import { LogCapture } from '../helpers/harness.ts';
 
 it('close() waits for a sweep in progress, and a sweep after close asks nothing', async () => {
@@ -14,10 +14,13 @@ it('close() waits for a sweep in progress, and a sweep after close asks nothing'
   const log = new LogCapture();
   const dispatcher = new Dispatcher({
     concurrency: 2,
+    failingConcurrency: 1,
+    perOwner: 2,
+    laneOf: () => undefined,
     sweepMs: 60_000,
     work: async (id) => {
       worked.push(Number(id));
-      return { retryAt: null };
+      return { retryAt: null, failing: false };
     },
     due: () => {
       asked++;
@@ -45,4 +48,133 @@ it('close() waits for a sweep in progress, and a sweep after close asks nothing'
   await dispatcher.sweep();
   assert.equal(asked, 1, 'no query after close');
   assert.deepEqual(log.lines, [], 'nothing logged');
+});
+
+/** A dispatcher whose turns last until the test ends them: which lanes are being worked, and ending one. */
+function heldDispatcher(lanes: Record<number, LaneInfo>) {
+  const turns = new Map<number, (result: { retryAt: Date | null; failing: boolean }) => void>();
+  const started: number[] = [];
+  const dispatcher = new Dispatcher({
+    concurrency: 4,
+    failingConcurrency: 2,
+    perOwner: 2,
+    sweepMs: 60_000,
+    laneOf: (id) => lanes[Number(id)],
+    work: (id) =>
+      new Promise((resolve) => {
+        started.push(Number(id));
+        turns.set(Number(id), resolve);
+      }),
+    due: async () => [],
+    scheduleRetry: async () => {},
+    logger: pino({ level: 'silent' }),
+  });
+  dispatcher.start();
+  const end = async (id: number, failing = false) => {
+    turns.get(id)!({ retryAt: null, failing });
+    turns.delete(id);
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { dispatcher, started, end, working: () => [...turns.keys()].sort((x, y) => x - y) };
+}
+
+describe('fair slots', () => {
+  it('admits a lane while its pool and its owner have room', () => {
+    const limits = { concurrency: 4, failingConcurrency: 2, perOwner: 2 };
+    const use = (healthy: number, failing: number, owners: [string, number][]) => ({
+      pools: { healthy, failing },
+      owners: new Map(owners),
+    });
+    assert.equal(admits(limits, use(0, 0, []), 'b', 'healthy'), true);
+    assert.equal(admits(limits, use(2, 0, [['b', 2]]), 'b', 'healthy'), false, 'the owner has its share');
+    assert.equal(admits(limits, use(2, 0, [['b', 2]]), 'a', 'healthy'), true, 'another owner is let in');
+    assert.equal(
+      admits(
+        limits,
+        use(4, 0, [
+          ['a', 2],
+          ['c', 2],
+        ]),
+        'd',
+        'healthy',
+      ),
+      false,
+      'the pool is full',
+    );
+    assert.equal(
+      admits(
+        limits,
+        use(4, 0, [
+          ['a', 2],
+          ['c', 2],
+        ]),
+        'd',
+        'failing',
+      ),
+      true,
+      'the failing pool is its own',
+    );
+    assert.equal(
+      admits(
+        limits,
+        use(0, 2, [
+          ['d', 1],
+          ['e', 1],
+        ]),
+        'f',
+        'failing',
+      ),
+      false,
+    );
+  });
+
+  it('works another owner’s lane at once while one owner’s lanes wait for its own share', async () => {
+    const lanes: Record<number, LaneInfo> = {};
+    for (let id = 1; id <= 10; id++) lanes[id] = { owner: 'b', failing: false };
+    lanes[20] = { owner: 'a', failing: false };
+    const { dispatcher, end, working } = heldDispatcher(lanes);
+    for (let id = 1; id <= 10; id++) dispatcher.kick(id);
+    assert.deepEqual(working(), [1, 2], 'two of b’s lanes, not the four slots');
+    dispatcher.kick(20);
+    assert.deepEqual(working(), [1, 2, 20], 'a’s lane is worked at once');
+    await end(1);
+    assert.deepEqual(working(), [2, 3, 20], 'b’s next lane takes b’s freed share, in the order kicked');
+    await end(2);
+    await end(3);
+    await end(20);
+    assert.deepEqual(working(), [4, 5]);
+    dispatcher.kick(4);
+    await end(4);
+    assert.deepEqual(working(), [5, 6], 'a lane kicked again during its turn goes behind those waiting');
+    for (const id of [5, 6, 7, 8, 9, 10]) await end(id);
+    assert.deepEqual(working(), [4], 'and then gets its turn');
+    await end(4);
+    await dispatcher.close();
+  });
+
+  it('works lanes that have been failing in their own pool, so that they never hold the healthy one', async () => {
+    const lanes: Record<number, LaneInfo> = {
+      1: { owner: 'b', failing: true },
+      2: { owner: 'c', failing: true },
+      3: { owner: 'd', failing: true },
+      10: { owner: 'a', failing: false },
+      11: { owner: 'e', failing: false },
+      12: { owner: 'f', failing: false },
+    };
+    const { dispatcher, end, working } = heldDispatcher(lanes);
+    for (const id of [1, 2, 3]) dispatcher.kick(id);
+    assert.deepEqual(working(), [1, 2], 'the failing pool holds two');
+    for (const id of [10, 11, 12]) dispatcher.kick(id);
+    assert.deepEqual(working(), [1, 2, 10, 11, 12], 'the healthy lanes are all worked');
+    // A lane found failing by its turn goes to the failing pool next time, whatever the row said.
+    await end(10, true);
+    dispatcher.kick(10);
+    assert.deepEqual(working(), [1, 2, 11, 12], 'it waits for the failing pool');
+    await end(1);
+    assert.deepEqual(working(), [2, 3, 11, 12], 'the failing lanes in the order kicked');
+    for (const id of [2, 3]) await end(id);
+    assert.deepEqual(working(), [10, 11, 12]);
+    for (const id of [10, 11, 12]) await end(id);
+    await dispatcher.close();
+  });
 });

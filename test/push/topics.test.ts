@@ -137,4 +137,37 @@ describe('auction.status', () => {
     assert.equal(p1[1].note, 'Tenant paid');
     assert.equal(p1[1].guid, partner.guid);
   });
+
+  it('tells a partner whose subscription names facilityIds of those facilities’ auctions only', async () => {
+    const partner = await setupPartner(t);
+    const own = await startReceiver();
+    try {
+      const answer = await inject(t.app, 'POST', '/webhooks/subscriptions', {
+        token: partner.token,
+        body: { url: own.url, topics: ['auction.status'], facilityIds: [partner.otherFacilityId] },
+      });
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.facilityIds, [partner.otherFacilityId]);
+      // First an auction at the facility the subscription leaves out, then one at the one it names:
+      // the lane delivers in commit order, so the second arriving means the first was filtered out.
+      assert.equal((await createList(t, partner, [record('F-A')])).statusCode, 200);
+      assert.equal((await createList(t, partner, [record('F-B')], { guid: partner.otherGuid })).statusCode, 200);
+      const auctions = () => own.received.filter((d) => d.json.type === 'auction.status').map((d) => d.json.data);
+      await until(() => auctions().some((a) => a.unitId === 'F-B'));
+      assert.deepEqual(
+        auctions().map((a) => [a.unitId, a.facilityId, a.guid]),
+        [['F-B', partner.otherFacilityId, partner.otherGuid]],
+      );
+      // Another partner's facility is refused by name.
+      const stranger = await setupPartner(t);
+      const refused = await inject(t.app, 'POST', '/webhooks/subscriptions', {
+        token: partner.token,
+        body: { url: own.url, topics: ['auction.status'], facilityIds: [stranger.facilityId] },
+      });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.match(JSON.stringify(refused.body), /facilityIds\[0\]/);
+    } finally {
+      await own.close();
+    }
+  });
 });

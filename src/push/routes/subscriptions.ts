@@ -16,6 +16,7 @@ import {
   DeliveryQuery,
   LIMIT_REACHED,
   ListQuery,
+  REPLAY_TOO_LARGE,
   ReplayBody,
   ReplayOutcome,
   RotatedSecret,
@@ -227,9 +228,15 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         operationId: 'replayWebhookEvents',
         tags,
         summary: 'Send again everything of the subscription’s topics since a time within retention.',
+        description:
+          'One replay per subscription at a time: a new replay replaces the deliveries of the previous one not yet delivered (`replaced` counts them). 409 REPLAY_TOO_LARGE when the replay would take the subscription past the pending deliveries it may hold (10,000 by default); nothing is then queued.',
         params: SubscriptionParams,
         body: ReplayBody,
-        response: { 202: Answer('What is being sent again.', ReplayOutcome), 404: SUBSCRIPTION_NOT_FOUND },
+        response: {
+          202: Answer('What is being sent again.', ReplayOutcome),
+          404: SUBSCRIPTION_NOT_FOUND,
+          409: REPLAY_TOO_LARGE,
+        },
       },
     },
     async (request, reply) =>

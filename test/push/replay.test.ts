@@ -1,0 +1,102 @@
+// Bounded replays (issue 23, item 5): a replay repeated does not multiply the deliveries (a new one
+// replaces what the previous one has not delivered), and one that would take a subscription past
+// the pending deliveries it may hold is refused whole, saying why, with nothing queued or removed.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { recordExpiredCommands } from '../../src/access-control/command-repository.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { inject } from '../helpers/http.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { provisionAccount } from '../helpers/tenants.ts';
+
+const CAP = 100;
+let t: TestApp;
+let r: Receiver;
+
+before(async () => {
+  // The receiver refuses everything: what a replay queues stays pending, to be counted.
+  r = await startReceiver({ kind: 'status', status: 503 });
+  t = await startTestApp({
+    runJobs: true,
+    env: {
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_SWEEP_MS: '100',
+      WEBHOOK_RETRY_BASE_MS: '60000',
+      WEBHOOK_PENDING_PER_SUBSCRIPTION: String(CAP),
+    },
+  });
+});
+after(async () => {
+  await r.close();
+  await t.close();
+});
+
+it('replaces the previous replay’s undelivered deliveries, and refuses one past the pending cap whole', async () => {
+  const account = await provisionAccount(t, { facilities: 1 });
+  const facilityId = account.facilities[0]!.id;
+  // 101 commands (one per unit made), then expired: 31 of them 30 minutes ago, 70 of them 10 minutes ago.
+  for (let i = 1; i <= CAP + 1; i++) {
+    const unit = await inject(t.app, 'POST', `/facilities/${facilityId}/units`, {
+      token: account.token,
+      body: { unitNumber: `R-${i}` },
+    });
+    assert.equal(unit.status, 201, JSON.stringify(unit.body));
+  }
+  const { pool } = t.services.database;
+  await pool.query(
+    `update commands set expires_at = now() - case when sequence <= 31 then interval '30 min' else interval '10 min' end
+      where facility_id = $1`,
+    [facilityId],
+  );
+  const { rows } = await pool.query('select count(*)::int as n from commands where facility_id = $1', [facilityId]);
+  assert.equal(rows[0].n, CAP + 1);
+  assert.ok((await recordExpiredCommands(t.services.database.db)) >= CAP + 1);
+
+  // Subscribed after the facts: only a replay sends them.
+  const created = await inject(t.app, 'POST', '/webhooks/subscriptions', {
+    token: account.token,
+    body: { url: r.url, topics: ['command.status'] },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.id as number;
+  const replay = (minutesAgo: number) =>
+    inject(t.app, 'POST', `/webhooks/subscriptions/${id}/replay`, {
+      token: account.token,
+      body: { since: new Date(Date.now() - minutesAgo * 60_000).toISOString() },
+    });
+  const pending = async () =>
+    (
+      await pool.query(
+        "select count(*)::int as n from webhook_deliveries where subscription_id = $1 and status = 'pending'",
+        [id],
+      )
+    ).rows[0].n as number;
+
+  const first = await replay(20);
+  assert.equal(first.status, 202, JSON.stringify(first.body));
+  assert.equal(first.body.facts, 70);
+  assert.equal(first.body.replaced, 0);
+  assert.equal(await pending(), 70);
+  // Twenty replays more: still one replay's deliveries pending, not 1,470.
+  for (let i = 0; i < 20; i++) {
+    const again = await replay(20);
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal(again.body.facts, 70);
+    assert.equal(again.body.replaced, 70, 'the previous replay’s undelivered deliveries are replaced');
+  }
+  assert.equal(await pending(), 70);
+  assert.ok(r.attempts >= 1, 'the lane is at work on them');
+
+  // All 101 facts would pass the cap of 100: refused whole, and the previous replay's deliveries stay.
+  const tooLarge = await replay(40);
+  assert.equal(tooLarge.status, 409, JSON.stringify(tooLarge.body));
+  assert.equal(tooLarge.body.code, 'REPLAY_TOO_LARGE');
+  assert.match(tooLarge.body.detail, /more than 100 deliveries/);
+  assert.match(tooLarge.body.detail, /at most 100 pending deliveries/);
+  assert.equal(await pending(), 70, 'nothing queued, nothing removed');
+
+  // A replay of the 70 again fits: it replaces them.
+  const fits = await replay(20);
+  assert.equal(fits.status, 202, JSON.stringify(fits.body));
+  assert.equal(await pending(), 70);
+});
