@@ -14,8 +14,8 @@
 // A change refused only because the places are held by changes still in progress waits for one
 // (they end within milliseconds), so that a PMS sending several changes at once is not refused.
 import { systemClock, type Clock } from '../clock.ts';
-import { type AttemptCounter, SharedAttemptCounter } from '../auth/throttle.ts';
-import type { VisibleFacility } from '../http/caller.ts';
+import { type AttemptCounter, SharedAttemptCounter } from '../auth/index.ts';
+import { credentialKey, type VisibleFacility } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import type { EntityId } from '../ids.ts';
@@ -60,7 +60,7 @@ export class CodeConflictThrottle {
     holders: CodeHolders,
     change: () => Promise<T>,
   ): Promise<T> {
-    const key = `${writer.principal.kind}:${writer.principal.credentialId}`;
+    const key = credentialKey(writer.principal);
     await this.place(key);
     let conflict = false;
     try {

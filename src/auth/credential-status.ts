@@ -5,13 +5,9 @@
 // many credentials in one statement per kind (src/events/stream.ts).
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
-import type { Principal, PrincipalKind } from '../http/caller.ts';
+import { credentialKey, type Principal, type PrincipalKind } from '../http/caller.ts';
 
 export const RECHECK_MS = 5_000;
-
-/** A credential, named across kinds: `<kind>:<credentialId>` (a stream's holder, a cache key). */
-export const credentialKey = (principal: Pick<Principal, 'kind' | 'credentialId'>): string =>
-  `${principal.kind}:${principal.credentialId}`;
 
 function parseCredentialKey(key: string): { kind: PrincipalKind; credentialId: string } | null {
   const colon = key.indexOf(':');

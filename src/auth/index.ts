@@ -51,3 +51,4 @@ export async function createAuth({ database, config, sharedState, clock }: AuthD
 export { rotateSigningKey } from './keys.ts';
 export { hashSecret, randomToken } from './secrets.ts';
 export { registerGuard } from './guard.ts';
+export { type AttemptCounter, SharedAttemptCounter } from './throttle.ts';

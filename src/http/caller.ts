@@ -45,6 +45,10 @@ export interface OperatorPrincipal extends PrincipalBase {
 export type Principal = AccountPrincipal | PartnerPrincipal | GatewayPrincipal | OperatorPrincipal;
 export type PrincipalKind = Principal['kind'];
 
+/** A credential, named across kinds: `<kind>:<credentialId>` (a stream's holder, a throttle's or a cache's key). */
+export const credentialKey = (principal: Pick<Principal, 'kind' | 'credentialId'>): string =>
+  `${principal.kind}:${principal.credentialId}`;
+
 export const ALL_SCOPES: Scope[] = [
   'auctions:write',
   'auctions:read',

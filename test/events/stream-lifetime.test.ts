@@ -5,7 +5,8 @@
 // at once: the 21st is refused with 429, and a stream that closes frees its place.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { credentialKey, RECHECK_MS } from '../../src/auth/credential-status.ts';
+import { RECHECK_MS } from '../../src/auth/credential-status.ts';
+import { credentialKey } from '../../src/http/caller.ts';
 import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
 import {
   bearer,

@@ -6,8 +6,7 @@
 // apply as on every other route, and back-pressure is the stream's own (docs/faces/events.md).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { credentialKey } from '../../auth/credential-status.ts';
-import { principalOf } from '../../http/caller.ts';
+import { credentialKey, principalOf } from '../../http/caller.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { InvalidCursorError } from '../cursor.ts';
