@@ -10,9 +10,25 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'src');
 
 /** The faces: folders that serve routes of their own. */
-const FACES = ['ops', 'auth', 'tenancy', 'auctions', 'access-control', 'gateway', 'events', 'console'];
+const FACES = [
+  'ops',
+  'auth',
+  'tenancy',
+  'auctions',
+  'access-control',
+  'facility-status',
+  'gateway',
+  'events',
+  'console',
+];
 /** Faces with parts or operations of their own: their surface is index.ts. The others are routes only. */
-const FACES_WITH_PARTS = ['auth', 'tenancy', 'auctions', 'access-control', 'events'];
+const FACES_WITH_PARTS = ['auth', 'tenancy', 'auctions', 'access-control', 'facility-status', 'events'];
+/**
+ * Faces already walked to meet others only at their front door (DESIGN.md §6): they import another
+ * face through its index.ts alone. (auth/principal.ts and auth/guard.ts are still everyone's.)
+ */
+const FRONT_DOOR_ONLY = ['facility-status'];
+const SHARED = ['http', 'db', 'net', 'jobs'];
 
 const exists = (...parts: string[]) => fs.existsSync(path.join(src, ...parts));
 const filesOf = (dir: string) => fs.readdirSync(path.join(src, dir)).filter((name) => name.endsWith('.ts'));
@@ -48,6 +64,26 @@ describe('one anatomy for every face', () => {
     assert.ok(names.size >= 3, `found ${[...names].join(', ')}`);
     for (const name of names)
       assert.match(name, /^(auctions|access-control|events|push|facility-status)\.[a-z]+(-[a-z]+)*$/);
+  });
+
+  it('the faces walked to their front door import other faces only through index.ts', () => {
+    const filesUnder = (dir: string): string[] =>
+      fs.readdirSync(path.join(src, dir), { withFileTypes: true }).flatMap((entry) => {
+        const name = path.join(dir, entry.name);
+        return entry.isDirectory() ? filesUnder(name) : name.endsWith('.ts') ? [name] : [];
+      });
+    for (const face of FRONT_DOOR_ONLY) {
+      for (const file of filesUnder(face)) {
+        const text = fs.readFileSync(path.join(src, file), 'utf8');
+        for (const [, target] of text.matchAll(/\sfrom\s*'(\.[^']+)'/g)) {
+          const resolved = path.relative(src, path.resolve(path.join(src, path.dirname(file)), target!));
+          const [folder, ...rest] = resolved.split(path.sep);
+          if (rest.length === 0 || folder === face || SHARED.includes(folder!)) continue;
+          const door = rest.join('/') === 'index.ts' || ['auth/principal.ts', 'auth/guard.ts'].includes(resolved);
+          assert.ok(door, `src/${file} imports src/${resolved}, another face's inside`);
+        }
+      }
+    }
   });
 
   it('docs/ARCHITECTURE.md maps every folder of src/, and only folders that exist', () => {

@@ -2,7 +2,7 @@
 // routes and the gateway's command poll share: the gate-code vault and the command wake-ups.
 // The rest of the face, by the anatomy every face shares: routes/<resource>.ts (HTTP), one file
 // per operation or close family (units.ts, visitors.ts, time-groups.ts, access-profiles.ts,
-// refresh.ts, commands.ts, poll.ts, acknowledge.ts, reported-state.ts; every change through change.ts), the SQL in
+// refresh.ts, commands.ts, poll.ts, acknowledge.ts; every change through change.ts), the SQL in
 // repository.ts and command-repository.ts, the pure rules in rules.ts, table types in tables.ts,
 // jobs in jobs.ts.
 import type { Config } from '../config.ts';
@@ -10,17 +10,26 @@ import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
+import type { EntityId } from '../ids.ts';
 import type { InBatchTransaction } from '../events/index.ts';
 import { acknowledgeCommands } from './acknowledge.ts';
+import { type Change, inChange } from './change.ts';
 import { openAccessCodeVault, type AccessCodeVault } from './codes.ts';
 import { accessControlJobs } from './jobs.ts';
-import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { CommandSignals } from './signals.ts';
+
+export type { Change } from './change.ts';
+export { COMMAND_STATUSES, type CommandStatus, type CommandType } from './rules.ts';
+
+/** What another face does when a controller polls for its commands (facility status: it was heard). */
+export type WhenPolled = (facilityId: EntityId, now: number) => Promise<void>;
 
 export interface AccessControlDeps {
   database: Database;
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'accessCodeKey'>;
   logger: Logger;
+  /** What other faces do at each poll, before it looks for commands (the composition root hands them in). */
+  whenPolled: readonly WhenPolled[];
 }
 
 export interface AccessControl {
@@ -29,41 +38,47 @@ export interface AccessControl {
   notifyAcrossInstances: boolean;
   vault: AccessCodeVault;
   signals: CommandSignals;
-  /** Marks the controller heard when it polls (the gateway part of the facility status). */
-  pollMarks: PollMarks;
+  whenPolled: readonly WhenPolled[];
+  /**
+   * One change of a facility: `work` runs in a transaction that writes its commands (unless
+   * suppressed); the controller's waiting poll is woken once it commits.
+   */
+  inChange<T>(facilityId: EntityId, suppressCommands: boolean, work: (change: Change) => Promise<T>): Promise<T>;
   /**
    * What a controller's report does here, inside its batch's transaction (handed to the events face
-   * by the composition root): the commands it received are acknowledged, and the facility's
-   * reported state (devices, alarms, switches, last heard) commits with the events.
+   * by the composition root): the commands it received are acknowledged.
    */
-  controllerReported: InBatchTransaction;
+  acknowledgeReceived: InBatchTransaction;
   jobs: JobDefinition[];
   /** Answers waiting polls at once (SIGTERM), before the HTTP server waits for them. */
   beginClosing(): void;
   close(): Promise<void>;
 }
 
-export async function createAccessControl({ database, config, logger }: AccessControlDeps): Promise<AccessControl> {
+export async function createAccessControl({
+  database,
+  config,
+  logger,
+  whenPolled,
+}: AccessControlDeps): Promise<AccessControl> {
   const postgres = database.kind === 'postgres';
   const signals = new CommandSignals(logger, postgres ? config.databaseUrl : null);
   const vault = await openAccessCodeVault(config, database.db);
   await signals.listen();
-  const reportedState = new ReportedState();
-  return {
+  const face: AccessControl = {
     db: database.db,
     notifyAcrossInstances: postgres,
     vault,
     signals,
-    pollMarks: new PollMarks(database.db),
-    async controllerReported(trx, batch) {
+    whenPolled,
+    inChange: (facilityId, suppressCommands, work) => inChange(face, facilityId, suppressCommands, work),
+    async acknowledgeReceived(trx, batch) {
       if (batch.receivedCommandIds.length > 0)
         await acknowledgeCommands(trx, batch.facilityId, [...batch.receivedCommandIds]);
-      // Every accepted event is applied, repeats included: the state keeps the newest word, so a
-      // repeat changes nothing.
-      await reportedState.record(trx, batch.facilityId, batch.receivedAt, batch.events.map(reportedEvent));
     },
     jobs: accessControlJobs({ db: database.db, logger }),
     beginClosing: () => signals.beginClosing(),
     close: () => signals.close(),
   };
+  return face;
 }

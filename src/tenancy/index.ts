@@ -7,3 +7,5 @@ export { createAccountKey, listAccountKeys, revokeAccountKey } from './account-k
 export { createApplication, listApplications, revokeApplication, type ApplicationInput } from './applications.ts';
 export { createFacility, facilityView, listFacilities, type FacilityInput, type FacilityView } from './facilities.ts';
 export { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from './gateways.ts';
+// For other faces that take a facility id from an operator (facility status: a new action group).
+export { facilityExists } from './repository.ts';
