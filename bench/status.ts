@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { request } from 'undici';
-import { selectStatusFacts } from '../src/access-control/status-repository.ts';
+import { selectStatusFacts } from '../src/facility-status/repository.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';

@@ -7,6 +7,7 @@ import { findFacility } from './tenancy/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
+import { adminActionGroupRoutes, facilityStatusRoutes } from './facility-status/routes/index.ts';
 import { auctionRoutes } from './auctions/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
@@ -127,7 +128,19 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(authRoutes, { services });
         await scope.register(tenancyRoutes, { services });
         await scope.register(auctionRoutes, { services });
-        await scope.register(accessControlRoutes, { services });
+        // The PMS API: access control's routes and, in its scope, those of the faces that share it.
+        const facilityStatus = { face: services.facilityStatus };
+        await scope.register(accessControlRoutes, {
+          services,
+          sharing: {
+            facilityStatus: async (pms) => {
+              await pms.register(facilityStatusRoutes, facilityStatus);
+            },
+            adminActionGroups: async (pms) => {
+              await pms.register(adminActionGroupRoutes, facilityStatus);
+            },
+          },
+        });
         await scope.register(gatewayRoutes, { services });
         await scope.register(eventRoutes, { services });
         await scope.register(pushRoutes, { services });

@@ -13,6 +13,7 @@ import { createAccessControl, type AccessControl } from './access-control/index.
 import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
 import { createEvents, type Events } from './events/index.ts';
+import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
 
@@ -28,6 +29,7 @@ export interface Services {
   sharedState: SharedState;
   events: Events;
   accessControl: AccessControl;
+  facilityStatus: FacilityStatus;
   auctions: Auctions;
   push: Push;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
@@ -73,8 +75,21 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const auth = await createAuth({ database, config, sharedState, clock });
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
-    const accessControl = await createAccessControl({ database, config, logger, sharedState, clock });
+    const accessControl = await createAccessControl({
+      database,
+      config,
+      logger,
+      sharedState,
+      clock,
+      // A poll marks the controller heard. Facility status is built next (its remote actions write
+      // commands through access control); polls begin only once the service is up.
+      whenPolled: [(facilityId, now) => facilityStatus.controllerPolled(facilityId, now)],
+    });
     opened.push(() => accessControl.close());
+    const facilityStatus = createFacilityStatus({ database, logger, clock, commands: accessControl });
+    opened.push(() => facilityStatus.close());
+    // A controller's report, in its batch's transaction: the commands it received are acknowledged,
+    // then the facility's reported state is kept.
     const events = await createEvents({
       database,
       config,
@@ -82,7 +97,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       clock,
       credentials: auth.credentials,
-      inBatchTransaction: [accessControl.controllerReported],
+      inBatchTransaction: [accessControl.acknowledgeReceived, facilityStatus.controllerReported],
     });
     opened.push(() => events.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });
@@ -128,6 +143,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       jobs,
       events,
       accessControl,
+      facilityStatus,
       auctions,
       push,
       async readiness() {
@@ -151,7 +167,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       close: closeOpened,
     };
     const starting = jobs
-      .start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...push.jobs])
+      .start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...facilityStatus.jobs, ...push.jobs])
       .catch((error) => {
         // pg-boss installs its schema at its start: a role that may not is told what it needs.
         throw permissionRefusal(database.pool, error) ?? error;

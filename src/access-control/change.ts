@@ -5,16 +5,27 @@
 // gate code only on a 400 naming accessCode (SPEC §4).
 import type { EntityId } from '../ids.ts';
 import type { Transaction } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Db, Tables } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
+import { findNewestCommandOfType, type CommandRow } from './command-repository.ts';
 import { addCommand } from './commands.ts';
-import type { AccessControl } from './index.ts';
 import type { CommandType } from './rules.ts';
+import type { CommandSignals } from './signals.ts';
+
+/** What a change works with (the face's parts). */
+export interface ChangeDeps {
+  db: Db;
+  /** On PostgreSQL a command also runs pg_notify, for polls waiting on other instances. */
+  notifyAcrossInstances: boolean;
+  signals: Pick<CommandSignals, 'notify'>;
+}
 
 export interface Change {
   trx: Transaction<Tables>;
   /** Records the change's command; null when the change suppresses commands. */
   command(type: CommandType, payload: object): Promise<{ id: string; sequence: number } | null>;
+  /** The facility's newest command of a type, with its status (a repeated request decides on it). */
+  newestOfType(type: CommandType): Promise<CommandRow | undefined>;
 }
 
 export const accessCodeInUse = () =>
@@ -34,7 +45,7 @@ export const CONSTRAINTS = {
 } as const satisfies Record<string, () => AppError>;
 
 export async function inChange<T>(
-  ac: AccessControl,
+  ac: ChangeDeps,
   facilityId: EntityId,
   suppressCommands: boolean,
   work: (change: Change) => Promise<T>,
@@ -51,6 +62,7 @@ export async function inChange<T>(
           wrote = true;
           return written;
         },
+        newestOfType: (type) => findNewestCommandOfType(trx, facilityId, type),
       }),
     );
   } catch (error) {

@@ -3,7 +3,7 @@
 // conflicts and the command wake-ups.
 // The rest of the face, by the anatomy every face shares: routes/<resource>.ts (HTTP), one file
 // per operation or close family (units.ts, visitors.ts, time-groups.ts, access-profiles.ts,
-// refresh.ts, commands.ts, poll.ts, acknowledge.ts, reported-state.ts; every change through change.ts), the SQL in
+// refresh.ts, commands.ts, poll.ts, acknowledge.ts; every change through change.ts), the SQL in
 // repository.ts and command-repository.ts, the pure rules in rules.ts, table types in tables.ts,
 // jobs in jobs.ts.
 import type { Clock } from '../clock.ts';
@@ -12,14 +12,21 @@ import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
+import type { EntityId } from '../ids.ts';
 import type { InBatchTransaction } from '../events/index.ts';
 import { acknowledgeCommands } from './acknowledge.ts';
 import type { SharedState } from '../shared-state.ts';
 import { CodeConflictThrottle } from './code-conflicts.ts';
+import { type Change, inChange } from './change.ts';
 import { openAccessCodeVault, type AccessCodeVault } from './codes.ts';
 import { accessControlJobs } from './jobs.ts';
-import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { CommandSignals } from './signals.ts';
+
+export type { Change } from './change.ts';
+export { COMMAND_STATUSES, type CommandStatus, type CommandType } from './rules.ts';
+
+/** What another face does when a controller polls for its commands (facility status: it was heard). */
+export type WhenPolled = (facilityId: EntityId, now: number) => Promise<void>;
 
 export interface AccessControlDeps {
   database: Database;
@@ -28,6 +35,8 @@ export interface AccessControlDeps {
   /** Where the code-conflict counters live (Redis when configured). */
   sharedState: SharedState;
   clock: Clock;
+  /** What other faces do at each poll, before it looks for commands (the composition root hands them in). */
+  whenPolled: readonly WhenPolled[];
 }
 
 export interface AccessControl {
@@ -38,14 +47,17 @@ export interface AccessControl {
   /** ACCESS_CODE_IN_USE answers per credential: audited, a few a minute (code-conflicts.ts). */
   codeConflicts: CodeConflictThrottle;
   signals: CommandSignals;
-  /** Marks the controller heard when it polls (the gateway part of the facility status). */
-  pollMarks: PollMarks;
+  whenPolled: readonly WhenPolled[];
+  /**
+   * One change of a facility: `work` runs in a transaction that writes its commands (unless
+   * suppressed); the controller's waiting poll is woken once it commits.
+   */
+  inChange<T>(facilityId: EntityId, suppressCommands: boolean, work: (change: Change) => Promise<T>): Promise<T>;
   /**
    * What a controller's report does here, inside its batch's transaction (handed to the events face
-   * by the composition root): the commands it received are acknowledged, and the facility's
-   * reported state (devices, alarms, switches, last heard) commits with the events.
+   * by the composition root): the commands it received are acknowledged.
    */
-  controllerReported: InBatchTransaction;
+  acknowledgeReceived: InBatchTransaction;
   jobs: JobDefinition[];
   /** Answers waiting polls at once (SIGTERM), before the HTTP server waits for them. */
   beginClosing(): void;
@@ -58,30 +70,29 @@ export async function createAccessControl({
   logger,
   sharedState,
   clock,
+  whenPolled,
 }: AccessControlDeps): Promise<AccessControl> {
   const postgres = database.kind === 'postgres';
   const signals = new CommandSignals(logger, postgres ? config.databaseUrl : null);
   const vault = await openAccessCodeVault(config, database.db);
   await signals.listen();
-  const reportedState = new ReportedState();
-  return {
+  const face: AccessControl = {
     db: database.db,
     notifyAcrossInstances: postgres,
     vault,
     codeConflicts: CodeConflictThrottle.create(sharedState, config.accessCodeConflictsPerMinute, clock),
     signals,
-    pollMarks: new PollMarks(database.db),
-    async controllerReported(trx, batch) {
+    whenPolled,
+    inChange: (facilityId, suppressCommands, work) => inChange(face, facilityId, suppressCommands, work),
+    async acknowledgeReceived(trx, batch) {
       if (batch.receivedCommandIds.length > 0)
         await acknowledgeCommands(trx, batch.facilityId, [...batch.receivedCommandIds]);
-      // Every accepted event is applied, repeats included: the state keeps the newest word, so a
-      // repeat changes nothing.
-      await reportedState.record(trx, batch.facilityId, batch.receivedAt, batch.events.map(reportedEvent));
     },
     jobs: accessControlJobs({ db: database.db, logger }),
     beginClosing: () => signals.beginClosing(),
     close: () => signals.close(),
   };
+  return face;
 }
 
 // The pure rules others apply as the controller would (the simulator).

@@ -1,16 +1,13 @@
 // Background jobs of the access-control face. A command's status is computed (expiry from
 // expires_at); one job records expiries as facts for push delivery, one keeps the commands table
-// from growing for ever, one records the facility status changes that the passing of time makes
-// (a controller that falls silent sends nothing).
+// from growing for ever.
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Db } from '../db/tables.ts';
 import type { Logger } from '../logger.ts';
 import { COMMAND_RETENTION_DAYS, purgeOldCommands } from './commands.ts';
 import { recordExpiredCommands } from './command-repository.ts';
-import { recordStatusChanges } from './status-changes.ts';
 
 export const PURGE_COMMANDS_JOB = 'access-control.purge-commands';
-export const RECORD_STATUS_CHANGES_JOB = 'access-control.record-status-changes';
 export const RECORD_EXPIRED_COMMANDS_JOB = 'access-control.record-expired-commands';
 
 export function accessControlJobs({ db, logger }: { db: Db; logger: Logger }): JobDefinition<object>[] {
@@ -35,17 +32,6 @@ export function accessControlJobs({ db, logger }: { db: Db; logger: Logger }): J
       async handle() {
         const deleted = await purgeOldCommands(db);
         if (deleted > 0) logger.info({ deleted, retentionDays: COMMAND_RETENTION_DAYS }, 'old commands deleted');
-      },
-    },
-    {
-      name: RECORD_STATUS_CHANGES_JOB,
-      // Every minute: a controller falls silent without any event, so the time itself changes statuses.
-      schedule: '* * * * *',
-      queue: { retryLimit: 0 },
-      batchSize: 1,
-      async handle() {
-        const recorded = await recordStatusChanges(db, Date.now());
-        if (recorded > 0) logger.debug({ recorded }, 'facility status changes recorded');
       },
     },
   ];

@@ -23,7 +23,7 @@ export async function waitForCommands(
   clientGone?: AbortSignal,
 ): Promise<DeliveredCommand[]> {
   const deadline = Date.now() + waitMs;
-  await ac.pollMarks.mark(facilityId, Date.now());
+  for (const polled of ac.whenPolled) await polled(facilityId, Date.now());
   // Ends the wait when the client goes away (no work for a closed socket), and the wait registered
   // by the last round when commands were found.
   const abort = new AbortController();

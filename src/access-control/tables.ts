@@ -94,75 +94,7 @@ export interface AccessCodeKeysTable {
   created_at: CreatedAt;
 }
 
-/** What the controller last reported, and what was asked of it (0008_facility_status.sql). */
-export interface FacilityStatesTable {
-  facility_id: number;
-  account_id: number;
-  last_event_received_at: Timestamp | null;
-  last_polled_at: Timestamp | null;
-  emergency_reported: boolean | null;
-  emergency_reported_at: Timestamp | null;
-  emergency_desired: boolean | null;
-  lockdown_reported: boolean | null;
-  lockdown_reported_at: Timestamp | null;
-  lockdown_desired: boolean | null;
-}
-
-export interface FacilityRecordedStatusesTable {
-  facility_id: number;
-  statuses: Json<Record<string, string>>;
-}
-
-export interface FacilityDevicesTable {
-  facility_id: number;
-  device_id: string;
-  name: string | null;
-  is_offline: boolean;
-  online_changed_at: Timestamp | null;
-  is_paired: boolean;
-  paired_changed_at: Timestamp | null;
-  last_event_type: number;
-  last_event_at: Timestamp;
-}
-
-export interface FacilityAlarmsTable {
-  facility_id: number;
-  event_type: number;
-  source: string;
-  device_id: string | null;
-  device_name: string | null;
-  unit_id: number | null;
-  unit_number: string | null;
-  active: boolean;
-  changed_at: Timestamp;
-}
-
-export interface ActionGroupsTable {
-  id: Generated<number>;
-  facility_id: number;
-  name: string;
-  is_manual: Generated<boolean>;
-  created_at: CreatedAt;
-}
-
-export interface FacilityStatusChangesTable {
-  id: Generated<number>;
-  facility_id: number;
-  account_id: number;
-  component: string;
-  previous_status: string | null;
-  status: string;
-  message: string;
-  changed_at: CreatedAt;
-}
-
 export interface AccessControlTables {
-  facility_states: FacilityStatesTable;
-  facility_recorded_statuses: FacilityRecordedStatusesTable;
-  facility_devices: FacilityDevicesTable;
-  facility_alarms: FacilityAlarmsTable;
-  action_groups: ActionGroupsTable;
-  facility_status_changes: FacilityStatusChangesTable;
   time_groups: TimeGroupsTable;
   access_profiles: AccessProfilesTable;
   units: UnitsTable;

@@ -1,7 +1,7 @@
 // `gatehouse admin …`: each command prints one JSON object on stdout and nothing else there;
 // failures print one line on stderr and exit non-zero (see src/main.ts).
 import { Command, Option } from 'commander';
-import { createActionGroup, listActionGroups } from '../access-control/facility-status.ts';
+import { createActionGroup, listActionGroups } from '../facility-status/index.ts';
 import { rotateSigningKey } from '../auth/index.ts';
 import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../http/caller.ts';
 import { printJson, requireServiceData, tell, withDatabase } from './support.ts';

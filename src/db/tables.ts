@@ -5,6 +5,7 @@ import type { AccessControlTables } from '../access-control/tables.ts';
 import type { AuctionsTables } from '../auctions/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
+import type { FacilityStatusTables } from '../facility-status/tables.ts';
 import type { PushTables } from '../push/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { CreatedAt } from './columns.ts';
@@ -22,6 +23,7 @@ export interface Tables
     EventsTables,
     AuctionsTables,
     AccessControlTables,
+    FacilityStatusTables,
     PushTables {
   gatehouse_migrations: GatehouseMigrationsTable;
 }

@@ -102,6 +102,8 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
   };
 }
 
+// The catalogue of event types, for faces that name them (facility status: an active alarm's type).
+export { eventTypeInfo } from './catalogue.ts';
 export type { AcceptedEvent } from './judge.ts';
 export type { GatewayIdentity, InBatchTransaction, IngestAnswer, StoredBatch } from './ingest.ts';
 export { COMMAND_RECEIVED, EVENT_TYPE_LIST } from './catalogue.ts';

@@ -14,6 +14,12 @@ export interface JobDefinition<T extends object = object> {
   pollingIntervalSeconds?: number;
   /** Cron expression (UTC) for recurring jobs. */
   schedule?: string;
+  /**
+   * The name the job had before it was renamed (a job moved to another face): pg-boss keeps a
+   * queue's schedule under its name, so the old queue — its schedule and waiting jobs — is deleted
+   * at start, else its schedule would go on queueing jobs that nothing works.
+   */
+  replaces?: string;
 }
 
 /** Anything that can run SQL: the pool, or the client of an open transaction. */
@@ -51,6 +57,8 @@ export class JobQueue {
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
     for (const definition of this.supervise ? definitions : []) {
+      // Deleting a queue deletes its schedule too (pg-boss: on delete cascade); none is a no-op.
+      if (definition.replaces) await this.boss.deleteQueue(definition.replaces);
       await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
       await this.boss.work<object>(
         definition.name,

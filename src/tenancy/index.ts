@@ -14,3 +14,5 @@ export {
   type FacilityView,
 } from './facilities.ts';
 export { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from './gateways.ts';
+// For other faces that take a facility id from an operator (facility status: a new action group).
+export { facilityExists } from './repository.ts';

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { recordExpiredCommands } from '../../src/access-control/command-repository.ts';
-import { recordStatusChanges } from '../../src/access-control/status-changes.ts';
 import { cancelUnit, createList, record, setupPartner } from '../auctions/helpers.ts';
 import { event, getJson, postEvents } from '../events/helpers.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -95,7 +94,7 @@ describe('command.status and facility.status', () => {
   });
 
   it('tells of each status word that changed colour', async () => {
-    await recordStatusChanges(t.services.database.db, Date.now());
+    await t.services.facilityStatus.recordStatusChanges(Date.now());
     await until(() => ofType('facility.status').length >= 4);
     const changes = ofType('facility.status');
     assert.ok(changes.every((c) => c.facilityId === account.facilities[0]!.id));

@@ -4,24 +4,42 @@
 // also as strings, accessCode also as a number), and a bad accessCode named by its rule in words.
 // Lists are plain JSON arrays, as PMS integrations of such APIs expect; an `api-version: 2.0` header
 // is accepted on every call (and not required). SPEC §4.
+//
+// The PMS API is served by more faces than this one: facility status (SPEC §4.1: "the same …
+// compatibility rules as the rest of this face"). app.ts binds their route plugins to their faces
+// and hands them in (`sharing`); they are registered here, in this scope, in the order of the API
+// document. This face imports none of them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { acceptLenientBodies } from '../../http/lenient.ts';
 import { handleError, sendProblem } from '../../http/problem.ts';
 import type { Services } from '../../services.ts';
 import { ACCESS_CODE_RULE } from '../rules.ts';
 import { accessProfileRoutes } from './access-profiles.ts';
-import { actionGroupAdminRoutes } from './action-groups.ts';
 import { codeReadRoutes } from './code-reads.ts';
 import { commandRoutes } from './commands.ts';
 import { facilityRoutes } from './facilities.ts';
-import { facilityStatusRoutes } from './facility-status.ts';
 import { timeGroupRoutes } from './time-groups.ts';
 import { unitRoutes } from './units.ts';
 import { visitorRoutes } from './visitors.ts';
 
-export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, options) => {
+export interface AccessControlRoutesOptions {
+  services: Services;
+  /** Other faces' routes of the PMS API, each bound to its face (app.ts), registered in this scope. */
+  sharing: {
+    /** Facility status: the status reads and remote actions (after the facilities). */
+    facilityStatus: FastifyPluginAsync;
+    /** Facility status: the operator's action groups (last). */
+    adminActionGroups: FastifyPluginAsync;
+  };
+}
+
+export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesOptions> = async (
+  app,
+  { services, sharing },
+) => {
   acceptLenientBodies(app);
+  const options = { services };
 
   // The code's rule in words, instead of the schema's pattern.
   app.setErrorHandler((error, request, reply: FastifyReply) => {
@@ -36,12 +54,12 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<{ services: Services
 
   // In the order of the API document.
   await app.register(facilityRoutes, options);
-  await app.register(facilityStatusRoutes, options);
+  await app.register(sharing.facilityStatus);
   await app.register(unitRoutes, options);
   await app.register(visitorRoutes, options);
   await app.register(timeGroupRoutes, options);
   await app.register(accessProfileRoutes, options);
   await app.register(commandRoutes, options);
   await app.register(codeReadRoutes, options);
-  await app.register(actionGroupAdminRoutes, options);
+  await app.register(sharing.adminActionGroups);
 };

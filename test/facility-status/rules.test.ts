@@ -13,7 +13,7 @@ import {
   reportShows,
   type ReportedEvent,
   type StatusFacts,
-} from '../../src/access-control/status-rules.ts';
+} from '../../src/facility-status/rules.ts';
 
 const T = Date.parse('2026-11-23T12:00:00Z');
 const MIN = 60_000;

@@ -14,7 +14,7 @@ import {
   type BatchReport,
   type ReportedEvent,
   type WrittenState,
-} from './status-rules.ts';
+} from './rules.ts';
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
@@ -22,7 +22,7 @@ const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms)
 export const HEARD_STEP_SECONDS = 10;
 
 /**
- * The facility's reported state as the controllers' reports keep it (one per access-control face).
+ * The facility's reported state as the controllers' reports keep it (one per facility-status face).
  *
  * It remembers what this instance last wrote of each facility: most batches of a busy controller
  * carry no word and would only move last heard and their devices' last event by a few seconds, so

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
-import { alarmLabel, type FacilitySwitch, type StatusFacts } from './status-rules.ts';
+import { alarmLabel, type FacilitySwitch, type StatusFacts } from './rules.ts';
 
 export interface StatusFactsRow {
   facility_id: EntityId;

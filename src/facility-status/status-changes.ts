@@ -1,8 +1,8 @@
 // The facility status changes the job records (SPEC §4.1, issue 13 item 6): a status word that
 // differs from the one last recorded is stored with its time and reason, for push delivery.
 import type { Db } from '../db/tables.ts';
-import * as repo from './status-repository.ts';
-import { facilityStatuses } from './status-rules.ts';
+import * as repo from './repository.ts';
+import { facilityStatuses } from './rules.ts';
 
 /**
  * Compares every facility's status words with those last recorded and records each change (a row

@@ -1,11 +1,10 @@
 // /admin/facilities/{facilityId}/action-groups (the operator): a facility's action groups, and new
 // ones (what `gatehouse admin action-group create` does). PMS tokens read and run the manual ones
-// under /facilities/{facilityId}/actiongroups (facility-status.ts).
+// under /facilities/{facilityId}/actiongroups (action-groups.ts).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { createActionGroup, listActionGroups } from '../facility-status.ts';
+import type { FacilityStatus } from '../index.ts';
 import { FacilityParams } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -29,8 +28,7 @@ const CreateActionGroupBody = Type.Object(
   { $id: 'CreateActionGroupRequest' },
 );
 
-export const actionGroupAdminRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
+export const adminActionGroupRoutes: FastifyPluginAsyncTypebox<{ face: FacilityStatus }> = async (app, { face }) => {
   const tags = ['admin'];
 
   app.get(
@@ -45,7 +43,7 @@ export const actionGroupAdminRoutes: FastifyPluginAsyncTypebox<{ services: Servi
         response: { 200: Answer('The facility’s action groups, manual or not.', Type.Array(AdminActionGroup)) },
       },
     },
-    async (request) => listActionGroups(db, request.params.facilityId),
+    async (request) => face.listActionGroups(request.params.facilityId),
   );
 
   app.post(
@@ -67,6 +65,6 @@ export const actionGroupAdminRoutes: FastifyPluginAsyncTypebox<{ services: Servi
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createActionGroup(db, { facilityId: request.params.facilityId, ...request.body })),
+      reply.code(201).send(await face.createActionGroup({ facilityId: request.params.facilityId, ...request.body })),
   );
 };

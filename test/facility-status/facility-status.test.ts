@@ -5,12 +5,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { recordStatusChanges } from '../../src/access-control/status-changes.ts';
 import type { EntityId } from '../../src/ids.ts';
 import { postEvents } from '../events/helpers.ts';
 import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, operatorToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { call, pms, poll } from './helpers.ts';
+import { call, pms, poll } from '../access-control/helpers.ts';
 
 let t: TestApp;
 let clock: ManualClock;
@@ -342,7 +341,7 @@ describe('the PMS interface status and recorded changes', () => {
         .where('facility_id', '=', quietFacilityId)
         .orderBy('id')
         .execute();
-    await recordStatusChanges(db, Date.now());
+    await t.services.facilityStatus.recordStatusChanges(Date.now());
     const first = await changes();
     assert.deepEqual(
       first.map((c) => [c.component, c.previous_status, c.status]),
@@ -353,10 +352,10 @@ describe('the PMS interface status and recorded changes', () => {
         ['pmsInterface', null, 'error'],
       ],
     );
-    await recordStatusChanges(db, Date.now());
+    await t.services.facilityStatus.recordStatusChanges(Date.now());
     assert.equal((await changes()).length, 4, 'nothing changed, nothing recorded');
     await poll(t, (await gatewayToken(t, quietFacilityId)).token, '?after=0');
-    await recordStatusChanges(db, Date.now());
+    await t.services.facilityStatus.recordStatusChanges(Date.now());
     const last = (await changes()).at(-1)!;
     assert.deepEqual([last.component, last.previous_status, last.status], ['gateway', 'error', 'ok']);
     assert.match(last.message, /^Connected; last heard at /);

@@ -1,0 +1,26 @@
+// Background jobs of the facility-status face: one records the status changes that the passing of
+// time makes (a controller that falls silent sends nothing).
+import type { Db } from '../db/tables.ts';
+import type { JobDefinition } from '../jobs/queue.ts';
+import type { Logger } from '../logger.ts';
+import { recordStatusChanges } from './status-changes.ts';
+
+export const RECORD_STATUS_CHANGES_JOB = 'facility-status.record-status-changes';
+
+export function facilityStatusJobs({ db, logger }: { db: Db; logger: Logger }): JobDefinition<object>[] {
+  return [
+    {
+      name: RECORD_STATUS_CHANGES_JOB,
+      // Its name while facility status lived in access control: that schedule is removed at start.
+      replaces: 'access-control.record-status-changes',
+      // Every minute: a controller falls silent without any event, so the time itself changes statuses.
+      schedule: '* * * * *',
+      queue: { retryLimit: 0 },
+      batchSize: 1,
+      async handle() {
+        const recorded = await recordStatusChanges(db, Date.now());
+        if (recorded > 0) logger.debug({ recorded }, 'facility status changes recorded');
+      },
+    },
+  ];
+}
