@@ -27,6 +27,18 @@ export const conflict = (code: string, message: string) => new AppError(409, cod
 export const forbidden = (message = 'The token does not allow this operation.') =>
   new AppError(403, 'FORBIDDEN', message);
 
+/** How long a client waits before repeating a request that met a change of the same data at the same moment. */
+export const CONCURRENT_CHANGE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * 409 CONCURRENT_CHANGE: another request changed the same data at the same moment. Unlike other
+ * conflicts, the request as it is will likely succeed when repeated: it carries Retry-After.
+ */
+export const concurrentChange = (message: string) =>
+  new AppError(409, 'CONCURRENT_CHANGE', message, [], {
+    'retry-after': String(CONCURRENT_CHANGE_RETRY_AFTER_SECONDS),
+  });
+
 /**
  * What a database error means to a client, when it means the same in every face: two changes of
  * the same rows at one moment (deadlock, serialization failure) are a conflict to retry.
@@ -35,10 +47,7 @@ export const forbidden = (message = 'The token does not allow this operation.') 
 export function fromDatabaseError(error: unknown): AppError | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === '40P01' || code === '40001') {
-    return conflict(
-      'CONCURRENT_CHANGE',
-      'Another change of the same data happened at the same moment; retry the request.',
-    );
+    return concurrentChange('Another change of the same data happened at the same moment; retry the request.');
   }
   return null;
 }

@@ -61,6 +61,12 @@ export async function startServices(config: Config, logger: pino.Logger, options
   try {
     const database = await (options.database ?? openDatabase(config, { role: options.role, command: options.command }));
     opened.push(() => database.close());
+    // A lost connection fails only its own statements (503 with Retry-After) and is replaced.
+    opened.push(
+      database.onConnectionLost((error) =>
+        logger.warn({ err: error }, 'a database connection was lost; its statements failed and the pool replaces it'),
+      ),
+    );
     await migrate(database.pool).then((result) => logMigrations(result, logger));
 
     const metrics = new Metrics();

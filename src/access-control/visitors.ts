@@ -6,7 +6,7 @@
 import type { Updateable } from 'kysely';
 import type { VisibleFacility } from '../http/caller.ts';
 import type { Db } from '../db/tables.ts';
-import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
+import { AppError, concurrentChange, conflict, notFound, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';
 import { resolveAccessProfile } from './access-profiles.ts';
 import { inChange, violates } from './change.ts';
@@ -254,10 +254,7 @@ export async function updateVisitor(
       const still = await repo.lockVisitorPlacement(trx, current.id);
       if (!still) throw visitorNotFound();
       if (still.unit_id !== current.unit_id) {
-        throw conflict(
-          'CONCURRENT_CHANGE',
-          'The visitor was changed by another request at the same moment; retry the request.',
-        );
+        throw concurrentChange('The visitor was changed by another request at the same moment; retry the request.');
       }
 
       let unitRow = targetUnitId === null ? null : locked.get(targetUnitId)!;

@@ -39,6 +39,12 @@ export interface Database {
   kind: 'embedded' | 'postgres';
   /** Where it is, fit for a log line: no password. */
   location: string;
+  /**
+   * Calls `listener` each time one of the pool's connections is lost (a restart or failover, a
+   * terminated backend, a reset on the way, the embedded worker ending it): its statements have
+   * failed, and the pool makes a new connection for the next. Returns the unsubscribe.
+   */
+  onConnectionLost(listener: (error: Error) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -60,12 +66,13 @@ export interface OpenOptions {
 
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   const max = options.poolSize ?? 20;
+  const losses = new ConnectionLosses();
   // The data directory holds signing keys and blobs on either database: it must be writable. On a
   // server it is made only once the server has answered: a refused start leaves nothing behind.
   if (config.databaseUrl) {
     const driver = await loadDriver();
     const location = describeDatabaseUrl(config.databaseUrl);
-    const pool = new driver.pg.Pool({
+    const pool = listenedPool(driver, losses, {
       connectionString: config.databaseUrl,
       max,
       // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
@@ -84,19 +91,19 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       await pool.end();
       throw error;
     }
-    return wrap(driver, pool, 'postgres', location, async () => {});
+    return wrap(driver, pool, losses, 'postgres', location, async () => {});
   }
 
   prepareDataDir(config.dataDir);
   const layout = dataDirLayout(config.dataDir);
   if (options.role === 'client' && readLockOwner(config.dataDir) && (await socketAccepts(layout.socketPath))) {
     const driver = await loadDriver();
-    const pool = embeddedPool(driver, config.dataDir, Math.min(max, 4));
+    const pool = embeddedPool(driver, losses, config.dataDir, Math.min(max, 4));
     await probe(
       pool,
       (error) => `cannot connect to the running server's database socket ${layout.socketPath}: ${reason(error)}`,
     );
-    return wrap(driver, pool, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
+    return wrap(driver, pool, losses, 'embedded', `${layout.pgData} (via the running server)`, async () => {});
   }
 
   const lock = lockDataDir(config.dataDir, options.command);
@@ -123,7 +130,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     lock.release();
     throw error;
   }
-  const pool = embeddedPool(driver, config.dataDir, max);
+  const pool = embeddedPool(driver, losses, config.dataDir, max);
   try {
     await probe(pool, (error) => `cannot connect to the embedded database in ${layout.pgData}: ${reason(error)}`);
   } catch (error) {
@@ -131,7 +138,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     lock.release();
     throw error;
   }
-  return wrap(driver, pool, 'embedded', layout.pgData, async () => {
+  return wrap(driver, pool, losses, 'embedded', layout.pgData, async () => {
     await server.stop();
     lock.release();
   });
@@ -148,8 +155,8 @@ async function seedDataDir(pgData: string): Promise<void> {
   }
 }
 
-function embeddedPool({ pg }: Driver, dataDir: string, max: number): pg.Pool {
-  return new pg.Pool({
+function embeddedPool(driver: Driver, losses: ConnectionLosses, dataDir: string, max: number): pg.Pool {
+  return listenedPool(driver, losses, {
     host: dataDirLayout(dataDir).socketDir,
     port: EMBEDDED_PORT,
     user: 'postgres',
@@ -157,6 +164,52 @@ function embeddedPool({ pg }: Driver, dataDir: string, max: number): pg.Pool {
     max,
     connectionTimeoutMillis: 10_000,
   });
+}
+
+/** Who hears of a lost connection; each loss is counted once, whatever else it failed. */
+class ConnectionLosses {
+  private readonly listeners = new Set<(error: Error) => void>();
+
+  report(error: Error): void {
+    for (const listener of this.listeners) listener(error);
+  }
+
+  subscribe(listener: (error: Error) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/**
+ * The pool's connections, each with an 'error' listener for its whole life. pg's Client emits
+ * 'error' when its connection ends unexpectedly (a restart or failover, pg_terminate_backend, a
+ * reset on the way, an idle-in-transaction timeout) whether it is idle in the pool or checked out;
+ * pg-pool listens only while it is idle, and an 'error' without a listener ends the process. The
+ * statements in flight on it fail on their own (rejected with the same error, which
+ * db/errors.ts answers with 503 and Retry-After), and a client that is not queryable any more is
+ * dropped by the pool when released, so the listener only reports the loss, once.
+ */
+function listenedClient({ pg }: Driver, losses: ConnectionLosses): typeof pg.Client {
+  return class ListenedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      let reported = false;
+      this.on('error', (error: Error) => {
+        if (reported) return;
+        reported = true;
+        losses.report(error);
+      });
+    }
+  };
+}
+
+/** A pool of listened clients, listened itself from the start (before the probe). */
+function listenedPool(driver: Driver, losses: ConnectionLosses, options: pg.PoolConfig): pg.Pool {
+  const pool = new driver.pg.Pool({ ...options, Client: listenedClient(driver, losses) });
+  // pg-pool re-emits an idle client's error on the pool, where an 'error' without a listener would
+  // end the process too; the client's own listener has reported it.
+  pool.on('error', () => {});
+  return pool;
 }
 
 /** The first connection, before anything is written: a failure is refused in one line (`explain`). */
@@ -174,12 +227,11 @@ const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (err
 function wrap(
   { Kysely, PostgresDialect }: Driver,
   pool: pg.Pool,
+  losses: ConnectionLosses,
   kind: Database['kind'],
   location: string,
   afterPool: () => Promise<void>,
 ): Database {
-  // An idle client that loses its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   let closing: Promise<void> | null = null;
   return {
@@ -187,6 +239,7 @@ function wrap(
     db,
     kind,
     location,
+    onConnectionLost: (listener) => losses.subscribe(listener),
     close() {
       closing ??= (async () => {
         await db.destroy();
