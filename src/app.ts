@@ -3,7 +3,6 @@
 // metrics) are wired here once.
 import rateLimit from '@fastify/rate-limit';
 import { registerGuard } from './auth/index.ts';
-import { findFacility } from './tenancy/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
@@ -89,7 +88,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerBodyDeadline(app, config.bodyUploadTimeoutMs);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.auth.tokens, services.auth.credentials, (id) => findFacility(services.database.db, id));
+  registerGuard(app, services.auth.tokens, services.auth.credentials, services.tenancy.findFacility);
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {
@@ -117,6 +116,8 @@ export async function buildApp(services: Services): Promise<App> {
     );
   });
 
+  // Each face's routes receive that face (and the few mechanisms they use), not all of the services.
+  const events = { face: services.events, clock: services.clock };
   const scopes = {} as Record<ApiVersion, App>;
   for (const version of API_VERSIONS) {
     await app.register(async (scope) => {
@@ -124,9 +125,9 @@ export async function buildApp(services: Services): Promise<App> {
       scopes[version] = scope;
       if (version === '3.0') {
         await registerSwaggerUi(scope);
-        await scope.register(opsRoutes, { services });
-        await scope.register(authRoutes, { services });
-        await scope.register(tenancyRoutes, { services });
+        await scope.register(opsRoutes, { readiness: services.readiness, registry: services.metrics.registry });
+        await scope.register(authRoutes, { face: services.auth });
+        await scope.register(tenancyRoutes, { face: services.tenancy });
         await scope.register(auctionRoutes, { services });
         // The PMS API: access control's routes and, in its scope, those of the faces that share it.
         const facilityStatus = { face: services.facilityStatus };
@@ -142,13 +143,13 @@ export async function buildApp(services: Services): Promise<App> {
           },
         });
         await scope.register(gatewayRoutes, { services });
-        await scope.register(eventRoutes, { services });
+        await scope.register(eventRoutes, events);
         await scope.register(pushRoutes, { services });
         await scope.register(consoleRoutes, { services });
       } else if (version === '2.0') {
-        await scope.register(eventRoutesV2, { services });
+        await scope.register(eventRoutesV2, events);
       } else {
-        await scope.register(eventRoutesV1, { services });
+        await scope.register(eventRoutesV1, events);
       }
     });
   }

@@ -16,6 +16,7 @@ import { createEvents, type Events } from './events/index.ts';
 import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
+import { createTenancy, type Tenancy } from './tenancy/index.ts';
 
 export interface Services {
   config: Config;
@@ -25,6 +26,7 @@ export interface Services {
   metrics: Metrics;
   clock: Clock;
   auth: Auth;
+  tenancy: Tenancy;
   /** Shared state for several instances (rate limits), when REDIS_URL is set. */
   sharedState: SharedState;
   events: Events;
@@ -79,6 +81,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     await sharedState.connected(1000);
     const clock = options.clock ?? systemClock;
     const auth = await createAuth({ database, config, sharedState, clock });
+    const tenancy = createTenancy(database.db);
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
     const accessControl = await createAccessControl({
@@ -145,6 +148,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       clock,
       auth,
+      tenancy,
       sharedState,
       jobs,
       events,

@@ -7,7 +7,8 @@ import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../http/caller.ts';
 import { printJson, requireServiceData, tell, withDatabase } from './support.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
 import { SCOPE_DESCRIPTIONS } from '../http/access.ts';
-import * as admin from '../tenancy/index.ts';
+import { createTenancy, type Tenancy } from '../tenancy/index.ts';
+import type { Db } from '../db/tables.ts';
 
 const list = (value: string) =>
   value
@@ -15,8 +16,13 @@ const list = (value: string) =>
     .map((v) => v.trim())
     .filter(Boolean);
 
-function run(command: string, action: (db: Parameters<typeof admin.createAccount>[0]) => Promise<unknown>) {
-  return async () => printJson(await withDatabase(`admin ${command}`, (database) => action(database.db)));
+function run(command: string, action: (parts: { db: Db; tenancy: Tenancy }) => Promise<unknown>) {
+  return async () =>
+    printJson(
+      await withDatabase(`admin ${command}`, (database) =>
+        action({ db: database.db, tenancy: createTenancy(database.db) }),
+      ),
+    );
 }
 
 const items = async (rows: Promise<unknown[]>) => ({ items: await rows });
@@ -58,12 +64,12 @@ ${examples(
     .description('Create an account; prints its id.')
     .requiredOption('--name <name>', 'display name')
     .action((o: { name: string }) =>
-      run('account create', async (db) => ({ id: (await admin.createAccount(db, o)).id }))(),
+      run('account create', async ({ tenancy }) => ({ id: (await tenancy.createAccount(o)).id }))(),
     );
   account
     .command('list')
     .description('List the accounts.')
-    .action(run('account list', (db) => items(admin.listAccounts(db))));
+    .action(run('account list', ({ tenancy }) => items(tenancy.listAccounts())));
 
   const facility = root.command('facility').description('Facilities of an account.');
   facility
@@ -100,8 +106,8 @@ ${examples(
         postalCode?: string;
         country?: string;
       }) =>
-        run('facility create', async (db) => {
-          const created = await admin.createFacility(db, {
+        run('facility create', async ({ tenancy }) => {
+          const created = await tenancy.createFacility({
             accountId: o.account,
             name: o.name,
             timeZone: o.timeZone,
@@ -121,7 +127,9 @@ ${examples(
     .command('list')
     .description('List the facilities (of one account with --account).')
     .option('--account <accountId>', 'only this account')
-    .action((o: { account?: string }) => run('facility list', (db) => items(admin.listFacilities(db, o.account)))());
+    .action((o: { account?: string }) =>
+      run('facility list', ({ tenancy }) => items(tenancy.listFacilities(o.account)))(),
+    );
 
   const app = root.command('app').description('Applications (OAuth clients): PMS, auction partners, operators.');
   app
@@ -140,8 +148,8 @@ ${examples(
     .option('--facility-guids <g1,g2>', 'facility guids the partner may auction', list)
     .addOption(new Option('--operator', 'an operator application (scope admin)').default(false))
     .action((o: { name: string; clientType?: string; facilityGuids?: string[]; operator: boolean }) =>
-      run('app create', async (db) => {
-        const created = await admin.createApplication(db, {
+      run('app create', async ({ tenancy }) => {
+        const created = await tenancy.createApplication({
           name: o.name,
           clientType: o.clientType ?? null,
           facilityGuids: o.facilityGuids,
@@ -153,12 +161,12 @@ ${examples(
   app
     .command('list')
     .description('List the applications (never their secrets).')
-    .action(run('app list', (db) => items(admin.listApplications(db))));
+    .action(run('app list', ({ tenancy }) => items(tenancy.listApplications())));
   app
     .command('revoke')
     .description('Revoke an application: its tokens stop working within seconds.')
     .requiredOption('--client-id <clientId>', 'the application')
-    .action((o: { clientId: string }) => run('app revoke', (db) => admin.revokeApplication(db, o.clientId))());
+    .action((o: { clientId: string }) => run('app revoke', ({ tenancy }) => tenancy.revokeApplication(o.clientId))());
 
   const key = root
     .command('account-key')
@@ -178,8 +186,8 @@ ${examples(
 )}`,
     )
     .action((o: { account: string; app: string; scopes?: string[] }) =>
-      run('account-key create', async (db) => {
-        const created = await admin.createAccountKey(db, { accountId: o.account, clientId: o.app, scopes: o.scopes });
+      run('account-key create', async ({ tenancy }) => {
+        const created = await tenancy.createAccountKey({ accountId: o.account, clientId: o.app, scopes: o.scopes });
         return { apiKey: created.apiKey, apiSecret: created.apiSecret };
       })(),
     );
@@ -188,13 +196,15 @@ ${examples(
     .description('List the account keys (of one account with --account), never their secrets.')
     .option('--account <accountId>', 'only this account')
     .action((o: { account?: string }) =>
-      run('account-key list', (db) => items(admin.listAccountKeys(db, o.account)))(),
+      run('account-key list', ({ tenancy }) => items(tenancy.listAccountKeys(o.account)))(),
     );
   key
     .command('revoke')
     .description('Revoke an account key: its tokens stop working within seconds.')
     .requiredOption('--api-key <apiKey>', 'the key')
-    .action((o: { apiKey: string }) => run('account-key revoke', (db) => admin.revokeAccountKey(db, o.apiKey))());
+    .action((o: { apiKey: string }) =>
+      run('account-key revoke', ({ tenancy }) => tenancy.revokeAccountKey(o.apiKey))(),
+    );
 
   const gateway = root.command('gateway').description('Gateway controller credentials of a facility.');
   gateway
@@ -203,8 +213,8 @@ ${examples(
     .addHelpText('after', examples('gatehouse admin gateway create --facility 1'))
     .requiredOption('--facility <facilityId>', 'the facility')
     .action((o: { facility: string }) =>
-      run('gateway create', async (db) => {
-        const created = await admin.createGatewayCredential(db, { facilityId: o.facility });
+      run('gateway create', async ({ tenancy }) => {
+        const created = await tenancy.createGatewayCredential({ facilityId: o.facility });
         return { clientId: created.clientId, clientSecret: created.clientSecret };
       })(),
     );
@@ -213,14 +223,14 @@ ${examples(
     .description('List the gateway credentials (of one facility with --facility), never their secrets.')
     .option('--facility <facilityId>', 'only this facility')
     .action((o: { facility?: string }) =>
-      run('gateway list', (db) => items(admin.listGatewayCredentials(db, o.facility)))(),
+      run('gateway list', ({ tenancy }) => items(tenancy.listGatewayCredentials(o.facility)))(),
     );
   gateway
     .command('revoke')
     .description('Revoke gateway credentials: the controller can no longer get a token.')
     .requiredOption('--client-id <clientId>', 'the credentials')
     .action((o: { clientId: string }) =>
-      run('gateway revoke', (db) => admin.revokeGatewayCredential(db, o.clientId))(),
+      run('gateway revoke', ({ tenancy }) => tenancy.revokeGatewayCredential(o.clientId))(),
     );
 
   const actionGroup = root
@@ -233,7 +243,7 @@ ${examples(
     .requiredOption('--name <name>', '1–100 characters, unique within the facility')
     .option('--scheduled', 'not triggered by hand (left out of …/actiongroups/manual)', false)
     .action((o: { facility: string; name: string; scheduled: boolean }) =>
-      run('action-group create', (db) =>
+      run('action-group create', ({ db }) =>
         createActionGroup(db, { facilityId: o.facility, name: o.name, isManual: !o.scheduled }),
       )(),
     );
@@ -241,7 +251,9 @@ ${examples(
     .command('list')
     .description("List a facility's action groups.")
     .requiredOption('--facility <facilityId>', 'the facility')
-    .action((o: { facility: string }) => run('action-group list', (db) => items(listActionGroups(db, o.facility)))());
+    .action((o: { facility: string }) =>
+      run('action-group list', ({ db }) => items(listActionGroups(db, o.facility)))(),
+    );
 
   const keys = root.command('keys').description('Token signing keys.');
   keys

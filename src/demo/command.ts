@@ -21,7 +21,6 @@ import { CliError } from '../cli/support.ts';
 import { checkPortAvailable, type RunningServer, startServer } from '../server.ts';
 import { runSimulator } from '../simulator/command.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
-import * as admin from '../tenancy/index.ts';
 import { DEMO_FACILITIES, FIRST_NAMES, LAST_NAMES } from './data.ts';
 import { PmsActivity } from './pms-changes.ts';
 
@@ -194,15 +193,15 @@ Examples:
         starting = startServer(config, createLogger(config, process.stderr as never));
         server = await starting;
         const url = `http://localhost:${(server.app.server.address() as AddressInfo).port}`;
-        const db = server.services.database.db;
 
         // Operator provisioning (what `gatehouse admin …` does).
-        const account = await admin.createAccount(db, { name: 'Demo Storage Co' });
+        const { tenancy } = server.services;
+        const account = await tenancy.createAccount({ name: 'Demo Storage Co' });
         const suffix = String(account.id);
         const facilities = [];
         for (const f of DEMO_FACILITIES) {
           facilities.push(
-            await admin.createFacility(db, {
+            await tenancy.createFacility({
               accountId: account.id,
               name: f.name,
               timeZone: f.timeZone,
@@ -211,18 +210,18 @@ Examples:
             }),
           );
         }
-        const pmsApp = await admin.createApplication(db, { name: 'Demo PMS' });
-        const key = await admin.createAccountKey(db, { accountId: account.id, clientId: pmsApp.clientId });
-        const partner = await admin.createApplication(db, {
+        const pmsApp = await tenancy.createApplication({ name: 'Demo PMS' });
+        const key = await tenancy.createAccountKey({ accountId: account.id, clientId: pmsApp.clientId });
+        const partner = await tenancy.createApplication({
           name: 'Demo Auctions',
           clientType: 'DemoAuctions',
           facilityGuids: facilities.map((f) => f.guid!),
         });
         // The operator's support console (/console) signs in with an operator application.
-        const operator = await admin.createApplication(db, { name: 'Demo Support', operator: true });
+        const operator = await tenancy.createApplication({ name: 'Demo Support', operator: true });
         const gateways = [];
         for (const f of facilities)
-          gateways.push({ facility: f, ...(await admin.createGatewayCredential(db, { facilityId: f.id })) });
+          gateways.push({ facility: f, ...(await tenancy.createGatewayCredential({ facilityId: f.id })) });
 
         // The PMS face: units and visitors, each change a command for the facility's controller.
         const anonymous = createGatehouseClient({ baseUrl: url });

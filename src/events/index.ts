@@ -32,6 +32,8 @@ export interface EventsDeps {
 }
 
 export interface Events {
+  /** The limits its routes describe and enforce. */
+  settings: { retentionDays: number; streamsPerCredential: number };
   /** A controller's report: judged, stored (with the hooks, in one transaction), counted; resolves after commit. */
   ingest(gateway: GatewayIdentity, reported: readonly unknown[], now: number): Promise<IngestAnswer>;
   /** The monthly partitions of the events (made ahead, on demand, dropped past retention). */
@@ -91,6 +93,10 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     await signals.close();
   };
   return {
+    settings: {
+      retentionDays: deps.config.eventRetentionDays,
+      streamsPerCredential: deps.config.eventStreamsPerCredential,
+    },
     ingest: (gateway, reported, now) => ingest(ingestDeps, gateway, reported, now),
     partitions,
     store,

@@ -2,7 +2,7 @@
 import { type Static, Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PUBLIC } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Auth } from '../index.ts';
 
 const JsonWebKey = Type.Object(
   {
@@ -25,7 +25,7 @@ const JwksBody = Type.Object(
   { $id: 'JsonWebKeySet' }, // RFC 7517 §5
 );
 
-export const jwksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const jwksRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app, { face }) => {
   app.get(
     '/.well-known/jwks.json',
     {
@@ -40,7 +40,7 @@ export const jwksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       // jose types every JWK member as optional; an exported P-256 public key has each of them.
-      return services.auth.tokens.publicJwks as Static<typeof JwksBody>;
+      return face.tokens.publicJwks as Static<typeof JwksBody>;
     },
   );
 };

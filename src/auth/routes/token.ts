@@ -6,7 +6,7 @@ import { PUBLIC } from '../../http/access.ts';
 import type { NormalizedError } from '../../http/errors.ts';
 import { handleError, registerErrorRenderer } from '../../http/problem.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Auth } from '../index.ts';
 import { OAuthError, type OAuthErrorCode } from '../grants.ts';
 import { WAITING_IN_ALL, WAITING_PER_CLIENT } from '../secret-checks.ts';
 
@@ -183,8 +183,8 @@ function safeDecode(value: string): string {
   }
 }
 
-export const tokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { grants, throttle } = services.auth;
+export const tokenRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app, { face }) => {
+  const { grants, throttle } = face;
 
   registerErrorRenderer(app, {
     owns: (path) => path === TOKEN_PATH,

@@ -2,7 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
 import { Answer, EntityId, StringEnum } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Auth } from '../index.ts';
 import { ALL_SCOPES, principalOf } from '../../http/caller.ts';
 
 const Principal = Type.Object(
@@ -21,7 +21,7 @@ const Principal = Type.Object(
   { $id: 'Principal' },
 );
 
-export const whoamiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app) => {
+export const whoamiRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app) => {
   app.get(
     '/auth/whoami',
     {

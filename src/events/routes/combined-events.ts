@@ -5,7 +5,7 @@
 // (filters.ts) and read through the one query builder (query.ts), like /gatewayevents.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { COMBINED_EVENT_TYPES } from '../combined.ts';
 import { parseCombinedFilter } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_COMBINED_RESULTS, MAX_PAGE_SIZE } from '../limits.ts';
@@ -27,7 +27,7 @@ import {
   sendJson,
 } from './common.ts';
 
-type Options = { services: Services; apiVersion?: '2.0' | '3.0' };
+type Options = EventRouteOptions & { apiVersion?: '2.0' | '3.0' };
 
 const WHY =
   'The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events ' +
@@ -35,8 +35,8 @@ const WHY =
 
 const TYPES_JSON = JSON.stringify(COMBINED_EVENT_TYPES);
 
-export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services, apiVersion }) => {
-  const { store } = services.events;
+export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { face, clock, apiVersion }) => {
+  const { store } = face;
   const legacy = apiVersion === '2.0';
   const constraints = legacy ? { apiVersion: '2.0' } : undefined;
   const tags = [legacy ? 'combined events (2.0)' : 'combined events'];
@@ -83,7 +83,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
           `default ${DEFAULT_PAGE_SIZE}) and pageNumber, at most the newest ${MAX_COMBINED_RESULTS.toLocaleString('en-US')} ` +
           'events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain ' +
           'array. For complete walks and exports use /gatewayevents (cursor, CSV). ' +
-          `${retentionNote(services.config.eventRetentionDays)} ${versionNote}`,
+          `${retentionNote(face.settings.retentionDays)} ${versionNote}`,
         params: FacilityParams,
         querystring: CombinedEventsQuery,
         response: {
@@ -96,7 +96,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
     },
     async (request, reply) => {
       const { query } = request;
-      const filter = parseCombinedFilter(facilityScope(request), query, services.clock.now());
+      const filter = parseCombinedFilter(facilityScope(request), query, clock.now());
       const bare = query.hideMetadata?.toLowerCase() === 'true';
       const answer = await readCombinedPage(
         store,

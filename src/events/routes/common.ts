@@ -1,6 +1,8 @@
 // What the access-event routes share: who may call them, the versions each path exists in, the
 // notes their descriptions repeat, and the small steps of rendering.
+import type { Clock } from '../../clock.ts';
 import type { EntityId } from '../../ids.ts';
+import type { Events } from '../index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { facilityOf } from '../../http/caller.ts';
 import { onAccount, onFacility, scoped } from '../../http/access.ts';
@@ -8,6 +10,12 @@ import type { EventApiVersion } from '../../http/versioning.ts';
 import type { EventScope } from '../query.ts';
 import type { FieldError } from '../../errors.ts';
 import { combinedFilterFaults, type FilterParams, filterFaults, legacyFilterFaults } from '../filters.ts';
+
+/** What the events face's route plugins receive: the face, and the clock that says what "now" is. */
+export interface EventRouteOptions {
+  face: Events;
+  clock: Clock;
+}
 
 export const ACCOUNT_ACCESS = onAccount('accessevent:read');
 export const FACILITY_ACCESS = onFacility('accessevent:read');

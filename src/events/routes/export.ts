@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { facilityOf } from '../../http/caller.ts';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { exportCsv } from '../export.ts';
 import { EXACT_TOTAL_CAP } from '../limits.ts';
 import { parseFilter } from '../filters.ts';
@@ -53,15 +53,15 @@ const csvResponse = {
 
 const fileStamp = (ms: number) => `${new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
 
-export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { store, metrics } = services.events;
+export const exportRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
+  const { store, metrics } = face;
   const tags = ['access events'];
   const exportDescription = (what: string) =>
     `${what} as CSV (RFC 4180, UTF-8, header row; Content-Disposition: attachment). Same parameters and filters as ` +
     'the list route. Without pageSize, pageNumber or cursor it streams every matching event committed when the export ' +
     "began, in constant memory whatever the size; with them, just that page (X-Next-Cursor: the next page's cursor, " +
     `X-Total-Count, exact up to ${EXACT_TOTAL_CAP.toLocaleString('en-US')} events and beyond that the database planner's ` +
-    `estimate, with X-Total-Count-Exact: true or false). ${CSV_DESCRIPTION} ${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
+    `estimate, with X-Total-Count-Exact: true or false). ${CSV_DESCRIPTION} ${retentionNote(face.settings.retentionDays)} ${V3_NOTE}`;
 
   /** Download headers go out only once the first rows are read: an error is never an attachment. */
   async function sendCsv(reply: FastifyReply, filter: EventFilter, paging: PagingParams, subject: string) {

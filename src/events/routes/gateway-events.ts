@@ -1,7 +1,7 @@
 // GET /gatewayevents/accounts/{accountId} and /gatewayevents/facilities/{facilityId} (3.0): the
 // events, filtered and paged by number or by cursor.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { Answer } from '../../http/schemas.ts';
 import { parseFilter } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
@@ -19,8 +19,8 @@ import {
   sendJson,
 } from './common.ts';
 
-export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { store } = services.events;
+export const gatewayEventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
+  const { store } = face;
   const tags = ['access events'];
   const pageDescription = (what: string) =>
     `${what} Filters: eventTypes, unitIds, visitorIds (the ids the controller reported), startDate (inclusive), ` +
@@ -28,7 +28,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     `(1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) with pageNumber, or cursor. metadata.nextCursor continues ` +
     'after the last item; a cursor walk returns every event exactly once even while events arrive (see cursor). ' +
     "Each item has occurredAt in UTC and occurredAtLocal in the facility's time zone. " +
-    `${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
+    `${retentionNote(face.settings.retentionDays)} ${V3_NOTE}`;
 
   app.get(
     '/gatewayevents/accounts/:accountId',

@@ -3,7 +3,7 @@
 // (with the combined events again, constrained to 2.0) and 1.0 routes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ensureApiVersionConstraint, serveApiVersion } from '../../http/versioning.ts';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { combinedEventRoutes } from './combined-events.ts';
 import { versionsOfRoute } from './common.ts';
 import { exportRoutes } from './export.ts';
@@ -13,7 +13,7 @@ import { legacyV2Routes } from './legacy-v2.ts';
 import { streamRoutes } from './stream.ts';
 import { eventTypeRoutes } from './types.ts';
 
-type Options = { services: Services };
+type Options = EventRouteOptions;
 
 export const eventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, options) => {
   ensureApiVersionConstraint(app);

@@ -3,7 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { parseFilter, type FilterParams } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
@@ -30,14 +30,14 @@ import {
   sendJson,
 } from './common.ts';
 
-export const legacyV1Routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { store } = services.events;
+export const legacyV1Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
+  const { store } = face;
   const tags = ['access events (1.0)'];
   const constraints = { apiVersion: '1.0' };
   const description = (what: string) =>
     `${what} Send api-version: 1.0 (header or query). A plain JSON array, newest first unless sort=asc, paged by ` +
     `limit (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and offset; filters eventTypes, unitIds, visitorIds, ` +
-    `startDate, endDate as in 3.0. ${retentionNote(services.config.eventRetentionDays)} ${legacyNote('1.0')}`;
+    `startDate, endDate as in 3.0. ${retentionNote(face.settings.retentionDays)} ${legacyNote('1.0')}`;
   const slice = async (
     reply: FastifyReply,
     scope: EventScope,

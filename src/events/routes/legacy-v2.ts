@@ -2,7 +2,7 @@
 // with Unix-second dates (registered in the v2.0 document's scope).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { parseLegacyFilter } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
@@ -11,8 +11,8 @@ import { pageJson } from '../render.ts';
 import { EventTypeList, FacilityParams, V2FacilityQuery, V2Page } from '../schemas.ts';
 import { LEGACY_FILTERED, TYPES_ACCESS, facilityScope, legacyNote, retentionNote, sendJson } from './common.ts';
 
-export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { store } = services.events;
+export const legacyV2Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
+  const { store } = face;
   const tags = ['access events (2.0)'];
 
   app.get(
@@ -44,7 +44,7 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<{ services: Services }> =
         description:
           `Newest first. minDate (inclusive) and maxDate (exclusive) are Unix seconds; limit 1–${MAX_PAGE_SIZE} ` +
           `(default ${DEFAULT_PAGE_SIZE}), offset ≥ 0. 204 when the page is empty. ` +
-          `${retentionNote(services.config.eventRetentionDays)} ${legacyNote('2.0')}`,
+          `${retentionNote(face.settings.retentionDays)} ${legacyNote('2.0')}`,
         params: FacilityParams,
         querystring: V2FacilityQuery,
         response: {

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialKey, principalOf } from '../../http/caller.ts';
 import { AppError } from '../../errors.ts';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { InvalidCursorError } from '../cursor.ts';
 import { parseFilter, type FilterParams } from '../filters.ts';
 import type { EventScope } from '../query.ts';
@@ -47,8 +47,8 @@ const tooManyStreams = (limit: number) =>
     { 'retry-after': String(TOO_MANY_STREAMS_RETRY_SECONDS) },
   );
 
-export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { streams } = services.events;
+export const streamRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
+  const { streams } = face;
   const tags = ['access events'];
   const heartbeatSeconds = streams.settings.heartbeatMs / 1000;
   // Before the server waits for its requests: the streams end now (clients reconnect elsewhere).
@@ -68,9 +68,9 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     `${Math.ceil(streams.settings.credentialCheckMs / 1000)} s (plus a lookup), with a final \`event: end\` whose data is ` +
     '`{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a ' +
     'new token and Last-Event-ID). One credential may hold ' +
-    `${services.config.eventStreamsPerCredential} streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS ` +
+    `${face.settings.streamsPerCredential} streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS ` +
     'with Retry-After. ' +
-    `${retentionNote(services.config.eventRetentionDays)} ${V3_NOTE}`;
+    `${retentionNote(face.settings.retentionDays)} ${V3_NOTE}`;
 
   async function stream(request: FastifyRequest, reply: FastifyReply, scope: EventScope, query: FilterParams) {
     const filter = parseFilter(scope, { ...query, sort: 'asc' });

@@ -1,12 +1,12 @@
 // GET /gatewayevents/types (3.0): the event catalogue.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.ts';
+import type { EventRouteOptions } from './common.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { Answer } from '../../http/schemas.ts';
 import { EventTypeList } from '../schemas.ts';
 import { TYPES_ACCESS, V3_NOTE } from './common.ts';
 
-export const eventTypeRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app) => {
+export const eventTypeRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app) => {
   app.get(
     '/gatewayevents/types',
     {

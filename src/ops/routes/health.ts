@@ -3,7 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { PUBLIC } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
 import { COUNTED_IN_PROCESS } from '../../http/rate-limit.ts';
-import type { Services } from '../../services.ts';
+import type { Ops } from '../index.ts';
 
 const AVAILABILITY_RETRY_AFTER_SECONDS = 5;
 
@@ -25,7 +25,7 @@ const Availability = Type.Object(
   { $id: 'ServiceAvailability' },
 );
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) => {
   app.get(
     '/health',
     {
@@ -63,7 +63,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       },
     },
     async (_request, reply) => {
-      const checks = await services.readiness();
+      const checks = await ops.readiness();
       const ok = checks.database && checks.migrations && checks.jobs;
       if (!ok) reply.header('retry-after', String(AVAILABILITY_RETRY_AFTER_SECONDS));
       return reply.code(ok ? 200 : 503).send({ status: ok ? 'available' : 'unavailable', checks });

@@ -1,9 +1,9 @@
 // GET /metrics: Prometheus text, for an operator's token.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import type { Services } from '../../services.ts';
+import type { Ops } from '../index.ts';
 
-export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const metricsRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) => {
   // Not public (SPEC.md §2 exempts only health, docs, JWKS and media): the metrics name routes,
   // volumes and failure rates. Prometheus gets a token as an operator's application, with its
   // `oauth2` client_credentials configuration (docs/OPERATIONS.md).
@@ -27,8 +27,8 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (_request, reply) => {
-      reply.type(services.metrics.registry.contentType);
-      return services.metrics.registry.metrics();
+      reply.type(ops.registry.contentType);
+      return ops.registry.metrics();
     },
   );
 };

@@ -2,8 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { createAccountKey, listAccountKeys, revokeAccountKey } from '../account-keys.ts';
+import type { Tenancy } from '../index.ts';
 import { AccountKey, CreatedAccountKey, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -20,9 +19,7 @@ const AccountKeyBody = Type.Object({
   ),
 });
 
-export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
-
+export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = async (app, { face }) => {
   app.post(
     '/admin/account-keys',
     {
@@ -38,7 +35,7 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await createAccountKey(db, request.body)),
+    async (request, reply) => reply.code(201).send(await face.createAccountKey(request.body)),
   );
 
   app.get(
@@ -55,7 +52,7 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
         },
       },
     },
-    async (request) => listAccountKeys(db, request.query.accountId),
+    async (request) => face.listAccountKeys(request.query.accountId),
   );
 
   app.post(
@@ -71,6 +68,6 @@ export const accountKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
         response: { 200: Answer('The key, revoked.', Revoked), 404: Refused(REVOKED_NOT_FOUND) },
       },
     },
-    async (request) => revokeAccountKey(db, request.params.apiKey),
+    async (request) => face.revokeAccountKey(request.params.apiKey),
   );
 };

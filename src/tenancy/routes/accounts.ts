@@ -2,13 +2,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { createAccount, listAccounts } from '../accounts.ts';
+import type { Tenancy } from '../index.ts';
 import { Account, CreateAccountBody, tags } from '../schemas.ts';
 
-export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
-
+export const accountRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = async (app, { face }) => {
   app.post(
     '/admin/accounts',
     {
@@ -21,7 +18,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         response: { 201: Answer('The account, created.', Account) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createAccount(db, request.body)),
+    async (request, reply) => reply.code(201).send(await face.createAccount(request.body)),
   );
 
   app.get(
@@ -35,6 +32,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         response: { 200: Answer('Every account.', Type.Array(Account)) },
       },
     },
-    async () => listAccounts(db),
+    async () => face.listAccounts(),
   );
 };

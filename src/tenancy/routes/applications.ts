@@ -2,9 +2,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Tenancy } from '../index.ts';
 import { principalOf } from '../../http/caller.ts';
-import { createApplication, getApplication, listApplications, revokeApplication } from '../applications.ts';
 import { Application, ClientSecret, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -15,9 +14,7 @@ const ApplicationBody = Type.Object({
   operator: Type.Optional(Type.Boolean()),
 });
 
-export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
-
+export const applicationRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = async (app, { face }) => {
   app.post(
     '/admin/applications',
     {
@@ -33,7 +30,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 201: Answer('The application’s client credentials; the secret is shown only here.', ClientSecret) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createApplication(db, request.body)),
+    async (request, reply) => reply.code(201).send(await face.createApplication(request.body)),
   );
 
   app.get(
@@ -49,7 +46,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         },
       },
     },
-    async () => listApplications(db),
+    async () => face.listApplications(),
   );
 
   app.get(
@@ -69,7 +66,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         },
       },
     },
-    async (request) => getApplication(db, principalOf(request).clientId),
+    async (request) => face.getApplication(principalOf(request).clientId),
   );
 
   app.post(
@@ -85,6 +82,6 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: Answer('The application, revoked.', Revoked), 404: Refused(REVOKED_NOT_FOUND) },
       },
     },
-    async (request) => revokeApplication(db, request.params.clientId),
+    async (request) => face.revokeApplication(request.params.clientId),
   );
 };

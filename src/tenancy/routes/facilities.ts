@@ -2,8 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId, Nullable } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { createFacility, listFacilities } from '../facilities.ts';
+import type { Tenancy } from '../index.ts';
 import { Facility, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -26,9 +25,7 @@ const FacilityBody = Type.Object({
   charityEnrolled: Type.Optional(Type.Boolean()),
 });
 
-export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
-
+export const facilityRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = async (app, { face }) => {
   app.post(
     '/admin/facilities',
     {
@@ -47,7 +44,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await createFacility(db, request.body)),
+    async (request, reply) => reply.code(201).send(await face.createFacility(request.body)),
   );
 
   app.get(
@@ -62,6 +59,6 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: { 200: Answer('The facilities, of every account or of the one named.', Type.Array(Facility)) },
       },
     },
-    async (request) => listFacilities(db, request.query.accountId),
+    async (request) => face.listFacilities(request.query.accountId),
   );
 };

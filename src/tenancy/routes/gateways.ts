@@ -2,14 +2,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from '../gateways.ts';
+import type { Tenancy } from '../index.ts';
 import { ClientSecret, Gateway, REVOKE_NOTE, REVOKED_NOT_FOUND, Revoked, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
-export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
-
+export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = async (app, { face }) => {
   app.post(
     '/admin/gateways',
     {
@@ -25,7 +22,7 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await createGatewayCredential(db, request.body)),
+    async (request, reply) => reply.code(201).send(await face.createGatewayCredential(request.body)),
   );
 
   app.get(
@@ -45,7 +42,7 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
         },
       },
     },
-    async (request) => listGatewayCredentials(db, request.query.facilityId),
+    async (request) => face.listGatewayCredentials(request.query.facilityId),
   );
 
   app.post(
@@ -61,6 +58,6 @@ export const gatewayCredentialRoutes: FastifyPluginAsyncTypebox<{ services: Serv
         response: { 200: Answer('The credentials, revoked.', Revoked), 404: Refused(REVOKED_NOT_FOUND) },
       },
     },
-    async (request) => revokeGatewayCredential(db, request.params.clientId),
+    async (request) => face.revokeGatewayCredential(request.params.clientId),
   );
 };
