@@ -4,6 +4,7 @@
 // audited (code-reads.ts).
 import type { Updateable } from 'kysely';
 import type { VisibleFacility } from '../auth/guard.ts';
+import { sealedField } from '../commands/index.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';
@@ -11,7 +12,6 @@ import { resolveAccessProfile } from './access-profiles.ts';
 import { inChange, violates } from './change.ts';
 import type { AccessCodeVault } from './codes.ts';
 import { type Reader, withCodes } from './code-reads.ts';
-import { sealedField } from './commands.ts';
 import type { AccessControl } from './index.ts';
 import * as repo from './repository.ts';
 import type { UnitRow, VisitorRow } from './repository.ts';
