@@ -8,6 +8,7 @@ import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
 import { adminActionGroupRoutes, facilityStatusRoutes } from './facility-status/routes/index.ts';
 import { auctionRoutes } from './auctions/routes/index.ts';
+import { commandRoutes } from './commands/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
@@ -131,18 +132,22 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(auctionRoutes, { services });
         // The PMS API: access control's routes and, in its scope, those of the faces that share it.
         const facilityStatus = { face: services.facilityStatus };
+        const commands = { face: services.commands };
         await scope.register(accessControlRoutes, {
           services,
           sharing: {
             facilityStatus: async (pms) => {
               await pms.register(facilityStatusRoutes, facilityStatus);
             },
+            commands: async (pms) => {
+              await pms.register(commandRoutes, commands);
+            },
             adminActionGroups: async (pms) => {
               await pms.register(adminActionGroupRoutes, facilityStatus);
             },
           },
         });
-        await scope.register(gatewayRoutes, { services });
+        await scope.register(gatewayRoutes, { events: services.events, commands: services.commands });
         await scope.register(eventRoutes, events);
         await scope.register(pushRoutes, { services });
         await scope.register(consoleRoutes, { services });

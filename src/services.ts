@@ -9,9 +9,10 @@ import { openDatabase, type Database } from './db/database.ts';
 import { MigrationMismatchError, migrate, migrationsApplied, permissionRefusal } from './db/migrate.ts';
 import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
-import { createAccessControl, type AccessControl } from './access-control/index.ts';
+import { createAccessControl, openAccessCodeVault, type AccessControl } from './access-control/index.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
+import { createCommands, type Commands } from './commands/index.ts';
 import { createEvents, type Events } from './events/index.ts';
 import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
@@ -30,6 +31,7 @@ export interface Services {
   /** Shared state for several instances (rate limits), when REDIS_URL is set. */
   sharedState: SharedState;
   events: Events;
+  commands: Commands;
   accessControl: AccessControl;
   facilityStatus: FacilityStatus;
   auctions: Auctions;
@@ -84,18 +86,21 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const tenancy = createTenancy(database.db);
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
-    const accessControl = await createAccessControl({
+    // The gate-code vault first: the command queue unseals the codes it delivers, access control
+    // seals them. Then the queue, through which access control and facility status write commands;
+    // a poll marks the controller heard (facility status, built just after: polls begin only once
+    // the service is up).
+    const vault = await openAccessCodeVault(config, database.db);
+    const commands = await createCommands({
       database,
       config,
       logger,
-      sharedState,
-      clock,
-      // A poll marks the controller heard. Facility status is built next (its remote actions write
-      // commands through access control); polls begin only once the service is up.
+      codes: vault,
       whenPolled: [(facilityId, now) => facilityStatus.controllerPolled(facilityId, now)],
     });
-    opened.push(() => accessControl.close());
-    const facilityStatus = createFacilityStatus({ database, logger, clock, commands: accessControl });
+    opened.push(() => commands.close());
+    const accessControl = createAccessControl({ database, config, sharedState, clock, vault, commands });
+    const facilityStatus = createFacilityStatus({ database, logger, clock, commands });
     opened.push(() => facilityStatus.close());
     // A controller's report, in its batch's transaction: the commands it received are acknowledged,
     // then the facility's reported state is kept.
@@ -106,7 +111,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       clock,
       credentials: auth.credentials,
-      inBatchTransaction: [accessControl.acknowledgeReceived, facilityStatus.controllerReported],
+      inBatchTransaction: [commands.acknowledgeReceived, facilityStatus.controllerReported],
     });
     opened.push(() => events.close());
     const auctions = createAuctions({ database, config, logger, jobs, metrics });
@@ -152,6 +157,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       sharedState,
       jobs,
       events,
+      commands,
       accessControl,
       facilityStatus,
       auctions,
@@ -177,7 +183,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       close: closeOpened,
     };
     const starting = jobs
-      .start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...facilityStatus.jobs, ...push.jobs])
+      .start([...events.jobs, ...auctions.jobs, ...commands.jobs, ...facilityStatus.jobs, ...push.jobs])
       .catch((error) => {
         // pg-boss installs its schema at its start: a role that may not is told what it needs.
         throw permissionRefusal(database.pool, error) ?? error;

@@ -1,32 +1,12 @@
-// One change of a facility's access data: a transaction that does the work and writes its command
-// (unless suppressed), then, once committed, wakes the controller's waiting poll. Constraint
-// violations become 400s that name the field and the rule, never the value (a duplicate gate code
-// must not echo): existing PMS integrations correct these by themselves — an adapter regenerates a
-// gate code only on a 400 naming accessCode (SPEC §4).
-import type { EntityId } from '../ids.ts';
-import type { Transaction } from 'kysely';
-import type { Db, Tables } from '../db/tables.ts';
+// One change of a facility's access data: a transaction of the command queue (src/commands) that
+// does the work and writes its command (unless suppressed), then, once committed, wakes the
+// controller's waiting poll. Constraint violations become 400s that name the field and the rule,
+// never the value (a duplicate gate code must not echo): existing PMS integrations correct these by
+// themselves — an adapter regenerates a gate code only on a 400 naming accessCode (SPEC §4).
+import type { Change } from '../commands/index.ts';
 import { AppError } from '../errors.ts';
-import { findNewestCommandOfType, type CommandRow } from './command-repository.ts';
-import { addCommand } from './commands.ts';
-import type { CommandType } from './rules.ts';
-import type { CommandSignals } from './signals.ts';
-
-/** What a change works with (the face's parts). */
-export interface ChangeDeps {
-  db: Db;
-  /** On PostgreSQL a command also runs pg_notify, for polls waiting on other instances. */
-  notifyAcrossInstances: boolean;
-  signals: Pick<CommandSignals, 'notify'>;
-}
-
-export interface Change {
-  trx: Transaction<Tables>;
-  /** Records the change's command; null when the change suppresses commands. */
-  command(type: CommandType, payload: object): Promise<{ id: string; sequence: number } | null>;
-  /** The facility's newest command of a type, with its status (a repeated request decides on it). */
-  newestOfType(type: CommandType): Promise<CommandRow | undefined>;
-}
+import type { EntityId } from '../ids.ts';
+import type { AccessControl } from './index.ts';
 
 export const accessCodeInUse = () =>
   new AppError(400, 'ACCESS_CODE_IN_USE', 'The access code is already in use at this facility; choose another code.', [
@@ -44,32 +24,18 @@ export const CONSTRAINTS = {
   units_facility_number: unitNumberTaken,
 } as const satisfies Record<string, () => AppError>;
 
+/** The change, through the command queue's door; the face's own constraints named as its rules. */
 export async function inChange<T>(
-  ac: ChangeDeps,
+  ac: Pick<AccessControl, 'commands'>,
   facilityId: EntityId,
   suppressCommands: boolean,
   work: (change: Change) => Promise<T>,
 ): Promise<T> {
-  let wrote = false;
-  let result: T;
   try {
-    result = await ac.db.transaction().execute(async (trx) =>
-      work({
-        trx,
-        async command(type, payload) {
-          if (suppressCommands) return null;
-          const written = await addCommand(trx, facilityId, type, payload, ac.notifyAcrossInstances);
-          wrote = true;
-          return written;
-        },
-        newestOfType: (type) => findNewestCommandOfType(trx, facilityId, type),
-      }),
-    );
+    return await ac.commands.inChange(facilityId, suppressCommands, work);
   } catch (error) {
     throw translateDatabaseError(error);
   }
-  if (wrote) ac.signals.notify(facilityId);
-  return result;
 }
 
 /** Whether the error is a unique violation of the constraint. */

@@ -4,7 +4,6 @@
 import type { VisibleFacility } from '../http/caller.ts';
 import { inChange } from './change.ts';
 import type { AccessControl } from './index.ts';
-import { lockCommandSequence } from './command-repository.ts';
 import * as repo from './repository.ts';
 import { unitState } from './units.ts';
 import { visitorState } from './visitors.ts';
@@ -23,8 +22,8 @@ export type Refreshed = 'units' | 'visitors';
  * full state never overwrites a newer change on the controller.
  */
 export async function refresh(ac: AccessControl, facility: VisibleFacility, what: Refreshed): Promise<RefreshResult> {
-  return inChange(ac, facility.id, false, async ({ trx, command }) => {
-    await lockCommandSequence(trx, facility.id);
+  return inChange(ac, facility.id, false, async ({ trx, command, holdSequence }) => {
+    await holdSequence();
     const items =
       what === 'units'
         ? (await repo.selectUnitStates(trx, facility.id)).map(unitState)

@@ -1,6 +1,6 @@
 // The SQL of the access-control face's data: units, visitors, time groups, access profiles, the
-// gate-code key (and the one read of tenancy's facilities it needs). The commands' SQL is in
-// command-repository.ts. No rule lives here — what may change is decided by the operations
+// gate-code key (and the one read of tenancy's facilities it needs). The commands' SQL is the
+// command queue's (src/commands/repository.ts). No rule lives here — what may change is decided by the operations
 // (units.ts, visitors.ts, …) through rules.ts; a function here runs one statement on the
 // connection or transaction it is given.
 import { sql, type Insertable, type Updateable } from 'kysely';

@@ -153,28 +153,3 @@ export function isWithinTimeWindows(windows: TimeWindow[], timeZone: string, at:
     return (w.days.includes(day) && minute >= start) || (w.days.includes(yesterday) && minute < end);
   });
 }
-
-// ---- commands ----
-
-/** What a command tells the controller to do. */
-export const COMMAND_TYPES = [
-  'unit.upsert',
-  'unit.vacate',
-  'unit.delete',
-  'visitor.upsert',
-  'visitor.remove',
-  'units.refresh',
-  'visitors.refresh',
-  'emergency.set',
-  'lockdown.set',
-  'action-group.run',
-] as const;
-export type CommandType = (typeof COMMAND_TYPES)[number];
-
-/**
- * A command's status is computed, never stored: acknowledged (its event 3 came back) · expired
- * (not acknowledged within COMMAND_LIFETIME_DAYS of its creation) · delivered (fetched) · pending.
- */
-export const COMMAND_STATUSES = ['pending', 'delivered', 'acknowledged', 'expired'] as const;
-export type CommandStatus = (typeof COMMAND_STATUSES)[number];
-export const COMMAND_LIFETIME_DAYS = 7;

@@ -3,13 +3,7 @@
 // with the notes and tags its routes share.
 import { Type } from '@fastify/type-provider-typebox';
 import { Answer, EntityId, Nullable, StringAcceptingInteger, StringEnum } from '../http/schemas.ts';
-import {
-  ACCESS_CODE_PATTERN,
-  COMMAND_STATUSES,
-  COMMAND_TYPES,
-  EXTENDED_DATA_MAX_BYTES,
-  UNIT_STATUSES,
-} from './rules.ts';
+import { ACCESS_CODE_PATTERN, EXTENDED_DATA_MAX_BYTES, UNIT_STATUSES } from './rules.ts';
 import { MAX_BODY_DEPTH } from '../http/validation.ts';
 
 // ---- what the routes' documentation shares ----
@@ -20,7 +14,6 @@ import { MAX_BODY_DEPTH } from '../http/validation.ts';
  */
 
 export const FACILITY_TAGS = ['access control'];
-export const COMMAND_TAGS = ['access control: commands'];
 
 export const COMMAND_NOTE =
   'The change writes one command for the facility’s gateway controller in the same transaction ' +
@@ -41,10 +34,6 @@ const facilityId = EntityId('The facility id.');
 export const FacilityParams = Type.Object({ facilityId });
 export const UnitParams = Type.Object({ facilityId, unitId: EntityId('The unit id.') });
 export const VisitorParams = Type.Object({ facilityId, visitorId: EntityId('The visitor id.') });
-export const CommandParams = Type.Object({
-  facilityId,
-  commandId: Type.String({ description: 'The command id (UUID).' }),
-});
 
 export const SUPPRESS_NOTE =
   'Deprecated, slated for revision: skips the command of this change, so the controller does not learn of it until a ' +
@@ -373,29 +362,6 @@ export const AccessProfile = Type.Object(
   },
   { $id: 'AccessProfile' },
 );
-
-export const Command = Type.Object(
-  {
-    id: Type.String(),
-    sequence: Type.Integer({ description: 'Increases by one with each command of the facility.' }),
-    type: StringEnum(COMMAND_TYPES),
-    payload: Type.Unknown({ description: 'What the controller applies. Gate codes are left out of this view.' }),
-    createdAt: Type.String({ format: 'date-time' }),
-    expiresAt: Type.String({ format: 'date-time' }),
-    status: StringEnum(COMMAND_STATUSES),
-    deliveredAt: Nullable(Type.String({ format: 'date-time' })),
-    acknowledgedAt: Nullable(Type.String({ format: 'date-time' })),
-  },
-  { $id: 'Command' },
-);
-
-export const CommandsQuery = Type.Object({
-  after: Type.Optional(
-    Type.Integer({ minimum: 0, default: 0, description: 'Only commands with a greater sequence (0: from the first).' }),
-  ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: '1–1,000, default 100.' })),
-  status: Type.Optional(StringEnum(COMMAND_STATUSES)),
-});
 
 export const RefreshResult = Type.Object(
   {

@@ -1,7 +1,7 @@
 // Table types of the access-control face, composed into Tables in src/db/tables.ts.
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt, Json, Timestamp } from '../db/columns.ts';
-import type { CommandType, TimeWindow, UnitStatus } from './rules.ts';
+import type { TimeWindow, UnitStatus } from './rules.ts';
 
 export interface TimeGroupsTable {
   id: Generated<number>;
@@ -56,26 +56,6 @@ export interface VisitorsTable {
   removed_at: Timestamp | null;
 }
 
-export interface CommandSequencesTable {
-  facility_id: number;
-  last_sequence: number;
-}
-
-export interface CommandsTable {
-  id: Generated<string>;
-  facility_id: number;
-  sequence: number;
-  type: CommandType;
-  payload: Json<unknown>;
-  created_at: CreatedAt;
-  expires_at: Timestamp;
-  delivered_at: Timestamp | null;
-  acknowledged_at: Timestamp | null;
-  /** The transaction that acknowledged it or recorded its expiry (migration 0009). */
-  settled_txid: number | null;
-  expiry_recorded_at: Timestamp | null;
-}
-
 export interface CodeReadsTable {
   id: Generated<number>;
   read_at: CreatedAt;
@@ -99,8 +79,6 @@ export interface AccessControlTables {
   access_profiles: AccessProfilesTable;
   units: UnitsTable;
   visitors: VisitorsTable;
-  command_sequences: CommandSequencesTable;
-  commands: CommandsTable;
   access_code_keys: AccessCodeKeysTable;
   code_reads: CodeReadsTable;
 }

@@ -5,6 +5,7 @@
 // and throttled per credential (code-conflicts.ts).
 import type { Updateable } from 'kysely';
 import type { VisibleFacility } from '../http/caller.ts';
+import { sealedField } from '../commands/index.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, concurrentChange, conflict, notFound, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';
@@ -13,7 +14,6 @@ import { inChange, violates } from './change.ts';
 import type { AccessCodeVault } from './codes.ts';
 import type { CodeHolders } from './code-conflicts.ts';
 import { type Reader, withCodes } from './code-reads.ts';
-import { sealedField } from './commands.ts';
 import type { AccessControl } from './index.ts';
 import * as repo from './repository.ts';
 import type { UnitRow, VisitorRow } from './repository.ts';

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { AccessControlTables } from '../access-control/tables.ts';
 import type { AuctionsTables } from '../auctions/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
+import type { CommandsTables } from '../commands/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
 import type { FacilityStatusTables } from '../facility-status/tables.ts';
 import type { PushTables } from '../push/tables.ts';
@@ -23,6 +24,7 @@ export interface Tables
     EventsTables,
     AuctionsTables,
     AccessControlTables,
+    CommandsTables,
     FacilityStatusTables,
     PushTables {
   gatehouse_migrations: GatehouseMigrationsTable;

@@ -11,7 +11,7 @@ export function facilityStatusJobs({ db, logger }: { db: Db; logger: Logger }): 
   return [
     {
       name: RECORD_STATUS_CHANGES_JOB,
-      // Its name while facility status lived in access control: that schedule is removed at start.
+      // Its name while facility status lived in access control: unscheduled at start.
       replaces: 'access-control.record-status-changes',
       // Every minute: a controller falls silent without any event, so the time itself changes statuses.
       schedule: '* * * * *',

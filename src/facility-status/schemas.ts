@@ -1,7 +1,7 @@
 // TypeBox schemas of the facility-status face (SPEC §4.1): the status list, a facility's status,
 // devices, switches and action groups, with the tags and notes its routes share.
 import { Type } from '@fastify/type-provider-typebox';
-import { COMMAND_STATUSES } from '../access-control/index.ts';
+import { COMMAND_STATUSES } from '../commands/index.ts';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 
 /** Who reads and who acts: an operator sees every facility, a PMS its account's. */

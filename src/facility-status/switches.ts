@@ -2,7 +2,7 @@
 // action that asks it to turn one on or off — a command to the controller, acknowledged like every
 // other (event 3). The facility's state row keeps both the reported and the desired value; the
 // rule for a repeated request is needsSwitchCommand (rules.ts).
-import type { CommandStatus, CommandType } from '../access-control/index.ts';
+import type { CommandStatus, CommandType } from '../commands/index.ts';
 import type { EntityId } from '../ids.ts';
 import type { FacilityStatusDeps } from './deps.ts';
 import * as repo from './repository.ts';

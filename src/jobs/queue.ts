@@ -16,8 +16,10 @@ export interface JobDefinition<T extends object = object> {
   schedule?: string;
   /**
    * The name the job had before it was renamed (a job moved to another face): pg-boss keeps a
-   * queue's schedule under its name, so the old queue — its schedule and waiting jobs — is deleted
-   * at start, else its schedule would go on queueing jobs that nothing works.
+   * schedule under its job's name, so at start the old name is unscheduled and the jobs waiting
+   * under it are dropped — else its schedule would go on queueing jobs that nothing works. (Its
+   * past jobs stay until pg-boss's maintenance removes them: pg-boss refuses to delete a queue
+   * that still holds jobs.)
    */
   replaces?: string;
 }
@@ -30,6 +32,8 @@ export interface SqlRunner {
 export class JobQueue {
   private readonly boss: PgBoss;
   private running = false;
+  /** pg-boss was started (its timers run) — also when `start` failed part-way: stop then stops it. */
+  private started = false;
   private readonly supervise: boolean;
 
   /**
@@ -56,9 +60,13 @@ export class JobQueue {
   /** Starts the queue; a supervising queue also works the given definitions and their schedules. */
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
+    this.started = true;
     for (const definition of this.supervise ? definitions : []) {
-      // Deleting a queue deletes its schedule too (pg-boss: on delete cascade); none is a no-op.
-      if (definition.replaces) await this.boss.deleteQueue(definition.replaces);
+      if (definition.replaces) {
+        // Both are plain deletes: nothing to do when the old name is gone already.
+        await this.boss.unschedule(definition.replaces);
+        await this.boss.purgeQueue(definition.replaces);
+      }
       await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
       await this.boss.work<object>(
         definition.name,
@@ -86,7 +94,8 @@ export class JobQueue {
   }
 
   async stop(timeoutMs = 20_000): Promise<void> {
-    if (!this.running) return;
+    if (!this.started) return;
+    this.started = false;
     this.running = false;
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
   }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { COMMAND_LIFETIME_DAYS } from '../../src/access-control/rules.ts';
+import { COMMAND_LIFETIME_DAYS } from '../../src/commands/index.ts';
 import { LIMITS as AUCTION_LIMITS } from '../../src/auctions/model.ts';
 import { loadConfig } from '../../src/config.ts';
 import { MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES, MAX_PAGE_SIZE } from '../../src/events/limits.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServices } from '../../src/services.ts';
-import { acknowledgeCommands } from '../../src/access-control/acknowledge.ts';
+import { acknowledgeCommands } from '../../src/commands/acknowledge.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
 import { pms, poll } from '../access-control/helpers.ts';
@@ -140,7 +140,7 @@ describe('instances', () => {
     const second = onPostgres ? await startSecondInstance() : null;
     try {
       const pollApp = second?.app ?? t.app;
-      const { signals } = (second?.services ?? t.services).accessControl;
+      const { signals } = (second?.services ?? t.services).commands;
       const last = (await poll(t, gatewayA, '?after=0&limit=1000')).body.commands.at(-1)?.sequence ?? 0;
       const waiting = pollApp.inject({
         method: 'GET',
@@ -166,7 +166,7 @@ describe('instances', () => {
       url: '/gateway/v1/commands?after=0&wait=30',
       headers: bearer(gw.token),
     });
-    const { signals } = other.services.accessControl;
+    const { signals } = other.services.commands;
     await waitFor(async () => signals.waiting === 1);
     const closing = other.close();
     const first = await Promise.race([waiting.then(() => 'poll answered'), closing.then(() => 'closed')]);
@@ -197,7 +197,7 @@ async function startSecondInstance() {
 }
 
 async function pollWaiters(): Promise<number> {
-  return t.services.accessControl.signals.waiting;
+  return t.services.commands.signals.waiting;
 }
 
 async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {

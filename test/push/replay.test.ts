@@ -3,7 +3,6 @@
 // the pending deliveries it may hold is refused whole, saying why, with nothing queued or removed.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { recordExpiredCommands } from '../../src/access-control/command-repository.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { inject } from '../helpers/http.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -50,7 +49,7 @@ it('replaces the previous replay’s undelivered deliveries, and refuses one pas
   );
   const { rows } = await pool.query('select count(*)::int as n from commands where facility_id = $1', [facilityId]);
   assert.equal(rows[0].n, CAP + 1);
-  assert.ok((await recordExpiredCommands(t.services.database.db)) >= CAP + 1);
+  assert.ok((await t.services.commands.recordExpiredCommands()) >= CAP + 1);
 
   // Subscribed after the facts: only a replay sends them.
   const created = await inject(t.app, 'POST', '/webhooks/subscriptions', {

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { recordExpiredCommands } from '../../src/access-control/command-repository.ts';
 import { cancelUnit, createList, record, setupPartner } from '../auctions/helpers.ts';
 import { event, getJson, postEvents } from '../events/helpers.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -80,7 +79,7 @@ describe('command.status and facility.status', () => {
       "update commands set expires_at = now() - interval '1 s' where facility_id = $1",
       [otherFacility!.id],
     );
-    assert.ok((await recordExpiredCommands(t.services.database.db)) >= 2);
+    assert.ok((await t.services.commands.recordExpiredCommands()) >= 2);
     const expired = await until(() => ofType('command.status').find((d) => d.commandId === expiring!.id));
     assert.equal(expired.status, 'expired');
     assert.ok(expired.expiredAt);
@@ -90,7 +89,7 @@ describe('command.status and facility.status', () => {
       'filtered to the subscription’s facilities',
     );
     // Recorded once: a second run records nothing more.
-    assert.equal(await recordExpiredCommands(t.services.database.db), 0);
+    assert.equal(await t.services.commands.recordExpiredCommands(), 0);
   });
 
   it('tells of each status word that changed colour', async () => {

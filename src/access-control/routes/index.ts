@@ -6,7 +6,7 @@
 // is accepted on every call (and not required). SPEC §4.
 //
 // The PMS API is served by more faces than this one: facility status (SPEC §4.1: "the same …
-// compatibility rules as the rest of this face"). app.ts binds their route plugins to their faces
+// compatibility rules as the rest of this face") and the command queue (the commands list). app.ts binds their route plugins to their faces
 // and hands them in (`sharing`); they are registered here, in this scope, in the order of the API
 // document. This face imports none of them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -17,7 +17,6 @@ import type { Services } from '../../services.ts';
 import { ACCESS_CODE_RULE } from '../rules.ts';
 import { accessProfileRoutes } from './access-profiles.ts';
 import { codeReadRoutes } from './code-reads.ts';
-import { commandRoutes } from './commands.ts';
 import { facilityRoutes } from './facilities.ts';
 import { timeGroupRoutes } from './time-groups.ts';
 import { unitRoutes } from './units.ts';
@@ -29,6 +28,8 @@ export interface AccessControlRoutesOptions {
   sharing: {
     /** Facility status: the status reads and remote actions (after the facilities). */
     facilityStatus: FastifyPluginAsync;
+    /** The command queue: the PMS's reads of a facility's commands (after the access profiles). */
+    commands: FastifyPluginAsync;
     /** Facility status: the operator's action groups (last). */
     adminActionGroups: FastifyPluginAsync;
   };
@@ -59,7 +60,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesO
   await app.register(visitorRoutes, options);
   await app.register(timeGroupRoutes, options);
   await app.register(accessProfileRoutes, options);
-  await app.register(commandRoutes, options);
+  await app.register(sharing.commands);
   await app.register(codeReadRoutes, options);
   await app.register(sharing.adminActionGroups);
 };

@@ -1,15 +1,13 @@
-// GET /gateway/v1/commands — the controller's long poll for its commands (access-control/poll.ts).
+// GET /gateway/v1/commands — the controller's long poll for its commands (src/commands/poll.ts).
 // The facility is the token's (a gateway credential names one facility).
 import { EntityId, Answer, StringEnum } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { waitForCommands } from '../../access-control/poll.ts';
-import { COMMAND_TYPES } from '../../access-control/rules.ts';
+import { COMMAND_TYPES, type Commands } from '../../commands/index.ts';
 import { principalOf } from '../../http/caller.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
 
-import type { Services } from '../../services.ts';
 import { Refused } from '../../http/problem.ts';
 
 export const MAX_WAIT_SECONDS = 30;
@@ -105,10 +103,9 @@ const DESCRIPTION = [
   "(Command Received) whose data.commandId is the command's id (POST /gateway/v1/events).",
 ].join(' ');
 
-export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const ac = services.accessControl;
+export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ commands: Commands }> = async (app, { commands }) => {
   // Before the server stops accepting: answer every waiting poll now.
-  app.addHook('preClose', async () => ac.beginClosing());
+  app.addHook('preClose', async () => commands.beginClosing());
 
   app.get(
     '/gateway/v1/commands',
@@ -134,8 +131,10 @@ export const gatewayCommandRoutes: FastifyPluginAsyncTypebox<{ services: Service
       if (facilityId !== undefined && facilityId !== principal.facilityId) throw notFound('The facility');
       reply.header('cache-control', 'no-store');
       const poll = { after, limit, waitMs: wait * 1000 };
-      const commands = await untilClientGone(reply, (gone) => waitForCommands(ac, principal.facilityId, poll, gone));
-      return { commands };
+      const delivered = await untilClientGone(reply, (gone) =>
+        commands.waitForCommands(principal.facilityId, poll, gone),
+      );
+      return { commands: delivered };
     },
   );
 };

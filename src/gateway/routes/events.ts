@@ -15,7 +15,7 @@ import { AppError, forbidden } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
 import { Answer, EXPECTED } from '../../http/schemas.ts';
 import { MAX_BODY_DEPTH } from '../../http/validation.ts';
-import type { Services } from '../../services.ts';
+import type { Events } from '../../events/index.ts';
 
 // What a batch is, in the words of the 400 that refuses a body that is not one (a single event, an
 // array of events, a string): "body must be {"events": [ … ]}, a batch of up to 1000 events, …".
@@ -147,9 +147,7 @@ const DESCRIPTION = [
   `Event types: ${EVENT_TYPE_LIST}.`,
 ].join(' ');
 
-export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { events } = services;
-
+export const gatewayEventRoutes: FastifyPluginAsyncTypebox<{ events: Events }> = async (app, { events }) => {
   // JSON bodies of this route are read as bytes: bytes that are not UTF-8 make the request "not
   // JSON" (RFC 8259) and are refused, rather than silently replaced with U+FFFD.
   app.removeContentTypeParser('application/json');

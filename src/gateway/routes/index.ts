@@ -3,14 +3,19 @@
 //
 // This face has no index.ts and no create<Face>(): it owns no long-lived part, no table, no job
 // and no operation of its own. Its routes are the controller's door to two other faces' work —
-// the ingest of src/events and the command poll of src/access-control (poll.ts) — built by those
-// faces' create<Face>() in the composition root and reached through `services`.
+// the ingest of src/events and the command poll of src/commands — built by those faces'
+// create<Face>() in the composition root and handed in by app.ts: each route plugin receives the
+// one face it calls.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.ts';
+import type { Commands } from '../../commands/index.ts';
+import type { Events } from '../../events/index.ts';
 import { gatewayCommandRoutes } from './commands.ts';
 import { gatewayEventRoutes } from './events.ts';
 
-export const gatewayRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, options) => {
-  await app.register(gatewayEventRoutes, options);
-  await app.register(gatewayCommandRoutes, options);
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{ events: Events; commands: Commands }> = async (
+  app,
+  { events, commands },
+) => {
+  await app.register(gatewayEventRoutes, { events });
+  await app.register(gatewayCommandRoutes, { commands });
 };

@@ -1,6 +1,5 @@
 // The SQL of the command queue: the commands of each facility's controller and their per-facility
-// sequence. The rest of the face's SQL is in repository.ts; what a command says and when it is
-// written is decided by commands.ts and change.ts.
+// sequence. What a command says is decided by its writers; when it is written, by queue.ts.
 import type { EntityId } from '../ids.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';

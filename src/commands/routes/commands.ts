@@ -4,13 +4,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { getCommand, listCommands } from '../commands.ts';
+import type { Commands } from '../index.ts';
 import * as S from '../schemas.ts';
 
-export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const db = services.database.db;
-
+export const commandListRoutes: FastifyPluginAsyncTypebox<{ face: Commands }> = async (app, { face }) => {
   app.get(
     '/facilities/:facilityId/commands',
     {
@@ -28,7 +25,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         response: { 200: Answer('The commands, by sequence.', Type.Array(S.Command)) },
       },
     },
-    async (request) => listCommands(db, facilityOf(request).id, request.query),
+    async (request) => face.listCommands(facilityOf(request).id, request.query),
   );
 
   app.get(
@@ -43,6 +40,6 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         response: { 200: Answer('The command.', S.Command) },
       },
     },
-    async (request) => getCommand(db, facilityOf(request).id, request.params.commandId),
+    async (request) => face.getCommand(facilityOf(request).id, request.params.commandId),
   );
 };

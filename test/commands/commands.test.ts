@@ -3,11 +3,10 @@
 import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { acknowledgeCommands } from '../../src/access-control/acknowledge.ts';
-import { purgeOldCommands } from '../../src/access-control/commands.ts';
+import { acknowledgeCommands } from '../../src/commands/acknowledge.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { pms, poll } from './helpers.ts';
+import { pms, poll } from '../access-control/helpers.ts';
 
 let t: TestApp;
 let account: ProvisionedAccount;
@@ -158,7 +157,7 @@ describe('commands', () => {
       [unit.id],
     );
     const before = (await api.commands('?limit=1000')).length;
-    assert.equal(await purgeOldCommands(t.services.database.db), 1);
+    assert.equal(await t.services.commands.purgeOldCommands(), 1);
     assert.equal((await api.commands('?limit=1000')).length, before - 1);
   });
 });

@@ -3,9 +3,11 @@
 // process or, on PostgreSQL, from another instance through LISTEN/NOTIFY), the wait ends, the
 // client goes away, or the service shuts down — then no commands at once, so that SIGTERM is not
 // held by waiting polls. Waiting holds no database connection (signals.ts).
+import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
-import { deliverCommands, type DeliveredCommand } from './commands.ts';
-import type { AccessControl } from './index.ts';
+import type { CommandsDeps } from './deps.ts';
+import * as repo from './repository.ts';
+import { type CodeUnsealer, type CommandType, revealCodes } from './rules.ts';
 
 export interface PollRequest {
   /** The last sequence the controller applied. */
@@ -17,13 +19,13 @@ export interface PollRequest {
 
 /** The facility's commands after `after` for its controller (delivered, codes unsealed); [] when none came in time. */
 export async function waitForCommands(
-  ac: AccessControl,
+  { db, codes, signals, whenPolled }: Pick<CommandsDeps, 'db' | 'codes' | 'signals' | 'whenPolled'>,
   facilityId: EntityId,
   { after, limit, waitMs }: PollRequest,
   clientGone?: AbortSignal,
 ): Promise<DeliveredCommand[]> {
   const deadline = Date.now() + waitMs;
-  for (const polled of ac.whenPolled) await polled(facilityId, Date.now());
+  for (const polled of whenPolled) await polled(facilityId, Date.now());
   // Ends the wait when the client goes away (no work for a closed socket), and the wait registered
   // by the last round when commands were found.
   const abort = new AbortController();
@@ -33,8 +35,8 @@ export async function waitForCommands(
     for (;;) {
       // Register interest before looking, so that a command committed in between still wakes us.
       const remaining = deadline - Date.now();
-      const woken = remaining > 0 ? ac.signals.wait(facilityId, remaining, abort.signal) : null;
-      const commands = await deliverCommands(ac.db, ac.vault, facilityId, after, limit);
+      const woken = remaining > 0 ? signals.wait(facilityId, remaining, abort.signal) : null;
+      const commands = await deliverCommands(db, codes, facilityId, after, limit);
       if (commands.length > 0 || !woken) return commands;
       if ((await woken) !== 'notified') return [];
     }
@@ -42,4 +44,35 @@ export async function waitForCommands(
     abort.abort();
     clientGone?.removeEventListener('abort', onGone);
   }
+}
+
+export interface DeliveredCommand {
+  id: string;
+  sequence: number;
+  type: CommandType;
+  payload: unknown;
+  createdAt: string;
+}
+
+/**
+ * The facility's unacknowledged, unexpired commands after `after`, in order, for its controller:
+ * marked delivered, gate codes unsealed.
+ */
+async function deliverCommands(
+  db: Db,
+  codes: CodeUnsealer,
+  facilityId: EntityId,
+  after: number,
+  limit: number,
+): Promise<DeliveredCommand[]> {
+  const rows = await repo.selectCommandsToDeliver(db, facilityId, after, limit);
+  const first = rows.filter((r) => r.delivered_at === null).map((r) => r.id);
+  if (first.length > 0) await repo.markCommandsDelivered(db, first);
+  return rows.map((r) => ({
+    id: r.id,
+    sequence: r.sequence,
+    type: r.type,
+    payload: revealCodes(r.payload, codes),
+    createdAt: r.created_at.toISOString(),
+  }));
 }
