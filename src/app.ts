@@ -134,7 +134,7 @@ export async function buildApp(services: Services): Promise<App> {
         const facilityStatus = { face: services.facilityStatus };
         const commands = { face: services.commands };
         await scope.register(accessControlRoutes, {
-          services,
+          face: services.accessControl,
           sharing: {
             facilityStatus: async (pms) => {
               await pms.register(facilityStatusRoutes, facilityStatus);

@@ -6,7 +6,7 @@
 import type { Change } from '../commands/index.ts';
 import { AppError } from '../errors.ts';
 import type { EntityId } from '../ids.ts';
-import type { AccessControl } from './index.ts';
+import type { AccessControlParts } from './deps.ts';
 
 export const accessCodeInUse = () =>
   new AppError(400, 'ACCESS_CODE_IN_USE', 'The access code is already in use at this facility; choose another code.', [
@@ -26,7 +26,7 @@ export const CONSTRAINTS = {
 
 /** The change, through the command queue's door; the face's own constraints named as its rules. */
 export async function inChange<T>(
-  ac: Pick<AccessControl, 'commands'>,
+  ac: Pick<AccessControlParts, 'commands'>,
   facilityId: EntityId,
   suppressCommands: boolean,
   work: (change: Change) => Promise<T>,

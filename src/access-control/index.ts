@@ -12,8 +12,24 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
 import type { SharedState } from '../shared-state.ts';
+import { listAccessProfiles } from './access-profiles.ts';
 import { CodeConflictThrottle } from './code-conflicts.ts';
+import { listCodeReads } from './code-reads.ts';
 import type { AccessCodeVault } from './codes.ts';
+import type { AccessControlParts } from './deps.ts';
+import { facilityByPropertyNumber, listFacilities } from './facilities.ts';
+import { refresh } from './refresh.ts';
+import { listTimeGroups } from './time-groups.ts';
+import { actOnUnit, createUnit, getUnit, listUnits } from './units.ts';
+import {
+  createVisitor,
+  getVisitor,
+  listUnitVisitors,
+  listVisitors,
+  removeVisitor,
+  switchVisitorAccess,
+  updateVisitor,
+} from './visitors.ts';
 
 export { type AccessCodeVault, openAccessCodeVault } from './codes.ts';
 
@@ -29,27 +45,49 @@ export interface AccessControlDeps {
   commands: Pick<Commands, 'inChange'>;
 }
 
-export interface AccessControl {
-  db: Db;
-  vault: AccessCodeVault;
-  /** ACCESS_CODE_IN_USE answers per credential: audited, a few a minute (code-conflicts.ts). */
-  codeConflicts: CodeConflictThrottle;
-  commands: Pick<Commands, 'inChange'>;
-}
+export type AccessControl = ReturnType<typeof createAccessControl>;
 
-export function createAccessControl({
-  database,
-  config,
-  sharedState,
-  clock,
-  vault,
-  commands,
-}: AccessControlDeps): AccessControl {
-  return {
+/** The face: its parts, and its operations bound to them (what its routes call). */
+export function createAccessControl({ database, config, sharedState, clock, vault, commands }: AccessControlDeps) {
+  const parts: AccessControlParts = {
     db: database.db,
     vault,
     codeConflicts: CodeConflictThrottle.create(sharedState, config.accessCodeConflictsPerMinute, clock),
     commands,
+  };
+  const { db } = parts;
+  const withParts =
+    <A extends unknown[], R>(operation: (parts: AccessControlParts, ...args: A) => R) =>
+    (...args: A): R =>
+      operation(parts, ...args);
+  const withDb =
+    <A extends unknown[], R>(operation: (db: Db, ...args: A) => R) =>
+    (...args: A): R =>
+      operation(db, ...args);
+  return {
+    ...parts,
+    // The facilities a PMS sees (SPEC §4).
+    listFacilities: withDb(listFacilities),
+    facilityByPropertyNumber: withDb(facilityByPropertyNumber),
+    // Units.
+    listUnits: withDb(listUnits),
+    getUnit: withDb(getUnit),
+    createUnit: withParts(createUnit),
+    actOnUnit: withParts(actOnUnit),
+    // Visitors (tenants and guests with gate codes).
+    listVisitors: withParts(listVisitors),
+    listUnitVisitors: withParts(listUnitVisitors),
+    getVisitor: withParts(getVisitor),
+    createVisitor: withParts(createVisitor),
+    updateVisitor: withParts(updateVisitor),
+    removeVisitor: withParts(removeVisitor),
+    switchVisitorAccess: withParts(switchVisitorAccess),
+    // A full refresh of what the controller holds.
+    refresh: withParts(refresh),
+    // Reads of the facility's settings, and the operator's audit of gate-code reads.
+    listTimeGroups: withDb(listTimeGroups),
+    listAccessProfiles: withDb(listAccessProfiles),
+    listCodeReads: withDb(listCodeReads),
   };
 }
 

@@ -3,7 +3,7 @@
 // replaces its copy with it.
 import type { VisibleFacility } from '../http/caller.ts';
 import { inChange } from './change.ts';
-import type { AccessControl } from './index.ts';
+import type { AccessControlParts } from './deps.ts';
 import * as repo from './repository.ts';
 import { unitState } from './units.ts';
 import { visitorState } from './visitors.ts';
@@ -21,7 +21,11 @@ export type Refreshed = 'units' | 'visitors';
  * change that commits a command before the refresh's is then in the refresh's snapshot, so the
  * full state never overwrites a newer change on the controller.
  */
-export async function refresh(ac: AccessControl, facility: VisibleFacility, what: Refreshed): Promise<RefreshResult> {
+export async function refresh(
+  ac: AccessControlParts,
+  facility: VisibleFacility,
+  what: Refreshed,
+): Promise<RefreshResult> {
   return inChange(ac, facility.id, false, async ({ trx, command, holdSequence }) => {
     await holdSequence();
     const items =

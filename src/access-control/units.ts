@@ -5,7 +5,7 @@ import type { Db } from '../db/tables.ts';
 import { AppError, conflict, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';
 import { inChange } from './change.ts';
-import type { AccessControl } from './index.ts';
+import type { AccessControlParts } from './deps.ts';
 import * as repo from './repository.ts';
 import type { UnitRow } from './repository.ts';
 import { decideUnitAction, EXTENDED_DATA_MAX_BYTES, type UnitAction, type UnitStatus } from './rules.ts';
@@ -88,7 +88,7 @@ export async function getUnit(db: Db, facility: VisibleFacility, unitId: EntityI
 }
 
 export async function createUnit(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   input: { unitNumber: string; extendedData?: Record<string, unknown> | null },
   suppressCommands: boolean,
@@ -109,7 +109,7 @@ export async function createUnit(
  * Returns null when the unit was deleted.
  */
 export async function actOnUnit(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   unitId: EntityId,
   action: UnitAction,

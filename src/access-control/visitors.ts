@@ -14,7 +14,7 @@ import { inChange, violates } from './change.ts';
 import type { AccessCodeVault } from './codes.ts';
 import type { CodeHolders } from './code-conflicts.ts';
 import { type Reader, withCodes } from './code-reads.ts';
-import type { AccessControl } from './index.ts';
+import type { AccessControlParts } from './deps.ts';
 import * as repo from './repository.ts';
 import type { UnitRow, VisitorRow } from './repository.ts';
 import { ACCESS_CODE_RULE, normalizeAccessCode, placeVisitor, switchVisitor, visitorName } from './rules.ts';
@@ -120,7 +120,7 @@ async function loadVisitor(db: Db, facilityId: EntityId, visitorId: EntityId): P
  * live unit has no visitors), a page of them when asked; codes for a reader with the scope.
  */
 export async function listVisitors(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   reader: Reader,
   options: { unitId?: EntityId; unitNumber?: string; limit?: number; offset?: number },
@@ -131,7 +131,7 @@ export async function listVisitors(
 
 /** The visitors of a live unit of the facility; 404 for another unit. */
 export async function listUnitVisitors(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   reader: Reader,
   unitId: EntityId,
@@ -141,7 +141,7 @@ export async function listUnitVisitors(
 }
 
 export async function getVisitor(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   reader: Reader,
   visitorId: EntityId,
@@ -162,7 +162,7 @@ function codeColumns(vault: AccessCodeVault, facilityId: EntityId, visitorId: En
 
 /** Who holds the code a change asked for, when the change met it in use (a valid code by then). */
 const holdersOf =
-  (ac: AccessControl, facilityId: EntityId, accessCode: string | number): CodeHolders =>
+  (ac: AccessControlParts, facilityId: EntityId, accessCode: string | number): CodeHolders =>
   (db) =>
     repo.visitorsHoldingCode(db, facilityId, { digest: ac.vault.digest(facilityId, normalizeAccessCode(accessCode)!) });
 
@@ -174,7 +174,7 @@ const tenantNeedsUnit = () =>
   validationFailed([{ path: 'unitId', message: 'is required for a tenant (isTenant true)' }]);
 
 export async function createVisitor(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   writer: Reader,
   input: Required<Pick<VisitorInput, 'accessCode' | 'firstName' | 'lastName' | 'isTenant'>> & VisitorInput,
@@ -228,7 +228,7 @@ export async function createVisitor(
  * follows the placement rule. An update always sends the visitor's state to the controller.
  */
 export async function updateVisitor(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   writer: Reader,
   visitorId: EntityId,
@@ -299,7 +299,7 @@ export async function updateVisitor(
 
 /** Removes the visitor: their code stops opening the gate. */
 export async function removeVisitor(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   visitorId: EntityId,
   suppressCommands: boolean,
@@ -326,7 +326,7 @@ const codeTakenMeanwhile = () =>
  * free among the facility's enabled visitors (it may have been given to someone meanwhile).
  */
 export async function switchVisitorAccess(
-  ac: AccessControl,
+  ac: AccessControlParts,
   facility: VisibleFacility,
   writer: Reader,
   visitorId: EntityId,

@@ -3,11 +3,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { listAccessProfiles } from '../access-profiles.ts';
+import type { AccessControl } from '../index.ts';
 import * as S from '../schemas.ts';
 
-export const accessProfileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const accessProfileRoutes: FastifyPluginAsyncTypebox<{ face: AccessControl }> = async (app, { face }) => {
   app.get(
     '/facilities/:facilityId/accessprofiles',
     {
@@ -20,6 +19,6 @@ export const accessProfileRoutes: FastifyPluginAsyncTypebox<{ services: Services
         response: { 200: Answer('The facility’s access profiles.', Type.Array(S.AccessProfile)) },
       },
     },
-    async (request) => listAccessProfiles(services.database.db, facilityOf(request).id),
+    async (request) => face.listAccessProfiles(facilityOf(request).id),
   );
 };

@@ -3,8 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { listCodeReads } from '../code-reads.ts';
+import type { AccessControl } from '../index.ts';
 
 const CodeRead = Type.Object(
   {
@@ -26,8 +25,7 @@ const CodeRead = Type.Object(
   { $id: 'CodeRead' },
 );
 
-export const codeReadRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
+export const codeReadRoutes: FastifyPluginAsyncTypebox<{ face: AccessControl }> = async (app, { face }) => {
   app.get(
     '/admin/audit/code-reads',
     {
@@ -50,6 +48,6 @@ export const codeReadRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: { 200: Answer('The records, newest first.', Type.Array(CodeRead)) },
       },
     },
-    async (request) => listCodeReads(db, request.query),
+    async (request) => face.listCodeReads(request.query),
   );
 };

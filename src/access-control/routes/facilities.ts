@@ -4,13 +4,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility, scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { facilityByPropertyNumber, listFacilities } from '../facilities.ts';
+import type { AccessControl } from '../index.ts';
 import * as S from '../schemas.ts';
 
-export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const db = services.database.db;
-
+export const facilityRoutes: FastifyPluginAsyncTypebox<{ face: AccessControl }> = async (app, { face }) => {
   app.get(
     '/facilities',
     {
@@ -22,7 +19,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: { 200: Answer('The facilities.', Type.Array(S.Facility)) },
       },
     },
-    async (request) => listFacilities(db, principalOf(request)),
+    async (request) => face.listFacilities(principalOf(request)),
   );
 
   app.get(
@@ -40,7 +37,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: { 200: Answer('The facility.', S.Facility) },
       },
     },
-    async (request) => facilityByPropertyNumber(db, principalOf(request), request.query.propertyNumber),
+    async (request) => face.facilityByPropertyNumber(principalOf(request), request.query.propertyNumber),
   );
 
   app.get(

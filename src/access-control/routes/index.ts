@@ -13,7 +13,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { acceptLenientBodies } from '../../http/lenient.ts';
 import { handleError, sendProblem } from '../../http/problem.ts';
-import type { Services } from '../../services.ts';
+import type { AccessControl } from '../index.ts';
 import { ACCESS_CODE_RULE } from '../rules.ts';
 import { accessProfileRoutes } from './access-profiles.ts';
 import { codeReadRoutes } from './code-reads.ts';
@@ -23,7 +23,7 @@ import { unitRoutes } from './units.ts';
 import { visitorRoutes } from './visitors.ts';
 
 export interface AccessControlRoutesOptions {
-  services: Services;
+  face: AccessControl;
   /** Other faces' routes of the PMS API, each bound to its face (app.ts), registered in this scope. */
   sharing: {
     /** Facility status: the status reads and remote actions (after the facilities). */
@@ -37,10 +37,10 @@ export interface AccessControlRoutesOptions {
 
 export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesOptions> = async (
   app,
-  { services, sharing },
+  { face, sharing },
 ) => {
   acceptLenientBodies(app);
-  const options = { services };
+  const options = { face };
 
   // The code's rule in words, instead of the schema's pattern.
   app.setErrorHandler((error, request, reply: FastifyReply) => {

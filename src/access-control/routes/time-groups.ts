@@ -3,11 +3,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { AccessControl } from '../index.ts';
 import * as S from '../schemas.ts';
-import { listTimeGroups } from '../time-groups.ts';
 
-export const timeGroupRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const timeGroupRoutes: FastifyPluginAsyncTypebox<{ face: AccessControl }> = async (app, { face }) => {
   app.get(
     '/facilities/:facilityId/timegroups',
     {
@@ -20,6 +19,6 @@ export const timeGroupRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
         response: { 200: Answer('The facility’s time groups.', Type.Array(S.TimeGroup)) },
       },
     },
-    async (request) => listTimeGroups(services.database.db, facilityOf(request).id),
+    async (request) => face.listTimeGroups(facilityOf(request).id),
   );
 };

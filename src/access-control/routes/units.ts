@@ -4,12 +4,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { facilityOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { refresh } from '../refresh.ts';
+import type { AccessControl } from '../index.ts';
 import type { UnitAction } from '../rules.ts';
 import * as S from '../schemas.ts';
-import { actOnUnit, createUnit, getUnit, listUnits } from '../units.ts';
-import { listUnitVisitors } from '../visitors.ts';
 import { readerOf } from './visitors.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -42,10 +39,7 @@ const unitActions: {
   },
 ];
 
-export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const ac = services.accessControl;
-  const db = services.database.db;
-
+export const unitRoutes: FastifyPluginAsyncTypebox<{ face: AccessControl }> = async (app, { face }) => {
   app.get(
     '/facilities/:facilityId/units',
     {
@@ -59,7 +53,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         response: { 200: Answer('The facility’s units, a page of them.', Type.Array(S.Unit)) },
       },
     },
-    async (request) => listUnits(db, facilityOf(request), request.query),
+    async (request) => face.listUnits(facilityOf(request), request.query),
   );
 
   app.post(
@@ -78,7 +72,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createUnit(ac, facilityOf(request), request.body, S.suppressed(request))),
+      reply.code(201).send(await face.createUnit(facilityOf(request), request.body, S.suppressed(request))),
   );
 
   app.get(
@@ -93,7 +87,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         response: { 200: Answer('The unit.', S.Unit) },
       },
     },
-    async (request) => getUnit(db, facilityOf(request), request.params.unitId),
+    async (request) => face.getUnit(facilityOf(request), request.params.unitId),
   );
 
   for (const { action, operationId, summary, refusals } of unitActions) {
@@ -113,7 +107,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         },
       },
       async (request) => {
-        const unit = await actOnUnit(ac, facilityOf(request), request.params.unitId, action, S.suppressed(request));
+        const unit = await face.actOnUnit(facilityOf(request), request.params.unitId, action, S.suppressed(request));
         return unit!; // only delete answers no unit
       },
     );
@@ -140,7 +134,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       },
     },
     async (request) => {
-      await actOnUnit(ac, facilityOf(request), request.params.unitId, 'delete', S.suppressed(request));
+      await face.actOnUnit(facilityOf(request), request.params.unitId, 'delete', S.suppressed(request));
       return true as const;
     },
   );
@@ -158,7 +152,7 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         response: { 200: Answer('The unit’s visitors.', Type.Array(S.Visitor)) },
       },
     },
-    async (request) => listUnitVisitors(ac, facilityOf(request), readerOf(request), request.params.unitId),
+    async (request) => face.listUnitVisitors(facilityOf(request), readerOf(request), request.params.unitId),
   );
 
   app.post(
@@ -170,6 +164,6 @@ export const unitRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         'Send the controller every unit of the facility, as one command (deprecated).',
       ),
     },
-    async (request, reply) => reply.code(202).send(await refresh(ac, facilityOf(request), 'units')),
+    async (request, reply) => reply.code(202).send(await face.refresh(facilityOf(request), 'units')),
   );
 };

@@ -7,18 +7,9 @@ import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Refused } from '../../http/problem.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { refresh } from '../refresh.ts';
+import type { AccessControl } from '../index.ts';
 import type { Reader } from '../code-reads.ts';
 import * as S from '../schemas.ts';
-import {
-  createVisitor,
-  getVisitor,
-  listVisitors,
-  removeVisitor,
-  switchVisitorAccess,
-  updateVisitor,
-} from '../visitors.ts';
 
 /** Who reads visitors through this request: a code read's audit record names them. */
 export const readerOf = (request: FastifyRequest): Reader => ({
@@ -27,9 +18,7 @@ export const readerOf = (request: FastifyRequest): Reader => ({
   route: `${request.method} ${request.routeOptions.url}`,
 });
 
-export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const ac = services.accessControl;
-
+export const visitorRoutes: FastifyPluginAsyncTypebox<{ face: AccessControl }> = async (app, { face }) => {
   app.get(
     '/facilities/:facilityId/visitors',
     {
@@ -54,7 +43,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         },
       },
     },
-    async (request) => listVisitors(ac, facilityOf(request), readerOf(request), request.query),
+    async (request) => face.listVisitors(facilityOf(request), readerOf(request), request.query),
   );
 
   app.post(
@@ -86,7 +75,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     async (request, reply) =>
       reply
         .code(201)
-        .send(await createVisitor(ac, facilityOf(request), readerOf(request), request.body, S.suppressed(request))),
+        .send(await face.createVisitor(facilityOf(request), readerOf(request), request.body, S.suppressed(request))),
   );
 
   app.get(
@@ -102,7 +91,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         response: { 200: Answer('The visitor.', S.Visitor) },
       },
     },
-    async (request) => getVisitor(ac, facilityOf(request), readerOf(request), request.params.visitorId),
+    async (request) => face.getVisitor(facilityOf(request), readerOf(request), request.params.visitorId),
   );
 
   app.post(
@@ -128,8 +117,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request) =>
-      updateVisitor(
-        ac,
+      face.updateVisitor(
         facilityOf(request),
         readerOf(request),
         request.params.visitorId,
@@ -154,7 +142,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request, reply) => {
-      await removeVisitor(ac, facilityOf(request), request.params.visitorId, S.suppressed(request));
+      await face.removeVisitor(facilityOf(request), request.params.visitorId, S.suppressed(request));
       return reply.code(204).send(null);
     },
   );
@@ -192,8 +180,7 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         },
       },
       async (request) =>
-        switchVisitorAccess(
-          ac,
+        face.switchVisitorAccess(
           facilityOf(request),
           readerOf(request),
           request.params.visitorId,
@@ -212,6 +199,6 @@ export const visitorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         'Send the controller every visitor of the facility, with codes, as one command (deprecated).',
       ),
     },
-    async (request, reply) => reply.code(202).send(await refresh(ac, facilityOf(request), 'visitors')),
+    async (request, reply) => reply.code(202).send(await face.refresh(facilityOf(request), 'visitors')),
   );
 };
