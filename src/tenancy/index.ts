@@ -9,35 +9,32 @@ import { createFacility, findFacility, listFacilities } from './facilities.ts';
 import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from './gateways.ts';
 import { facilityExists } from './repository.ts';
 
-const OPERATIONS = {
-  createAccount,
-  listAccounts,
-  createAccountKey,
-  listAccountKeys,
-  revokeAccountKey,
-  createApplication,
-  getApplication,
-  listApplications,
-  revokeApplication,
-  createFacility,
-  findFacility,
-  listFacilities,
-  facilityExists,
-  createGatewayCredential,
-  listGatewayCredentials,
-  revokeGatewayCredential,
-};
-
-type Bound<F> = F extends (db: Db, ...args: infer A) => infer R ? (...args: A) => R : never;
-export type Tenancy = { [K in keyof typeof OPERATIONS]: Bound<(typeof OPERATIONS)[K]> };
-
 /** The tenancy face: its operations, bound to the database. */
-export function createTenancy(db: Db): Tenancy {
-  const bound = {} as Record<string, unknown>;
-  for (const [name, operation] of Object.entries(OPERATIONS))
-    bound[name] = (...args: unknown[]) => (operation as (db: Db, ...rest: unknown[]) => unknown)(db, ...args);
-  return bound as Tenancy;
+export function createTenancy(db: Db) {
+  const withDb =
+    <A extends unknown[], R>(operation: (db: Db, ...args: A) => R) =>
+    (...args: A): R =>
+      operation(db, ...args);
+  return {
+    createAccount: withDb(createAccount),
+    listAccounts: withDb(listAccounts),
+    createFacility: withDb(createFacility),
+    findFacility: withDb(findFacility),
+    listFacilities: withDb(listFacilities),
+    facilityExists: withDb(facilityExists),
+    createApplication: withDb(createApplication),
+    getApplication: withDb(getApplication),
+    listApplications: withDb(listApplications),
+    revokeApplication: withDb(revokeApplication),
+    createAccountKey: withDb(createAccountKey),
+    listAccountKeys: withDb(listAccountKeys),
+    revokeAccountKey: withDb(revokeAccountKey),
+    createGatewayCredential: withDb(createGatewayCredential),
+    listGatewayCredentials: withDb(listGatewayCredentials),
+    revokeGatewayCredential: withDb(revokeGatewayCredential),
+  };
 }
+export type Tenancy = ReturnType<typeof createTenancy>;
 
 // The operations as functions of the database, for one-shot work that holds a database but no face
 // (the test fixtures); the service and the command line use the face.
