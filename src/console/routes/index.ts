@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { Services } from '../../services.ts';
 
 const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'page');
 
@@ -39,7 +38,7 @@ function secure(reply: FastifyReply, type: string): FastifyReply {
     .header('cache-control', 'no-cache');
 }
 
-export const consoleRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app) => {
+export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const [url, { file, type, summary }] of Object.entries(FILES)) {
     const body = fs.readFileSync(path.join(PAGE_DIR, file));
     app.get(
