@@ -64,48 +64,28 @@ export class CredentialStatus {
     this.cache.set(key, { active, checkedAt: this.clock.now() });
   }
 
+  /** The credentials of these (well-formed) ids not revoked: an account key also needs its application in force. */
+  private inForce(kind: PrincipalKind, ids: string[]): Promise<{ id: unknown }[]> {
+    if (kind === 'account')
+      return this.db
+        .selectFrom('account_credentials as c')
+        .innerJoin('applications as a', 'a.id', 'c.application_id')
+        .select('c.id')
+        .where('c.id', 'in', ids)
+        .where('c.revoked_at', 'is', null)
+        .where('a.revoked_at', 'is', null)
+        .execute();
+    // A gateway's credential is its own row; a partner and the operator are applications.
+    const table = kind === 'gateway' ? 'gateway_credentials' : 'applications';
+    return this.db.selectFrom(table).select('id').where('id', 'in', ids).where('revoked_at', 'is', null).execute();
+  }
+
   /** Of these credential ids of one kind, the ones not in force. */
   private async query(kind: PrincipalKind, ids: string[]): Promise<Set<string>> {
     const inForce = new Set<string>();
     // Ids are uuids; anything else names no row (and must not reach a uuid comparison).
     const wellFormed = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
-    if (wellFormed.length > 0) {
-      switch (kind) {
-        case 'account': {
-          const rows = await this.db
-            .selectFrom('account_credentials as c')
-            .innerJoin('applications as a', 'a.id', 'c.application_id')
-            .select('c.id')
-            .where('c.id', 'in', wellFormed)
-            .where('c.revoked_at', 'is', null)
-            .where('a.revoked_at', 'is', null)
-            .execute();
-          for (const row of rows) inForce.add(String(row.id));
-          break;
-        }
-        case 'gateway': {
-          const rows = await this.db
-            .selectFrom('gateway_credentials')
-            .select('id')
-            .where('id', 'in', wellFormed)
-            .where('revoked_at', 'is', null)
-            .execute();
-          for (const row of rows) inForce.add(String(row.id));
-          break;
-        }
-        case 'partner':
-        case 'operator': {
-          const rows = await this.db
-            .selectFrom('applications')
-            .select('id')
-            .where('id', 'in', wellFormed)
-            .where('revoked_at', 'is', null)
-            .execute();
-          for (const row of rows) inForce.add(String(row.id));
-          break;
-        }
-      }
-    }
+    if (wellFormed.length > 0) for (const row of await this.inForce(kind, wellFormed)) inForce.add(String(row.id));
     return new Set(ids.filter((id) => !inForce.has(id)));
   }
 }

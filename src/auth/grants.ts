@@ -201,48 +201,14 @@ export class Grants {
   }
 
   private async clientCredentialsGrant(client: Client, requested: Scope[] | null): Promise<TokenResponse> {
-    if (client.kind === 'gateway') {
-      return this.respond(
-        {
-          kind: 'gateway',
-          accountId: client.accountId,
-          facilityId: client.facilityId,
-          credentialId: client.id,
-          clientId: client.clientId,
-          scopes: narrow(GATEWAY_SCOPES, requested),
-        },
-        null,
+    const principal = clientPrincipal(client, requested);
+    if (!principal)
+      throw new OAuthError(
+        400,
+        'unauthorized_client',
+        'This client acts for accounts: use the password grant with an account API key.',
       );
-    }
-    if (client.isOperator) {
-      return this.respond(
-        {
-          kind: 'operator',
-          credentialId: client.id,
-          clientId: client.clientId,
-          scopes: narrow(OPERATOR_SCOPES, requested),
-        },
-        null,
-      );
-    }
-    if (client.clientType) {
-      return this.respond(
-        {
-          kind: 'partner',
-          clientType: client.clientType,
-          facilityGuids: client.facilityGuids,
-          credentialId: client.id,
-          clientId: client.clientId,
-          scopes: narrow(PARTNER_SCOPES, requested),
-        },
-        null,
-      );
-    }
-    throw new OAuthError(
-      400,
-      'unauthorized_client',
-      'This client acts for accounts: use the password grant with an account API key.',
-    );
+    return this.respond(principal, null);
   }
 
   private async refreshGrant(client: Client, request: TokenRequest, requested: Scope[] | null): Promise<TokenResponse> {
@@ -338,4 +304,27 @@ function narrow(allowed: Scope[], requested: Scope[] | null): Scope[] {
   if (!requested.every((s) => allowed.includes(s)))
     throw new OAuthError(400, 'invalid_scope', 'scope asks for more than this credential allows.');
   return [...new Set(requested)];
+}
+
+/** Who a client speaks for by itself (client_credentials): a gateway, the operator, a partner; null for a PMS. */
+function clientPrincipal(client: Client, requested: Scope[] | null): PrincipalWithoutToken | null {
+  const base = { credentialId: client.id, clientId: client.clientId };
+  if (client.kind === 'gateway')
+    return {
+      ...base,
+      kind: 'gateway',
+      accountId: client.accountId,
+      facilityId: client.facilityId,
+      scopes: narrow(GATEWAY_SCOPES, requested),
+    };
+  if (client.isOperator) return { ...base, kind: 'operator', scopes: narrow(OPERATOR_SCOPES, requested) };
+  if (client.clientType)
+    return {
+      ...base,
+      kind: 'partner',
+      clientType: client.clientType,
+      facilityGuids: client.facilityGuids,
+      scopes: narrow(PARTNER_SCOPES, requested),
+    };
+  return null;
 }

@@ -1,6 +1,10 @@
 // What the access-event routes share: who may call them, the versions each path exists in, the
 // notes their descriptions repeat, and the small steps of rendering.
+import { Type } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
+import { Answer } from '../../http/schemas.ts';
+import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
+import { EventTypeList } from '../schemas.ts';
 import type { EntityId } from '../../ids.ts';
 import type { Events } from '../index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -91,3 +95,21 @@ export function filterParams(query: FilterParams): FilterParams {
   const { eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate, sort } = query;
   return { eventTypes, facilityIds, unitIds, visitorIds, startDate, endDate, sort };
 }
+
+/** The event types as a legacy version lists them (deprecated): the same list under that version's path. */
+export function legacyTypesRoute(version: '1.0' | '2.0') {
+  return {
+    config: TYPES_ACCESS,
+    schema: {
+      tags: [`access events (${version})`],
+      deprecated: true,
+      operationId: 'listGatewayEventTypes',
+      summary: 'The event types.',
+      description: `${EVENT_TYPE_LIST}. ${legacyNote(version)}`,
+      querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
+      response: { 200: Answer('The event types, by number.', EventTypeList) },
+    },
+  };
+}
+
+export const listEventTypes = async () => [...EVENT_TYPES];

@@ -4,7 +4,6 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply } from 'fastify';
 import { Answer } from '../../http/schemas.ts';
 import type { EventRouteOptions } from './common.ts';
-import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { parseFilter, type FilterParams } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
 import type { EventScope } from '../query.ts';
@@ -12,7 +11,6 @@ import { readSlice } from '../reads.ts';
 import { eventsJson } from '../render.ts';
 import {
   AccountParams,
-  EventTypeList,
   FacilityParams,
   GatewayEventSchema,
   V1AccountQuery,
@@ -21,11 +19,12 @@ import {
 import {
   ACCOUNT_FILTERED,
   FACILITY_FILTERED,
-  TYPES_ACCESS,
   accountScope,
   facilityScope,
   filterParams,
   legacyNote,
+  legacyTypesRoute,
+  listEventTypes,
   retentionNote,
   sendJson,
 } from './common.ts';
@@ -48,23 +47,7 @@ export const legacyV1Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = asyn
     return sendJson(reply, eventsJson(rows));
   };
 
-  app.get(
-    '/gatewayevents/types',
-    {
-      constraints,
-      config: TYPES_ACCESS,
-      schema: {
-        tags,
-        deprecated: true,
-        operationId: 'listGatewayEventTypes',
-        summary: 'The event types.',
-        description: `${EVENT_TYPE_LIST}. ${legacyNote('1.0')}`,
-        querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
-        response: { 200: Answer('The event types, by number.', EventTypeList) },
-      },
-    },
-    async () => [...EVENT_TYPES],
-  );
+  app.get('/gatewayevents/types', { constraints, ...legacyTypesRoute('1.0') }, listEventTypes);
 
   app.get(
     '/gatewayevents/accounts/:accountId',

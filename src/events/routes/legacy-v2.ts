@@ -3,34 +3,26 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Answer } from '../../http/schemas.ts';
 import type { EventRouteOptions } from './common.ts';
-import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { parseLegacyFilter } from '../filters.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
 import { readSlice } from '../reads.ts';
 import { pageJson } from '../render.ts';
-import { EventTypeList, FacilityParams, V2FacilityQuery, V2Page } from '../schemas.ts';
-import { LEGACY_FILTERED, TYPES_ACCESS, facilityScope, legacyNote, retentionNote, sendJson } from './common.ts';
+import { FacilityParams, V2FacilityQuery, V2Page } from '../schemas.ts';
+import {
+  LEGACY_FILTERED,
+  facilityScope,
+  legacyNote,
+  legacyTypesRoute,
+  listEventTypes,
+  retentionNote,
+  sendJson,
+} from './common.ts';
 
 export const legacyV2Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
   const { store } = face;
   const tags = ['access events (2.0)'];
 
-  app.get(
-    '/events/types',
-    {
-      config: TYPES_ACCESS,
-      schema: {
-        tags,
-        deprecated: true,
-        operationId: 'listGatewayEventTypes',
-        summary: 'The event types.',
-        description: `${EVENT_TYPE_LIST}. ${legacyNote('2.0')}`,
-        querystring: Type.Object({ 'api-version': Type.Optional(Type.String()) }),
-        response: { 200: Answer('The event types, by number.', EventTypeList) },
-      },
-    },
-    async () => [...EVENT_TYPES],
-  );
+  app.get('/events/types', legacyTypesRoute('2.0'), listEventTypes);
 
   app.get(
     '/events/facilities/:facilityId',
