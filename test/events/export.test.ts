@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { CSV_HEADER } from '../../src/events/csv.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, storeEvents } from './helpers.ts';
 
 let t: TestApp;
 let acme: ProvisionedAccount;
@@ -73,7 +73,7 @@ describe('CSV export', () => {
         occurredAt: new Date(Date.now() - (i + 1) * 60_000).toISOString(),
       }),
     );
-    assert.equal((await postEvents(t, gateway, events)).body.accepted, payloads.length);
+    assert.equal((await storeEvents(t, gateway, events)).accepted, payloads.length);
 
     const response = await t.app.inject({
       method: 'GET',
