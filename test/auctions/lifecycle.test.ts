@@ -1,12 +1,11 @@
 // The auction life cycle (SPEC §3.3) and support (§3.5): admin routes, the closing job, charity
 // enrolment, support notifications stored, listed, logged and POSTed to a webhook with retries.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { isValidHistory } from '../../src/auctions/transitions.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { auctionPartner } from '../helpers/auction-partner.ts';
 import { bearer } from '../helpers/tenants.ts';
 import {
-  adminToken,
   byUnit,
   cancelUnit,
   createList,
@@ -16,24 +15,11 @@ import {
   setupPartner,
   type Partner,
 } from './helpers.ts';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
-let t: TestApp;
-let hook: WebhookReceiver;
-let admin: string;
+const auctions = auctionPartner({ supportHook: true, env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
 
-before(async () => {
-  hook = await startWebhookReceiver();
-  t = await startTestApp({ env: { SUPPORT_WEBHOOK_URL: hook.url, AUCTION_RECREATE_WAIT_MINUTES: '15' } });
-  admin = await adminToken(t);
-});
-after(async () => {
-  await t.close();
-  await hook.close();
-});
-
-const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token = admin) =>
-  t.app.inject({
+const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token = auctions.admin) =>
+  auctions.t.app.inject({
     method,
     url,
     headers: bearer(token),
@@ -47,7 +33,7 @@ async function notificationsOf(auctionId: string, state = 'all') {
 }
 
 async function historyIsValid(p: Partner, auctionId: string) {
-  const auction = await readAuction(t, p, auctionId);
+  const auction = await readAuction(auctions.t, p, auctionId);
   assert.ok(isValidHistory(auction.history), `invalid history: ${JSON.stringify(auction.history)}`);
   assert.equal(auction.history.at(-1).to, auction.status);
   return auction;
@@ -55,9 +41,9 @@ async function historyIsValid(p: Partner, auctionId: string) {
 
 describe('support notifications', () => {
   it('Pending auctions of one facility are one notification, stored, listed, logged and POSTed to the webhook', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const result = envelopeOf(
-      await createList(t, p, [
+      await createList(auctions.t, p, [
         record('U-1', { auctionType: 'Charity' }),
         record('U-2', { description: '', imageUrls: [] }),
       ]),
@@ -81,7 +67,7 @@ describe('support notifications', () => {
     assert.match(incomplete.message, /lacks description, imageUrls/);
     assert.deepEqual(incomplete.detail.missing, ['description', 'imageUrls']);
     assert.ok(
-      t.logs.lines.some(
+      auctions.t.logs.lines.some(
         (line) =>
           line.includes(group.id) &&
           line.includes('"level":40') &&
@@ -91,15 +77,15 @@ describe('support notifications', () => {
       'not logged',
     );
 
-    const delivered = await t.services.auctions.deliverDueNotifications();
+    const delivered = await auctions.t.services.auctions.deliverDueNotifications();
     assert.ok(delivered.delivered >= 1);
-    const sent = hook.received.filter((h) => h.body.id === group.id);
+    const sent = auctions.hook.received.filter((h) => h.body.id === group.id);
     assert.equal(sent.length, 1);
     assert.equal(sent[0]!.headers['content-type'], 'application/json');
     assert.equal(sent[0]!.headers['x-gatehouse-notification-id'], group.id);
     // No SUPPORT_WEBHOOK_SECRET here: sent unsigned, with the warning at start.
     assert.equal(sent[0]!.headers['webhook-signature'], undefined);
-    assert.ok(t.logs.lines.some((line) => line.includes('sent unsigned') && line.includes('"level":40')));
+    assert.ok(auctions.t.logs.lines.some((line) => line.includes('sent unsigned') && line.includes('"level":40')));
     const body = sent[0]!.body;
     assert.deepEqual(
       [body.type, body.kind, body.reason, body.auctionId, body.count],
@@ -115,12 +101,12 @@ describe('support notifications', () => {
   });
 
   it('retries a failed webhook delivery with back-off, then gives up and says so', async () => {
-    const { deliverDueNotifications } = t.services.auctions;
+    const { deliverDueNotifications } = auctions.t.services.auctions;
     await deliverDueNotifications(); // nothing left over from other tests
-    const p = await setupPartner(t);
-    const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
+    const p = await setupPartner(auctions.t);
+    const id = envelopeOf(await createList(auctions.t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
       .auctionId;
-    hook.failNext(2, 503);
+    auctions.hook.failNext(2, 503);
     const start = Date.now();
     assert.deepEqual(await deliverDueNotifications(new Date(start)), { delivered: 0, retried: 1, failed: 0 });
     let [n] = await notificationsOf(id);
@@ -137,27 +123,27 @@ describe('support notifications', () => {
     assert.deepEqual([n.delivery.status, n.delivery.attempts, n.delivery.lastError], ['delivered', 3, null]);
 
     // A receiver that never accepts: 8 attempts, then failed for good, and an error in the log.
-    const q = await setupPartner(t);
-    const other = envelopeOf(await createList(t, q, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
-      .auctionId;
-    hook.failNext(1000, 500);
+    const q = await setupPartner(auctions.t);
+    const other = envelopeOf(await createList(auctions.t, q, [record('U-1', { auctionType: 'Charity' })])).data
+      .results[0].auctionId;
+    auctions.hook.failNext(1000, 500);
     let clock = Date.now();
     for (let i = 0; i < 8; i++) {
       await deliverDueNotifications(new Date(clock));
       clock += 2 * 3600_000;
     }
-    hook.failNext(0);
+    auctions.hook.failNext(0);
     [n] = await notificationsOf(other);
     assert.deepEqual([n.delivery.status, n.delivery.attempts], ['failed', 8]);
     assert.ok(
-      t.logs.lines.some(
+      auctions.t.logs.lines.some(
         (line) => line.includes('"level":50') && line.includes('support webhook delivery failed for good'),
       ),
     );
   });
 
   it('a job that exhausted its retries becomes a JOB_FAILED notification', async () => {
-    const deadLetter = t.services.auctions.jobs.find((job) => job.name === 'auctions.dead-letter')!;
+    const deadLetter = auctions.t.services.auctions.jobs.find((job) => job.name === 'auctions.dead-letter')!;
     await deadLetter.handle([{ id: 'job-1', name: 'auctions.fetch-images', data: {} } as never]);
     const response = await inject('GET', '/admin/notifications?kind=JOB_FAILED');
     const [n] = response.json().notifications;
@@ -166,12 +152,12 @@ describe('support notifications', () => {
   });
 
   it('lists open and resolved notifications, pages them, and resolves one by hand; a later one opens anew', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const listed: Record<string, unknown>[] = [];
     const ids: string[] = [];
     for (const unitId of ['U-1', 'U-2', 'U-3']) {
       listed.push(record(unitId, { auctionType: 'Charity' }));
-      await createList(t, p, listed);
+      await createList(auctions.t, p, listed);
       const open = (await inject('GET', `/admin/notifications?facilityId=${p.facilityId}`)).json().notifications;
       assert.equal(open.length, 1);
       assert.equal(open[0].count, 1);
@@ -215,10 +201,10 @@ describe('support notifications', () => {
 
 describe('support resolves Pending auctions', () => {
   it('enrolling the facility activates its Pending charity auctions; an incomplete one stays Pending for that alone', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const r = byUnit(
       envelopeOf(
-        await createList(t, p, [
+        await createList(auctions.t, p, [
           record('U-1', { auctionType: 'Charity' }),
           record('U-2', { auctionType: 'Charity', imageUrls: [] }),
           record('U-3'),
@@ -260,7 +246,7 @@ describe('support resolves Pending auctions', () => {
     );
     // A charity record now goes straight to Active.
     const later = envelopeOf(
-      await createList(t, p, [
+      await createList(auctions.t, p, [
         record('U-1', { auctionType: 'Charity' }),
         record('U-2', { auctionType: 'Charity', imageUrls: [] }),
         record('U-3'),
@@ -278,7 +264,7 @@ describe('support resolves Pending auctions', () => {
       false,
     );
     const held = envelopeOf(
-      await createList(t, p, [
+      await createList(auctions.t, p, [
         record('U-1', { auctionType: 'Charity' }),
         record('U-2', { auctionType: 'Charity', imageUrls: [] }),
         record('U-3'),
@@ -294,10 +280,10 @@ describe('support resolves Pending auctions', () => {
   });
 
   it('changing the type activates a Pending charity auction; completing a record activates an incomplete one', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const r = byUnit(
       envelopeOf(
-        await createList(t, p, [
+        await createList(auctions.t, p, [
           record('U-1', { auctionType: 'Charity' }),
           record('U-2', { description: null, imageUrls: [] }),
         ]),
@@ -335,7 +321,7 @@ describe('support resolves Pending auctions', () => {
     assert.equal(active.statusCode, 409);
     assert.equal(active.json().code, 'AUCTION_NOT_PENDING');
     const again = envelopeOf(
-      await createList(t, p, [
+      await createList(auctions.t, p, [
         record('U-1', { auctionType: 'Charity' }),
         record('U-2', { description: null, imageUrls: [] }),
         record('U-3', { auctionType: 'Charity' }),
@@ -355,12 +341,12 @@ describe('support resolves Pending auctions', () => {
         .sort(),
       ['auctionType', 'minimumBid', 'unitId'],
     );
-    assert.equal((await readAuction(t, p, pendingId)).status, 'Pending', 'an invalid change was applied');
+    assert.equal((await readAuction(auctions.t, p, pendingId)).status, 'Pending', 'an invalid change was applied');
   });
 
   it('support cancels an open auction, once', async () => {
-    const p = await setupPartner(t);
-    const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
+    const p = await setupPartner(auctions.t);
+    const id = envelopeOf(await createList(auctions.t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]
       .auctionId;
     const cancelled = await inject('POST', `/admin/auctions/${id}/cancel`, { reason: 'Duplicate listing' });
     assert.equal(cancelled.statusCode, 200);
@@ -375,9 +361,10 @@ describe('support resolves Pending auctions', () => {
 
 describe('sales and closing', () => {
   it('a reported sale closes an Active auction as ClosedSold; nothing else can be sold', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const r = byUnit(
-      envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })])).data.results,
+      envelopeOf(await createList(auctions.t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })])).data
+        .results,
     );
     const sold = await inject('POST', `/admin/auctions/${r.get('U-1').auctionId}/outcome`, {
       salePrice: 310.5,
@@ -409,31 +396,33 @@ describe('sales and closing', () => {
       404,
     );
     // The unit's auction was sold: the same record leaves it alone, a new record starts a new auction.
-    const same = envelopeOf(await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })]));
+    const same = envelopeOf(
+      await createList(auctions.t, p, [record('U-1'), record('U-2', { auctionType: 'Charity' })]),
+    );
     assert.deepEqual(
       [byUnit(same.data.results).get('U-1').outcome, byUnit(same.data.results).get('U-1').status],
       ['unchanged', 'ClosedSold'],
     );
     const relisted = envelopeOf(
-      await createList(t, p, [record('U-1', { minimumBid: 50 }), record('U-2', { auctionType: 'Charity' })]),
+      await createList(auctions.t, p, [record('U-1', { minimumBid: 50 }), record('U-2', { auctionType: 'Charity' })]),
     );
     assert.equal(byUnit(relisted.data.results).get('U-1').outcome, 'created');
   });
 
   it('the closing job closes Active auctions whose end passed as ClosedUnsold, and nothing else', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const now = new Date().toISOString();
     const soon = new Date(Date.now() + 60_000).toISOString();
     const r = byUnit(
       envelopeOf(
-        await createList(t, p, [
+        await createList(auctions.t, p, [
           record('U-1', { startsAt: now, endsAt: soon }),
           record('U-2', { endsAt: soon, startsAt: now, auctionType: 'Charity' }),
           record('U-3'),
         ]),
       ).data.results,
     );
-    const { closeEnded } = t.services.auctions;
+    const { closeEnded } = auctions.t.services.auctions;
     assert.equal(await closeEnded(new Date()), 0, 'closed before its end');
     const closed = await closeEnded(new Date(Date.now() + 120_000));
     assert.ok(closed >= 1);
@@ -444,16 +433,20 @@ describe('sales and closing', () => {
       ['ENDED_UNSOLD', 'system:closing', 'endUnsold'],
     );
     assert.ok(u1.closedAt);
-    assert.equal((await readAuction(t, p, r.get('U-2').auctionId)).status, 'Pending', 'a Pending auction was closed');
-    assert.equal((await readAuction(t, p, r.get('U-3').auctionId)).status, 'Active');
-    const cancel = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
+    assert.equal(
+      (await readAuction(auctions.t, p, r.get('U-2').auctionId)).status,
+      'Pending',
+      'a Pending auction was closed',
+    );
+    assert.equal((await readAuction(auctions.t, p, r.get('U-3').auctionId)).status, 'Active');
+    const cancel = await cancelUnit(auctions.t, p, [{ unitId: 'U-1' }]);
     assert.equal(cancel.statusCode, 409);
     assert.equal(envelopeOf(cancel).meta.warnings[0]!.code, 'ALREADY_CLOSED');
   });
 
   it('admin reads: one auction and filtered lists', async () => {
-    const p = await setupPartner(t);
-    const id = envelopeOf(await createList(t, p, [record('U-1'), record('U-2')])).data.results[0].auctionId;
+    const p = await setupPartner(auctions.t);
+    const id = envelopeOf(await createList(auctions.t, p, [record('U-1'), record('U-2')])).data.results[0].auctionId;
     const one = await inject('GET', `/admin/auctions/${id}`);
     assert.equal(one.statusCode, 200);
     assert.equal(one.json().unitId, 'U-1');

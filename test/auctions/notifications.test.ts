@@ -5,60 +5,33 @@
 // signature with the Standard Webhooks library; the secret never reaches the log.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { LogCapture, startTestApp, type TestApp } from '../helpers/harness.ts';
+import { auctionPartner } from '../helpers/auction-partner.ts';
+import { LogCapture } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
-import { startImageHost, type ImageHost } from '../net/image-host.ts';
-import {
-  adminToken,
-  byUnit,
-  cancelUnit,
-  createList,
-  envelopeOf,
-  record,
-  setupPartner,
-  type Partner,
-} from './helpers.ts';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+import { byUnit, cancelUnit, createList, envelopeOf, record, setupPartner, type Partner } from './helpers.ts';
 
 const SECRET_BYTES = randomBytes(32).toString('base64');
 const SECRET = `whsec_${SECRET_BYTES}`;
 
-let t: TestApp;
-let host: ImageHost;
-let hook: WebhookReceiver;
-let admin: string;
-
-before(async () => {
-  host = await startImageHost();
-  hook = await startWebhookReceiver();
-  t = await startTestApp({
-    env: {
-      IMAGE_FETCH_ALLOW_HOSTS: host.hostPort,
-      SUPPORT_WEBHOOK_URL: hook.url,
-      SUPPORT_WEBHOOK_SECRET: SECRET,
-    },
-  });
-  admin = await adminToken(t);
-});
-after(async () => {
-  await t.close();
-  await hook.close();
-  await host.close();
-});
+const auctions = auctionPartner({ imageHost: true, supportHook: true, env: { SUPPORT_WEBHOOK_SECRET: SECRET } });
 
 const { deliverDueNotifications, fetchDueImages } = {
-  deliverDueNotifications: (now?: Date) => t.services.auctions.deliverDueNotifications(now),
-  fetchDueImages: (now?: Date) => t.services.auctions.fetchDueImages(now),
+  deliverDueNotifications: (now?: Date) => auctions.t.services.auctions.deliverDueNotifications(now),
+  fetchDueImages: (now?: Date) => auctions.t.services.auctions.fetchDueImages(now),
 };
 
 async function notifications(query: string) {
-  const response = await t.app.inject({ method: 'GET', url: `/admin/notifications?${query}`, headers: bearer(admin) });
+  const response = await auctions.t.app.inject({
+    method: 'GET',
+    url: `/admin/notifications?${query}`,
+    headers: bearer(auctions.admin),
+  });
   assert.equal(response.statusCode, 200, response.body);
   return response.json().notifications as any[];
 }
@@ -66,15 +39,15 @@ async function notifications(query: string) {
 /** A list of `n` units at the partner's facility (or `guid`), each with one image the host does not have. */
 function failingList(p: Partner, prefix: string, n: number, guid = p.guid) {
   const records = Array.from({ length: n }, (_, i) =>
-    record(`${prefix}-${i + 1}`, { imageUrls: [`${host.url}/gone/${prefix}-${i + 1}.jpg`] }),
+    record(`${prefix}-${i + 1}`, { imageUrls: [`${auctions.host.url}/gone/${prefix}-${i + 1}.jpg`] }),
   );
-  return createList(t, p, records, { guid });
+  return createList(auctions.t, p, records, { guid });
 }
 
 /** What the receiver got for one notification, each verified as a Standard Webhooks receiver does. */
 function deliveriesOf(notificationId: string) {
   const verifier = new Webhook(SECRET);
-  return hook.received
+  return auctions.hook.received
     .filter((r) => r.body.id === notificationId)
     .map((r) => {
       const verified = verifier.verify(r.raw, {
@@ -89,7 +62,7 @@ function deliveriesOf(notificationId: string) {
 describe('support notifications are grouped while open', () => {
   it('twenty failed images of one list make one notification that counts them, delivered once, signed', async () => {
     await deliverDueNotifications(); // nothing left over
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     assert.equal((await failingList(p, 'G', 20)).statusCode, 200);
     const result = await fetchDueImages();
     assert.equal(result.failed, 20);
@@ -120,7 +93,7 @@ describe('support notifications are grouped while open', () => {
     );
     assert.equal(sent.body.data.kind, 'IMAGE_FETCH_FAILED');
     // A body changed in transit does not verify.
-    const received = hook.received.find((r) => r.body.id === n.id)!;
+    const received = auctions.hook.received.find((r) => r.body.id === n.id)!;
     assert.throws(() =>
       new Webhook(SECRET).verify(received.raw.replace('"count":20', '"count":21'), {
         'webhook-id': String(received.headers['webhook-id']),
@@ -136,7 +109,7 @@ describe('support notifications are grouped while open', () => {
     const [grown] = await notifications(`facilityId=${p.facilityId}`);
     assert.deepEqual([grown.id, grown.count, grown.delivery.status], [n.id, 25, 'pending']);
     assert.deepEqual(await deliverDueNotifications(), { delivered: 0, retried: 0, failed: 0 });
-    hook.failNext(1, 503);
+    auctions.hook.failNext(1, 503);
     const later = Date.now() + 16 * 60_000;
     assert.deepEqual(await deliverDueNotifications(new Date(later)), { delivered: 0, retried: 1, failed: 0 });
     assert.deepEqual(await deliverDueNotifications(new Date(later + 11_000)), { delivered: 1, retried: 0, failed: 0 });
@@ -151,7 +124,7 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('another facility is another notification; after a resolve, a new failure opens a new one', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     await failingList(p, 'A', 2);
     await failingList(p, 'B', 3, p.otherGuid);
     await fetchDueImages();
@@ -160,10 +133,10 @@ describe('support notifications are grouped while open', () => {
     assert.deepEqual([first.count, other.count], [2, 3]);
     assert.notEqual(first.id, other.id);
 
-    const resolved = await t.app.inject({
+    const resolved = await auctions.t.app.inject({
       method: 'POST',
       url: `/admin/notifications/${first.id}/resolve`,
-      headers: bearer(admin),
+      headers: bearer(auctions.admin),
       payload: { resolution: 'Told the facility to fix its image host' },
     });
     assert.equal(resolved.statusCode, 200);
@@ -178,9 +151,9 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('two transactions raising for one facility at once make one group', async () => {
-    const p = await setupPartner(t);
-    const db = t.services.database.db;
-    const deps = { config: t.config, queue: t.services.jobs };
+    const p = await setupPartner(auctions.t);
+    const db = auctions.t.services.database.db;
+    const deps = { config: auctions.t.config, queue: auctions.t.services.jobs };
     const raise = (i: number) =>
       db.transaction().execute(async (trx) => {
         const raised = await raiseNotifications(deps, trx, new Date(), [
@@ -206,8 +179,8 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('keeps the first 100 occurrences and counts them all', async () => {
-    const p = await setupPartner(t);
-    const deps = { config: t.config, queue: t.services.jobs };
+    const p = await setupPartner(auctions.t);
+    const deps = { config: auctions.t.config, queue: auctions.t.services.jobs };
     const occurrence = (i: number) => ({
       kind: 'IMAGE_FETCH_FAILED' as const,
       reason: 'HTTP_STATUS',
@@ -216,7 +189,7 @@ describe('support notifications are grouped while open', () => {
       auctionId: null,
       detail: { i },
     });
-    const db = t.services.database.db;
+    const db = auctions.t.services.database.db;
     await db.transaction().execute((trx) =>
       raiseNotifications(
         deps,
@@ -242,23 +215,23 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('a notification of Pending auctions is resolved when its last auction leaves Pending', async () => {
-    const p = await setupPartner(t);
+    const p = await setupPartner(auctions.t);
     const charity = (unitId: string) => record(unitId, { auctionType: 'Charity' });
-    const r = byUnit(envelopeOf(await createList(t, p, [charity('P-1'), charity('P-2')])).data.results);
+    const r = byUnit(envelopeOf(await createList(auctions.t, p, [charity('P-1'), charity('P-2')])).data.results);
     // A third, later, joins the open one.
     const r3 = byUnit(
-      envelopeOf(await createList(t, p, [charity('P-1'), charity('P-2'), charity('P-3')])).data.results,
+      envelopeOf(await createList(auctions.t, p, [charity('P-1'), charity('P-2'), charity('P-3')])).data.results,
     );
     const [n] = await notifications(`kind=AUCTION_PENDING&facilityId=${p.facilityId}`);
     assert.equal(n.count, 3);
     const stillOpen = async () => (await notifications(`kind=AUCTION_PENDING&facilityId=${p.facilityId}`))[0];
 
     // The partner cancels one; support changes the type of another: one is still Pending.
-    assert.equal((await cancelUnit(t, p, [{ unitId: 'P-1' }])).statusCode, 200);
-    const typed = await t.app.inject({
+    assert.equal((await cancelUnit(auctions.t, p, [{ unitId: 'P-1' }])).statusCode, 200);
+    const typed = await auctions.t.app.inject({
       method: 'PATCH',
       url: `/admin/auctions/${r.get('P-2').auctionId}`,
-      headers: bearer(admin),
+      headers: bearer(auctions.admin),
       payload: { auctionType: 'Lien' },
     });
     assert.equal(typed.json().status, 'Active', typed.body);
@@ -270,10 +243,10 @@ describe('support notifications are grouped while open', () => {
     );
 
     // Support cancels the last: resolved.
-    const cancelled = await t.app.inject({
+    const cancelled = await auctions.t.app.inject({
       method: 'POST',
       url: `/admin/auctions/${r3.get('P-3').auctionId}/cancel`,
-      headers: bearer(admin),
+      headers: bearer(auctions.admin),
       payload: { reason: 'Duplicate' },
     });
     assert.equal(cancelled.statusCode, 200, cancelled.body);
@@ -284,8 +257,8 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('a notification without a facility groups by what stands for one (job queue, webhook subscription)', async () => {
-    const deps = { config: t.config, queue: t.services.jobs };
-    const db = t.services.database.db;
+    const deps = { config: auctions.t.config, queue: auctions.t.services.jobs };
+    const db = auctions.t.services.database.db;
     const disabled = (subscriptionId: string) => ({
       kind: 'WEBHOOK_DISABLED' as const,
       reason: 'FAILING_FOR_3_DAYS',
@@ -305,7 +278,7 @@ describe('support notifications are grouped while open', () => {
     assert.deepEqual([a2!.id, a2!.count], [a!.id, 2]);
     assert.match(a2!.message, /^The webhook subscription sub-a was disabled 2 times\. The first: /);
 
-    const deadLetter = t.services.auctions.jobs.find((job) => job.name === 'auctions.dead-letter')!;
+    const deadLetter = auctions.t.services.auctions.jobs.find((job) => job.name === 'auctions.dead-letter')!;
     await deadLetter.handle([
       { id: 'job-a', name: 'auctions.close-ended', data: {} },
       { id: 'job-b', name: 'auctions.close-ended', data: {} },
@@ -318,8 +291,8 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('never logs the signing secret', async () => {
-    assert.ok(t.logs.lines.length > 0);
-    assert.ok(!t.logs.text.includes(SECRET_BYTES), 'the secret is in the log');
+    assert.ok(auctions.t.logs.lines.length > 0);
+    assert.ok(!auctions.t.logs.text.includes(SECRET_BYTES), 'the secret is in the log');
     // Should the configuration itself ever be logged, the secret is redacted.
     const capture = new LogCapture();
     const config = loadConfig({ SUPPORT_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'info' });
@@ -334,10 +307,10 @@ describe('support notifications are grouped while open', () => {
 describe('the list of notifications', () => {
   it('refuses a state other than open, resolved or all, naming it', async () => {
     for (const state of ['closed', 'OPEN', '']) {
-      const response = await t.app.inject({
+      const response = await auctions.t.app.inject({
         method: 'GET',
         url: `/admin/notifications?state=${state}`,
-        headers: bearer(admin),
+        headers: bearer(auctions.admin),
       });
       assert.equal(response.statusCode, 400, `${state}: ${response.body}`);
       assert.ok(

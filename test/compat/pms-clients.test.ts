@@ -10,9 +10,9 @@
 // marked "Reading:".
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { describe, it } from 'node:test';
+import { runCli } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
 // ---- The one place that knows how an operator reads the audit of code reads ----------------------
 // The route is not fixed yet (SPEC §4 says only that every read returning codes is recorded: who,
@@ -31,24 +31,15 @@ const REFUSED_ORIGIN = 'https://evil.example.net';
 /** An id that no object has (far above anything this file creates). */
 const NOWHERE = 987654321;
 
-let database: TestDatabase;
-let server: ServerProcess;
 let seed: Seed;
-
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess({
-    ...database.env,
-    CORS_ORIGINS: `${ALLOWED_ORIGIN},${DEV_ORIGIN}`,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-  });
-  seed = await seedTenants();
-});
-
-after(async () => {
-  await server?.kill('SIGTERM');
-  await database?.drop();
-});
+const served = realServer(
+  { CORS_ORIGINS: `${ALLOWED_ORIGIN},${DEV_ORIGIN}`, RATE_LIMIT_PER_MINUTE: '1000000' },
+  {
+    async started() {
+      seed = await seedTenants();
+    },
+  },
+);
 
 // ---- Requests as clients send them -----------------------------------------------------------------
 
@@ -105,7 +96,7 @@ function requestHeaders(shape: Shape): { headers: Record<string, string>; body: 
 
 async function send(method: string, path: string, shape: Shape = {}): Promise<Reply> {
   const { headers, body } = requestHeaders(shape);
-  const response = await fetch(server.url + path, { method, headers, body });
+  const response = await fetch(served.url + path, { method, headers, body });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: parsed(text) };
 }
@@ -113,7 +104,7 @@ async function send(method: string, path: string, shape: Shape = {}): Promise<Re
 /** A request with exactly these headers (fetch cannot send a GET with `Content-Length: 0`). */
 function sendRaw(method: string, path: string, headers: Record<string, string>, body = ''): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const request = http.request(server.url + path, { method, headers }, (response) => {
+    const request = http.request(served.url + path, { method, headers }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (text += chunk));
@@ -261,7 +252,10 @@ async function tokenAnswer(form: Record<string, string>): Promise<any> {
  * then fails on the operator's answer, kept in `codesKeyAnswer`.
  */
 async function seedTenants(): Promise<Seed> {
-  const operatorApp = await runCli(['admin', 'app', 'create', '--name', 'Compat operator', '--operator'], database.env);
+  const operatorApp = await runCli(
+    ['admin', 'app', 'create', '--name', 'Compat operator', '--operator'],
+    served.database.env,
+  );
   assert.equal(operatorApp.code, 0, operatorApp.stderr);
   const { clientId, clientSecret } = JSON.parse(operatorApp.stdout);
   const operator = (

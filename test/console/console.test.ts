@@ -3,50 +3,39 @@
 // failed images; the Pending auctions of one facility), enrols the facility, and cancels an
 // incomplete auction — the page only ever uses the admin API.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { BrowserContext } from 'playwright-core';
+import { it } from 'node:test';
 import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
-import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
-import type { TestApp } from '../helpers/harness.ts';
+import { consoleFixture, signIn } from '../helpers/browser.ts';
 import { tokenFrom } from '../helpers/http.ts';
 import { bearer } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, readAuction, record, setupPartner } from '../auctions/helpers.ts';
 
-let t: TestApp;
-let browser: BrowserContext;
-let base: string;
-let session: ConsoleBrowser;
-
-before(async () => {
-  session = await startConsoleBrowser();
-  ({ t, browser, base } = session);
-});
-after(() => session?.close());
+const session = consoleFixture();
 
 it('serves the page with a strict Content Security Policy', async () => {
-  const response = await t.app.inject({ method: 'GET', url: '/console' });
+  const response = await session.t.app.inject({ method: 'GET', url: '/console' });
   assert.equal(response.statusCode, 200);
   assert.match(String(response.headers['content-type']), /^text\/html/);
   assert.match(String(response.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
   assert.equal(response.headers['x-frame-options'], 'DENY');
   assert.doesNotMatch(response.body, /<script>/, 'no inline script');
-  assert.equal((await t.app.inject({ method: 'GET', url: '/console/app.js' })).statusCode, 200);
+  assert.equal((await session.t.app.inject({ method: 'GET', url: '/console/app.js' })).statusCode, 200);
 });
 
 it('support sees grouped notifications with their count, resolves a Pending charity auction and cancels an incomplete one in the browser', async () => {
-  const p = await setupPartner(t);
+  const p = await setupPartner(session.t);
   const created = byUnit(
     envelopeOf(
-      await createList(t, p, [
+      await createList(session.t, p, [
         record('C-1', { auctionType: 'Charity', description: 'Books <img src=x onerror=alert(1)>' }),
         record('C-2', { imageUrls: [] }),
       ]),
     ).data.results,
   );
   // Twenty images of the other facility that could not be had: one notification counts them.
-  const deps = { config: t.config, queue: t.services.jobs };
-  await t.services.database.db.transaction().execute((trx) =>
+  const deps = { config: session.t.config, queue: session.t.services.jobs };
+  await session.t.services.database.db.transaction().execute((trx) =>
     raiseNotifications(
       deps,
       trx,
@@ -61,15 +50,17 @@ it('support sees grouped notifications with their count, resolves a Pending char
       })),
     ),
   );
-  const operator = await admin.createApplication(t.services.database.db, { name: 'Support desk', operator: true });
-  const page = await browser.newPage();
-  const problems = watchProblems(page);
+  const operator = await admin.createApplication(session.t.services.database.db, {
+    name: 'Support desk',
+    operator: true,
+  });
+  const { page, problems } = await session.open();
 
   // A partner's credentials are refused.
-  await signIn(page, base, p.clientId, 'not-the-secret');
+  await signIn(page, session.base, p.clientId, 'not-the-secret');
   await page.waitForSelector('#status:has-text("Sign-in failed")');
 
-  await signIn(page, base, operator.clientId, operator.clientSecret);
+  await signIn(page, session.base, operator.clientId, operator.clientSecret);
   const images = page.locator(`article[data-facility-id="${p.otherFacilityId}"]`);
   await images.waitFor();
   assert.equal(await images.locator('.count').textContent(), '×20');
@@ -100,13 +91,13 @@ it('support sees grouped notifications with their count, resolves a Pending char
   await page.waitForSelector('#status:has-text("Enrol Facility 1: done.")');
   // Still open for C-2; C-1 reads as activated.
   await page.waitForSelector(`li[data-auction-id="${created.get('C-1').auctionId}"].settled:has-text("ACTIVATED")`);
-  assert.equal((await readAuction(t, p, created.get('C-1').auctionId)).status, 'Active');
+  assert.equal((await readAuction(session.t, p, created.get('C-1').auctionId)).status, 'Active');
 
   const incomplete = pending.locator(`li[data-auction-id="${created.get('C-2').auctionId}"]`);
   await incomplete.getByRole('button', { name: 'Cancel auction' }).click();
   await page.click('#confirm[open] #confirm-yes');
   await pending.waitFor({ state: 'detached' });
-  const cancelled = await readAuction(t, p, created.get('C-2').auctionId);
+  const cancelled = await readAuction(session.t, p, created.get('C-2').auctionId);
   assert.equal(cancelled.status, 'Cancelled');
   assert.match(cancelled.history.at(-1).actor, new RegExp(`^operator:${operator.clientId}$`));
 
@@ -119,11 +110,11 @@ it('support sees grouped notifications with their count, resolves a Pending char
     /ACTIVATED$/,
   );
   const notifications = (
-    await t.app.inject({
+    await session.t.app.inject({
       method: 'GET',
       url: `/admin/notifications?facilityId=${p.facilityId}`,
       headers: bearer(
-        await tokenFrom(base, {
+        await tokenFrom(session.base, {
           grant_type: 'client_credentials',
           client_id: operator.clientId,
           client_secret: operator.clientSecret,

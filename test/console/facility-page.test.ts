@@ -6,24 +6,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, it } from 'node:test';
-import type { BrowserContext } from 'playwright-core';
-import * as admin from '../../src/tenancy/index.ts';
+import { it } from 'node:test';
 import { postEvents } from '../events/helpers.ts';
-import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
-import type { TestApp } from '../helpers/harness.ts';
+import { consoleFixture } from '../helpers/browser.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
 
-let t: TestApp;
-let browser: BrowserContext;
-let base: string;
-let session: ConsoleBrowser;
-
-before(async () => {
-  session = await startConsoleBrowser();
-  ({ t, browser, base } = session);
-});
-after(() => session?.close());
+const session = consoleFixture();
 
 /** A PNG's width and height, from its IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {
@@ -32,21 +20,16 @@ function pngSize(png: Buffer): { width: number; height: number } {
 }
 
 it('shows the status list in colour, a facility’s devices and alarms, and sends confirmed remote actions', async () => {
-  const account = await provisionAccount(t, { facilities: 2, name: 'Colour Storage <b>Co</b>' });
+  const account = await provisionAccount(session.t, { facilities: 2, name: 'Colour Storage <b>Co</b>' });
   const [north, south] = account.facilities;
-  const gateway = (await gatewayToken(t, north!.id)).token;
+  const gateway = (await gatewayToken(session.t, north!.id)).token;
   const now = new Date().toISOString();
-  const posted = await postEvents(t, gateway, [
+  const posted = await postEvents(session.t, gateway, [
     { eventId: randomUUID(), eventType: 11, occurredAt: now, deviceId: 'door-5', deviceName: 'Door 5' },
     { eventId: randomUUID(), eventType: 10, occurredAt: now, deviceId: 'gate-1', deviceName: 'Front Gate' },
   ]);
   assert.equal(posted.status, 200);
-  const operator = await admin.createApplication(t.services.database.db, { name: 'Ops desk', operator: true });
-
-  const page = await browser.newPage();
-  const problems = watchProblems(page);
-  await signIn(page, base, operator.clientId, operator.clientSecret);
-  await page.waitForSelector('#work:not([hidden])');
+  const { page, problems } = await session.signedIn('Ops desk');
   await page.click('button[data-view=facilities]');
 
   // The status list: words, messages and colours.
@@ -90,7 +73,7 @@ it('shows the status list in colour, a facility’s devices and alarms, and send
 
   // A remote open, cancelled at the confirmation: nothing sent.
   const commandsOf = async () =>
-    await t.services.database.db
+    await session.t.services.database.db
       .selectFrom('commands')
       .select(['type', 'payload'])
       .where('facility_id', '=', north!.id)

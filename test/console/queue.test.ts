@@ -6,26 +6,16 @@
 // nothing changes), and the open notifications — one card per group with its count and newest
 // occurrence — sorted by facility and paged. The admin routes it uses are checked over HTTP too.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { BrowserContext } from 'playwright-core';
+import { it } from 'node:test';
 import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
-import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
-import type { TestApp } from '../helpers/harness.ts';
+import { consoleFixture, signIn } from '../helpers/browser.ts';
+import { ok, refused, typedClient } from '../helpers/client.ts';
 import { tokenFrom } from '../helpers/http.ts';
-import { bearer, partnerToken } from '../helpers/tenants.ts';
+import { partnerToken } from '../helpers/tenants.ts';
 import { byUnit, createList, envelopeOf, record, type Partner } from '../auctions/helpers.ts';
 
-let t: TestApp;
-let browser: BrowserContext;
-let base: string;
-let session: ConsoleBrowser;
-
-before(async () => {
-  session = await startConsoleBrowser();
-  ({ t, browser, base } = session);
-});
-after(() => session?.close());
+const session = consoleFixture();
 
 const PAGE_SIZE = 20;
 
@@ -45,7 +35,7 @@ const zoned = (iso: string, timeZone: string) =>
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 async function statusOf(auctionId: string) {
-  return t.services.database.db
+  return session.t.services.database.db
     .selectFrom('auctions')
     .select(['status', 'auction_type'])
     .where('id', '=', auctionId)
@@ -53,7 +43,7 @@ async function statusOf(auctionId: string) {
 }
 
 it('works a queue of fifty Pending auctions and the open notifications: sorted, paged, in the facility’s time', async () => {
-  const db = t.services.database.db;
+  const db = session.t.services.database.db;
   const account = await admin.createAccount(db, { name: 'Queue Storage' });
   let made = 0;
   const facility = (name: string, timeZone: string) =>
@@ -67,7 +57,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   // Created in the reverse of their names' order: the list is by name, not by id.
   const zephyr = await facility('Zephyr Storage', 'America/Denver');
   const aspen = await facility('Aspen Storage', 'America/New_York');
-  const partner = await partnerToken(t, 'QueuePMS', [zephyr.guid!, aspen.guid!]);
+  const partner = await partnerToken(session.t, 'QueuePMS', [zephyr.guid!, aspen.guid!]);
   const p = { ...partner, clientType: 'QueuePMS' } as unknown as Partner;
   // Aspen: 25 charity auctions, held until the facility is enrolled. Zephyr: 25 incomplete ones.
   // Sent in a shuffled order: the list sorts them.
@@ -79,7 +69,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   ] as const) {
     const answer = envelopeOf(
       await createList(
-        t,
+        session.t,
         p,
         numbers.map((n) => record(`${prefix}-${n}`, extra)),
         { guid: f.guid! },
@@ -97,7 +87,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   for (let i = 1; i <= 24; i++) queue.push(await facility(`Queue ${String(i).padStart(2, '0')}`, 'Europe/Berlin'));
   await db.transaction().execute((trx) =>
     raiseNotifications(
-      { config: t.config, queue: t.services.jobs },
+      { config: session.t.config, queue: session.t.services.jobs },
       trx,
       new Date(),
       queue.flatMap((f, i) =>
@@ -114,61 +104,53 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   );
 
   const operator = await admin.createApplication(db, { name: 'Queue desk', operator: true });
-  const token = await tokenFrom(base, {
+  const token = await tokenFrom(session.base, {
     grant_type: 'client_credentials',
     client_id: operator.clientId,
     client_secret: operator.clientSecret,
   });
+  const ops = typedClient(session.t, token);
 
   // ---- the admin routes the console uses ----
-  const whoami = await t.app.inject({ method: 'GET', url: '/admin/whoami', headers: bearer(token) });
-  assert.equal(whoami.statusCode, 200, whoami.body);
-  assert.equal(whoami.json().name, 'Queue desk');
-  assert.equal(whoami.json().clientId, operator.clientId);
-  assert.equal(whoami.json().operator, true);
-  assert.equal(
-    (await t.app.inject({ method: 'GET', url: '/admin/whoami', headers: bearer(partner.token) })).statusCode,
-    403,
-    'a partner is not an operator',
-  );
+  const whoami = await ok(ops.GET('/admin/whoami'), 200);
+  assert.equal(whoami.name, 'Queue desk');
+  assert.equal(whoami.clientId, operator.clientId);
+  assert.equal(whoami.operator, true);
+  await refused(typedClient(session.t, partner.token).GET('/admin/whoami'), 403); // a partner is not an operator
   // The facility order, page after page by cursor: every Pending auction once, by name then unit.
   const expected = [...created.values()]
     .map((a) => ({ ...a, name: a.facilityId === aspen.id ? aspen.name : zephyr.name }))
     .sort((a, b) => byteOrder(a.name, b.name) || byteOrder(a.unitId, b.unitId))
     .map((a) => a.unitId);
   const read: string[] = [];
-  let cursor: string | null = null;
+  let cursor: string | undefined;
   do {
-    const url: string = `/admin/auctions?status=Pending&order=facility&limit=${PAGE_SIZE}${cursor ? `&cursor=${cursor}` : ''}`;
-    const answer = await t.app.inject({ method: 'GET', url, headers: bearer(token) });
-    assert.equal(answer.statusCode, 200, answer.body);
-    read.push(...answer.json().auctions.map((a: { unitId: string }) => a.unitId));
-    cursor = answer.json().nextCursor;
+    const query = { status: 'Pending', order: 'facility', limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } as const;
+    const answer = await ok(ops.GET('/admin/auctions', { params: { query } }), 200);
+    read.push(...answer.auctions.map((a) => a.unitId));
+    cursor = answer.nextCursor ?? undefined;
   } while (cursor);
   assert.deepEqual(read, expected);
   assert.deepEqual(expected.slice(0, 3), ['A-01', 'A-02', 'A-03']);
   // A cursor of the other order is refused, not misread.
-  const newest = (
-    await t.app.inject({ method: 'GET', url: '/admin/auctions?status=Pending&limit=1', headers: bearer(token) })
-  ).json();
-  const mixed = await t.app.inject({
-    method: 'GET',
-    url: `/admin/auctions?status=Pending&order=facility&cursor=${newest.nextCursor}`,
-    headers: bearer(token),
-  });
-  assert.equal(mixed.statusCode, 400, mixed.body);
-  assert.match(mixed.body, /cursor/);
+  const newest = await ok(ops.GET('/admin/auctions', { params: { query: { status: 'Pending', limit: 1 } } }), 200);
+  const mixed = await refused(
+    ops.GET('/admin/auctions', {
+      params: { query: { status: 'Pending', order: 'facility', cursor: newest.nextCursor ?? undefined } },
+    }),
+    400,
+  );
+  assert.match(JSON.stringify(mixed), /cursor/);
 
   // ---- the browser ----
-  const page = await browser.newPage();
-  const problems = watchProblems(page);
-  await signIn(page, base, operator.clientId, operator.clientSecret);
+  const { page, problems } = await session.open();
+  await signIn(page, session.base, operator.clientId, operator.clientSecret);
   await page.waitForSelector('#work:not([hidden])');
   assert.equal(await page.locator('#who-text').textContent(), 'Signed in as Queue desk');
 
   // Open notifications: one card per group, by facility name, twenty a page.
-  const open = await t.app.inject({ method: 'GET', url: '/admin/notifications?limit=500', headers: bearer(token) });
-  const groups = open.json().notifications.length;
+  const open = await ok(ops.GET('/admin/notifications', { params: { query: { limit: 500 } } }), 200);
+  const groups = open.notifications.length;
   assert.ok(groups > PAGE_SIZE && groups <= 2 * PAGE_SIZE, `${groups} open groups`);
   await page.waitForSelector('#pager .page-label');
   assert.equal(await page.locator('#pager .page-label').textContent(), `Page 1 of 2 · 1–${PAGE_SIZE} of ${groups}`);

@@ -1,29 +1,17 @@
 // The operator's webhook view of the support console in a real browser: every subscription with its
 // owner, URL, topics and health — disabled after failing in red, failing in amber, healthy in green.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { BrowserContext } from 'playwright-core';
-import * as admin from '../../src/tenancy/index.ts';
-import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
-import type { TestApp } from '../helpers/harness.ts';
+import { it } from 'node:test';
+import { consoleFixture } from '../helpers/browser.ts';
 import { inject } from '../helpers/http.ts';
 import { provisionAccount } from '../helpers/tenants.ts';
 
-let t: TestApp;
-let browser: BrowserContext;
-let base: string;
-let session: ConsoleBrowser;
-
-before(async () => {
-  session = await startConsoleBrowser();
-  ({ t, browser, base } = session);
-});
-after(() => session?.close());
+const session = consoleFixture();
 
 it('lists every webhook subscription with its health in colour', async () => {
-  const account = await provisionAccount(t, { name: 'Hooked Storage' });
+  const account = await provisionAccount(session.t, { name: 'Hooked Storage' });
   const subscribe = async (url: string) => {
-    const answer = await inject(t.app, 'POST', '/webhooks/subscriptions', {
+    const answer = await inject(session.t.app, 'POST', '/webhooks/subscriptions', {
       token: account.token,
       body: { url, topics: ['facility.status'] },
     });
@@ -33,7 +21,7 @@ it('lists every webhook subscription with its health in colour', async () => {
   const healthy = await subscribe('https://hooks.example.com/ok');
   const failing = await subscribe('https://hooks.example.com/failing');
   const disabled = await subscribe('https://hooks.example.com/<b>gone</b>');
-  const pool = t.services.database.pool;
+  const pool = session.t.services.database.pool;
   await pool.query('update webhook_subscriptions set last_success_at = now() where id = $1', [healthy]);
   await pool.query(
     "update webhook_subscriptions set failing_since = now() - interval '2 hours', last_error = 'HTTP 500' where id = $1",
@@ -44,12 +32,7 @@ it('lists every webhook subscription with its health in colour', async () => {
             last_error = 'TIMEOUT: no answer' where id = $1`,
     [disabled],
   );
-  const operator = await admin.createApplication(t.services.database.db, { name: 'Hook desk', operator: true });
-
-  const page = await browser.newPage();
-  const problems = watchProblems(page);
-  await signIn(page, base, operator.clientId, operator.clientSecret);
-  await page.waitForSelector('#work:not([hidden])');
+  const { page, problems } = await session.signedIn('Hook desk');
   await page.click('button[data-view=webhooks]');
   const row = (id: number) => page.locator(`#subscription-list tr[data-subscription-id="${id}"]`);
   await row(disabled).waitFor();

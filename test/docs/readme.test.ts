@@ -3,26 +3,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runProgram, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { runProgram } from '../helpers/process.ts';
 import { markdownSection, shellBlocks } from './markdown.ts';
+import { realServer } from '../helpers/server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 
 describe('README: getting started by hand', () => {
-  let database: TestDatabase;
-  let server: ServerProcess;
-  before(async () => {
-    database = await createTestDatabase();
-    server = await startServerProcess(database.env);
-  });
-  after(async () => {
-    await server.kill();
-    await database.drop();
-  });
+  const served = realServer();
 
   it('provisions in six commands, gets a token, and makes the first calls as the PMS and the controller', async () => {
     const guide = markdownSection(readme, 'Getting started by hand');
@@ -32,7 +23,7 @@ describe('README: getting started by hand', () => {
     assert.equal(provisioning.length, 6, 'provisioning is six commands');
 
     const { code, stdout, stderr } = await runProgram('bash', ['-e', '-o', 'pipefail', '-c', blocks.join('\n')], {
-      env: { ...database.env, GH: server.url },
+      env: { ...served.database.env, GH: served.url },
       cwd: root,
       timeoutMs: 120_000,
     });

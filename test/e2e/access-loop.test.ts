@@ -4,25 +4,15 @@
 // events that the PMS reads back through the event API; disabling the unit makes the same code
 // produce Delinquent events.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { it } from 'node:test';
 import * as e2e from '../helpers/e2e.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess({ ...database.env, RATE_LIMIT_PER_MINUTE: '100000' });
-});
-after(async () => {
-  await server?.kill('SIGKILL');
-  await database.drop();
-});
+const served = realServer({ RATE_LIMIT_PER_MINUTE: '100000' }, { signal: 'SIGKILL' });
 
 it('PMS change → command → simulated controller → acknowledgement → Access Granted events; disable → Delinquent events', async () => {
-  const { facility, gateway, pms } = await e2e.provisionThroughAdmin(server.url, database, 'Loop');
-  const client = e2e.clientFor(server.url, pms);
+  const { facility, gateway, pms } = await e2e.provisionThroughAdmin(served.url, served.database, 'Loop');
+  const client = e2e.clientFor(served.url, pms);
   const facilityId = facility.id;
   const commands = () =>
     e2e.ok(
@@ -50,7 +40,7 @@ it('PMS change → command → simulated controller → acknowledgement → Acce
   const visitorId = created.visitor.id;
 
   // The simulated controller, as its own process: typing codes fast, nothing but valid codes.
-  const simulator = e2e.startSimulator(server.url, database.env, gateway, [
+  const simulator = e2e.startSimulator(served.url, served.database.env, gateway, [
     '--rate',
     '240',
     '--wrong-code-share',

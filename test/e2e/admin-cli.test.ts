@@ -3,32 +3,24 @@
 // against it. (Commands that open the data directory themselves are exercised by
 // test/cli/data-dir.test.ts, server-process.test.ts and the other e2e tests.)
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { onPostgres } from '../helpers/harness.ts';
 import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { runCli } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess(database.env);
-});
-after(async () => {
-  await server.kill();
-  await database.drop();
-});
+const served = realServer();
 
 /** The line every command that opens the database writes on stderr: through the server's socket when embedded. */
 const databaseLine = () =>
   onPostgres
     ? /^gatehouse: database: PostgreSQL at 127\.0\.0\.1:\d+\/\w+ \(DATABASE_URL\)\n/
     : new RegExp(
-        `^gatehouse: database: embedded, data directory ${database.env.DATA_DIR} \\(through the socket of the running server, process ${server.child.pid}\\)\n`,
+        `^gatehouse: database: embedded, data directory ${served.database.env.DATA_DIR} \\(through the socket of the running server, process ${served.server.child.pid}\\)\n`,
       );
 
 async function cli(args: string[]) {
-  const result = await runCli(args, database.env);
+  const result = await runCli(args, served.database.env);
   assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
   assert.match(result.stderr, databaseLine());
   const lines = result.stdout.trim().split('\n');
@@ -87,7 +79,7 @@ describe('gatehouse admin', () => {
     );
     const twice = await runCli(
       ['admin', 'action-group', 'create', '--facility', String(facility.id), '--name', 'dock'],
-      database.env,
+      served.database.env,
     );
     assert.notEqual(twice.code, 0);
     assert.match(twice.stderr, /already has an action group named "dock"/);
@@ -96,7 +88,7 @@ describe('gatehouse admin', () => {
   it('fails with one line on stderr and a non-zero exit for bad input', async () => {
     const result = await runCli(
       ['admin', 'facility', 'create', '--account', 'nope', '--name', 'X', '--time-zone', 'Mars/Olympus'],
-      database.env,
+      served.database.env,
     );
     assert.notEqual(result.code, 0);
     assert.equal(result.stdout, '');
@@ -108,14 +100,14 @@ describe('gatehouse admin', () => {
       failure!,
       /accountId must be an account id \(a positive integer\); timeZone must be an IANA time zone/,
     );
-    const missing = await runCli(['admin', 'account', 'create'], database.env);
+    const missing = await runCli(['admin', 'account', 'create'], served.database.env);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /required option '--name <name>'/);
   });
 
   it('has --help for every command', async () => {
     for (const args of [['--help'], ['serve', '--help'], ['admin', 'facility', 'create', '--help']]) {
-      const result = await runCli(args, database.env);
+      const result = await runCli(args, served.database.env);
       assert.equal(result.code, 0, args.join(' '));
       assert.match(result.stdout, /Usage: gatehouse/);
     }
@@ -128,7 +120,7 @@ describe('gatehouse admin', () => {
       [
         'simulate',
         '--url',
-        server.url,
+        served.url,
         '--gateway',
         `${gateway.clientId}:${gateway.clientSecret}`,
         '--duration',
@@ -141,7 +133,7 @@ describe('gatehouse admin', () => {
     assert.ok(JSON.parse(worked.stdout).requestsAnswered > 0);
 
     const refused = await runCli(
-      ['simulate', '--url', server.url, '--gateway', `${gateway.clientId}:wrong-secret`, '--duration', '60'],
+      ['simulate', '--url', served.url, '--gateway', `${gateway.clientId}:wrong-secret`, '--duration', '60'],
       {},
     );
     assert.equal(refused.code, 1);
@@ -157,12 +149,12 @@ describe('gatehouse admin', () => {
   it("reaches the running server's database, and keeps every acknowledged write across a SIGKILL", async () => {
     // A command while the server runs: same database (through its socket when embedded).
     const account = await cli(['admin', 'account', 'create', '--name', 'Made while serving']);
-    const operatorToken = await tokenFor(server.url, {
+    const operatorToken = await tokenFor(served.url, {
       grant_type: 'client_credentials',
       client_id: operator.clientId,
       client_secret: operator.clientSecret,
     });
-    const admin = clientFor(server.url, operatorToken);
+    const admin = clientFor(served.url, operatorToken);
     const listed = await ok(admin.GET('/admin/accounts'), 200);
     assert.ok(listed.some((a) => a.id === account.id));
 
@@ -183,12 +175,12 @@ describe('gatehouse admin', () => {
     };
     const writers = [writer(1), writer(2), writer(3), writer(4)];
     while (acknowledged.length < 200) await new Promise((r) => setTimeout(r, 20));
-    server.child.kill('SIGKILL');
+    served.server.child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
-    assert.equal(await server.exited, 'SIGKILL');
+    assert.equal(await served.server.exited, 'SIGKILL');
 
-    const restarted = await startServerProcess(database.env);
+    const restarted = await served.restart(); // stopped by the fixture
     const afterToken = await tokenFor(restarted.url, {
       grant_type: 'client_credentials',
       client_id: operator.clientId,
@@ -198,6 +190,5 @@ describe('gatehouse admin', () => {
     const stored = new Set(accounts.map((a) => a.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
     assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged writes lost`);
-    server = restarted; // stopped by after()
   });
 });

@@ -2,39 +2,33 @@
 // create, read back, images stored, cancel, re-create after the wait, charity pending resolved by
 // support, auctions closed — with an image host and a support webhook as real loopback servers.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { isValidHistory } from '../../src/auctions/transitions.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { runCli } from '../helpers/process.ts';
 import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../auctions/webhook-receiver.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
 let host: ImageHost;
 let hook: WebhookReceiver;
-
-before(async () => {
-  database = await createTestDatabase();
-  host = await startImageHost();
-  hook = await startWebhookReceiver();
-  server = await startServerProcess({
-    ...database.env,
-    AUCTION_RECREATE_WAIT_MINUTES: '0',
-    IMAGE_FETCH_ALLOW_HOSTS: host.hostPort,
-    SUPPORT_WEBHOOK_URL: hook.url,
-  });
-});
-after(async () => {
-  await server?.kill();
-  await host.close();
-  await hook.close();
-  await database.drop();
-});
+const served = realServer(
+  { AUCTION_RECREATE_WAIT_MINUTES: '0' },
+  {
+    async prepare() {
+      host = await startImageHost();
+      hook = await startWebhookReceiver();
+      return { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort, SUPPORT_WEBHOOK_URL: hook.url };
+    },
+    async cleanup() {
+      await host?.close();
+      await hook?.close();
+    },
+  },
+);
 
 const token = async (clientId: string, clientSecret: string) =>
-  tokenFor(server.url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  tokenFor(served.url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
 
 async function eventually<T>(
   read: () => Promise<T>,
@@ -53,10 +47,10 @@ async function eventually<T>(
 
 it("a partner's whole journey, against the real server", async () => {
   // The operator, with the command line (through the running server's database), then the admin routes.
-  const cli = await runCli(['admin', 'app', 'create', '--name', 'Support desk', '--operator'], database.env);
+  const cli = await runCli(['admin', 'app', 'create', '--name', 'Support desk', '--operator'], served.database.env);
   assert.equal(cli.code, 0, cli.stderr);
   const operator = JSON.parse(cli.stdout) as { clientId: string; clientSecret: string };
-  const ops = clientFor(server.url, await token(operator.clientId, operator.clientSecret));
+  const ops = clientFor(served.url, await token(operator.clientId, operator.clientSecret));
   const account = await ok(ops.POST('/admin/accounts', { body: { name: 'Sunrise Storage' } }), 201);
   const facility = await ok(
     ops.POST('/admin/facilities', {
@@ -72,7 +66,7 @@ it("a partner's whole journey, against the real server", async () => {
   );
 
   // 1. The partner's token.
-  const partner = clientFor(server.url, await token(app.clientId, app.clientSecret));
+  const partner = clientFor(served.url, await token(app.clientId, app.clientSecret));
   const list = (units: any[]) =>
     ok(
       partner.POST('/api/3/auctioninfo', {
@@ -111,7 +105,7 @@ it("a partner's whole journey, against the real server", async () => {
   );
   assert.equal(stored.status, 'Active');
   assert.equal(stored.record.description, 'Sofa, boxes, two bikes');
-  const media = await clientFor(server.url).GET('/media/{name}', {
+  const media = await clientFor(served.url).GET('/media/{name}', {
     params: { path: { name: stored.images[0].url.replace('/media/', '') } },
     parseAs: 'arrayBuffer',
   });
@@ -126,7 +120,7 @@ it("a partner's whole journey, against the real server", async () => {
   const open = await ok(ops.GET('/admin/notifications', { params: { query: { state: 'open', limit: 100 } } }));
   assert.ok(open.notifications.some((n) => n.auctionId === charity.auctionId));
   assert.match(
-    await server.logged('support notification: The auction of unit U-1002'),
+    await served.server.logged('support notification: The auction of unit U-1002'),
     /support notification: The auction of unit U-1002/,
   );
 

@@ -3,46 +3,36 @@
 // type, or a status the operation does not document is a violation, through the typed client as
 // well as alone; the server's own answers pass.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createGatehouseClient } from '../../clients/typescript/index.ts';
 import { contractCheck, contractFor, contractMiddleware } from '../helpers/contract.ts';
 import { clientFor, ok } from '../helpers/e2e.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess(database.env);
-});
-after(async () => {
-  await server?.kill();
-  await database.drop();
-});
+const served = realServer();
 
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
 
 /** A typed client whose every answer is `answer` (the server is not asked), contract-checked against the real document. */
 function clientAnswering(answer: () => Response) {
-  const client = createGatehouseClient({ baseUrl: server.url, fetch: async () => answer() });
-  client.use(contractMiddleware(server.url));
+  const client = createGatehouseClient({ baseUrl: served.url, fetch: async () => answer() });
+  client.use(contractMiddleware(served.url));
   return client;
 }
 
 describe('the contract check', () => {
   it("passes the server's own answers", async () => {
-    const client = clientFor(server.url);
+    const client = clientFor(served.url);
     assert.deepEqual(await ok(client.GET('/health'), 200), { status: 'ok' });
     const refused = await client.GET('/auth/whoami');
     assert.equal(refused.response.status, 401);
-    const contract = await contractFor(server.url);
+    const contract = await contractFor(served.url);
     assert.deepEqual(contract.violations, []);
   });
 
   it('fails an answer with a field the document does not name', async () => {
-    const contract = await contractFor(server.url);
+    const contract = await contractFor(served.url);
     const violations = await contract.check('GET', '/health', json(200, { status: 'ok', extra: 1 }));
     assert.deepEqual(
       violations.map((v) => [v.status, v.pointer, v.message]),
@@ -60,7 +50,7 @@ describe('the contract check', () => {
   });
 
   it('fails an answer with a field of the wrong type', async () => {
-    const contract = await contractFor(server.url);
+    const contract = await contractFor(served.url);
     const violations = await contract.check('GET', '/health', json(200, { status: 5 }));
     assert.ok(violations.length > 0);
     assert.ok(violations.every((v) => v.pointer === '/status'));
@@ -69,7 +59,7 @@ describe('the contract check', () => {
   });
 
   it('fails a status the operation does not document, and a media type it does not', async () => {
-    const contract = await contractFor(server.url);
+    const contract = await contractFor(served.url);
     const [teapot] = await contract.check('GET', '/health', json(418, { status: 'ok' }));
     assert.match(teapot!.message, /status 418 is not documented/);
     await assert.rejects(
@@ -85,7 +75,7 @@ describe('the contract check', () => {
   });
 
   it('fails an error answer that is not the documented error body', async () => {
-    const contract = await contractFor(server.url);
+    const contract = await contractFor(served.url);
     const violations = await contract.check(
       'GET',
       '/facilities/{facilityId}',

@@ -2,30 +2,20 @@
 // gateway controller posts events (a retried batch, a bad event, a clock ahead), and a PMS reads
 // them back by cursor and exports them as CSV.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { it } from 'node:test';
 import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { runCli } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
-
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess(database.env);
-});
-after(async () => {
-  await server?.kill('SIGTERM');
-  await database.drop();
-});
+const served = realServer();
 
 async function admin(...args: string[]): Promise<Record<string, string>> {
-  const result = await runCli(['admin', ...args], database.env);
+  const result = await runCli(['admin', ...args], served.database.env);
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout);
 }
 
-const token = (grant: Parameters<typeof tokenFor>[1]) => tokenFor(server.url, grant);
+const token = (grant: Parameters<typeof tokenFor>[1]) => tokenFor(served.url, grant);
 
 it('a controller reports events and a PMS pages and exports them', async () => {
   // Provisioning, through the running server's database.
@@ -57,7 +47,7 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   });
 
   // The controller posts 3 batches of 40; the second is sent twice (a retry after a lost answer).
-  const controller = clientFor(server.url, gateway);
+  const controller = clientFor(served.url, gateway);
   const post = (events: unknown[]) => ok(controller.POST('/gateway/v1/events', { body: { events } }), 200);
   const batches = [0, 1, 2].map((b) =>
     Array.from({ length: 40 }, (_, i) => ({
@@ -84,7 +74,7 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
-  const pmsClient = clientFor(server.url, reader);
+  const pmsClient = clientFor(served.url, reader);
   do {
     const { data, response }: { data?: unknown; response: Response } = await pmsClient.GET(
       '/gatewayevents/accounts/{accountId}',
@@ -132,5 +122,5 @@ it('a controller reports events and a PMS pages and exports them', async () => {
   );
 
   // The code never reached the log in clear.
-  assert.equal(server.output().includes('918273'), false);
+  assert.equal(served.server.output().includes('918273'), false);
 });

@@ -3,29 +3,22 @@
 // everything; a SIGKILL of the server with deliveries pending loses none after the restart; and the
 // live stream, cut by the kill, resumes exactly after the last event it gave (Last-Event-ID).
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { clientFor, eventually, ok, provisionThroughAdmin, tokenFor } from '../helpers/e2e.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { openStream } from '../events/sse-client.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
-let env: Record<string, string>;
 const receivers: Receiver[] = [];
-
-before(async () => {
-  database = await createTestDatabase();
-  env = { ...database.env, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_SWEEP_MS: '250' };
-  server = await startServerProcess(env);
-});
-after(async () => {
-  await server?.kill('SIGTERM');
-  for (const r of receivers) await r.close();
-  await database.drop();
-});
+const served = realServer(
+  { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_SWEEP_MS: '250' },
+  {
+    async cleanup() {
+      for (const r of receivers) await r.close();
+    },
+  },
+);
 
 /** Every event id the receiver got, each delivery verified with the secret first; in arrival order. */
 function eventIds(r: Receiver, secret: string): string[] {
@@ -36,8 +29,8 @@ function eventIds(r: Receiver, secret: string): string[] {
 }
 
 it('delivers every acknowledged event, signed, across a failing receiver and a SIGKILL; the stream resumes exactly', async () => {
-  const { account, gateway, pms } = await provisionThroughAdmin(server.url, database, 'Push E2E');
-  const controller = await tokenFor(server.url, {
+  const { account, gateway, pms } = await provisionThroughAdmin(served.url, served.database, 'Push E2E');
+  const controller = await tokenFor(served.url, {
     grant_type: 'client_credentials',
     client_id: gateway.clientId,
     client_secret: gateway.clientSecret,
@@ -47,12 +40,12 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
   receivers.push(steady, flaky);
   flaky.behave((n) => (n <= 3 ? { kind: 'status', status: 500 } : { kind: 'ok' }));
   // The server is restarted on another port below: a client for the server of the moment.
-  const pmsClient = () => clientFor(server.url, pms);
+  const pmsClient = () => clientFor(served.url, pms);
   const subscribe = (url: string) =>
     ok(pmsClient().POST('/webhooks/subscriptions', { body: { url, topics: ['gateway.events'] } }), 201);
   const steadySub = await subscribe(steady.url);
   const flakySub = await subscribe(flaky.url);
-  const streamUrl = `${server.url}/gatewayevents/accounts/${account.id}/stream`;
+  const streamUrl = `${served.url}/gatewayevents/accounts/${account.id}/stream`;
   const stream = await openStream(streamUrl, pms);
   assert.equal(stream.status, 200);
 
@@ -63,7 +56,7 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
       eventType: 18,
       occurredAt: new Date(Date.now() - 60_000 + n).toISOString(),
     }));
-    const answer = await ok(clientFor(server.url, controller).POST('/gateway/v1/events', { body: { events } }), 200);
+    const answer = await ok(clientFor(served.url, controller).POST('/gateway/v1/events', { body: { events } }), 200);
     assert.equal(answer.accepted, count);
   };
   const storedIds = async () => {
@@ -102,16 +95,16 @@ it('delivers every acknowledged event, signed, across a failing receiver and a S
   flaky.behave({ kind: 'status', status: 503 });
   for (let b = 0; b < 5; b++) await post(60);
   // The stream may have seen some of the new events before the kill: it resumes after the last it gave.
-  assert.equal(await server.kill('SIGKILL'), 'SIGKILL');
+  assert.equal(await served.server.kill('SIGKILL'), 'SIGKILL');
   await stream.ended;
   const before = stream.events();
   steady.behave({ kind: 'ok' });
   flaky.behave({ kind: 'ok' });
-  server = await startServerProcess(env);
+  await served.restart();
 
   expected = await storedIds();
   assert.equal(expected.length, 500);
-  const resumed = await openStream(`${server.url}/gatewayevents/accounts/${account.id}/stream`, pms, {
+  const resumed = await openStream(`${served.url}/gatewayevents/accounts/${account.id}/stream`, pms, {
     'last-event-id': before.at(-1)!.id,
   });
   assert.equal(resumed.status, 200);

@@ -3,25 +3,15 @@
 // acknowledges them and reports what it did (29, 37, 32), and the facility's reported state and
 // status list follow.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import * as e2e from '../helpers/e2e.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess({ ...database.env, RATE_LIMIT_PER_MINUTE: '100000' });
-});
-after(async () => {
-  await server?.kill('SIGKILL');
-  await database.drop();
-});
+const served = realServer({ RATE_LIMIT_PER_MINUTE: '100000' }, { signal: 'SIGKILL' });
 
 it('remote open and lockdown from the PMS reach the simulated controller, and the reported state follows', async () => {
-  const { facility, gateway, pms } = await e2e.provisionThroughAdmin(server.url, database, 'Remote');
-  const client = e2e.clientFor(server.url, pms);
+  const { facility, gateway, pms } = await e2e.provisionThroughAdmin(served.url, served.database, 'Remote');
+  const client = e2e.clientFor(served.url, pms);
   const facilityId = facility.id;
   const path = { path: { facilityId } };
   const statusRow = async () =>
@@ -39,7 +29,7 @@ it('remote open and lockdown from the PMS reach the simulated controller, and th
   // Before any controller: never connected.
   assert.equal((await statusRow()).gatewayStatus, 'error');
 
-  const simulator = e2e.startSimulator(server.url, database.env, gateway, [
+  const simulator = e2e.startSimulator(served.url, served.database.env, gateway, [
     '--rate',
     '0',
     '--door-alarms',

@@ -14,7 +14,7 @@ import { EVENT_TYPES } from '../../src/events/catalogue.ts';
 import type { EntityId } from '../../src/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, postEvents, storeEvents } from './helpers.ts';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -89,7 +89,7 @@ before(async () => {
     2,
   );
   const rivalGateway = (await gatewayToken(t, rival.facilities[0]!.id)).token;
-  assert.equal((await postEvents(t, rivalGateway, [event({ details: 'rival-1' }, 60)])).body.accepted, 1);
+  assert.equal((await storeEvents(t, rivalGateway, [event({ details: 'rival-1' }, 60)])).accepted, 1);
 });
 after(() => t.close());
 
@@ -334,7 +334,7 @@ describe('paging', () => {
         // Event i occurred i seconds after the start: the newest is the last.
         return event({ occurredAt: new Date(start + i * 1000).toISOString(), details: `n${i}` });
       });
-      assert.equal((await postEvents(t, token, batch)).body.accepted, batch.length);
+      assert.equal((await storeEvents(t, token, batch)).accepted, batch.length);
     }
     const first = await read(url('pageSize=10000', busy));
     assert.equal(first.status, 200, first.text.slice(0, 300));

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { CSV_HEADER } from '../../src/events/csv.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, storeEvents } from './helpers.ts';
 
 let t: TestApp;
 let acme: ProvisionedAccount;
@@ -73,7 +73,7 @@ describe('CSV export', () => {
         occurredAt: new Date(Date.now() - (i + 1) * 60_000).toISOString(),
       }),
     );
-    assert.equal((await postEvents(t, gateway, events)).body.accepted, payloads.length);
+    assert.equal((await storeEvents(t, gateway, events)).accepted, payloads.length);
 
     const response = await t.app.inject({
       method: 'GET',
@@ -220,51 +220,100 @@ describe('a large export', () => {
     assert.equal(new Set(lines.slice(1, -1).map((line) => line.split(',')[0])).size, TOTAL, 'no row twice');
   });
 
+  /**
+   * Every export the store starts while `during` runs: its rows read so far, and `ended`, which
+   * resolves when it stops — 'done' when it read to the end, 'stopped' when its reader went away.
+   */
+  async function watchExports(during: (exports: WatchedExport[]) => Promise<void>): Promise<WatchedExport[]> {
+    const store = t.services.events.store;
+    const original = store.exportText;
+    const exports: WatchedExport[] = [];
+    store.exportText = function (...args) {
+      const chunks = original.apply(this, args);
+      let end: (how: 'done' | 'stopped') => void = () => {};
+      const watched: WatchedExport = { rows: 0, ended: new Promise((resolve) => (end = resolve)) };
+      exports.push(watched);
+      return (async function* () {
+        let done = false;
+        try {
+          for await (const chunk of chunks) {
+            watched.rows += chunk.rows;
+            yield chunk;
+          }
+          done = true;
+        } finally {
+          end(done ? 'done' : 'stopped');
+        }
+      })();
+    };
+    try {
+      await during(exports);
+    } finally {
+      store.exportText = original;
+    }
+    return exports;
+  }
+
   it('answers HEAD with the headers and reads nothing', async () => {
     const before = await exportedRows();
-    const response = await t.app.inject({
-      method: 'HEAD',
-      url: `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`,
-      headers: { authorization: `Bearer ${acme.token}` },
+    const url = `/gatewayevents/facilities/${acme.facilities[1]!.id}/export`;
+    const headers = { authorization: `Bearer ${acme.token}` };
+    const exports = await watchExports(async () => {
+      const response = await t.app.inject({ method: 'HEAD', url, headers });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
+      assert.equal(response.body, '');
     });
-    assert.equal(response.statusCode, 200);
-    assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
-    assert.equal(response.body, '');
-    await new Promise((r) => setTimeout(r, 300));
+    // An export starts its first read before the answer's headers go out: none was started.
+    assert.equal(exports.length, 0, 'HEAD started an export');
     assert.equal(await exportedRows(), before);
+    // The watch does see a GET's export (it would have seen the HEAD's).
+    const seen = await watchExports(async () => {
+      await t.app.inject({ method: 'GET', url: `${url}?pageSize=1`, headers });
+      await t.app.inject({ method: 'GET', url: `${url}?sort=asc`, headers });
+    });
+    assert.equal(seen.length, 1);
+    assert.equal(await seen[0]!.ended, 'done');
   });
 
   it('stops reading the database when the client goes away', async () => {
-    const before = await exportedRows();
-    await new Promise<void>((resolve, reject) => {
-      const request = http.get(
-        `${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export`,
-        { headers: { authorization: `Bearer ${acme.token}` } },
-        (response) => {
-          assert.equal(response.statusCode, 200);
-          // Read one chunk, then stop reading: the server fills the socket and waits; then hang up.
-          response.once('data', () => {
-            response.pause();
-            setTimeout(() => {
+    const exports = await watchExports(async (exports) => {
+      await new Promise<void>((resolve, reject) => {
+        const request = http.get(
+          `${listening}/gatewayevents/facilities/${acme.facilities[1]!.id}/export`,
+          { headers: { authorization: `Bearer ${acme.token}` } },
+          (response) => {
+            assert.equal(response.statusCode, 200);
+            // Read one chunk, then stop reading (the server fills the socket and waits), and hang up.
+            response.once('data', () => {
+              response.pause();
               request.destroy();
               resolve();
-            }, 1500);
-          });
-        },
-      );
-      request.on('error', (error) =>
-        (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(error),
-      );
+            });
+          },
+        );
+        request.on('error', (error) =>
+          (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(error),
+        );
+      });
+      assert.equal(exports.length, 1);
+      // The signal, not a wait: the export's reads end once its client is gone, before the last row.
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        exports[0]!.ended,
+        new Promise((resolve) => (timer = setTimeout(() => resolve('still reading after 20 s'), 20_000))),
+      ]);
+      clearTimeout(timer);
+      assert.equal(ended, 'stopped');
     });
-    await new Promise((r) => setTimeout(r, 1500));
-    const read = (await exportedRows()) - before;
-    await new Promise((r) => setTimeout(r, 1000));
-    const later = (await exportedRows()) - before;
-    assert.ok(read < TOTAL, `read ${read} of ${TOTAL} rows: the export ran on without its client`);
-    assert.equal(later, read, 'no reads after the client left');
-    // Every connection the export took is back in the pool, idle.
+    assert.ok(
+      exports[0]!.rows < TOTAL,
+      `read ${exports[0]!.rows} of ${TOTAL} rows: the export ran on without its client`,
+    );
+    // Every connection the export took is back in the pool, idle (the read in flight ends quietly).
     const pool = t.services.database.pool;
-    for (let i = 0; i < 50 && pool.idleCount !== pool.totalCount; i++) await new Promise((r) => setTimeout(r, 100));
+    const settled = () => pool.idleCount === pool.totalCount && pool.waitingCount === 0;
+    for (let i = 0; i < 50 && !settled(); i++) await new Promise((r) => setTimeout(r, 100));
     assert.equal(pool.waitingCount, 0);
     assert.equal(
       pool.idleCount,
@@ -273,6 +322,11 @@ describe('a large export', () => {
     );
   });
 });
+
+interface WatchedExport {
+  rows: number;
+  ended: Promise<'done' | 'stopped'>;
+}
 
 describe('unit and visitor filters', () => {
   const ROWS = 12_000;

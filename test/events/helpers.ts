@@ -3,6 +3,8 @@ import type { IngestAnswer } from '../../src/events/index.ts';
 import { ingest } from '../../src/events/ingest.ts';
 import type { EventSignals } from '../../src/events/signals.ts';
 import type { EntityId } from '../../src/ids.ts';
+import type { Schemas } from '../../clients/typescript/index.ts';
+import { ok, typedClient } from '../helpers/client.ts';
 import type { TestApp } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
 
@@ -12,19 +14,27 @@ export interface PostedBatch {
   headers: Record<string, unknown>;
 }
 
+/** A controller's batch through the typed client: the status, and the answer's body whatever it is. */
 export async function postEvents(
   t: TestApp,
   token: string,
   events: unknown[],
   headers: Record<string, string> = {},
 ): Promise<PostedBatch> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/v1/events',
-    headers: { ...bearer(token), ...headers },
-    payload: { events },
+  const { data, error, response } = await typedClient(t, token).POST('/gateway/v1/events', {
+    body: { events },
+    headers,
   });
-  return { status: response.statusCode, body: response.json(), headers: response.headers };
+  return { status: response.status, body: data ?? error, headers: Object.fromEntries(response.headers) };
+}
+
+/** A controller's batch that must be judged (200): what was stored, duplicated, refused. */
+export async function storeEvents(
+  t: TestApp,
+  token: string,
+  events: unknown[],
+): Promise<Schemas['GatewayEventBatchResult']> {
+  return ok(typedClient(t, token).POST('/gateway/v1/events', { body: { events } }), 200);
 }
 
 export async function getJson(t: TestApp, token: string, url: string, headers: Record<string, string> = {}) {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, onPostgres, startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, postEvents, storeEvents } from './helpers.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;
@@ -124,7 +124,7 @@ describe('many batches of one account at once', () => {
     const seed = Array.from({ length: 30 }, (_, i) =>
       event({ occurredAt: new Date(Date.now() - (30 - i) * 3_600_000).toISOString() }),
     );
-    assert.equal((await postEvents(t, gateways[0]!, seed)).body.accepted, 30);
+    assert.equal((await storeEvents(t, gateways[0]!, seed)).accepted, 30);
     let sent = 0;
     const { ids, total } = await walk(account, 4, async (page) => {
       if (page > 12) return;
@@ -180,7 +180,7 @@ if (onPostgres) {
       const seed = Array.from({ length: 12 }, (_, i) =>
         event({ occurredAt: new Date(Date.now() - (12 - i) * DAY).toISOString() }),
       );
-      assert.equal((await postEvents(t, gateways[1]!, seed)).body.accepted, 12);
+      assert.equal((await storeEvents(t, gateways[1]!, seed)).accepted, 12);
 
       const holder = await t.services.database.pool.connect();
       try {
@@ -260,7 +260,7 @@ if (onPostgres) {
         await client.query('select pg_current_xact_id()'); // it now holds a transaction id, older than what follows
         const before = (await waits()).values.find((v) => v.labels.outcome === 'timed_out')?.value ?? 0;
         const batch = [event(), event(), event()];
-        assert.equal((await postEvents(t, gateways[0]!, batch)).body.accepted, 3);
+        assert.equal((await storeEvents(t, gateways[0]!, batch)).accepted, 3);
         // Acknowledged, so readable at once: the other database's transaction is not this one's concern.
         const { ids } = await walk(account, 2);
         assert.equal(ids.length, 3);
@@ -280,7 +280,7 @@ if (onPostgres) {
         await holder.query('begin');
         await holder.query('select pg_current_xact_id()');
         const batch = [event({}, 3), event({}, 2), event({}, 1)];
-        assert.equal((await postEvents(t, gateways[0]!, batch)).body.accepted, 3);
+        assert.equal((await storeEvents(t, gateways[0]!, batch)).accepted, 3);
         // Committed above the horizon the held transaction keeps: the read waits its while, then
         // answers with what is safe (nothing of this account yet) — and says so in the metrics.
         const timedOut = async () =>

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
 import { MAX_PAGE_NUMBER } from '../../src/events/limits.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, storeEvents } from './helpers.ts';
 
 let t: TestApp;
 let acme: ProvisionedAccount;
@@ -39,9 +39,9 @@ before(async () => {
         occurredAt: e.occurredAt as string,
       });
     }
-    assert.equal((await postEvents(t, gateways[f]!, batch)).body.accepted, 12);
+    assert.equal((await storeEvents(t, gateways[f]!, batch)).accepted, 12);
   }
-  assert.equal((await postEvents(t, rivalGateway, [event(), event(), event()])).body.accepted, 3);
+  assert.equal((await storeEvents(t, rivalGateway, [event(), event(), event()])).accepted, 3);
 });
 after(() => t.close());
 
@@ -215,7 +215,7 @@ describe('cursor walks', () => {
     const initial = Array.from({ length: 10 }, (_, i) =>
       event({ occurredAt: new Date(Date.now() - (10 - i) * DAY).toISOString() }),
     );
-    assert.equal((await postEvents(t, token, initial)).body.accepted, 10);
+    assert.equal((await storeEvents(t, token, initial)).accepted, 10);
     const url = (sort: string) => (c: string | null) =>
       `/gatewayevents/facilities/${facilityId}?pageSize=4&sort=${sort}${c ? `&cursor=${c}` : ''}`;
     for (const sort of ['asc', 'desc']) {
@@ -229,7 +229,7 @@ describe('cursor walks', () => {
             eventType: 15,
             occurredAt: new Date(Date.now() - 9.5 * DAY - page * 1000).toISOString(),
           });
-          assert.equal((await postEvents(t, token, [fresh, late])).body.accepted, 2);
+          assert.equal((await storeEvents(t, token, [fresh, late])).accepted, 2);
         },
         walker.token,
       );
@@ -329,10 +329,10 @@ describe('unit and visitor filters', () => {
       named[details] = { eventType, ...ids };
       return event({ eventType, details, ...ids }, 10 + i * 60);
     });
-    assert.equal((await postEvents(t, token, batch)).body.accepted, batch.length);
+    assert.equal((await storeEvents(t, token, batch)).accepted, batch.length);
     // The same unit id reported at the account's other facility.
     const other = (await gatewayToken(t, keeper.facilities[1]!.id)).token;
-    assert.equal((await postEvents(t, other, [event({ details: 'k-other', unitId: u1 }, 5)])).body.accepted, 1);
+    assert.equal((await storeEvents(t, other, [event({ details: 'k-other', unitId: u1 }, 5)])).accepted, 1);
   });
 
   const keeperUrl = (query: string, facility = 0) =>
@@ -414,7 +414,7 @@ describe('unit and visitor filters', () => {
           const fresh = event({ details: `fresh-${sort}`, unitId: u2, visitorId: v2 }, 0);
           const late = event({ details: `late-${sort}`, unitId: u1, visitorId: v1 }, 60 * 24 * 3);
           const noise = event({ details: `noise-${sort}`, unitId: u1 }, 0);
-          assert.equal((await postEvents(t, token, [fresh, late, noise])).body.accepted, 3);
+          assert.equal((await storeEvents(t, token, [fresh, late, noise])).accepted, 3);
         }
       }
       const matching = [

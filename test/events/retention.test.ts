@@ -6,7 +6,7 @@ import { EVENT_MAINTENANCE_JOB } from '../../src/events/jobs.ts';
 import { listPartitions } from '../../src/events/partitions.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, storeEvents } from './helpers.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;
@@ -27,7 +27,7 @@ it('ingest makes a missing month on demand; retention drops whole partitions old
   assert.equal((await partitionNames()).includes(nameOf(oldTime)), false, 'the migration made only the default window');
   const old = event({ occurredAt: new Date(oldTime).toISOString() });
   const recent = event();
-  assert.deepEqual((await postEvents(t, token, [old, recent])).body, {
+  assert.deepEqual(await storeEvents(t, token, [old, recent]), {
     accepted: 2,
     duplicates: 0,
     rejected: [],
@@ -78,11 +78,11 @@ it('an eventId reported again with a time in another month is stored once', asyn
   const account = await provisionAccount(t, { facilities: 1 });
   const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
   const first = event({ occurredAt: new Date(Date.now() - 40 * DAY).toISOString() });
-  assert.equal((await postEvents(t, token, [first])).body.accepted, 1);
+  assert.equal((await storeEvents(t, token, [first])).accepted, 1);
   // The same id, now with a time 40 days later (another month's partition), beside a new event.
   const moved = { ...first, occurredAt: new Date(Date.now() - 60_000).toISOString() };
   const fresh = event();
-  assert.deepEqual((await postEvents(t, token, [moved, fresh])).body, {
+  assert.deepEqual(await storeEvents(t, token, [moved, fresh]), {
     accepted: 1,
     duplicates: 1,
     rejected: [],
@@ -106,10 +106,10 @@ it('a retry after the retention job ran is still a duplicate: the job forgets on
   const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
   // One event just inside this app's window (400 days), one recent.
   const batch = [event({ occurredAt: new Date(Date.now() - 390 * DAY).toISOString() }), event()];
-  assert.equal((await postEvents(t, token, batch)).body.accepted, 2);
+  assert.equal((await storeEvents(t, token, batch)).accepted, 2);
   const result = await t.services.events.partitions.maintain(Date.now(), 400);
   assert.deepEqual(result.dropped, []);
-  assert.deepEqual((await postEvents(t, token, batch)).body, {
+  assert.deepEqual(await storeEvents(t, token, batch), {
     accepted: 0,
     duplicates: 2,
     rejected: [],

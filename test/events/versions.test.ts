@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from './helpers.ts';
+import { event, getJson, storeEvents } from './helpers.ts';
 
 let t: TestApp;
 let acme: ProvisionedAccount;
@@ -19,7 +19,7 @@ before(async () => {
     times.push(Math.floor((Date.now() - (5 - i) * DAY) / 1000) * 1000);
     return event({ eventType: i % 2 ? 15 : 18, occurredAt: new Date(times[i]!).toISOString() });
   });
-  assert.equal((await postEvents(t, gateway, batch)).body.accepted, 5);
+  assert.equal((await storeEvents(t, gateway, batch)).accepted, 5);
 });
 after(() => t.close());
 

@@ -3,9 +3,10 @@
 import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ok, typedClient } from '../helpers/client.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { bearer, gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents } from '../events/helpers.ts';
+import { event, getJson, postEvents, storeEvents } from '../events/helpers.ts';
 
 let t: TestApp;
 let account: ProvisionedAccount;
@@ -67,8 +68,8 @@ describe('POST /gateway/v1/events', () => {
   it('the same eventId at two facilities is two events', async () => {
     const other = (await gatewayToken(t, account.facilities[1]!.id)).token;
     const shared = event();
-    assert.equal((await postEvents(t, gateway, [shared])).body.accepted, 1);
-    assert.equal((await postEvents(t, other, [shared])).body.accepted, 1);
+    assert.equal((await storeEvents(t, gateway, [shared])).accepted, 1);
+    assert.equal((await storeEvents(t, other, [shared])).accepted, 1);
     assert.equal((await storedRows('gwc_event_id = $1', [shared.eventId])).length, 2);
   });
 
@@ -159,7 +160,7 @@ describe('POST /gateway/v1/events', () => {
     const code = '7319042';
     const e = event({ eventType: 15, codeEntered: code });
     const short = event({ eventType: 15, codeEntered: 123 });
-    assert.equal((await postEvents(t, gateway, [e, short])).body.accepted, 2);
+    assert.equal((await storeEvents(t, gateway, [e, short])).accepted, 2);
     const [row] = await storedRows('gwc_event_id = $1', [e.eventId]);
     assert.equal(row.code_entered, '****42');
     const [shortRow] = await storedRows('gwc_event_id = $1', [short.eventId]);
@@ -178,7 +179,7 @@ describe('POST /gateway/v1/events', () => {
       details: '+cmd|calc!A1',
       unitId: "'; delete from units; --",
     });
-    assert.equal((await postEvents(t, gateway, [e])).body.accepted, 1);
+    assert.equal((await storeEvents(t, gateway, [e])).accepted, 1);
     const [row] = await storedRows('gwc_event_id = $1', [nasty]);
     assert.equal(row.device_id, "1' or '1'='1");
     assert.equal(row.device_name, '=HYPERLINK("http://evil")');
@@ -187,34 +188,31 @@ describe('POST /gateway/v1/events', () => {
 
   it('resolves unit numbers and visitor names at the facility, and acknowledges commands', async () => {
     // Units and visitors made the way a PMS makes them (the access-control face).
-    const post = (url: string, payload: object) =>
-      t.app.inject({ method: 'POST', url, headers: bearer(account.token), payload });
-    const unitResponse = await post(`/facilities/${facilityId}/units`, { unitNumber: 'A101' });
-    assert.equal(unitResponse.statusCode, 201, unitResponse.body);
-    const unitId: EntityId = unitResponse.json().id;
-    const visitorResponse = await post(`/facilities/${facilityId}/visitors`, {
-      unitId,
-      accessCode: '2468',
-      firstName: 'Jane',
-      lastName: 'Doe',
-      isTenant: true,
-    });
-    assert.equal(visitorResponse.statusCode, 201, visitorResponse.body);
-    const visitorId: EntityId = visitorResponse.json().visitor.id;
-    const otherUnit = await post(`/facilities/${account.facilities[1]!.id}/units`, { unitNumber: 'B202' });
-    assert.equal(otherUnit.statusCode, 201, otherUnit.body);
-    const otherVisitor = await post(`/facilities/${account.facilities[1]!.id}/visitors`, {
-      unitId: otherUnit.json().id,
-      accessCode: '1357',
-      firstName: 'Ann',
-      lastName: 'Lee',
-      isTenant: true,
-    });
-    assert.equal(otherVisitor.statusCode, 201, otherVisitor.body);
+    const pms = typedClient(t, account.token);
+    const unitAt = (facilityId: EntityId, unitNumber: string) =>
+      ok(pms.POST('/facilities/{facilityId}/units', { params: { path: { facilityId } }, body: { unitNumber } }), 201);
+    const visitorAt = (
+      facilityId: EntityId,
+      unitId: EntityId,
+      accessCode: string,
+      firstName: string,
+      lastName: string,
+    ) =>
+      ok(
+        pms.POST('/facilities/{facilityId}/visitors', {
+          params: { path: { facilityId } },
+          body: { unitId, accessCode, firstName, lastName, isTenant: true },
+        }),
+        201,
+      );
+    const unitId: EntityId = (await unitAt(facilityId, 'A101')).id;
+    const visitorId: EntityId = (await visitorAt(facilityId, unitId, '2468', 'Jane', 'Doe')).visitor.id;
+    const otherUnit = await unitAt(account.facilities[1]!.id, 'B202');
+    const otherVisitor = await visitorAt(account.facilities[1]!.id, otherUnit.id, '1357', 'Ann', 'Lee');
 
     // The unit id as a string of digits (some controllers send ids as text), the visitor id as a number.
     const resolved = event({ unitId: String(unitId), visitorId });
-    const foreign = event({ unitId: otherUnit.json().id, visitorId: otherVisitor.json().visitor.id });
+    const foreign = event({ unitId: otherUnit.id, visitorId: otherVisitor.visitor.id });
     const unknown = event({ unitId: 999_999_999, visitorId: 'V-17' });
     // The same unit and visitor twice in one batch, and an event naming neither between them.
     const again = event({ unitId, visitorId });
@@ -244,7 +242,7 @@ describe('POST /gateway/v1/events', () => {
     const [foreignRow] = await storedRows('gwc_event_id = $1', [foreign.eventId]);
     assert.deepEqual(
       [foreignRow.unit_id, foreignRow.unit_number, foreignRow.visitor_name],
-      [otherUnit.json().id, null, null],
+      [otherUnit.id, null, null],
       "another facility's unit and visitor do not resolve (the ids are kept as reported)",
     );
     const [unknownRow] = await storedRows('gwc_event_id = $1', [unknown.eventId]);
@@ -263,13 +261,13 @@ describe('POST /gateway/v1/events', () => {
     assert.ok(command, JSON.stringify(commands.body));
     const otherGateway = (await gatewayToken(t, account.facilities[1]!.id)).token;
     const foreignAck = event({ eventType: 3, data: { commandId: command.id } });
-    assert.equal((await postEvents(t, otherGateway, [foreignAck])).body.accepted, 1);
+    assert.equal((await storeEvents(t, otherGateway, [foreignAck])).accepted, 1);
     const statusOf = async () =>
       (await t.services.database.pool.query('select acknowledged_at from commands where id = $1', [command.id])).rows[0]
         .acknowledged_at;
     assert.equal(await statusOf(), null, "another facility's controller cannot acknowledge it");
     const ack = event({ eventType: 3, data: { commandId: command.id } });
-    assert.equal((await postEvents(t, gateway, [ack])).body.accepted, 1);
+    assert.equal((await storeEvents(t, gateway, [ack])).accepted, 1);
     assert.ok((await statusOf()) instanceof Date, 'acknowledged by the ingest transaction');
   });
 });
@@ -295,6 +293,7 @@ describe('requests that are not a batch', () => {
   });
 
   it('refuses a 20 MB body with 413', async () => {
+    // Raw inject: the body is over the limit on purpose.
     const big = JSON.stringify({ events: [event({ details: 'x'.repeat(20 * 1024 * 1024) })] });
     const response = await t.app.inject({
       method: 'POST',
@@ -373,16 +372,13 @@ describe('requests that are not a batch', () => {
   });
 
   it('answers 401 without a token and 403 for a token that is not a gateway', async () => {
-    assert.equal(
-      (await t.app.inject({ method: 'POST', url: '/gateway/v1/events', payload: { events: [] } })).statusCode,
-      401,
-    );
+    assert.equal((await typedClient(t).POST('/gateway/v1/events', { body: { events: [] } })).response.status, 401);
     const response = await postEvents(t, account.token, [event()]);
     assert.equal(response.status, 403);
   });
 
   it('an empty batch is a batch', async () => {
-    assert.deepEqual((await postEvents(t, gateway, [])).body, {
+    assert.deepEqual(await storeEvents(t, gateway, []), {
       accepted: 0,
       duplicates: 0,
       rejected: [],

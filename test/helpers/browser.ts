@@ -3,7 +3,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { freePort } from './process.ts';
 
@@ -73,4 +75,58 @@ export async function signIn(page: Page, base: string, clientId: string, clientS
   await page.fill('input[name=clientId]', clientId);
   await page.fill('input[name=clientSecret]', clientSecret);
   await page.click('#sign-in-form button[type=submit]');
+}
+
+export interface ConsolePage {
+  page: Page;
+  /** What the page must never show (watchProblems): assert it is empty at the end. */
+  problems: string[];
+}
+
+export interface ConsoleFixture {
+  /** The app behind the console (for seeding and for checks through its API). */
+  readonly t: TestApp;
+  readonly browser: BrowserContext;
+  /** The app's origin, e.g. http://127.0.0.1:41234. */
+  readonly base: string;
+  /** A new page, watched for problems, not signed in. */
+  open(): Promise<ConsolePage>;
+  /** A new page signed in as a new operator application named `desk`, its work shown. */
+  signedIn(desk: string): Promise<ConsolePage & { operator: { clientId: string; clientSecret: string } }>;
+}
+
+/** The console page set-up of a test file: the app and chromium started before its tests, closed after. */
+export function consoleFixture(): ConsoleFixture {
+  let session: ConsoleBrowser | undefined;
+  before(async () => {
+    session = await startConsoleBrowser();
+  });
+  after(() => session?.close());
+  const started = () => {
+    if (!session) throw new Error('the console fixture is used before its before hook');
+    return session;
+  };
+  const fixture: ConsoleFixture = {
+    get t() {
+      return started().t;
+    },
+    get browser() {
+      return started().browser;
+    },
+    get base() {
+      return started().base;
+    },
+    async open() {
+      const page = await started().browser.newPage();
+      return { page, problems: watchProblems(page) };
+    },
+    async signedIn(desk) {
+      const operator = await admin.createApplication(started().t.services.database.db, { name: desk, operator: true });
+      const { page, problems } = await fixture.open();
+      await signIn(page, started().base, operator.clientId, operator.clientSecret);
+      await page.waitForSelector('#work:not([hidden])');
+      return { page, problems, operator };
+    },
+  };
+  return fixture;
 }

@@ -1,7 +1,6 @@
 // What the end-to-end tests against the real server process share: the typed client with the
 // contract check, tokens, waiting for something to come true, and a tenant provisioned the way an
 // operator does it.
-import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import {
   createGatehouseClient,
@@ -9,9 +8,12 @@ import {
   type paths,
   requestToken,
 } from '../../clients/typescript/index.ts';
+import { ok } from './client.ts';
 import { contractMiddleware } from './contract.ts';
 import type { TestDatabase } from './harness.ts';
 import { BIN, runCli } from './process.ts';
+
+export { ok };
 
 type TokenGrant = NonNullable<paths['/auth/token']['post']['requestBody']>['content']['application/json'];
 
@@ -24,18 +26,6 @@ export function clientFor(base: string, token?: string | null): GatehouseClient 
   const client = createGatehouseClient({ baseUrl: base, ...(token ? { token } : {}) });
   client.use(contractMiddleware(base));
   return client;
-}
-
-/** The data of a successful answer (with `status` when given); fails the test with the error otherwise. */
-export async function ok<T>(
-  call: Promise<{ data?: T; error?: unknown; response: Response }>,
-  status?: number,
-): Promise<NonNullable<T>> {
-  const { data, error, response } = await call;
-  const shown = `${response.status} ${JSON.stringify(error ?? data)}`;
-  if (status !== undefined) assert.equal(response.status, status, shown);
-  assert.ok(response.ok && data !== undefined, shown);
-  return data as NonNullable<T>;
 }
 
 /** An access token from the server's token endpoint, through the typed client. */

@@ -166,3 +166,10 @@ export function runProgram(
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, bin = BIN): Promise<Finished> {
   return runProgram(process.execPath, [bin, ...args], { env, timeoutMs });
 }
+
+/** Runs a `gatehouse` command that prints JSON (`admin … create`), and parses it; throws with its stderr when it fails. */
+export async function cliJson(args: string[], env: Record<string, string>): Promise<any> {
+  const result = await runCli(args, env);
+  if (result.code !== 0) throw new Error(`gatehouse ${args.join(' ')}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}

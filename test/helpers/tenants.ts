@@ -3,19 +3,20 @@
 import type { EntityId } from '../../src/ids.ts';
 import { randomBytes } from 'node:crypto';
 import * as admin from '../../src/tenancy/index.ts';
+import { typedClient } from './client.ts';
 import type { TestApp } from './harness.ts';
 
+/** POST /auth/token with a form, as an OAuth client sends it, through the typed client. */
 export async function requestToken(
   t: TestApp,
   form: Record<string, string>,
 ): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/auth/token',
-    payload: new URLSearchParams(form).toString(),
+  const { data, error, response } = await typedClient(t).POST('/auth/token', {
+    body: form,
+    bodySerializer: (fields) => new URLSearchParams(fields as Record<string, string>).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
-  return { status: response.statusCode, body: response.json(), headers: response.headers };
+  return { status: response.status, body: data ?? error, headers: Object.fromEntries(response.headers) };
 }
 
 async function token(t: TestApp, form: Record<string, string>): Promise<string> {

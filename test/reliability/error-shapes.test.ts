@@ -2,23 +2,20 @@
 // domain — is rendered by the face's one renderer (problem+json, the /api/3 envelope, RFC 6749 on
 // the token endpoint) and carries X-Correlation-ID; refusals by the guard carry RateLimit-*.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
 import { operatorToken, request, type Answer } from '../helpers/http.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
 let operator: string;
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess(database.env);
-  operator = await operatorToken(server.url, database.env);
-});
-after(async () => {
-  await server?.kill('SIGKILL');
-  await database.drop();
-});
+const served = realServer(
+  {},
+  {
+    signal: 'SIGKILL',
+    async started({ url, database }) {
+      operator = await operatorToken(url, database.env);
+    },
+  },
+);
 
 const PROBLEM = /^application\/problem\+json/;
 
@@ -26,7 +23,7 @@ const call = (
   path: string,
   options: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {},
 ) =>
-  request(server.url, options.method ?? 'GET', path, {
+  request(served.url, options.method ?? 'GET', path, {
     body: options.body,
     headers: { 'x-correlation-id': 'shape-check-1', ...options.headers },
   });

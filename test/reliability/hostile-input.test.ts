@@ -4,15 +4,14 @@
 // the log.
 import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { describe, it } from 'node:test';
+import { runCli } from '../helpers/process.ts';
+import { realServer } from '../helpers/server.ts';
 
 const DEPTH = 5_000;
 const BEYOND_64_BITS = '99999999999999999999'; // 1e20 > 2^64
 
-let database: TestDatabase;
-let server: ServerProcess;
+const served = realServer({ RATE_LIMIT_PER_MINUTE: '100000' }, { signal: 'SIGKILL', started: provision });
 let operator: string;
 let operatorApp: { clientId: string; clientSecret: string };
 let pms: string;
@@ -28,7 +27,7 @@ interface Answer {
 }
 
 async function http(method: string, path: string, token: string | null, body?: string | object): Promise<Answer> {
-  const response = await fetch(server.url + path, {
+  const response = await fetch(served.url + path, {
     method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -47,7 +46,7 @@ async function http(method: string, path: string, token: string | null, body?: s
 }
 
 async function tokenFor(form: Record<string, string>): Promise<string> {
-  const response = await fetch(`${server.url}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
+  const response = await fetch(`${served.url}/auth/token`, { method: 'POST', body: new URLSearchParams(form) });
   const body = (await response.json()) as { access_token: string };
   assert.equal(response.status, 200, JSON.stringify(body));
   return body.access_token;
@@ -62,11 +61,10 @@ async function stillServes(): Promise<void> {
   assert.equal((await http('GET', '/facilities', pms)).status, 200);
 }
 
-before(async () => {
-  database = await createTestDatabase();
-  server = await startServerProcess({ ...database.env, RATE_LIMIT_PER_MINUTE: '100000' });
+/** The operator, an account and its facility, a PMS, a partner and a gateway, through the running server. */
+async function provision() {
   operatorApp = JSON.parse(
-    (await runCli(['admin', 'app', 'create', '--name', 'Hostile operator', '--operator'], database.env)).stdout,
+    (await runCli(['admin', 'app', 'create', '--name', 'Hostile operator', '--operator'], served.database.env)).stdout,
   );
   operator = await tokenFor({
     grant_type: 'client_credentials',
@@ -110,12 +108,7 @@ before(async () => {
     client_id: gatewayApp.clientId,
     client_secret: gatewayApp.clientSecret,
   });
-});
-
-after(async () => {
-  await server?.kill('SIGKILL');
-  await database?.drop();
-});
+}
 
 describe('a body nested 5,000 levels deep', () => {
   it('is refused with a problem+json 400 naming where the limit was passed (access control, admin)', async () => {
@@ -219,7 +212,7 @@ describe('/metrics', () => {
     const basic = Buffer.from(
       `${encodeURIComponent(operatorApp.clientId)}:${encodeURIComponent(operatorApp.clientSecret)}`,
     ).toString('base64');
-    const issued = await fetch(`${server.url}/auth/token`, {
+    const issued = await fetch(`${served.url}/auth/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=client_credentials&scope=admin',
@@ -247,7 +240,7 @@ describe('the request log', () => {
     await http('GET', `/health?${query}`, null);
     await http('GET', `/facilities?${query.replace(/&/g, ';')}`, pms); // a separator some parsers honour
     await http('POST', `/auth/token?${query}`, null, { grant_type: 'client_credentials' });
-    const log = await server.logged('sq-harmless-value', 3);
+    const log = await served.server.logged('sq-harmless-value', 3);
     assert.match(log, /sq-harmless-value/, 'the log holds the request line');
     for (const [name, value] of Object.entries(secrets)) assert.ok(!log.includes(value), `${name} in the log`);
   });

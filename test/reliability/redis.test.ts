@@ -6,57 +6,52 @@
 // freezes it (connections stay open, nothing moves — a partition). Redis is independent of the
 // database, so this runs on both.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { cliJson } from '../helpers/process.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { loopback, postToken } from '../helpers/token-flood.ts';
+import { realServer } from '../helpers/server.ts';
 
 const REDIS = { host: '127.0.0.1', port: 6379 };
 // Long enough that a request which waited on a frozen Redis is told apart from one that did not.
 const COMMAND_TIMEOUT_MS = 3000;
 
-let database: TestDatabase;
 let proxy: TcpProxy;
-let server: ServerProcess;
 let redis: Redis;
 let pms: { clientId: string; clientSecret: string };
 let key: { apiKey: string; apiSecret: string };
 let target: { clientId: string; clientSecret: string };
 
-before(async () => {
-  database = await createTestDatabase();
-  proxy = await startTcpProxy(REDIS);
-  redis = new Redis(REDIS.port, REDIS.host);
-  const env = {
-    ...database.env,
-    REDIS_URL: `redis://${proxy.address}`,
+const served = realServer(
+  {
     REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     TOKEN_FAILURE_LIMIT: '3',
     RATE_LIMIT_PER_MINUTE: '100000',
-  };
-  const json = async (args: string[]) => {
-    const result = await runCli(args, env);
-    if (result.code !== 0) throw new Error(`gatehouse ${args.join(' ')}: ${result.stderr}`);
-    return JSON.parse(result.stdout);
-  };
-  const account = await json(['admin', 'account', 'create', '--name', 'Redis outage']);
-  pms = await json(['admin', 'app', 'create', '--name', 'PMS']);
-  key = await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
-  target = await json(['admin', 'app', 'create', '--name', 'Guessed', '--operator']);
-  server = await startServerProcess(env);
-});
-after(async () => {
-  await server?.kill();
-  await proxy?.close();
-  redis?.disconnect();
-  await database?.drop();
-});
+  },
+  {
+    // Redis through a proxy the test can cut; the applications made with the command line first.
+    async prepare(database) {
+      proxy = await startTcpProxy(REDIS);
+      redis = new Redis(REDIS.port, REDIS.host);
+      const env = { ...database.env, REDIS_URL: `redis://${proxy.address}` };
+      const json = (args: string[]) => cliJson(args, env);
+      const account = await json(['admin', 'account', 'create', '--name', 'Redis outage']);
+      pms = await json(['admin', 'app', 'create', '--name', 'PMS']);
+      key = await json(['admin', 'account-key', 'create', '--account', account.id, '--app', pms.clientId]);
+      target = await json(['admin', 'app', 'create', '--name', 'Guessed', '--operator']);
+      return { REDIS_URL: env.REDIS_URL };
+    },
+    async cleanup() {
+      await proxy?.close();
+      redis?.disconnect();
+    },
+  },
+);
 
 async function timed(path: string, headers: Record<string, string> = {}) {
   const started = performance.now();
-  const response = await fetch(server.url + path, { headers });
+  const response = await fetch(served.url + path, { headers });
   const body: any = await response.json();
   return { response, body, ms: performance.now() - started };
 }
@@ -89,7 +84,7 @@ const guess = (i: number) => ({
 });
 const count = (text: string, what: string) => text.split(what).length - 1;
 /** How often the server has logged `what`, once that reaches `times` (or after 5 s). */
-const logged = async (what: string, times: number) => count(await server.logged(what, times), what);
+const logged = async (what: string, times: number) => count(await served.server.logged(what, times), what);
 const credentialOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).cid as string;
 
@@ -108,7 +103,7 @@ describe('the server while Redis is away', () => {
     assert.equal(response.status, 200);
     assert.equal(body.checks.redis, 'ok');
     const from = loopback(10, 0);
-    assert.equal((await postToken(server.url, guess(0), from)).status, 401);
+    assert.equal((await postToken(served.url, guess(0), from)).status, 401);
     assert.equal(await redis.hget(`gh:tokenfail:client-at-address:${target.clientId} ${from}`, 'failed'), '1');
   });
 
@@ -134,7 +129,7 @@ describe('the server while Redis is away', () => {
       assert.ok(available.ms < COMMAND_TIMEOUT_MS + 2000, `/availability took ${Math.round(available.ms)} ms`);
 
       // Token and API routes answer at once, with their RateLimit-* headers, counted in memory.
-      const token = await postToken(server.url, passwordForm(), loopback(11, outages));
+      const token = await postToken(served.url, passwordForm(), loopback(11, outages));
       assert.equal(token.status, 200, JSON.stringify(token.body));
       assert.ok(token.ms < 1000, `token took ${Math.round(token.ms)} ms`);
       assertRateLimitHeaders(token.headers, '/auth/token');
@@ -152,8 +147,8 @@ describe('the server while Redis is away', () => {
 
       // The failed-token throttle still counts (in memory): limit 3, then 429 at that address.
       const from = loopback(12, outages);
-      for (let i = 1; i <= 3; i++) assert.equal((await postToken(server.url, guess(i), from)).status, 401);
-      const refused = await postToken(server.url, guess(4), from);
+      for (let i = 1; i <= 3; i++) assert.equal((await postToken(served.url, guess(i), from)).status, 401);
+      const refused = await postToken(served.url, guess(4), from);
       assert.equal(refused.status, 429);
       assert.ok(Number(refused.headers['retry-after']) > 0);
 
@@ -165,7 +160,7 @@ describe('the server while Redis is away', () => {
       assert.equal(await logged('Redis is back', outages), outages);
       assert.equal(await logged('Redis is unavailable', outages), outages);
       const after = loopback(13, outages);
-      assert.equal((await postToken(server.url, guess(5), after)).status, 401);
+      assert.equal((await postToken(served.url, guess(5), after)).status, 401);
       assert.equal(
         await redis.hget(`gh:tokenfail:client-at-address:${target.clientId} ${after}`, 'failed'),
         '1',

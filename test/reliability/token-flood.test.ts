@@ -3,13 +3,12 @@
 // attacked from one address was locked out from every address; a valid token request waited
 // 12–23 s behind a flood of 400 guesses (every guess queued its scrypt check).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { describe, it } from 'node:test';
+import type { TestDatabase } from '../helpers/harness.ts';
+import { cliJson } from '../helpers/process.ts';
 import { floodOfWrongSecrets, loopback, postToken } from '../helpers/token-flood.ts';
+import { realServer } from '../helpers/server.ts';
 
-let database: TestDatabase;
-let server: ServerProcess;
 type Client = { clientId: string; clientSecret: string };
 const clients: Record<'victim' | 'other' | 'warm', Client> = {} as never;
 
@@ -18,15 +17,15 @@ const coldPasswordForms: Record<string, string>[] = [];
 /** Well above the valid requests' time with the fix (under a second), well below it without (8–30 s). */
 const STARVED_MS = 5000;
 
-before(async () => {
-  database = await createTestDatabase();
-  // Process memory for the counters (Redis has its own test); limits at their defaults.
-  const env = { ...database.env, REDIS_URL: '', RATE_LIMIT_PER_MINUTE: '1000000' };
-  const json = async (args: string[]) => {
-    const result = await runCli(args, env);
-    if (result.code !== 0) throw new Error(`gatehouse ${args.join(' ')}: ${result.stderr}`);
-    return JSON.parse(result.stdout);
-  };
+// Process memory for the counters (Redis has its own test); limits at their defaults.
+const served = realServer(
+  { REDIS_URL: '', RATE_LIMIT_PER_MINUTE: '1000000' },
+  { prepare: provision, signal: 'SIGTERM' },
+);
+
+/** The applications of the flood, made with the command line before the server starts. */
+async function provision(database: TestDatabase) {
+  const json = (args: string[]) => cliJson(args, database.env);
   const account = await json(['admin', 'account', 'create', '--name', 'Flooded']);
   for (let i = 0; i < 4; i++) {
     const pms = await json(['admin', 'app', 'create', '--name', `Cold PMS ${i}`]);
@@ -42,12 +41,8 @@ before(async () => {
   clients.victim = await json(['admin', 'app', 'create', '--name', 'Victim', '--operator']);
   clients.other = await json(['admin', 'app', 'create', '--name', 'Other', '--operator']);
   clients.warm = await json(['admin', 'app', 'create', '--name', 'Warm', '--operator']);
-  server = await startServerProcess(env);
-});
-after(async () => {
-  await server?.kill();
-  await database?.drop();
-});
+  return undefined;
+}
 
 const clientCredentials = (client: { clientId: string; clientSecret: string }, secret = client.clientSecret) => ({
   grant_type: 'client_credentials',
@@ -60,7 +55,7 @@ describe('a flood of wrong secrets', () => {
     const from = loopback(2, 0);
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        postToken(server.url, clientCredentials(clients.victim, `gh_cs_guess${i}`), from),
+        postToken(served.url, clientCredentials(clients.victim, `gh_cs_guess${i}`), from),
       ),
     );
     const checked = answers.filter((a) => a.status === 401);
@@ -72,12 +67,12 @@ describe('a flood of wrong secrets', () => {
       assert.equal(answer.body.error, 'invalid_request');
       assert.ok(Number(answer.headers['retry-after']) >= 1);
     }
-    const afterwards = await postToken(server.url, clientCredentials(clients.victim), from);
+    const afterwards = await postToken(served.url, clientCredentials(clients.victim), from);
     assert.equal(afterwards.status, 429, 'even the right secret waits for the window at that address');
   });
 
   it('leaves the attacked client id working from another address', async () => {
-    const answer = await postToken(server.url, clientCredentials(clients.victim), loopback(2, 1));
+    const answer = await postToken(served.url, clientCredentials(clients.victim), loopback(2, 1));
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
   });
 
@@ -85,10 +80,10 @@ describe('a flood of wrong secrets', () => {
     // Cache hits are the usual case for a client that asks often (secrets verified in the last
     // 5 minutes skip scrypt); a first request — or one an hour later — is not: test both. The
     // password grant checks two secrets (the client's and the account key's), both uncached here.
-    const quiet = await postToken(server.url, coldPasswordForms[0]!, loopback(4, 0));
+    const quiet = await postToken(served.url, coldPasswordForms[0]!, loopback(4, 0));
     assert.equal(quiet.status, 200);
     assert.equal(
-      (await postToken(server.url, clientCredentials(clients.warm), loopback(4, 1))).status,
+      (await postToken(served.url, clientCredentials(clients.warm), loopback(4, 1))).status,
       200,
       'the warm client is remembered',
     );
@@ -100,7 +95,7 @@ describe('a flood of wrong secrets', () => {
     const rounds: string[] = [];
     for (let round = 1; round <= 3; round++) {
       const cold = coldPasswordForms[round]!;
-      const flood = floodOfWrongSecrets(server.url, {
+      const flood = floodOfWrongSecrets(served.url, {
         requests: 400,
         addresses: 200,
         block: 10 + round,
@@ -109,8 +104,8 @@ describe('a flood of wrong secrets', () => {
       // The whole flood is on its way before the valid requests: they arrive behind it.
       await flood.sent;
       const [uncached, cached] = await Promise.all([
-        postToken(server.url, cold, loopback(4, 2 * round)),
-        postToken(server.url, clientCredentials(clients.warm), loopback(4, 2 * round + 1)),
+        postToken(served.url, cold, loopback(4, 2 * round)),
+        postToken(served.url, clientCredentials(clients.warm), loopback(4, 2 * round + 1)),
       ]);
       const flooded = await flood.answered;
       const report = `uncached ${Math.round(uncached.ms)} ms, cached ${Math.round(cached.ms)} ms; flood answers ${JSON.stringify(flooded.statuses)} in ${Math.round(flooded.ms)} ms`;
