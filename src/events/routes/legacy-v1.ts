@@ -9,13 +9,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits.ts';
 import type { EventScope } from '../query.ts';
 import { readSlice } from '../reads.ts';
 import { eventsJson } from '../render.ts';
-import {
-  AccountParams,
-  FacilityParams,
-  GatewayEventSchema,
-  V1AccountQuery,
-  V1FacilityQuery,
-} from '../schemas.ts';
+import { AccountParams, FacilityParams, GatewayEventSchema, V1AccountQuery, V1FacilityQuery } from '../schemas.ts';
 import {
   ACCOUNT_FILTERED,
   FACILITY_FILTERED,
