@@ -69,11 +69,24 @@ async function subscribed(url: string, body: Record<string, unknown> = {}, token
 }
 
 /** Every event id delivered to the receiver, in the order received, each delivery verified first. */
+/**
+ * The events the receiver got, in order, each delivery counted once by its webhook-id: a delivery
+ * whose answer came too late (a loaded machine) is sent again under the same id with the same body,
+ * which a receiver drops (Standard Webhooks). Two deliveries with different ids never repeat an event.
+ */
 function deliveredEventIds(r: Receiver, secret: string): string[] {
+  const seen = new Map<string, string>();
   return r.received
     .filter((d) => d.json.type === 'gateway.events')
     .flatMap((d) => {
       new Webhook(secret).verify(d.body, d.headers as Record<string, string>);
+      const id = d.headers['webhook-id'] as string;
+      const before = seen.get(id);
+      if (before !== undefined) {
+        assert.equal(d.body, before, `delivery ${id} sent again with another body`);
+        return [];
+      }
+      seen.set(id, d.body);
       return d.json.data.events.map((e: { id: string }) => e.id);
     });
 }
