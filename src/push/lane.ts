@@ -10,10 +10,10 @@
 // without a success the subscription is disabled, its head marked failed, and support notified.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { commitHorizon } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { HORIZON_SQL } from '../events/query.ts';
 import { FetchError, type SafeFetcher } from '../net/safe-fetch.ts';
 import { signatureHeaders } from '../net/webhook-signature.ts';
 import * as repo from './repository.ts';
@@ -129,7 +129,7 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
   // The horizon as it is now, without waiting for it to pass the account's latest commits (a
   // reader of a page waits up to 500 ms for those; a lane need not: what it does not take now, the
   // next kick — every commit of the account sends one — takes).
-  const horizon = Number((await deps.pool.query<{ hi: string }>(HORIZON_SQL)).rows[0]!.hi);
+  const horizon = await commitHorizon(deps.pool);
   const events = s.topics.includes('gateway.events')
     ? await nextEventSlice(deps.pool, s, horizon, deps.cutoff())
     : null;
