@@ -1,26 +1,13 @@
 // The push face's SQL: subscriptions, the lanes' lease and positions, deliveries.
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Owner, Topic } from './rules.ts';
-import type { WebhookDeliveriesTable } from './tables.ts';
-import type { EventSlice, LaneSubscription } from './sources.ts';
+import type { EventSlice } from '../events/index.ts';
+import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.ts';
 
-export interface SubscriptionRow extends LaneSubscription {
-  url: string;
-  description: string | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  secret_sealed: Buffer;
-  previous_secret_sealed: Buffer | null;
-  previous_secret_until: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  failing_since: Date | null;
-  last_error: string | null;
-  last_success_at: Date | null;
-  next_attempt_at: Date | null;
-}
+/** A subscription as stored (tables.ts), with its lane's positions and health. */
+export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 
 const ids = (values: unknown[] | null) => (values === null ? null : values.map(Number));
 function normalize(row: SubscriptionRow): SubscriptionRow {
@@ -97,26 +84,11 @@ export async function selectSubscriptions(
   return rows.map(normalize);
 }
 
-export type SubscriptionChange = Partial<{
-  url: string;
-  topics: Topic[];
-  event_types: number[] | null;
-  facility_ids: EntityId[] | null;
-  description: string | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  secret_sealed: Buffer;
-  previous_secret_sealed: Buffer | null;
-  previous_secret_until: Date | null;
-  failing_since: Date | null;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  events_lo: number;
-  events_hi: number;
-  events_after_ms: number | null;
-  events_after_seq: number | null;
-  facts_txid: number;
-}>;
+/** What an update may change: everything but its identity, its owner and its times of record. */
+export type SubscriptionChange = Omit<
+  Updateable<WebhookSubscriptionsTable>,
+  'id' | 'account_id' | 'application_id' | 'created_at' | 'updated_at' | 'lease_until'
+>;
 
 export async function updateSubscription(
   db: Db,
@@ -148,8 +120,8 @@ export async function deleteSubscription(db: Db, id: EntityId, owner: Owner): Pr
  */
 export async function moveLane(
   trx: Db,
-  s: LaneSubscription,
-  to: Pick<LaneSubscription, 'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'>,
+  s: SubscriptionRow,
+  to: Pick<SubscriptionRow, 'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'>,
 ): Promise<boolean> {
   const { numAffectedRows } = await sql`
     update webhook_subscriptions
