@@ -116,6 +116,16 @@ describe('faces meet only at their front door', () => {
     assert.deepEqual(gone, [], 'PENDING_DOORS lists imports that no longer exist: take them off');
   });
 
+  it('push reads the facts it delivers through their owners: its SQL names none of their tables', () => {
+    // Events, command settlements, facility status changes and auction history are read by the
+    // owners' fact readers (src/<owner>/facts.ts), handed to createPush by the composition root.
+    const factTables = /\b(?:from|join)\s+(gateway_events|commands|facility_status_changes|auction_history|auctions)\b/;
+    for (const file of modulesUnder(path.join(src, 'push'))) {
+      const found = fs.readFileSync(file, 'utf8').match(factTables);
+      assert.equal(found, null, `${path.relative(root, file)} queries ${found?.[1]}, a table of another face`);
+    }
+  });
+
   it('no face keeps a module-level cache keyed by a database, pool or service: such state is a field of its owner', () => {
     // A module-level (unindented) Map or WeakMap whose key is a database handle or a part of the service.
     const cache =

@@ -88,3 +88,20 @@ export async function auctionFactsSince(
     },
   }));
 }
+
+/** For each (application, after): whether its auctions have history recorded by a transaction after it (a sweep's question). */
+export async function auctionFactsAfter(
+  db: Db,
+  positions: readonly { applicationId: string; after: number }[],
+): Promise<boolean[]> {
+  if (positions.length === 0) return [];
+  const { rows } = await sql<{ i: string | number }>`
+    select p.i from unnest(${positions.map((p) => p.applicationId)}::uuid[], ${positions.map((p) => p.after)}::int8[])
+                    with ordinality as p(application_id, after, i)
+     where exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
+                     join facilities f on f.id = a.facility_id join applications ap on ap.id = p.application_id
+                    where h.txid > p.after and f.guid = any(ap.facility_guids))`.execute(db);
+  const found = new Array<boolean>(positions.length).fill(false);
+  for (const row of rows) found[Number(row.i) - 1] = true;
+  return found;
+}

@@ -19,7 +19,7 @@ import { setCharityEnrolment } from './charity-enrolment.ts';
 import { closeEnded, reportSale } from './closing.ts';
 import { deliverDueNotifications } from './deliver-notifications.ts';
 import type { AuctionDeps } from './deps.ts';
-import { type AuctionFactScope, auctionFactsSince } from './facts.ts';
+import { type AuctionFactScope, auctionFactsSince, auctionFactsAfter } from './facts.ts';
 import { fetchDueImages } from './images.ts';
 import { importFullList } from './import.ts';
 import { raiseNotifications } from './notifications.ts';
@@ -104,6 +104,8 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     facts: {
       factsSince: (after: number, upTo: number, scope: AuctionFactScope, limit: number) =>
         auctionFactsSince(deps.db, after, upTo, scope, limit),
+      factsAfter: (positions: readonly { applicationId: string; after: number }[]) =>
+        auctionFactsAfter(deps.db, positions),
     },
     blobs: deps.blobs,
     metrics: deps.metrics,

@@ -19,7 +19,7 @@ import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { acknowledgeCommands } from './acknowledge.ts';
 import type { CommandsDeps, WhenPolled } from './deps.ts';
-import { type CommandFactScope, commandFactsSince } from './facts.ts';
+import { type CommandFactScope, commandFactsSince, commandFactsAfter } from './facts.ts';
 import { commandJobs } from './jobs.ts';
 import { waitForCommands } from './poll.ts';
 import { type Change, inChange } from './queue.ts';
@@ -88,6 +88,8 @@ export async function createCommands({ database, config, logger, codes, whenPoll
     facts: {
       factsSince: (after: number, upTo: number, scope: CommandFactScope, limit: number) =>
         commandFactsSince(deps.db, after, upTo, scope, limit),
+      factsAfter: (positions: readonly { accountId: EntityId; after: number }[]) =>
+        commandFactsAfter(deps.db, positions),
     },
     // What the jobs run (also run by tests at a chosen time).
     recordExpiredCommands: bind(recordExpiredCommands),

@@ -57,6 +57,8 @@ export interface EventFacts {
   nextSlice(selection: EventSelection, position: EventPosition, horizon: number, limit: number): Promise<NextSlice>;
   /** The events of a slice, read again (a retry). */
   eventsOf(selection: EventSelection, slice: EventSlice): Promise<DeliveredEvent[]>;
+  /** For each (account, after): whether the account has events stored by a transaction after it (a sweep's question). */
+  factsAfter(positions: readonly { accountId: EntityId; after: number }[]): Promise<boolean[]>;
 }
 
 /** Empty phases a read walks through (a filter that matches few events) before it answers. */
@@ -148,6 +150,17 @@ export function createEventFacts(pool: pg.Pool, cursorKey: Buffer, cutoff: () =>
     },
     async eventsOf(selection, slice) {
       return render(selection, slice, await readWindow(filterOf(selection), slice, slice.count));
+    },
+    async factsAfter(positions) {
+      if (positions.length === 0) return [];
+      const { rows } = await pool.query<{ i: string }>(
+        `select p.i from unnest($1::int8[], $2::int8[]) with ordinality as p(account_id, after, i)
+          where exists (select 1 from gateway_events e where e.account_id = p.account_id and e.txid > p.after)`,
+        [positions.map((p) => p.accountId), positions.map((p) => p.after)],
+      );
+      const found = new Array<boolean>(positions.length).fill(false);
+      for (const row of rows) found[Number(row.i) - 1] = true;
+      return found;
     },
   };
 }

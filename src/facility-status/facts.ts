@@ -61,3 +61,20 @@ export async function facilityStatusFactsSince(
     },
   }));
 }
+
+/** For each (account, after): whether the account has status changes recorded by a transaction after it (a sweep's question). */
+export async function facilityStatusFactsAfter(
+  db: Db,
+  positions: readonly { accountId: EntityId; after: number }[],
+): Promise<boolean[]> {
+  if (positions.length === 0) return [];
+  const { rows } = await sql<{ i: string | number }>`
+    select p.i from unnest(${positions.map((p) => p.accountId)}::int8[], ${positions.map((p) => p.after)}::int8[])
+                    with ordinality as p(account_id, after, i)
+     where exists (select 1 from facility_status_changes x where x.account_id = p.account_id and x.txid > p.after)`.execute(
+    db,
+  );
+  const found = new Array<boolean>(positions.length).fill(false);
+  for (const row of rows) found[Number(row.i) - 1] = true;
+  return found;
+}

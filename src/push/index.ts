@@ -18,7 +18,7 @@ import { PUSH_JOBS, pushJobs } from './jobs.ts';
 import { workLane } from './lane.ts';
 import { createPushMetrics } from './metrics.ts';
 import * as repo from './repository.ts';
-import type { PushFacts } from './sources.ts';
+import { dueLanes, type PushFacts } from './sources.ts';
 import type { SubscriptionRow } from './repository.ts';
 import { secretsOf, type SubscriptionDeps } from './subscriptions.ts';
 
@@ -119,7 +119,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     },
     async due() {
       await refreshLanes();
-      return repo.dueLanes(db, 1000);
+      return dueLanes(deps.facts, await repo.sweptLanes(db), 1000);
     },
     async scheduleRetry(id, at) {
       await deps.jobs.send(PUSH_JOBS.retry, { subscriptionId: id }, { startAfter: at });

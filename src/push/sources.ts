@@ -9,19 +9,25 @@ import type { AuctionFactScope, AuctionStatusFact, AuctionStatusPayload } from '
 import type { CommandFactScope, CommandStatusFact, CommandStatusPayload } from '../commands/index.ts';
 import type { EventFacts, EventPosition, EventSelection } from '../events/index.ts';
 import type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from '../facility-status/index.ts';
-import type { SubscriptionRow } from './repository.ts';
+import type { EntityId } from '../ids.ts';
+import type { SubscriptionRow, SweptLane } from './repository.ts';
 import { LIMITS, type Topic } from './rules.ts';
 
 /** An owner's reader of its facts: those made by transactions after < txid <= upTo, in that order, at most `limit`. */
-interface FactReader<Scope, Fact> {
+interface FactReader<Scope, Fact, Position> {
   factsSince(after: number, upTo: number, scope: Scope, limit: number): Promise<Fact[]>;
+  /** For each position: whether facts were made after it (the sweep's question). */
+  factsAfter(positions: readonly Position[]): Promise<boolean[]>;
 }
+
+type AccountPosition = { accountId: EntityId; after: number };
+type ApplicationPosition = { applicationId: string; after: number };
 
 /** The owners' readers a lane composes. */
 export interface PushFacts {
-  commands: FactReader<CommandFactScope, CommandStatusFact>;
-  facilityStatus: FactReader<FacilityStatusFactScope, FacilityStatusFact>;
-  auctions: FactReader<AuctionFactScope, AuctionStatusFact>;
+  commands: FactReader<CommandFactScope, CommandStatusFact, AccountPosition>;
+  facilityStatus: FactReader<FacilityStatusFactScope, FacilityStatusFact, AccountPosition>;
+  auctions: FactReader<AuctionFactScope, AuctionStatusFact, ApplicationPosition>;
   events: EventFacts;
 }
 
@@ -98,4 +104,47 @@ export async function readFacts(
       read.push({ ...fact, type: 'auction.status' });
   }
   return read;
+}
+
+/**
+ * The lanes with work, at most `limit`, retries first by when they are due: a retry due (or a lane
+ * left part-way), or facts of their topics past their positions — each owner asked once for all the
+ * lanes of its topic.
+ */
+export async function dueLanes(facts: PushFacts, lanes: readonly SweptLane[], limit: number): Promise<EntityId[]> {
+  const due = new Set(lanes.filter((l) => l.retry_due).map((l) => l.id));
+  const ask = async <P>(
+    topic: Topic,
+    owner: (l: SweptLane) => boolean,
+    position: (l: SweptLane) => P,
+    reader: { factsAfter(positions: readonly P[]): Promise<boolean[]> },
+  ) => {
+    const asked = lanes.filter((l) => !due.has(l.id) && owner(l) && l.topics.includes(topic));
+    if (asked.length === 0) return;
+    const found = await reader.factsAfter(asked.map(position));
+    asked.forEach((l, i) => {
+      if (found[i]) due.add(l.id);
+    });
+  };
+  const account = (l: SweptLane) => l.account_id !== null;
+  await ask('gateway.events', account, (l) => ({ accountId: l.account_id!, after: l.events_hi }), facts.events);
+  await ask('command.status', account, (l) => ({ accountId: l.account_id!, after: l.facts_txid }), facts.commands);
+  await ask(
+    'facility.status',
+    account,
+    (l) => ({ accountId: l.account_id!, after: l.facts_txid }),
+    facts.facilityStatus,
+  );
+  await ask(
+    'auction.status',
+    (l) => l.application_id !== null,
+    (l) => ({ applicationId: l.application_id!, after: l.facts_txid }),
+    facts.auctions,
+  );
+  const at = (l: SweptLane) => l.next_attempt_at?.getTime() ?? Number.POSITIVE_INFINITY;
+  return lanes
+    .filter((l) => due.has(l.id))
+    .sort((a, b) => at(a) - at(b) || a.id - b.id)
+    .slice(0, limit)
+    .map((l) => l.id);
 }
