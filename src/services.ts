@@ -122,6 +122,13 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       jobs,
       sealer: accessControl.vault.sealerFor('webhook secret'),
+      // What a subscriber is told of, each read through the face that owns it.
+      facts: {
+        commands: commands.facts,
+        facilityStatus: facilityStatus.facts,
+        auctions: auctions.facts,
+        events: events.facts,
+      },
       async notifyDisabled(trx, subscription, now) {
         const owner =
           subscription.account_id !== null

@@ -19,6 +19,7 @@ import { setCharityEnrolment } from './charity-enrolment.ts';
 import { closeEnded, reportSale } from './closing.ts';
 import { deliverDueNotifications } from './deliver-notifications.ts';
 import type { AuctionDeps } from './deps.ts';
+import { type AuctionFactScope, auctionFactsSince, auctionFactsAfter } from './facts.ts';
 import { fetchDueImages } from './images.ts';
 import { importFullList } from './import.ts';
 import { raiseNotifications } from './notifications.ts';
@@ -30,6 +31,7 @@ import { listNotifications, resolveNotification } from './notifications.ts';
 import { getAuction, getAuctionForPartner, listAllAuctions, listAuctionsForPartner } from './reads.ts';
 
 export type { AuctionDeps } from './deps.ts';
+export type { AuctionFactScope, AuctionStatusFact, AuctionStatusPayload } from './facts.ts';
 export type { ImportResult } from './import.ts';
 export type { NewNotification, NotificationKind, NotificationView } from './notifications.ts';
 // For other faces that notify support in their own transaction (push: WEBHOOK_DISABLED).
@@ -98,6 +100,13 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     deliverDueNotifications: bind(deliverDueNotifications),
     /** Other faces raise support notifications in their own transactions (push: a subscription disabled). */
     raiseNotifications: bind(raiseNotifications),
+    /** Its published facts (auction.status): history recorded after < txid <= upTo, for push. */
+    facts: {
+      factsSince: (after: number, upTo: number, scope: AuctionFactScope, limit: number) =>
+        auctionFactsSince(deps.db, after, upTo, scope, limit),
+      factsAfter: (positions: readonly { applicationId: string; after: number }[]) =>
+        auctionFactsAfter(deps.db, positions),
+    },
     blobs: deps.blobs,
     metrics: deps.metrics,
     /** The face's background jobs, worked by the server's queue. */

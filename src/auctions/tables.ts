@@ -31,6 +31,8 @@ export interface AuctionHistoryTable {
   actor: string;
   reason: string;
   note: string | null;
+  /** The transaction that recorded it (migration 0009): its published fact's place (facts.ts). */
+  txid: Generated<number>;
 }
 
 export interface MediaBlobsTable {

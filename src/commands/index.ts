@@ -19,6 +19,7 @@ import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { acknowledgeCommands } from './acknowledge.ts';
 import type { CommandsDeps, WhenPolled } from './deps.ts';
+import { type CommandFactScope, commandFactsSince, commandFactsAfter } from './facts.ts';
 import { commandJobs } from './jobs.ts';
 import { waitForCommands } from './poll.ts';
 import { type Change, inChange } from './queue.ts';
@@ -28,6 +29,7 @@ import type { CodeUnsealer } from './rules.ts';
 import { CommandSignals } from './signals.ts';
 
 export type { WhenPolled } from './deps.ts';
+export type { CommandFactScope, CommandStatusFact, CommandStatusPayload } from './facts.ts';
 export type { DeliveredCommand, PollRequest } from './poll.ts';
 export type { Change } from './queue.ts';
 export type { CommandView } from './reads.ts';
@@ -82,6 +84,13 @@ export async function createCommands({ database, config, logger, codes, whenPoll
     listCommands: bind(listCommands),
     getCommand: bind(getCommand),
     acknowledgeReceived,
+    /** Its published facts (command.status): commands settled after < txid <= upTo, for push. */
+    facts: {
+      factsSince: (after: number, upTo: number, scope: CommandFactScope, limit: number) =>
+        commandFactsSince(deps.db, after, upTo, scope, limit),
+      factsAfter: (positions: readonly { accountId: EntityId; after: number }[]) =>
+        commandFactsAfter(deps.db, positions),
+    },
     // What the jobs run (also run by tests at a chosen time).
     recordExpiredCommands: bind(recordExpiredCommands),
     purgeOldCommands: bind(purgeOldCommands),

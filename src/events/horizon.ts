@@ -1,4 +1,5 @@
-// The horizon: how far a reader may read without missing an event that commits later.
+// The horizon of a read of events: how far a reader may read without missing an event that commits
+// later (the database's commit horizon, src/db/horizon.ts), waiting a moment for the account's.
 //
 // Ingest takes no lock (ingest.ts): an account's controllers store their batches in parallel, and
 // each row records the id of the transaction that stored it (`txid`). Transactions do not commit in
@@ -15,7 +16,8 @@
 // freshness, never exactness: the events above the horizon come in the walk's next phase.
 import type { EntityId } from '../ids.ts';
 import type pg from 'pg';
-import { HORIZON_SQL, horizonQuery } from './query.ts';
+import { commitHorizon } from '../db/horizon.ts';
+import { horizonQuery } from './query.ts';
 
 /** The longest a reader waits for the horizon to pass its account's committed events. */
 export const HORIZON_WAIT_MS = 500;
@@ -50,7 +52,7 @@ export async function readHorizon(pool: pg.Pool, accountId: EntityId, maxWaitMs 
     if (left <= 0) return { hi, waitedMs: Math.round(performance.now() - started), caughtUp: false };
     await sleep(Math.min(pause, left));
     // Any horizon once computed stays true (ended transactions stay ended): keep the highest.
-    hi = Math.max(hi, Number((await pool.query<{ hi: string }>(HORIZON_SQL)).rows[0]!.hi));
+    hi = Math.max(hi, await commitHorizon(pool));
   }
   return { hi, waitedMs: Math.round(performance.now() - started), caughtUp: true };
 }

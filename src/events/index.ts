@@ -11,6 +11,7 @@ import type { Database } from '../db/database.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
+import { createEventFacts, type EventFacts } from './facts.ts';
 import { ingest, type GatewayIdentity, type InBatchTransaction, type IngestAnswer } from './ingest.ts';
 import { eventJobs } from './jobs.ts';
 import { createEventMetrics, type EventMetrics } from './metrics.ts';
@@ -40,6 +41,8 @@ export interface Events {
   partitions: Partitions;
   /** Reads: pages, slices and exports over the committed events. */
   store: EventStore;
+  /** Its published facts (gateway.events): an account's events in slices of the walk, for push. */
+  facts: EventFacts;
   metrics: EventMetrics;
   /** "Events were stored" (signals.ts): wakes the live stream and the push face, across instances on PostgreSQL. */
   signals: EventSignals;
@@ -55,9 +58,10 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
   let openStreams = () => 0;
   const metrics = createEventMetrics(deps.metrics.registry, () => openStreams());
   // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
+  const cursorKey = await loadCursorKey(deps.database.pool);
   const store = new EventStore(
     deps.database.pool,
-    await loadCursorKey(deps.database.pool),
+    cursorKey,
     deps.config.eventRetentionDays,
     (horizon) => {
       metrics.horizonWaits.inc({ outcome: horizon.caughtUp ? 'caught_up' : 'timed_out' });
@@ -100,6 +104,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     ingest: (gateway, reported, now) => ingest(ingestDeps, gateway, reported, now),
     partitions,
     store,
+    facts: createEventFacts(deps.database.pool, cursorKey, () => store.cutoff()),
     metrics,
     signals,
     streams,
@@ -111,6 +116,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
 // The catalogue of event types, for faces that name them (facility status: an active alarm's type).
 export { eventTypeInfo } from './catalogue.ts';
 export type { AcceptedEvent } from './judge.ts';
+export type { DeliveredEvent, EventFacts, EventPosition, EventSelection, EventSlice, NextSlice } from './facts.ts';
 export type { GatewayIdentity, InBatchTransaction, IngestAnswer, StoredBatch } from './ingest.ts';
 export { COMMAND_RECEIVED, EVENT_TYPE_LIST } from './catalogue.ts';
 export { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES } from './limits.ts';

@@ -1,6 +1,7 @@
 // The read side's rules, as pure functions: a filter becomes SQL text with bound values (never
 // spliced), and a row becomes a GatewayEvent. Tested without a database; the benchmark runs the
 // very same SQL directly to measure the route's overhead.
+import { HORIZON_SQL } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
 import type { Selectable } from 'kysely';
 import { eventTypeInfo } from './catalogue.ts';
@@ -193,22 +194,9 @@ export function estimateQuery(filter: EventFilter, window: Omit<Window, 'after'>
 }
 
 /**
- * The horizon (`hi`): the highest transaction id below which every transaction of this database has
- * ended — one less than the oldest transaction of this database still running, or than the next id
- * to be assigned when none is. Transactions of other databases on the same server are left out (they
- * cannot write here; a long one would otherwise hold every reader back); an id whose database is
- * not known — its session ended a moment after the snapshot — is kept, which can only hold the
- * horizon lower. And `ahead`: the highest txid of the account's events committed above it (null
- * when none), which tells a reader whether to wait a moment (horizon.ts).
+ * The horizon (src/db/horizon.ts) with `ahead`: the highest txid of the account's events committed
+ * above it (null when none), which tells a reader whether to wait a moment (horizon.ts).
  */
-export const HORIZON_SQL = `select coalesce(
-    (select min(x::text::int8) from pg_snapshot_xip(s.snap) as x
-      where (x::text::int8 & 4294967295) not in (
-        select backend_xid::text::int8 from pg_stat_activity
-         where backend_xid is not null and datname <> current_database())),
-    pg_snapshot_xmax(s.snap)::text::int8) - 1 as hi
-  from (select pg_current_snapshot() as snap) as s`;
-
 export const horizonQuery = (accountId: EntityId): SqlText => ({
   text: `select h.hi, (select max(txid) from gateway_events where account_id = $1::int8 and txid > h.hi) as ahead
            from (${HORIZON_SQL}) as h`,

@@ -17,6 +17,7 @@ import type { EntityId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
 import { createActionGroup, listActionGroups, listManualActionGroups, runActionGroup } from './action-groups.ts';
 import type { FacilityStatusDeps } from './deps.ts';
+import { type FacilityStatusFactScope, facilityStatusFactsSince, facilityStatusFactsAfter } from './facts.ts';
 import { facilityStatusJobs } from './jobs.ts';
 import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { recordStatusChanges } from './status-changes.ts';
@@ -25,6 +26,7 @@ import { reportedSwitch, setSwitch } from './switches.ts';
 
 export { ACTION_GROUP_ACTIONS, type ActionGroupAction } from './action-groups.ts';
 export type { FacilitySwitch } from './rules.ts';
+export type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from './facts.ts';
 // For the command line (`gatehouse admin action-group …`), which opens the database and builds no face.
 export { createActionGroup, listActionGroups } from './action-groups.ts';
 
@@ -71,6 +73,13 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
     controllerReported,
     /** A controller's poll for commands marks it heard (the gateway part of the status). */
     controllerPolled: (facilityId: EntityId, now: number) => pollMarks.mark(facilityId, now),
+    /** Its published facts (facility.status): changes recorded after < txid <= upTo, for push. */
+    facts: {
+      factsSince: (after: number, upTo: number, scope: FacilityStatusFactScope, limit: number) =>
+        facilityStatusFactsSince(deps.db, after, upTo, scope, limit),
+      factsAfter: (positions: readonly { accountId: EntityId; after: number }[]) =>
+        facilityStatusFactsAfter(deps.db, positions),
+    },
     /** The face's background jobs, worked by the server's queue. */
     jobs: facilityStatusJobs({ db: database.db, logger }) as JobDefinition[],
     /** Nothing long-lived to close: the memories of what was written are plain maps. */

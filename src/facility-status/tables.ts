@@ -63,6 +63,8 @@ export interface FacilityStatusChangesTable {
   status: string;
   message: string;
   changed_at: CreatedAt;
+  /** The transaction that recorded it (migration 0009): its published fact's place (facts.ts). */
+  txid: Generated<number>;
 }
 
 export interface FacilityStatusTables {

@@ -8,11 +8,13 @@ import { isOpaqueId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import * as repo from './repository.ts';
 import { envelope } from './rules.ts';
-import { readFacts } from './sources.ts';
+import { type PushFacts, readFacts } from './sources.ts';
 import { currentHorizon, ownerOf } from './subscriptions.ts';
 
 export interface DeliveryDeps {
   db: Db;
+  /** The owners' fact readers (a replay reads the facts again). */
+  facts: PushFacts;
   retentionDays: number;
   /** Pending deliveries one subscription may hold (WEBHOOK_PENDING_PER_SUBSCRIPTION): a replay beyond it is refused. */
   pendingPerSubscription: number;
@@ -115,7 +117,7 @@ export async function replay(
   const cap = deps.pendingPerSubscription;
   const horizon = await currentHorizon(deps.db);
   // One more than the cap: enough to know that a replay is too large.
-  const facts = await readFacts(deps.db, s, 0, s.facts_txid, cap + 1, since);
+  const facts = await readFacts(deps.facts, s, 0, s.facts_txid, cap + 1, since);
   facts.sort((a, b) => a.txid - b.txid);
   const events = s.topics.includes('gateway.events');
   const replaced = await deps.db.transaction().execute(async (trx) => {

@@ -6,7 +6,6 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
-import { loadCursorKey } from '../events/store.ts';
 import type { EntityId } from '../ids.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
@@ -19,6 +18,7 @@ import { PUSH_JOBS, pushJobs } from './jobs.ts';
 import { workLane } from './lane.ts';
 import { createPushMetrics } from './metrics.ts';
 import * as repo from './repository.ts';
+import { dueLanes, type PushFacts } from './sources.ts';
 import type { SubscriptionRow } from './repository.ts';
 import { secretsOf, type SubscriptionDeps } from './subscriptions.ts';
 
@@ -44,6 +44,8 @@ export interface PushDeps {
   jobs: JobQueue;
   /** The signing secrets' sealer (its key derived from the service's code key). */
   sealer: Sealer;
+  /** The facts delivered, each read through the face that owns it (built by the composition root). */
+  facts: PushFacts;
   /** Raises the support notification of a subscription disabled for failing, in the transaction. */
   notifyDisabled: (trx: Db, subscription: SubscriptionRow, now: Date) => Promise<void>;
 }
@@ -60,7 +62,7 @@ export interface Push {
 
 export async function createPush(deps: PushDeps): Promise<Push> {
   const { database, config, logger } = deps;
-  const { db, pool } = database;
+  const { db } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
   const fetcher = new SafeFetcher({
     allowHosts: config.webhookAllowHosts,
@@ -73,7 +75,6 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     maxRedirects: 0,
     userAgent: 'Gatehouse-Webhooks/1.0',
   });
-  const cursorKey = await loadCursorKey(pool);
   // The account's lanes the event signal kicks, and every lane's owner and health (the dispatcher's
   // fair share); kept by the sweep and by this instance's changes.
   let lanesOfAccount = new Map<EntityId, EntityId[]>();
@@ -102,11 +103,9 @@ export async function createPush(deps: PushDeps): Promise<Push> {
       const result = await workLane(
         {
           db,
-          pool,
+          facts: deps.facts,
           fetcher,
           logger,
-          cursorKey,
-          cutoff: () => Date.now() - config.eventRetentionDays * 86_400_000,
           secretsOf: (s, now) => secretsOf(deps.sealer, s, now),
           retryBaseMs: config.webhookRetryBaseMs,
           timeoutMs: config.webhookTimeoutMs,
@@ -120,7 +119,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     },
     async due() {
       await refreshLanes();
-      return repo.dueLanes(db, 1000);
+      return dueLanes(deps.facts, await repo.sweptLanes(db), 1000);
     },
     async scheduleRetry(id, at) {
       await deps.jobs.send(PUSH_JOBS.retry, { subscriptionId: id }, { startAfter: at });
@@ -137,6 +136,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.webhookAllowHosts, kick },
     deliveries: {
       db,
+      facts: deps.facts,
       retentionDays: config.eventRetentionDays,
       pendingPerSubscription: config.webhookPendingPerSubscription,
       kick,

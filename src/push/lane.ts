@@ -9,25 +9,22 @@
 // copies — so a receiver down for days costs no storage. After `disableAfterMs` of failures
 // without a success the subscription is disabled, its head marked failed, and support notified.
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import { commitHorizon } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { HORIZON_SQL } from '../events/query.ts';
 import { FetchError, type SafeFetcher } from '../net/safe-fetch.ts';
 import { signatureHeaders } from '../net/webhook-signature.ts';
 import * as repo from './repository.ts';
-import { envelope, givesUp, isDelivered, retryDelayMs } from './rules.ts';
-import { eventsOfSlice, nextEventSlice, nextFacts, renderEvents } from './sources.ts';
+import { envelope, givesUp, isDelivered, LIMITS, retryDelayMs } from './rules.ts';
+import { eventPosition, eventSelection, nextFacts, type PushFacts } from './sources.ts';
 
 export interface LaneDeps {
   db: Db;
-  pool: pg.Pool;
+  /** The facts the lane delivers, read through their owners (sources.ts). */
+  facts: PushFacts;
   fetcher: SafeFetcher;
   logger: Logger;
-  cursorKey: Buffer;
-  /** Events older than this (epoch ms, from now) are past retention. */
-  cutoff: () => number;
   secretsOf: (s: repo.SubscriptionRow, now: Date) => string[];
   retryBaseMs: number;
   /** A receiver's time to answer. */
@@ -129,19 +126,18 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
   // The horizon as it is now, without waiting for it to pass the account's latest commits (a
   // reader of a page waits up to 500 ms for those; a lane need not: what it does not take now, the
   // next kick — every commit of the account sends one — takes).
-  const horizon = Number((await deps.pool.query<{ hi: string }>(HORIZON_SQL)).rows[0]!.hi);
+  const horizon = await commitHorizon(deps.db);
   const events = s.topics.includes('gateway.events')
-    ? await nextEventSlice(deps.pool, s, horizon, deps.cutoff())
+    ? await deps.facts.events.nextSlice(eventSelection(s), eventPosition(s), horizon, LIMITS.eventsPerDelivery)
     : null;
-  const facts = await nextFacts(deps.db, s, horizon);
+  const facts = await nextFacts(deps.facts, s, horizon);
   const now = new Date();
   const deliveries: repo.NewDelivery[] = [];
   const bodies = new Map<string, string>();
   if (events?.slice) {
     const id = randomUUID();
     deliveries.push({ id, type: 'gateway.events', createdAt: now, body: null, slice: events.slice });
-    const rendered = renderEvents(s, events.slice, events.rows, deps.cursorKey);
-    bodies.set(id, envelope(id, 'gateway.events', now, { events: rendered }));
+    bodies.set(id, envelope(id, 'gateway.events', now, { events: events.events }));
   }
   for (const fact of facts.facts) {
     const id = randomUUID();
@@ -187,7 +183,7 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
 /** The body of a delivery as sent: a fact's as stored; an events delivery's read again from its slice. */
 async function bodyOf(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.DeliveryRow): Promise<string> {
   if (d.body !== null) return d.body;
-  const events = await eventsOfSlice(deps.pool, s, repo.sliceOf(d)!, deps.cutoff(), deps.cursorKey);
+  const events = await deps.facts.events.eventsOf(eventSelection(s), repo.sliceOf(d)!);
   return envelope(d.id, d.type, d.created_at, { events });
 }
 

@@ -1,26 +1,13 @@
 // The push face's SQL: subscriptions, the lanes' lease and positions, deliveries.
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Owner, Topic } from './rules.ts';
-import type { WebhookDeliveriesTable } from './tables.ts';
-import type { EventSlice, LaneSubscription } from './sources.ts';
+import type { EventSlice } from '../events/index.ts';
+import type { WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.ts';
 
-export interface SubscriptionRow extends LaneSubscription {
-  url: string;
-  description: string | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  secret_sealed: Buffer;
-  previous_secret_sealed: Buffer | null;
-  previous_secret_until: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  failing_since: Date | null;
-  last_error: string | null;
-  last_success_at: Date | null;
-  next_attempt_at: Date | null;
-}
+/** A subscription as stored (tables.ts), with its lane's positions and health. */
+export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 
 const ids = (values: unknown[] | null) => (values === null ? null : values.map(Number));
 function normalize(row: SubscriptionRow): SubscriptionRow {
@@ -97,26 +84,11 @@ export async function selectSubscriptions(
   return rows.map(normalize);
 }
 
-export type SubscriptionChange = Partial<{
-  url: string;
-  topics: Topic[];
-  event_types: number[] | null;
-  facility_ids: EntityId[] | null;
-  description: string | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  secret_sealed: Buffer;
-  previous_secret_sealed: Buffer | null;
-  previous_secret_until: Date | null;
-  failing_since: Date | null;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  events_lo: number;
-  events_hi: number;
-  events_after_ms: number | null;
-  events_after_seq: number | null;
-  facts_txid: number;
-}>;
+/** What an update may change: everything but its identity, its owner and its times of record. */
+export type SubscriptionChange = Omit<
+  Updateable<WebhookSubscriptionsTable>,
+  'id' | 'account_id' | 'application_id' | 'created_at' | 'updated_at' | 'lease_until'
+>;
 
 export async function updateSubscription(
   db: Db,
@@ -148,8 +120,8 @@ export async function deleteSubscription(db: Db, id: EntityId, owner: Owner): Pr
  */
 export async function moveLane(
   trx: Db,
-  s: LaneSubscription,
-  to: Pick<LaneSubscription, 'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'>,
+  s: SubscriptionRow,
+  to: Pick<SubscriptionRow, 'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'>,
 ): Promise<boolean> {
   const { numAffectedRows } = await sql`
     update webhook_subscriptions
@@ -319,25 +291,26 @@ export async function countPending(db: Db, subscriptionId: EntityId): Promise<nu
   return rows[0]!.n;
 }
 
-/** Subscriptions whose lanes have work: a retry due, a lane left part-way, or facts past their position. */
-export async function dueLanes(db: Db, limit: number): Promise<EntityId[]> {
-  const { rows } = await sql<{ id: number }>`
-    select s.id from webhook_subscriptions s
-     where s.status = 'enabled' and (s.lease_until is null or s.lease_until < now())
-       and (s.next_attempt_at <= now()
-         or ('gateway.events' = any(s.topics)
-             and exists (select 1 from gateway_events e where e.account_id = s.account_id and e.txid > s.events_hi))
-         or ('command.status' = any(s.topics)
-             and exists (select 1 from commands c join facilities f on f.id = c.facility_id
-                          where f.account_id = s.account_id and c.settled_txid > s.facts_txid))
-         or ('facility.status' = any(s.topics)
-             and exists (select 1 from facility_status_changes x where x.account_id = s.account_id and x.txid > s.facts_txid))
-         or ('auction.status' = any(s.topics)
-             and exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
-                           join facilities f on f.id = a.facility_id join applications ap on ap.id = s.application_id
-                          where h.txid > s.facts_txid and f.guid = any(ap.facility_guids))))
-     order by s.next_attempt_at nulls last limit ${limit}`.execute(db);
-  return rows.map((r) => r.id);
+/** A lane the sweep looks at: enabled and not held, with its positions and whether a retry is due. */
+export type SweptLane = Pick<
+  SubscriptionRow,
+  'id' | 'account_id' | 'application_id' | 'topics' | 'events_hi' | 'facts_txid' | 'next_attempt_at'
+> & { retry_due: boolean };
+
+/** The lanes the sweep may work: enabled and not held by an instance (sources.ts asks which have facts past their positions). */
+export async function sweptLanes(db: Db): Promise<SweptLane[]> {
+  const { rows } = await sql<SweptLane>`
+    select id, account_id, application_id, topics, events_hi, facts_txid, next_attempt_at,
+           coalesce(next_attempt_at <= now(), false) as retry_due
+      from webhook_subscriptions
+     where status = 'enabled' and (lease_until is null or lease_until < now())`.execute(db);
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    account_id: r.account_id === null ? null : Number(r.account_id),
+    events_hi: Number(r.events_hi),
+    facts_txid: Number(r.facts_txid),
+  }));
 }
 
 /**

@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AccountPrincipal, PartnerPrincipal, Principal } from '../http/caller.ts';
+import { commitHorizon } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import { AppError, type FieldError, conflict, forbidden, notFound, validationFailed } from '../errors.ts';
-import { eventTypeInfo } from '../events/catalogue.ts';
-import { HORIZON_SQL } from '../events/query.ts';
+import { eventTypeInfo } from '../events/index.ts';
 import type { EntityId } from '../ids.ts';
 import { checkUrl, hostAllowed, defaultPort } from '../net/address.ts';
 import { FetchError, resolveVetted, systemLookup } from '../net/safe-fetch.ts';
@@ -92,8 +92,7 @@ const binding = (id: EntityId) => `webhook-subscription:${id}`;
 
 /** Every transaction at or below it has ended: a new lane starts there (it delivers what commits from now on). */
 export async function currentHorizon(db: Db): Promise<number> {
-  const { rows } = await sql<{ hi: string }>`${sql.raw(HORIZON_SQL)}`.execute(db);
-  return Number(rows[0]!.hi);
+  return commitHorizon(db);
 }
 
 /** The secrets a delivery is signed with: the current one, and the previous one while its overlap lasts. */

@@ -1,14 +1,15 @@
 // Table types of the push face (migration 0009), composed into Tables in src/db/tables.ts. The
-// lanes' SQL is hand-written (repository.ts, sources.ts); the types document the tables.
+// lanes' SQL is hand-written (repository.ts); the rows it reads are typed from these (one declaration).
 import type { Generated } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns.ts';
+import type { Topic } from './rules.ts';
 
 export interface WebhookSubscriptionsTable {
   id: Generated<number>;
   account_id: number | null;
   application_id: string | null;
   url: string;
-  topics: string[];
+  topics: Topic[];
   event_types: number[] | null;
   facility_ids: number[] | null;
   description: string | null;

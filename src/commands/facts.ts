@@ -1,0 +1,93 @@
+// The command queue's published facts (SPEC §6.4, topic command.status): a command acknowledged by
+// its controller or expired unacknowledged, by the transaction that settled it (settled_txid, set by
+// acknowledge.ts and retention.ts). Read below the commit horizon (src/db/horizon.ts) by whoever
+// composes facts — the push face's lanes and replays; the payload is the exact body they send.
+import { sql, type Selectable } from 'kysely';
+import type { CommittedFact } from '../db/horizon.ts';
+import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
+import type { CommandType } from './rules.ts';
+import type { CommandsTable } from './tables.ts';
+
+/** Whose facts: an account's, of some of its facilities (null: all), settled since a time (null: any). */
+export interface CommandFactScope {
+  accountId: EntityId;
+  facilityIds: readonly EntityId[] | null;
+  since: Date | null;
+}
+
+/** A command.status payload, as delivered (its keys in this order; one of acknowledgedAt / expiredAt). */
+export interface CommandStatusPayload {
+  commandId: string;
+  accountId: EntityId;
+  facilityId: EntityId;
+  sequence: number;
+  commandType: CommandType;
+  status: 'acknowledged' | 'expired';
+  createdAt: string;
+  acknowledgedAt?: string;
+  expiredAt?: string;
+}
+
+export type CommandStatusFact = CommittedFact<CommandStatusPayload>;
+
+type SettledRow = Pick<
+  Selectable<CommandsTable>,
+  'id' | 'facility_id' | 'sequence' | 'type' | 'created_at' | 'acknowledged_at' | 'expires_at'
+> & { txid: string | number };
+
+/**
+ * The account's commands settled by transactions after < txid <= upTo, in transaction order (then
+ * sequence), at most `limit`.
+ */
+export async function commandFactsSince(
+  db: Db,
+  after: number,
+  upTo: number,
+  scope: CommandFactScope,
+  limit: number,
+): Promise<CommandStatusFact[]> {
+  const facilities = scope.facilityIds;
+  const { rows } = await sql<SettledRow>`
+    select c.settled_txid as txid, c.id, c.facility_id, c.sequence, c.type, c.created_at, c.acknowledged_at, c.expires_at
+      from commands c join facilities f on f.id = c.facility_id
+     where f.account_id = ${scope.accountId}::int8 and c.settled_txid > ${after}::int8 and c.settled_txid <= ${upTo}::int8
+       and (${facilities}::int8[] is null or c.facility_id = any(${facilities}::int8[]))
+       and (${scope.since}::timestamptz is null or coalesce(c.acknowledged_at, c.expires_at) >= ${scope.since}::timestamptz)
+     order by c.settled_txid, c.sequence
+     limit ${limit}`.execute(db);
+  return rows.map((r) => {
+    const acknowledged = r.acknowledged_at !== null;
+    const at = r.acknowledged_at ?? r.expires_at;
+    return {
+      txid: Number(r.txid),
+      at,
+      data: {
+        commandId: r.id,
+        accountId: scope.accountId,
+        facilityId: r.facility_id,
+        sequence: r.sequence,
+        commandType: r.type,
+        status: acknowledged ? 'acknowledged' : 'expired',
+        createdAt: r.created_at.toISOString(),
+        [acknowledged ? 'acknowledgedAt' : 'expiredAt']: at.toISOString(),
+      },
+    };
+  });
+}
+
+/** For each (account, after): whether the account has commands settled by a transaction after it (a sweep's question). */
+export async function commandFactsAfter(
+  db: Db,
+  positions: readonly { accountId: EntityId; after: number }[],
+): Promise<boolean[]> {
+  if (positions.length === 0) return [];
+  const { rows } = await sql<{ i: string | number }>`
+    select p.i from unnest(${positions.map((p) => p.accountId)}::int8[], ${positions.map((p) => p.after)}::int8[])
+                    with ordinality as p(account_id, after, i)
+     where exists (select 1 from commands c join facilities f on f.id = c.facility_id
+                    where f.account_id = p.account_id and c.settled_txid > p.after)`.execute(db);
+  const found = new Array<boolean>(positions.length).fill(false);
+  for (const row of rows) found[Number(row.i) - 1] = true;
+  return found;
+}
