@@ -149,7 +149,7 @@ export async function buildApp(services: Services): Promise<App> {
         });
         await scope.register(gatewayRoutes, { events: services.events, commands: services.commands });
         await scope.register(eventRoutes, events);
-        await scope.register(pushRoutes, { services });
+        await scope.register(pushRoutes, { face: services.push });
         await scope.register(consoleRoutes);
       } else if (version === '2.0') {
         await scope.register(eventRoutesV2, events);

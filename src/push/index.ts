@@ -12,7 +12,7 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { SafeFetcher, WEBHOOK_ANSWER_MAX_BYTES } from '../net/safe-fetch.ts';
 import type { Sealer } from '../sealed.ts';
-import type { DeliveryDeps } from './deliveries.ts';
+import { type DeliveryDeps, listDeliveries, replay, retryDelivery } from './deliveries.ts';
 import { Dispatcher, type LaneInfo } from './dispatcher.ts';
 import { PUSH_JOBS, pushJobs } from './jobs.ts';
 import { workLane } from './lane.ts';
@@ -20,7 +20,18 @@ import { createPushMetrics } from './metrics.ts';
 import * as repo from './repository.ts';
 import { dueLanes, type PushFacts } from './sources.ts';
 import type { SubscriptionRow } from './repository.ts';
-import { secretsOf, type SubscriptionDeps } from './subscriptions.ts';
+import {
+  adminSubscriptionView,
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  rotateSecret,
+  secretsOf,
+  type SubscriptionDeps,
+  testSubscription,
+  updateSubscription,
+} from './subscriptions.ts';
 
 export interface PushDeps {
   database: Database;
@@ -50,17 +61,7 @@ export interface PushDeps {
   notifyDisabled: (trx: Db, subscription: SubscriptionRow, now: Date) => Promise<void>;
 }
 
-export interface Push {
-  subscriptions: SubscriptionDeps;
-  deliveries: DeliveryDeps;
-  /** An account's events (or command acknowledgements) committed: work its lanes. */
-  eventsStored(accountId: EntityId): void;
-  jobs: JobDefinition[];
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
-
-export async function createPush(deps: PushDeps): Promise<Push> {
+export async function createPush(deps: PushDeps) {
   const { database, config, logger } = deps;
   const { db } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
@@ -132,16 +133,43 @@ export async function createPush(deps: PushDeps): Promise<Push> {
       .catch(() => {})
       .then(() => dispatcher.kick(id));
   };
+  const subscriptions: SubscriptionDeps = {
+    db,
+    sealer: deps.sealer,
+    fetcher,
+    allowHosts: config.webhookAllowHosts,
+    kick,
+  };
+  const deliveries: DeliveryDeps = {
+    db,
+    facts: deps.facts,
+    retentionDays: config.eventRetentionDays,
+    pendingPerSubscription: config.webhookPendingPerSubscription,
+    kick,
+  };
+  const on =
+    <P, A extends unknown[], R>(parts: P, operation: (parts: P, ...args: A) => R) =>
+    (...args: A): R =>
+      operation(parts, ...args);
   return {
-    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.webhookAllowHosts, kick },
-    deliveries: {
-      db,
-      facts: deps.facts,
-      retentionDays: config.eventRetentionDays,
-      pendingPerSubscription: config.webhookPendingPerSubscription,
-      kick,
+    subscriptions,
+    deliveries,
+    createSubscription: on(subscriptions, createSubscription),
+    listSubscriptions: on(subscriptions, listSubscriptions),
+    getSubscription: on(subscriptions, getSubscription),
+    updateSubscription: on(subscriptions, updateSubscription),
+    deleteSubscription: on(subscriptions, deleteSubscription),
+    rotateSecret: on(subscriptions, rotateSecret),
+    testSubscription: on(subscriptions, testSubscription),
+    listDeliveries: on(deliveries, listDeliveries),
+    retryDelivery: on(deliveries, retryDelivery),
+    replay: on(deliveries, replay),
+    /** The operator's list of every subscription and its health (/admin/webhooks/subscriptions). */
+    async listAllSubscriptions(options: { afterId: EntityId | null; limit: number; failingOnly: boolean }) {
+      return (await repo.selectSubscriptions(db, null, options)).map(adminSubscriptionView);
     },
-    eventsStored(accountId) {
+    /** An account's events (or command acknowledgements) committed: work its lanes. */
+    eventsStored(accountId: EntityId) {
       for (const id of lanesOfAccount.get(accountId) ?? []) dispatcher.kick(id);
     },
     jobs: pushJobs({ db, logger, kick: (id) => dispatcher.kick(id) }),
@@ -157,3 +185,5 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     },
   };
 }
+
+export type Push = Awaited<ReturnType<typeof createPush>>;

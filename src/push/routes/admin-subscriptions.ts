@@ -3,18 +3,13 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { listDeliveries } from '../deliveries.ts';
-import { selectSubscriptions } from '../repository.ts';
+import type { Push } from '../index.ts';
 import { AdminSubscription, DeliveryPage, DeliveryQuery, ListQuery, SubscriptionParams } from '../schemas.ts';
-import { adminSubscriptionView } from '../subscriptions.ts';
 import { Refused } from '../../http/problem.ts';
 
 const tags = ['admin'];
 
-export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { db } = services.database;
-
+export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ face: Push }> = async (app, { face }) => {
   app.get(
     '/admin/webhooks/subscriptions',
     {
@@ -38,13 +33,11 @@ export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Serv
       },
     },
     async (request) =>
-      (
-        await selectSubscriptions(db, null, {
-          afterId: request.query.after ?? null,
-          limit: request.query.limit ?? 100,
-          failingOnly: request.query.failing ?? false,
-        })
-      ).map(adminSubscriptionView),
+      face.listAllSubscriptions({
+        afterId: request.query.after ?? null,
+        limit: request.query.limit ?? 100,
+        failingOnly: request.query.failing ?? false,
+      }),
   );
 
   app.get(
@@ -64,7 +57,7 @@ export const adminSubscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Serv
       },
     },
     async (request) =>
-      listDeliveries(services.push.deliveries, null, request.params.subscriptionId, {
+      face.listDeliveries(null, request.params.subscriptionId, {
         before: request.query.before ?? null,
         limit: request.query.limit ?? 50,
       }),

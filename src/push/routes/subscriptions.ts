@@ -4,8 +4,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../../http/caller.ts';
 import { scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
-import { listDeliveries, replay, retryDelivery } from '../deliveries.ts';
+import type { Push } from '../index.ts';
 import {
   CreatedSubscription,
   CreateSubscriptionBody,
@@ -27,22 +26,11 @@ import {
   TestDeliveryOutcome,
   UpdateSubscriptionBody,
 } from '../schemas.ts';
-import {
-  createSubscription,
-  deleteSubscription,
-  getSubscription,
-  listSubscriptions,
-  rotateSecret,
-  testSubscription,
-  updateSubscription,
-} from '../subscriptions.ts';
 
 const WEBHOOKS = scoped('webhooks');
 const BASE = '/webhooks/subscriptions';
 
-export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { subscriptions, deliveries } = services.push;
-
+export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ face: Push }> = async (app, { face }) => {
   app.post(
     BASE,
     {
@@ -60,8 +48,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await createSubscription(subscriptions, principalOf(request), request.body)),
+    async (request, reply) => reply.code(201).send(await face.createSubscription(principalOf(request), request.body)),
   );
 
   app.get(
@@ -79,7 +66,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       },
     },
     async (request) =>
-      listSubscriptions(subscriptions, principalOf(request), {
+      face.listSubscriptions(principalOf(request), {
         afterId: request.query.after ?? null,
         limit: request.query.limit ?? 100,
       }),
@@ -97,7 +84,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         response: { 200: Answer('The subscription and its health.', Subscription), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
-    async (request) => getSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
+    async (request) => face.getSubscription(principalOf(request), request.params.subscriptionId),
   );
 
   app.patch(
@@ -114,8 +101,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         response: { 200: Answer('The subscription as changed.', Subscription), 404: SUBSCRIPTION_NOT_FOUND },
       },
     },
-    async (request) =>
-      updateSubscription(subscriptions, principalOf(request), request.params.subscriptionId, request.body),
+    async (request) => face.updateSubscription(principalOf(request), request.params.subscriptionId, request.body),
   );
 
   app.delete(
@@ -131,7 +117,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       },
     },
     async (request, reply) => {
-      await deleteSubscription(subscriptions, principalOf(request), request.params.subscriptionId);
+      await face.deleteSubscription(principalOf(request), request.params.subscriptionId);
       return reply.code(204).send(null);
     },
   );
@@ -151,7 +137,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         },
       },
     },
-    async (request) => rotateSecret(subscriptions, principalOf(request), request.params.subscriptionId),
+    async (request) => face.rotateSecret(principalOf(request), request.params.subscriptionId),
   );
 
   app.post(
@@ -169,7 +155,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         },
       },
     },
-    async (request) => testSubscription(subscriptions, principalOf(request), request.params.subscriptionId),
+    async (request) => face.testSubscription(principalOf(request), request.params.subscriptionId),
   );
 
   app.get(
@@ -189,7 +175,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       },
     },
     async (request) =>
-      listDeliveries(deliveries, principalOf(request), request.params.subscriptionId, {
+      face.listDeliveries(principalOf(request), request.params.subscriptionId, {
         before: request.query.before ?? null,
         limit: request.query.limit ?? 50,
       }),
@@ -210,14 +196,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     async (request, reply) =>
       reply
         .code(202)
-        .send(
-          await retryDelivery(
-            deliveries,
-            principalOf(request),
-            request.params.subscriptionId,
-            request.params.deliveryId,
-          ),
-        ),
+        .send(await face.retryDelivery(principalOf(request), request.params.subscriptionId, request.params.deliveryId)),
   );
 
   app.post(
@@ -242,8 +221,6 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     async (request, reply) =>
       reply
         .code(202)
-        .send(
-          await replay(deliveries, principalOf(request), request.params.subscriptionId, new Date(request.body.since)),
-        ),
+        .send(await face.replay(principalOf(request), request.params.subscriptionId, new Date(request.body.since))),
   );
 };
