@@ -7,7 +7,8 @@ import { findFacility } from './tenancy/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
-import { auctionRoutes } from './auctions/routes/index.ts';
+import { auctionRoutes, mediaRoutes } from './auctions/routes/index.ts';
+import { supportRoutes } from './support/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
@@ -127,6 +128,10 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(authRoutes, { services });
         await scope.register(tenancyRoutes, { services });
         await scope.register(auctionRoutes, { services });
+        // The support room's /admin/notifications between the auction administration and /media: the
+        // order the OpenAPI document has always listed them in.
+        await scope.register(supportRoutes, { services });
+        await scope.register(mediaRoutes, { services });
         await scope.register(accessControlRoutes, { services });
         await scope.register(gatewayRoutes, { services });
         await scope.register(eventRoutes, { services });

@@ -14,6 +14,7 @@ import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
 import { createEvents, type Events } from './events/index.ts';
 import { createPush, type Push } from './push/index.ts';
+import { createSupport, type Support } from './support/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
 
 export interface Services {
@@ -30,6 +31,8 @@ export interface Services {
   accessControl: AccessControl;
   auctions: Auctions;
   push: Push;
+  /** Support notifications: raised by the faces, read by the console (src/support/). */
+  support: Support;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
   close(): Promise<void>;
 }
@@ -85,7 +88,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
       inBatchTransaction: [accessControl.controllerReported],
     });
     opened.push(() => events.close());
-    const auctions = createAuctions({ database, config, logger, jobs, metrics });
+    // Support notifications: the faces raise them through `support.raise`, each wording its own.
+    const support = createSupport({ database, config, logger, jobs });
+    opened.push(() => support.close());
+    const auctions = createAuctions({ database, config, logger, jobs, metrics, support });
     const push = await createPush({
       database,
       config,
@@ -93,22 +99,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       jobs,
       sealer: accessControl.vault.sealerFor('webhook secret'),
-      async notifyDisabled(trx, subscription, now) {
-        const owner =
-          subscription.account_id !== null
-            ? { accountId: subscription.account_id }
-            : { applicationId: subscription.application_id };
-        await auctions.raiseNotifications(trx, now, [
-          {
-            kind: 'WEBHOOK_DISABLED',
-            reason: 'FAILING',
-            message: `The webhook subscription ${subscription.id} (${subscription.url}) was disabled: its deliveries failed since ${subscription.failing_since?.toISOString()}. Last error: ${subscription.last_error}.`,
-            facilityId: null,
-            auctionId: null,
-            detail: { subscriptionId: subscription.id, url: subscription.url, owner },
-          },
-        ]);
-      },
+      raise: support.raise,
     });
     opened.push(() => push.close());
     // An account's events (and the acknowledgements they carry) committed here or on another
@@ -130,6 +121,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       accessControl,
       auctions,
       push,
+      support,
       async readiness() {
         // Well inside the request deadline, so that /availability always gives its own answer.
         const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
@@ -151,7 +143,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       close: closeOpened,
     };
     const starting = jobs
-      .start([...events.jobs, ...auctions.jobs, ...accessControl.jobs, ...push.jobs])
+      .start([...events.jobs, ...auctions.jobs, ...support.jobs, ...accessControl.jobs, ...push.jobs])
       .catch((error) => {
         // pg-boss installs its schema at its start: a role that may not is told what it needs.
         throw permissionRefusal(database.pool, error) ?? error;

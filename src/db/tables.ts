@@ -6,6 +6,7 @@ import type { AuctionsTables } from '../auctions/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
 import type { PushTables } from '../push/tables.ts';
+import type { SupportTables } from '../support/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { CreatedAt } from './columns.ts';
 
@@ -22,7 +23,8 @@ export interface Tables
     EventsTables,
     AuctionsTables,
     AccessControlTables,
-    PushTables {
+    PushTables,
+    SupportTables {
   gatehouse_migrations: GatehouseMigrationsTable;
 }
 

@@ -4,6 +4,8 @@
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
+import { CompiledQuery } from 'kysely';
+import type { Db } from '../db/tables.ts';
 
 export interface JobDefinition<T extends object = object> {
   name: string;
@@ -14,11 +16,27 @@ export interface JobDefinition<T extends object = object> {
   pollingIntervalSeconds?: number;
   /** Cron expression (UTC) for recurring jobs. */
   schedule?: string;
+  /**
+   * The names this job had before its folder changed (pg-boss persists queue names and schedules):
+   * at start each one's schedule is removed, and a queue of that name that still holds jobs (sent
+   * before the upgrade) is worked by this handler until it is empty; an empty one is deleted.
+   */
+  formerNames?: readonly string[];
 }
 
 /** Anything that can run SQL: the pool, or the client of an open transaction. */
 export interface SqlRunner {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** A pg-boss runner on the transaction's connection: jobs enqueued with it exist only if it commits. */
+export function sqlRunner(db: Db): SqlRunner {
+  return {
+    async query(text: string, values?: unknown[]) {
+      const result = await db.executeQuery(CompiledQuery.raw(text, values ?? []));
+      return { rows: result.rows as Record<string, unknown>[] };
+    },
+  };
 }
 
 export class JobQueue {
@@ -58,8 +76,25 @@ export class JobQueue {
         (jobs) => definition.handle(jobs),
       );
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule);
+      for (const former of definition.formerNames ?? []) await this.retire(former, definition);
     }
     this.running = true;
+  }
+
+  /** A job's former name: no schedule, and its queue worked while jobs sent under it remain, else deleted. */
+  private async retire(former: string, definition: JobDefinition): Promise<void> {
+    await this.boss.unschedule(former);
+    if (!(await this.boss.getQueue(former))) return;
+    if ((await this.boss.getQueueSize(former, { before: 'completed' })) === 0) {
+      await this.boss.deleteQueue(former);
+      return;
+    }
+    this.logger.info({ queue: former, now: definition.name }, 'jobs sent under a former name are worked under it');
+    await this.boss.work<object>(
+      former,
+      { batchSize: definition.batchSize ?? 50, pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 1 },
+      (jobs) => definition.handle(jobs),
+    );
   }
 
   get isRunning(): boolean {

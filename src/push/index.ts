@@ -11,15 +11,16 @@ import type { EntityId } from '../ids.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { SafeFetcher, WEBHOOK_ANSWER_MAX_BYTES } from '../net/safe-fetch.ts';
+import { WebhookSender } from '../net/webhook-sender.ts';
 import type { Sealer } from '../sealed.ts';
+import type { SupportRaise } from '../support/index.ts';
 import type { DeliveryDeps } from './deliveries.ts';
 import { Dispatcher, type LaneInfo } from './dispatcher.ts';
-import { PUSH_JOBS, pushJobs } from './jobs.ts';
+import { pushJobs, RETRY_JOB } from './jobs.ts';
 import { workLane } from './lane.ts';
 import { createPushMetrics } from './metrics.ts';
 import * as repo from './repository.ts';
-import type { SubscriptionRow } from './repository.ts';
+import { disabledNotification, retrySchedule } from './rules.ts';
 import { secretsOf, type SubscriptionDeps } from './subscriptions.ts';
 
 export interface PushDeps {
@@ -44,8 +45,11 @@ export interface PushDeps {
   jobs: JobQueue;
   /** The signing secrets' sealer (its key derived from the service's code key). */
   sealer: Sealer;
-  /** Raises the support notification of a subscription disabled for failing, in the transaction. */
-  notifyDisabled: (trx: Db, subscription: SubscriptionRow, now: Date) => Promise<void>;
+  /**
+   * The support room's one way in (handed in by the composition root): a subscription disabled for
+   * failing raises WEBHOOK_DISABLED, worded here (rules.ts: disabledNotification), in the transaction.
+   */
+  raise: SupportRaise;
 }
 
 export interface Push {
@@ -62,15 +66,12 @@ export async function createPush(deps: PushDeps): Promise<Push> {
   const { database, config, logger } = deps;
   const { db, pool } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
-  const fetcher = new SafeFetcher({
+  const sender = new WebhookSender({
     allowHosts: config.webhookAllowHosts,
     timeoutMs: config.webhookTimeoutMs,
     // A receiver that accepts and stalls is given up well before the whole limit (issue 23).
     connectTimeoutMs: config.webhookConnectTimeoutMs,
     firstByteTimeoutMs: config.webhookFirstByteTimeoutMs,
-    // What is read of a receiver's answer: the rest is cut.
-    maxBytes: WEBHOOK_ANSWER_MAX_BYTES,
-    maxRedirects: 0,
     userAgent: 'Gatehouse-Webhooks/1.0',
   });
   const cursorKey = await loadCursorKey(pool);
@@ -103,15 +104,17 @@ export async function createPush(deps: PushDeps): Promise<Push> {
         {
           db,
           pool,
-          fetcher,
+          sender,
           logger,
           cursorKey,
           cutoff: () => Date.now() - config.eventRetentionDays * 86_400_000,
           secretsOf: (s, now) => secretsOf(deps.sealer, s, now),
-          retryBaseMs: config.webhookRetryBaseMs,
+          retrySchedule: retrySchedule(config.webhookRetryBaseMs),
           timeoutMs: config.webhookTimeoutMs,
           disableAfterMs: config.webhookDisableAfterSeconds * 1000,
-          onDisabled: deps.notifyDisabled,
+          onDisabled: async (trx: Db, subscription, now) => {
+            await deps.raise(trx, now, [disabledNotification(subscription)]);
+          },
           onAttempt: (outcome, ms) => metrics.attempts.observe({ outcome }, ms / 1000),
         },
         id,
@@ -123,7 +126,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
       return repo.dueLanes(db, 1000);
     },
     async scheduleRetry(id, at) {
-      await deps.jobs.send(PUSH_JOBS.retry, { subscriptionId: id }, { startAfter: at });
+      await deps.jobs.send(RETRY_JOB, { subscriptionId: id }, { startAfter: at });
     },
   });
   const kick = (id: EntityId) => {
@@ -134,7 +137,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
       .then(() => dispatcher.kick(id));
   };
   return {
-    subscriptions: { db, sealer: deps.sealer, fetcher, allowHosts: config.webhookAllowHosts, kick },
+    subscriptions: { db, sealer: deps.sealer, sender, allowHosts: config.webhookAllowHosts, kick },
     deliveries: {
       db,
       retentionDays: config.eventRetentionDays,
@@ -153,7 +156,7 @@ export async function createPush(deps: PushDeps): Promise<Push> {
     },
     async close() {
       await dispatcher.close();
-      await fetcher.close();
+      await sender.close();
     },
   };
 }

@@ -91,7 +91,7 @@ describe('support notifications', () => {
       'not logged',
     );
 
-    const delivered = await t.services.auctions.deliverDueNotifications();
+    const delivered = await t.services.support.deliverDue();
     assert.ok(delivered.delivered >= 1);
     const sent = hook.received.filter((h) => h.body.id === group.id);
     assert.equal(sent.length, 1);
@@ -115,7 +115,7 @@ describe('support notifications', () => {
   });
 
   it('retries a failed webhook delivery with back-off, then gives up and says so', async () => {
-    const { deliverDueNotifications } = t.services.auctions;
+    const deliverDueNotifications = t.services.support.deliverDue;
     await deliverDueNotifications(); // nothing left over from other tests
     const p = await setupPartner(t);
     const id = envelopeOf(await createList(t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]

@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { LogCapture, startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -53,7 +52,7 @@ after(async () => {
 });
 
 const { deliverDueNotifications, fetchDueImages } = {
-  deliverDueNotifications: (now?: Date) => t.services.auctions.deliverDueNotifications(now),
+  deliverDueNotifications: (now?: Date) => t.services.support.deliverDue(now),
   fetchDueImages: (now?: Date) => t.services.auctions.fetchDueImages(now),
 };
 
@@ -180,10 +179,9 @@ describe('support notifications are grouped while open', () => {
   it('two transactions raising for one facility at once make one group', async () => {
     const p = await setupPartner(t);
     const db = t.services.database.db;
-    const deps = { config: t.config, queue: t.services.jobs };
     const raise = (i: number) =>
       db.transaction().execute(async (trx) => {
-        const raised = await raiseNotifications(deps, trx, new Date(), [
+        const raised = await t.services.support.raise(trx, new Date(), [
           {
             kind: 'IMAGE_FETCH_FAILED',
             reason: 'HTTP_STATUS',
@@ -207,7 +205,6 @@ describe('support notifications are grouped while open', () => {
 
   it('keeps the first 100 occurrences and counts them all', async () => {
     const p = await setupPartner(t);
-    const deps = { config: t.config, queue: t.services.jobs };
     const occurrence = (i: number) => ({
       kind: 'IMAGE_FETCH_FAILED' as const,
       reason: 'HTTP_STATUS',
@@ -218,16 +215,14 @@ describe('support notifications are grouped while open', () => {
     });
     const db = t.services.database.db;
     await db.transaction().execute((trx) =>
-      raiseNotifications(
-        deps,
+      t.services.support.raise(
         trx,
         new Date(),
         Array.from({ length: 70 }, (_, i) => occurrence(i)),
       ),
     );
     await db.transaction().execute((trx) =>
-      raiseNotifications(
-        deps,
+      t.services.support.raise(
         trx,
         new Date(),
         Array.from({ length: 70 }, (_, i) => occurrence(70 + i)),
@@ -284,7 +279,6 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('a notification without a facility groups by what stands for one (job queue, webhook subscription)', async () => {
-    const deps = { config: t.config, queue: t.services.jobs };
     const db = t.services.database.db;
     const disabled = (subscriptionId: string) => ({
       kind: 'WEBHOOK_DISABLED' as const,
@@ -296,10 +290,10 @@ describe('support notifications are grouped while open', () => {
     });
     const [a, b, a2] = await db
       .transaction()
-      .execute((trx) => raiseNotifications(deps, trx, new Date(), [disabled('sub-a'), disabled('sub-b')]))
+      .execute((trx) => t.services.support.raise(trx, new Date(), [disabled('sub-a'), disabled('sub-b')]))
       .then(async (first) => [
         ...first,
-        ...(await db.transaction().execute((trx) => raiseNotifications(deps, trx, new Date(), [disabled('sub-a')]))),
+        ...(await db.transaction().execute((trx) => t.services.support.raise(trx, new Date(), [disabled('sub-a')]))),
       ]);
     assert.notEqual(a!.id, b!.id);
     assert.deepEqual([a2!.id, a2!.count], [a!.id, 2]);

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { BrowserContext } from 'playwright-core';
-import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
@@ -45,10 +44,8 @@ it('support sees grouped notifications with their count, resolves a Pending char
     ).data.results,
   );
   // Twenty images of the other facility that could not be had: one notification counts them.
-  const deps = { config: t.config, queue: t.services.jobs };
   await t.services.database.db.transaction().execute((trx) =>
-    raiseNotifications(
-      deps,
+    t.services.support.raise(
       trx,
       new Date(),
       Array.from({ length: 20 }, (_, i) => ({

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { BrowserContext } from 'playwright-core';
-import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { signIn, startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/harness.ts';
@@ -96,8 +95,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   const queue: Awaited<ReturnType<typeof facility>>[] = [];
   for (let i = 1; i <= 24; i++) queue.push(await facility(`Queue ${String(i).padStart(2, '0')}`, 'Europe/Berlin'));
   await db.transaction().execute((trx) =>
-    raiseNotifications(
-      { config: t.config, queue: t.services.jobs },
+    t.services.support.raise(
       trx,
       new Date(),
       queue.flatMap((f, i) =>
