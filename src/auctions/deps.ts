@@ -12,7 +12,7 @@ import type { AuctionMetrics } from './metrics.ts';
 export interface AuctionDeps {
   db: Db;
   config: Pick<Config, 'auctionRecreateWaitMinutes' | 'imageFetchAllowHosts'>;
-  /** Sends the face's wake-up jobs (in a transaction, with its runner: see wake-ups.ts). */
+  /** Sends the face's wake-up jobs (in a transaction, with its runner: see jobs.ts). */
   queue: Pick<JobQueue, 'send'>;
   logger: Logger;
   /** Where fetched images are kept (filesystem or S3). */
