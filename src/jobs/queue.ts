@@ -19,7 +19,8 @@ export interface JobDefinition<T extends object = object> {
   /**
    * The names this job had before its folder changed (pg-boss persists queue names and schedules):
    * at start each one's schedule is removed, and a queue of that name that still holds jobs (sent
-   * before the upgrade) is worked by this handler until it is empty; an empty one is deleted.
+   * before the upgrade, or by the old schedule's last tick as the queue started) is worked by this
+   * handler. An empty one is left as it is (no worker): deleting a queue is pg-boss's riskiest call.
    */
   formerNames?: readonly string[];
 }
@@ -68,6 +69,17 @@ export class JobQueue {
   /** Starts the queue; a supervising queue also works the given definitions and their schedules. */
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
+    try {
+      await this.work(definitions);
+    } catch (error) {
+      // Not running, so stop() would leave it: pg-boss's timers would keep the process alive.
+      await this.boss.stop({ graceful: false, wait: true, close: false }).catch(() => {});
+      throw error;
+    }
+    this.running = true;
+  }
+
+  private async work(definitions: readonly JobDefinition[]): Promise<void> {
     for (const definition of this.supervise ? definitions : []) {
       await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
       await this.boss.work<object>(
@@ -78,17 +90,13 @@ export class JobQueue {
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule);
       for (const former of definition.formerNames ?? []) await this.retire(former, definition);
     }
-    this.running = true;
   }
 
-  /** A job's former name: no schedule, and its queue worked while jobs sent under it remain, else deleted. */
+  /** A job's former name: no schedule, and its queue worked while jobs sent under it remain. */
   private async retire(former: string, definition: JobDefinition): Promise<void> {
     await this.boss.unschedule(former);
     if (!(await this.boss.getQueue(former))) return;
-    if ((await this.boss.getQueueSize(former, { before: 'completed' })) === 0) {
-      await this.boss.deleteQueue(former);
-      return;
-    }
+    if ((await this.boss.getQueueSize(former, { before: 'completed' })) === 0) return;
     this.logger.info({ queue: former, now: definition.name }, 'jobs sent under a former name are worked under it');
     await this.boss.work<object>(
       former,

@@ -19,7 +19,7 @@ export function supportJobs(work: { deliverDue(): Promise<unknown> }): JobDefini
     {
       name: DELIVER_NOTIFICATIONS_JOB,
       // Before issue 24 the auctions face owned this job: wake-ups sent under that name before an
-      // upgrade are worked too (jobs/queue.ts), and the old queue goes once it is empty.
+      // upgrade are worked too, and its schedule, had it one, is removed (jobs/queue.ts).
       formerNames: ['auctions.deliver-notifications'],
       // A failed run (the database unreachable, say) is retried; the next minute's run takes over after that.
       queue: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 15 * 60 },
