@@ -7,8 +7,9 @@ import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
 import { adminActionGroupRoutes, facilityStatusRoutes } from './facility-status/routes/index.ts';
-import { auctionRoutes } from './auctions/routes/index.ts';
+import { auctionRoutes, mediaRoutes } from './auctions/routes/index.ts';
 import { commandRoutes } from './commands/routes/index.ts';
+import { supportRoutes } from './support/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
@@ -130,6 +131,10 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(authRoutes, { face: services.auth });
         await scope.register(tenancyRoutes, { face: services.tenancy });
         await scope.register(auctionRoutes, { services });
+        // The support room's /admin/notifications between the auction administration and /media: the
+        // order the OpenAPI document has always listed them in.
+        await scope.register(supportRoutes, { face: services.support });
+        await scope.register(mediaRoutes, { services });
         // The PMS API: access control's routes and, in its scope, those of the faces that share it.
         const facilityStatus = { face: services.facilityStatus };
         const commands = { face: services.commands };

@@ -16,6 +16,7 @@ import { createCommands, type Commands } from './commands/index.ts';
 import { createEvents, type Events } from './events/index.ts';
 import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
+import { createSupport, type Support } from './support/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
 import { createTenancy, type Tenancy } from './tenancy/index.ts';
 
@@ -36,6 +37,8 @@ export interface Services {
   facilityStatus: FacilityStatus;
   auctions: Auctions;
   push: Push;
+  /** Support notifications: raised by the faces, read by the console (src/support/). */
+  support: Support;
   readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
   close(): Promise<void>;
 }
@@ -114,7 +117,10 @@ export async function startServices(config: Config, logger: pino.Logger, options
       inBatchTransaction: [commands.acknowledgeReceived, facilityStatus.controllerReported],
     });
     opened.push(() => events.close());
-    const auctions = createAuctions({ database, config, logger, jobs, metrics });
+    // Support notifications: the faces raise them through `support.raise`, each wording its own.
+    const support = createSupport({ database, config, logger, jobs });
+    opened.push(() => support.close());
+    const auctions = createAuctions({ database, config, logger, jobs, metrics, support });
     const push = await createPush({
       database,
       config,
@@ -129,22 +135,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
         auctions: auctions.facts,
         events: events.facts,
       },
-      async notifyDisabled(trx, subscription, now) {
-        const owner =
-          subscription.account_id !== null
-            ? { accountId: subscription.account_id }
-            : { applicationId: subscription.application_id };
-        await auctions.raiseNotifications(trx, now, [
-          {
-            kind: 'WEBHOOK_DISABLED',
-            reason: 'FAILING',
-            message: `The webhook subscription ${subscription.id} (${subscription.url}) was disabled: its deliveries failed since ${subscription.failing_since?.toISOString()}. Last error: ${subscription.last_error}.`,
-            facilityId: null,
-            auctionId: null,
-            detail: { subscriptionId: subscription.id, url: subscription.url, owner },
-          },
-        ]);
-      },
+      raise: support.raise,
     });
     opened.push(() => push.close());
     // An account's events (and the acknowledgements they carry) committed here or on another
@@ -169,6 +160,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       facilityStatus,
       auctions,
       push,
+      support,
       async readiness() {
         // Well inside the request deadline, so that /availability always gives its own answer.
         const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
@@ -190,7 +182,14 @@ export async function startServices(config: Config, logger: pino.Logger, options
       close: closeOpened,
     };
     const starting = jobs
-      .start([...events.jobs, ...auctions.jobs, ...commands.jobs, ...facilityStatus.jobs, ...push.jobs])
+      .start([
+        ...events.jobs,
+        ...auctions.jobs,
+        ...support.jobs,
+        ...commands.jobs,
+        ...facilityStatus.jobs,
+        ...push.jobs,
+      ])
       .catch((error) => {
         // pg-boss installs its schema at its start: a role that may not is told what it needs.
         throw permissionRefusal(database.pool, error) ?? error;

@@ -96,6 +96,43 @@ describe('one anatomy for every face', () => {
       assert.ok(folders.includes(owner), `job ${name}: no folder src/${owner}/`);
     }
   });
+
+  it('job names are declared one way: `export const <VERB_NOUN>_JOB = "<folder>.<verb-noun>"` in the folder’s jobs.ts, and written nowhere else', () => {
+    const declared = new Map<string, string>();
+    for (const folder of folders) {
+      assert.ok(!exists(folder, 'job-names.ts'), `src/${folder}/job-names.ts: job names belong in jobs.ts`);
+      if (!exists(folder, 'jobs.ts')) continue;
+      const text = fs.readFileSync(path.join(src, folder, 'jobs.ts'), 'utf8');
+      const constants = [...text.matchAll(/^export const (\w+_JOB) = '([^']+)';$/gm)];
+      assert.ok(constants.length > 0, `src/${folder}/jobs.ts declares no <VERB_NOUN>_JOB constant`);
+      for (const [, constant, name] of constants) {
+        const [owner, verbNoun] = name!.split('.');
+        assert.equal(owner, folder, `${constant} = '${name}': a job of src/${folder}/ is named ${folder}.<verb-noun>`);
+        assert.equal(constant, `${verbNoun!.toUpperCase().replaceAll('-', '_')}_JOB`, `the constant of '${name}'`);
+        declared.set(name!, `${folder}/jobs.ts`);
+      }
+      // No other form of declaring names (an object of names, a bare constant).
+      const otherNames = [
+        ...text.matchAll(/^(?!export const \w+_JOB = )(?!\s*formerNames:).*['"]([a-z-]+\.[a-z-]+)['"]/gm),
+      ];
+      assert.deepEqual(
+        otherNames.map((m) => m[1]),
+        [],
+        `src/${folder}/jobs.ts writes job names outside its _JOB constants`,
+      );
+    }
+    for (const file of modulesUnder(src)) {
+      const relative = path.relative(src, file);
+      const text = fs.readFileSync(file, 'utf8');
+      for (const [name, home] of declared) {
+        if (relative !== home)
+          assert.ok(
+            !text.includes(`'${name}'`),
+            `${relative} writes the job name '${name}': use its constant from ${home}`,
+          );
+      }
+    }
+  });
 });
 
 describe('faces meet only at their front door', () => {

@@ -6,15 +6,15 @@ import type { AuctionDeps } from './deps.ts';
 import { changeUnderLock } from './facility-lock.ts';
 import { replaceImages } from './images-repository.ts';
 import type { UnitRecord } from './model.ts';
-import { resolveAuctionNotifications } from './notifications.ts';
 import { getAuction } from './reads.ts';
 import * as repo from './repository.ts';
 import { pendingReasons, validateAmendedRecord } from './validation.ts';
 import type { AuctionView } from './views.ts';
-import { wakeForAuctions } from './wake-ups.ts';
+import { wakeForAuctions } from './jobs.ts';
+import { leftPending } from './left-pending.ts';
 
 export async function amendPending(
-  deps: Pick<AuctionDeps, 'db' | 'config' | 'queue'>,
+  deps: Pick<AuctionDeps, 'db' | 'config' | 'queue' | 'support'>,
   actor: string,
   auctionId: string,
   patch: Record<string, unknown>,
@@ -45,7 +45,7 @@ export async function amendPending(
       changedType && Object.keys(patch).every((k) => k === 'auctionType') ? 'TYPE_CHANGED' : 'RECORD_COMPLETED';
     if (reasons.length === 0) {
       await repo.transitionAuctions(trx, [row.id], 'activate', { actor, reason: why, now });
-      await resolveAuctionNotifications(trx, [row.id], now, actor, 'ACTIVATED');
+      await leftPending(deps, trx, [row.id], { now, actor }, 'ACTIVATED');
       await wakeForAuctions(deps.queue, trx, imagesChanged, [{ status: 'Active', endsAt: next.endsAt }]);
     } else {
       const note = `still pending: ${reasons.join(', ')}`;

@@ -7,7 +7,7 @@ import { recreateWaitMs, type AuctionDeps } from './deps.ts';
 import { EnvelopeError } from './envelope.ts';
 import { changeUnderLock } from './facility-lock.ts';
 import type { AuctionStatus } from './model.ts';
-import { resolveAuctionNotifications } from './notifications.ts';
+import { leftPending } from './left-pending.ts';
 import { invalidBody, partnerActor, partnerFacilityToWrite } from './partner.ts';
 import { getAuction } from './reads.ts';
 import * as repo from './repository.ts';
@@ -19,6 +19,7 @@ import type { AuctionView } from './views.ts';
  * caller's transaction: the status change with its history, and their Pending notifications resolved.
  */
 export async function applyCancel(
+  deps: Pick<AuctionDeps, 'support'>,
   trx: Db,
   auctionIds: string[],
   trigger: 'cancel' | 'withdraw',
@@ -26,7 +27,7 @@ export async function applyCancel(
 ): Promise<void> {
   if (auctionIds.length === 0) return;
   await repo.transitionAuctions(trx, auctionIds, trigger, change);
-  await resolveAuctionNotifications(trx, auctionIds, change.now, change.actor, 'CANCELLED');
+  await leftPending(deps, trx, auctionIds, change, 'CANCELLED');
 }
 
 export interface CancelAnswer {
@@ -40,7 +41,7 @@ export interface CancelAnswer {
 
 /** A partner cancels the auction of one unit: acknowledged, or refused as a whole. */
 export async function cancelAuction(
-  deps: Pick<AuctionDeps, 'db' | 'config'>,
+  deps: Pick<AuctionDeps, 'db' | 'config' | 'support'>,
   partner: PartnerPrincipal,
   body: unknown,
 ): Promise<CancelAnswer> {
@@ -85,14 +86,14 @@ export async function cancelAuction(
         closedAt: auction.closed_at?.toISOString() ?? null,
       });
     }
-    await applyCancel(trx, [auction.id], 'cancel', { actor, reason: 'CANCEL_REQUESTED', note: reason, now });
+    await applyCancel(deps, trx, [auction.id], 'cancel', { actor, reason: 'CANCEL_REQUESTED', note: reason, now });
     return { ...state(now), status: 'Cancelled' as const };
   });
 }
 
 /** Support cancels an open auction. */
 export async function cancelBySupport(
-  deps: Pick<AuctionDeps, 'db' | 'config'>,
+  deps: Pick<AuctionDeps, 'db' | 'config' | 'support'>,
   actor: string,
   auctionId: string,
   note: string | null,
@@ -101,7 +102,7 @@ export async function cancelBySupport(
     if (row.status !== 'Pending' && row.status !== 'Active') {
       throw new AppError(409, 'AUCTION_NOT_OPEN', `The auction is already ${row.status}.`);
     }
-    await applyCancel(trx, [row.id], 'cancel', { actor, reason: 'CANCELLED_BY_SUPPORT', note, now });
+    await applyCancel(deps, trx, [row.id], 'cancel', { actor, reason: 'CANCELLED_BY_SUPPORT', note, now });
   });
   return getAuction(deps, auctionId);
 }

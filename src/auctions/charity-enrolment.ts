@@ -5,9 +5,9 @@ import { notFound } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';
 import type { AuctionDeps } from './deps.ts';
 import type { PendingReason } from './model.ts';
-import { resolveAuctionNotifications } from './notifications.ts';
 import * as repo from './repository.ts';
-import { wakeForAuctions } from './wake-ups.ts';
+import { wakeForAuctions } from './jobs.ts';
+import { leftPending } from './left-pending.ts';
 
 export interface Enrolment {
   facilityId: EntityId;
@@ -20,7 +20,7 @@ export interface Enrolment {
 }
 
 export async function setCharityEnrolment(
-  deps: Pick<AuctionDeps, 'db' | 'queue'>,
+  deps: Pick<AuctionDeps, 'db' | 'queue' | 'support'>,
   actor: string,
   facilityId: EntityId,
   enrolled: boolean,
@@ -38,7 +38,7 @@ export async function setCharityEnrolment(
       for (const a of held)
         (a.pending_reasons.every((r) => r === 'CHARITY_NOT_ENROLLED') ? activated : stillPending).push(a.id);
       await repo.transitionAuctions(trx, activated, 'activate', { actor, reason: 'CHARITY_ENROLLED', now });
-      await resolveAuctionNotifications(trx, activated, now, actor, 'ACTIVATED');
+      await leftPending(deps, trx, activated, { now, actor }, 'ACTIVATED');
       for (const id of stillPending) {
         const row = held.find((h) => h.id === id)!;
         const reasons = row.pending_reasons.filter((r) => r !== 'CHARITY_NOT_ENROLLED') as PendingReason[];

@@ -10,10 +10,9 @@ import type { Metadata } from 'sharp';
 import { FetchError } from '../net/safe-fetch.ts';
 import type { AuctionDeps } from './deps.ts';
 import * as repo from './images-repository.ts';
-import { LIMITS } from './model.ts';
-import { logNotifications, raiseNotifications } from './notifications.ts';
-import { IMAGE_RETRY_SECONDS, retryDelayMs } from './retry.ts';
-import { wake } from './wake-ups.ts';
+import { retryDelayMs } from '../net/retry.ts';
+import { FETCH_IMAGES_JOB, wake } from './jobs.ts';
+import { IMAGE_RETRY, LIMITS } from './model.ts';
 
 export const IMAGE_TYPES: Record<string, string> = {
   'image/jpeg': 'jpg',
@@ -85,7 +84,7 @@ export interface RunResult {
   failed: number;
 }
 
-type ImageDeps = Pick<AuctionDeps, 'db' | 'config' | 'queue' | 'logger' | 'blobs' | 'fetcher'>;
+type ImageDeps = Pick<AuctionDeps, 'db' | 'config' | 'queue' | 'logger' | 'blobs' | 'fetcher' | 'support'>;
 
 /**
  * Fetches the images that are due at `now`, CONCURRENCY at a time, until none is left or the
@@ -112,11 +111,11 @@ export async function fetchDueImages(deps: ImageDeps, now: Date = new Date(), bu
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claims.length) }, worker));
     if (Date.now() - started > budgetMs) {
-      await wake(deps.queue, 'fetchImages');
+      await wake(deps.queue, FETCH_IMAGES_JOB);
       break;
     }
   }
-  if (nextRetry) await wake(deps.queue, 'fetchImages', { at: nextRetry });
+  if (nextRetry) await wake(deps.queue, FETCH_IMAGES_JOB, { at: nextRetry });
   return result;
 }
 
@@ -142,7 +141,7 @@ async function fetchImage(
     }
     const text = `${code}: ${message}`;
     if (retryable && claim.attempts < LIMITS.imageAttempts) {
-      const at = new Date(now.getTime() + retryDelayMs(IMAGE_RETRY_SECONDS, claim.attempts));
+      const at = new Date(now.getTime() + retryDelayMs(IMAGE_RETRY, claim.attempts));
       await repo.recordImageOutcome(deps.db, claim, { status: 'pending', error: text, nextAttemptAt: at });
       return { kind: 'retried', at };
     }
@@ -150,7 +149,7 @@ async function fetchImage(
       await repo.recordImageOutcome(trx, claim, { status: 'failed', error: text });
       const attempts = `${claim.attempts} attempt${claim.attempts === 1 ? '' : 's'}`;
       const where = `the auction of unit ${claim.unit_id} (facility ${claim.guid ?? claim.facility_id})`;
-      return raiseNotifications(deps, trx, new Date(), [
+      return deps.support.raise(trx, new Date(), [
         {
           kind: 'IMAGE_FETCH_FAILED',
           reason: code,
@@ -168,7 +167,7 @@ async function fetchImage(
         },
       ]);
     });
-    logNotifications(deps.logger, created);
+    deps.support.logRaised(created);
     return { kind: 'failed' };
   }
 }

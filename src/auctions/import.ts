@@ -9,12 +9,12 @@ import { recreateWaitMs, type AuctionDeps } from './deps.ts';
 import { EnvelopeError, envelope, type EnvelopeMessage } from './envelope.ts';
 import { insertImages } from './images-repository.ts';
 import type { ActivationField, AuctionStatus, AuctionType, PendingReason, UnitRecord, ValidRecord } from './model.ts';
-import { logNotifications, raiseNotifications, type NewNotification, type NotificationView } from './notifications.ts';
+import type { NewNotification, NotificationView } from '../support/index.ts';
 import { facilityNotFound, invalidBody, partnerActor, partnerFacilityToWrite } from './partner.ts';
 import { planSync, type PlannedUnit, type SyncPlan } from './plan.ts';
 import * as repo from './repository.ts';
 import { missingForActivation, validateCreateRequest } from './validation.ts';
-import { wakeForAuctions } from './wake-ups.ts';
+import { wakeForAuctions } from './jobs.ts';
 
 export interface ImportResult {
   status: number;
@@ -42,7 +42,7 @@ export interface ImportInput {
   idempotencyKey: string | null;
 }
 
-type ImportDeps = Pick<AuctionDeps, 'db' | 'config' | 'queue' | 'logger' | 'metrics'>;
+type ImportDeps = Pick<AuctionDeps, 'db' | 'config' | 'queue' | 'logger' | 'metrics' | 'support'>;
 
 export async function importFullList(
   deps: ImportDeps,
@@ -124,7 +124,7 @@ export async function importFullList(
     }
     return { status: 200, body, replayed: false, notifications, applied: input.dryRun ? null : plan.summary };
   });
-  logNotifications(deps.logger, outcome.notifications);
+  deps.support.logRaised(outcome.notifications);
   if (outcome.applied) {
     for (const [unitOutcome, count] of Object.entries(outcome.applied))
       deps.metrics.imports.inc({ outcome: unitOutcome }, count);
@@ -201,10 +201,9 @@ async function applyPlan(
     a.record.imageUrls.map((sourceUrl, position) => ({ auctionId: a.id, position, sourceUrl })),
   );
   await insertImages(trx, now, images);
-  await applyCancel(trx, removed, 'withdraw', { actor, reason: 'REMOVED_FROM_LIST', now });
+  await applyCancel(deps, trx, removed, 'withdraw', { actor, reason: 'REMOVED_FROM_LIST', now });
   const pending = created.filter((a) => a.status === 'Pending');
-  const notifications = await raiseNotifications(
-    deps,
+  const notifications = await deps.support.raise(
     trx,
     now,
     pending.map((a) => pendingNotification(facility, a.id, a.record, a.pendingReasons)),

@@ -4,8 +4,11 @@
 //
 //   partner (/api/3)   import.ts (full list: plan + apply), cancel.ts, reads.ts
 //   support, market    amend.ts (type change, completion), cancel.ts, closing.ts (sale, end),
-//                      charity-enrolment.ts, notifications.ts, reads.ts
-//   background         images.ts, deliver-notifications.ts, closing.ts — as jobs.ts defines them
+//                      charity-enrolment.ts, reads.ts
+//   background         images.ts, closing.ts — as jobs.ts defines them
+//
+// Support notifications are the support room's (src/support/): the face raises its kinds through
+// the `support` operations the composition root hands it, wording each itself.
 import { createBlobStore } from '../blobs/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -17,25 +20,19 @@ import { amendPending } from './amend.ts';
 import { cancelAuction, cancelBySupport } from './cancel.ts';
 import { setCharityEnrolment } from './charity-enrolment.ts';
 import { closeEnded, reportSale } from './closing.ts';
-import { deliverDueNotifications } from './deliver-notifications.ts';
 import type { AuctionDeps } from './deps.ts';
 import { type AuctionFactScope, auctionFactsSince, auctionFactsAfter } from './facts.ts';
 import { fetchDueImages } from './images.ts';
 import { importFullList } from './import.ts';
-import { raiseNotifications } from './notifications.ts';
 import { auctionJobs } from './jobs.ts';
 import { findStoredImage, readStoredImage } from './media.ts';
 import { createAuctionMetrics } from './metrics.ts';
 import { LIMITS } from './model.ts';
-import { listNotifications, resolveNotification } from './notifications.ts';
 import { getAuction, getAuctionForPartner, listAllAuctions, listAuctionsForPartner } from './reads.ts';
 
 export type { AuctionDeps } from './deps.ts';
 export type { AuctionFactScope, AuctionStatusFact, AuctionStatusPayload } from './facts.ts';
 export type { ImportResult } from './import.ts';
-export type { NewNotification, NotificationKind, NotificationView } from './notifications.ts';
-// For other faces that notify support in their own transaction (push: WEBHOOK_DISABLED).
-export { logNotifications, raiseNotifications } from './notifications.ts';
 export type { AuctionView } from './views.ts';
 
 export interface AuctionsDeps {
@@ -44,17 +41,11 @@ export interface AuctionsDeps {
   logger: Logger;
   jobs: JobQueue;
   metrics: Metrics;
+  /** The support room's operations the face raises and settles through (handed in by src/services.ts). */
+  support: AuctionDeps['support'];
 }
 
-export function createAuctions({ database, config, logger, jobs, metrics }: AuctionsDeps) {
-  if (config.supportWebhookUrl && !config.supportWebhookSecret) {
-    // Sent unsigned rather than refused: a deployment that set the URL before signing existed keeps
-    // its notifications; the warning says how to sign them.
-    logger.warn(
-      'SUPPORT_WEBHOOK_URL is set without SUPPORT_WEBHOOK_SECRET: support notifications are sent unsigned; ' +
-        'set SUPPORT_WEBHOOK_SECRET (whsec_… base64) so that the receiver can verify them',
-    );
-  }
+export function createAuctions({ database, config, logger, jobs, metrics, support }: AuctionsDeps) {
   const deps: AuctionDeps = {
     db: database.db,
     config,
@@ -70,6 +61,7 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
       userAgent: 'Gatehouse-ImageFetcher/1.0',
     }),
     metrics: createAuctionMetrics(metrics.registry),
+    support,
   };
   /** The operation, with the face's parts given. */
   const bind =
@@ -89,17 +81,12 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     amendPending: bind(amendPending),
     cancelBySupport: bind(cancelBySupport),
     setCharityEnrolment: bind(setCharityEnrolment),
-    listNotifications: bind(listNotifications),
-    resolveNotification: bind(resolveNotification),
     // Stored images (/media).
     findStoredImage: bind(findStoredImage),
     readStoredImage: bind(readStoredImage),
     // What the jobs run (also run by tests at a chosen time).
     closeEnded: bind(closeEnded),
     fetchDueImages: bind(fetchDueImages),
-    deliverDueNotifications: bind(deliverDueNotifications),
-    /** Other faces raise support notifications in their own transactions (push: a subscription disabled). */
-    raiseNotifications: bind(raiseNotifications),
     /** Its published facts (auction.status): history recorded after < txid <= upTo, for push. */
     facts: {
       factsSince: (after: number, upTo: number, scope: AuctionFactScope, limit: number) =>
@@ -110,7 +97,7 @@ export function createAuctions({ database, config, logger, jobs, metrics }: Auct
     blobs: deps.blobs,
     metrics: deps.metrics,
     /** The face's background jobs, worked by the server's queue. */
-    jobs: auctionJobs(deps),
+    jobs: auctionJobs(deps, { fetchDueImages: () => fetchDueImages(deps), closeEnded: () => closeEnded(deps) }),
   };
 }
 

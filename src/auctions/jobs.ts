@@ -1,20 +1,50 @@
-// Background jobs of the auctions face (names in job-names.ts). The fetch and delivery jobs are
-// wake-ups (wake-ups.ts): the work list is in the face's tables (auction_images,
-// support_notifications), so a job that runs twice, or late, does no harm, and the maintenance
-// job every minute catches any wake-up that was lost.
+// Background jobs of the auctions face: their names, how the operations wake them, and their
+// definitions (the work each runs is handed in by index.ts, so that the operations that wake a job
+// and the job that runs them do not import each other). The fetch and closing jobs are also
+// wake-ups: the work list is in the face's tables (auction_images, the auctions' ends), so a job that
+// runs twice, or late, does no harm, and the maintenance job every minute catches any wake-up that
+// was lost. Support notifications are the support room's, with its own job (src/support/jobs.ts).
 import type PgBoss from 'pg-boss';
-import type { JobDefinition } from '../jobs/queue.ts';
-import { closeEnded } from './closing.ts';
-import { deliverDueNotifications } from './deliver-notifications.ts';
+import type { Db } from '../db/tables.ts';
+import { sqlRunner, type JobDefinition } from '../jobs/queue.ts';
 import type { AuctionDeps } from './deps.ts';
-import { fetchDueImages } from './images.ts';
 import { hasDueImage } from './images-repository.ts';
-import { JOBS } from './job-names.ts';
 import { LIMITS } from './model.ts';
-import { hasDueDelivery } from './notifications-repository.ts';
-import { logNotifications, raiseNotifications } from './notifications.ts';
 import { purgeIdempotencyKeys } from './repository.ts';
-import { wake } from './wake-ups.ts';
+
+/** Wake-up: fetch the images whose retrieval is due. Enqueued in the transaction that created them. */
+export const FETCH_IMAGES_JOB = 'auctions.fetch-images';
+/** Close the auctions whose endsAt passed (every minute, and at the earliest endsAt of a create). */
+export const CLOSE_ENDED_JOB = 'auctions.close-ended';
+/** Every minute: the safety net for lost wake-ups, and the purge of old idempotency keys. */
+export const MAINTENANCE_JOB = 'auctions.maintenance';
+/** Jobs of the face that exhausted their retries land here and become support notifications (JOB_FAILED). */
+export const DEAD_LETTER_JOB = 'auctions.dead-letter';
+
+/** Sends a wake-up: in the transaction `trx` when given, to run at `at` when given. */
+export async function wake(
+  queue: AuctionDeps['queue'],
+  job: typeof FETCH_IMAGES_JOB | typeof CLOSE_ENDED_JOB,
+  when: { trx?: Db; at?: Date } = {},
+): Promise<void> {
+  const runner = when.trx ? sqlRunner(when.trx) : undefined;
+  await queue.send(job, {}, when.at ? { startAfter: when.at } : {}, runner);
+}
+
+/** After auctions were created or activated: their images to fetch, and the earliest end to close. */
+export async function wakeForAuctions(
+  queue: AuctionDeps['queue'],
+  trx: Db,
+  hasImages: boolean,
+  auctions: { status: string; endsAt: Date | null }[],
+): Promise<void> {
+  if (hasImages) await wake(queue, FETCH_IMAGES_JOB, { trx });
+  let earliest: Date | null = null;
+  for (const a of auctions) {
+    if (a.status === 'Active' && a.endsAt && (earliest === null || a.endsAt < earliest)) earliest = a.endsAt;
+  }
+  if (earliest) await wake(queue, CLOSE_ENDED_JOB, { trx, at: earliest });
+}
 
 // Failed runs (the database unreachable, say) are retried by pg-boss; after that the job lands
 // in the dead-letter queue, whose handler turns it into a support notification.
@@ -22,19 +52,24 @@ const RETRIED = {
   retryLimit: 4,
   retryDelay: 15,
   retryBackoff: true,
-  deadLetter: JOBS.deadLetter,
+  deadLetter: DEAD_LETTER_JOB,
   expireInSeconds: 15 * 60,
 };
 
-export function auctionJobs(deps: AuctionDeps): JobDefinition[] {
+/** What the jobs run: the face's operations, bound by index.ts. */
+export interface AuctionWork {
+  fetchDueImages(): Promise<{ stored: number; retried: number; failed: number }>;
+  closeEnded(): Promise<number>;
+}
+
+export function auctionJobs(deps: AuctionDeps, work: AuctionWork): JobDefinition[] {
   const deadLetter: JobDefinition<object> = {
     // First: the queues below name it as their dead-letter queue.
-    name: JOBS.deadLetter,
+    name: DEAD_LETTER_JOB,
     queue: { retryLimit: 2, retryDelay: 30 },
     async handle(jobs: PgBoss.Job<object>[]) {
       const created = await deps.db.transaction().execute((trx) =>
-        raiseNotifications(
-          deps,
+        deps.support.raise(
           trx,
           new Date(),
           jobs.map((job) => ({
@@ -47,17 +82,17 @@ export function auctionJobs(deps: AuctionDeps): JobDefinition[] {
           })),
         ),
       );
-      logNotifications(deps.logger, created);
+      deps.support.logRaised(created);
     },
   };
   return [
     deadLetter,
     {
-      name: JOBS.fetchImages,
+      name: FETCH_IMAGES_JOB,
       queue: RETRIED,
       batchSize: 50,
       async handle() {
-        const result = await fetchDueImages(deps);
+        const result = await work.fetchDueImages();
         const { images } = deps.metrics;
         images.inc({ result: 'stored' }, result.stored);
         images.inc({ result: 'retried' }, result.retried);
@@ -65,34 +100,23 @@ export function auctionJobs(deps: AuctionDeps): JobDefinition[] {
       },
     },
     {
-      name: JOBS.deliverNotifications,
-      queue: RETRIED,
-      batchSize: 50,
-      async handle() {
-        await deliverDueNotifications(deps);
-      },
-    },
-    {
-      name: JOBS.closeEnded,
+      name: CLOSE_ENDED_JOB,
       queue: RETRIED,
       batchSize: 50,
       schedule: '* * * * *',
       async handle() {
-        const closed = await closeEnded(deps);
+        const closed = await work.closeEnded();
         if (closed > 0) deps.logger.info({ closed }, 'auctions closed unsold at their end');
       },
     },
     {
-      name: JOBS.maintenance,
+      name: MAINTENANCE_JOB,
       queue: RETRIED,
       schedule: '* * * * *',
       async handle() {
         const { db } = deps;
         await purgeIdempotencyKeys(db, new Date(Date.now() - LIMITS.idempotencyHours * 3600_000));
-        const now = new Date();
-        const [image, delivery] = await Promise.all([hasDueImage(db, now), hasDueDelivery(db, now)]);
-        if (image) await wake(deps.queue, 'fetchImages');
-        if (delivery) await wake(deps.queue, 'deliverNotifications');
+        if (await hasDueImage(db, new Date())) await wake(deps.queue, FETCH_IMAGES_JOB);
       },
     },
   ];

@@ -1,5 +1,6 @@
 // The auction face's vocabulary and limits (SPEC.md §3, §9): one source for validation, the
 // OpenAPI descriptions and the docs.
+import type { RetrySchedule } from '../net/retry.ts';
 
 export const AUCTION_STATUSES = ['Pending', 'Active', 'Cancelled', 'ClosedSold', 'ClosedUnsold'] as const;
 export type AuctionStatus = (typeof AUCTION_STATUSES)[number];
@@ -53,9 +54,8 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** The kinds of support notification (SPEC §3.5; WEBHOOK_DISABLED is raised by the push face, §6.4). */
-export const NOTIFICATION_KINDS = ['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED'] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+/** Image retrieval's back-off (net/retry.ts): 5 attempts in all (LIMITS.imageAttempts), over about 45 minutes. */
+export const IMAGE_RETRY: RetrySchedule = { stepsSeconds: [30, 120, 600, 1800] };
 
 export const LIMITS = {
   guidLength: 20,
@@ -77,11 +77,6 @@ export const LIMITS = {
   imagePixels: 100_000_000,
   imageRedirects: 3,
   imageAttempts: 5,
-  webhookAttempts: 8,
-  /** Occurrences a support notification group keeps (it counts them all). */
-  notificationGroupItems: 100,
-  /** A group that grew is sent to the support webhook again at most this often. */
-  notificationResendMinutes: 15,
   idempotencyKeyLength: 255,
   idempotencyHours: 24,
 } as const;

@@ -8,7 +8,8 @@ import { imagesOf } from './images-repository.ts';
 import type { AuctionStatus } from './model.ts';
 import { partnerFacilityIds } from './partner.ts';
 import { findAuction, historyOf, listAuctions, type AuctionRow, type FacilityKey } from './repository.ts';
-import { auctionDetail, auctionSummary, cursor, newestFirst, pageOf, type AuctionView, type Page } from './views.ts';
+import { cursor, newestFirst, pageOf, type Page } from '../http/pages.ts';
+import { auctionDetail, auctionSummary, type AuctionView } from './views.ts';
 
 type ReadDeps = Pick<AuctionDeps, 'db' | 'config'>;
 

@@ -1,26 +1,15 @@
 // SQL of the auctions face: the facility lock, auctions and their history, reads, idempotency
-// keys. (Images: images-repository.ts; support notifications: notifications-repository.ts.)
+// keys. (Images: images-repository.ts.)
 // Bulk writes go through `unnest` (one statement for 5,000 rows); status changes go through
 // `transitionAuctions`, which applies one trigger of the transition table as a conditional UPDATE
 // and writes the history rows in the same statement.
 import type { EntityId } from '../ids.ts';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
-import type { SqlRunner } from '../jobs/queue.ts';
 import type { AuctionStatus, AuctionType, PendingReason, UnitRecord } from './model.ts';
 import type { LatestAuction } from './plan.ts';
 import { statusesAllowing, targetOf, type Trigger } from './transitions.ts';
 import { isOpaqueId } from '../ids.ts';
-
-/** A pg-boss runner on the transaction's connection: jobs enqueued with it exist only if it commits. */
-export function sqlRunner(db: Db): SqlRunner {
-  return {
-    async query(text: string, values?: unknown[]) {
-      const result = await db.executeQuery(CompiledQuery.raw(text, values ?? []));
-      return { rows: result.rows as Record<string, unknown>[] };
-    },
-  };
-}
 
 export interface FacilityRow {
   id: EntityId;
@@ -419,4 +408,16 @@ export async function saveIdempotentResponse(
 export async function purgeIdempotencyKeys(db: Db, before: Date): Promise<number> {
   const result = await db.deleteFrom('auction_idempotency_keys').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Which of these auctions are still Pending (the support room's AUCTION_PENDING groups resolve without them). */
+export async function pendingAmong(db: Db, auctionIds: string[]): Promise<string[]> {
+  if (auctionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('auctions')
+    .select('id')
+    .where('id', 'in', auctionIds)
+    .where('status', '=', 'Pending')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -15,7 +15,7 @@ export function commandJobs(deps: Pick<CommandsDeps, 'db'>, logger: Logger): Job
   return [
     {
       name: RECORD_EXPIRED_COMMANDS_JOB,
-      replaces: 'access-control.record-expired-commands',
+      formerNames: ['access-control.record-expired-commands'],
       // Every minute: a command that expires does so without any request (push: command.status).
       schedule: '* * * * *',
       queue: { retryLimit: 0 },
@@ -27,7 +27,7 @@ export function commandJobs(deps: Pick<CommandsDeps, 'db'>, logger: Logger): Job
     },
     {
       name: PURGE_COMMANDS_JOB,
-      replaces: 'access-control.purge-commands',
+      formerNames: ['access-control.purge-commands'],
       // Daily, off the hour marks that partners are told to use.
       schedule: '17 3 * * *',
       queue: { retryLimit: 3, retryDelay: 300 },

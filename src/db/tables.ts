@@ -8,6 +8,7 @@ import type { CommandsTables } from '../commands/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
 import type { FacilityStatusTables } from '../facility-status/tables.ts';
 import type { PushTables } from '../push/tables.ts';
+import type { SupportTables } from '../support/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { CreatedAt } from './columns.ts';
 
@@ -26,7 +27,8 @@ export interface Tables
     AccessControlTables,
     CommandsTables,
     FacilityStatusTables,
-    PushTables {
+    PushTables,
+    SupportTables {
   gatehouse_migrations: GatehouseMigrationsTable;
 }
 

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { Partitions } from './partitions.ts';
 
-export const EVENT_MAINTENANCE_JOB = 'events.maintain-partitions';
+export const MAINTAIN_PARTITIONS_JOB = 'events.maintain-partitions';
 
 export function eventJobs({
   partitions,
@@ -17,7 +17,7 @@ export function eventJobs({
 }): JobDefinition<object>[] {
   return [
     {
-      name: EVENT_MAINTENANCE_JOB,
+      name: MAINTAIN_PARTITIONS_JOB,
       // Creates the coming months' partitions, drops those past EVENT_RETENTION_DAYS, forgets old event ids.
       schedule: '7 * * * *',
       batchSize: 1,

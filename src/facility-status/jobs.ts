@@ -12,7 +12,7 @@ export function facilityStatusJobs({ db, logger }: { db: Db; logger: Logger }): 
     {
       name: RECORD_STATUS_CHANGES_JOB,
       // Its name while facility status lived in access control: unscheduled at start.
-      replaces: 'access-control.record-status-changes',
+      formerNames: ['access-control.record-status-changes'],
       // Every minute: a controller falls silent without any event, so the time itself changes statuses.
       schedule: '* * * * *',
       queue: { retryLimit: 0 },

@@ -113,6 +113,12 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** Who an operator's or a partner's change is recorded as (auction history, a resolved notification): `<kind>:<clientId>`. */
+export function actorOf(request: FastifyRequest): string {
+  const principal = principalOf(request);
+  return `${principal.kind}:${principal.clientId}`;
+}
+
 /** The facility a route with facilityParam names, which the guard found the caller may see. */
 export function facilityOf(request: FastifyRequest): VisibleFacility {
   if (!request.facility) throw new Error('route did not declare facilityParam');

@@ -4,6 +4,8 @@
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
+import { CompiledQuery } from 'kysely';
+import type { Db } from '../db/tables.ts';
 
 export interface JobDefinition<T extends object = object> {
   name: string;
@@ -15,18 +17,27 @@ export interface JobDefinition<T extends object = object> {
   /** Cron expression (UTC) for recurring jobs. */
   schedule?: string;
   /**
-   * The name the job had before it was renamed (a job moved to another face): pg-boss keeps a
-   * schedule under its job's name, so at start the old name is unscheduled and the jobs waiting
-   * under it are dropped — else its schedule would go on queueing jobs that nothing works. (Its
-   * past jobs stay until pg-boss's maintenance removes them: pg-boss refuses to delete a queue
-   * that still holds jobs.)
+   * The names this job had before its folder changed (pg-boss persists queue names and schedules):
+   * at start each one's schedule is removed, and a queue of that name that still holds jobs (sent
+   * before the upgrade, or by the old schedule's last tick as the queue started) is worked by this
+   * handler. An empty one is left as it is (no worker): deleting a queue is pg-boss's riskiest call.
    */
-  replaces?: string;
+  formerNames?: readonly string[];
 }
 
 /** Anything that can run SQL: the pool, or the client of an open transaction. */
 export interface SqlRunner {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** A pg-boss runner on the transaction's connection: jobs enqueued with it exist only if it commits. */
+export function sqlRunner(db: Db): SqlRunner {
+  return {
+    async query(text: string, values?: unknown[]) {
+      const result = await db.executeQuery(CompiledQuery.raw(text, values ?? []));
+      return { rows: result.rows as Record<string, unknown>[] };
+    },
+  };
 }
 
 export class JobQueue {
@@ -61,12 +72,12 @@ export class JobQueue {
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
     this.started = true;
+    await this.work(definitions);
+    this.running = true;
+  }
+
+  private async work(definitions: readonly JobDefinition[]): Promise<void> {
     for (const definition of this.supervise ? definitions : []) {
-      if (definition.replaces) {
-        // Both are plain deletes: nothing to do when the old name is gone already.
-        await this.boss.unschedule(definition.replaces);
-        await this.boss.purgeQueue(definition.replaces);
-      }
       await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
       await this.boss.work<object>(
         definition.name,
@@ -74,8 +85,21 @@ export class JobQueue {
         (jobs) => definition.handle(jobs),
       );
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule);
+      for (const former of definition.formerNames ?? []) await this.retire(former, definition);
     }
-    this.running = true;
+  }
+
+  /** A job's former name: no schedule, and its queue worked while jobs sent under it remain. */
+  private async retire(former: string, definition: JobDefinition): Promise<void> {
+    await this.boss.unschedule(former);
+    if (!(await this.boss.getQueue(former))) return;
+    if ((await this.boss.getQueueSize(former, { before: 'completed' })) === 0) return;
+    this.logger.info({ queue: former, now: definition.name }, 'jobs sent under a former name are worked under it');
+    await this.boss.work<object>(
+      former,
+      { batchSize: definition.batchSize ?? 50, pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 1 },
+      (jobs) => definition.handle(jobs),
+    );
   }
 
   get isRunning(): boolean {

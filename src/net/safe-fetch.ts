@@ -31,6 +31,8 @@ export class FetchError extends Error {
     /** Worth trying again later (network trouble, 5xx, 429, 408); the rest will not change. */
     readonly retryable: boolean = RETRYABLE.has(code),
     readonly status?: number,
+    /** What the system said, when it said something (ECONNREFUSED, ENOTFOUND, …). */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -44,6 +46,11 @@ export const systemLookup: LookupAll = (hostname) => dns.promises.lookup(hostnam
 export interface SafeFetcherOptions {
   /** `host` or `host:port` entries exempt from the address check (the purpose's list: config.ts). */
   allowHosts: readonly string[];
+  /**
+   * false: no address is checked (an operator's own URL, such as SUPPORT_WEBHOOK_URL, which may be
+   * on the operator's network); the deadlines and byte limit still hold. Default true.
+   */
+  addressCheck?: boolean;
   /** The whole fetch, redirects and body included. */
   timeoutMs: number;
   /** A connection (TCP, and TLS) must be made within this (default: timeoutMs, at most 10 s). */
@@ -135,13 +142,14 @@ export async function resolveVetted(hostname: string, lookup: LookupAll): Promis
 /** An allow-listed host: resolved the same way, without the address check. */
 async function resolveAny(hostname: string, lookup: LookupAll): Promise<string> {
   if (net.isIP(hostname)) return hostname;
+  let code: string | undefined;
   try {
     const addresses = await lookup(hostname);
     if (addresses.length > 0) return addresses[0]!.address;
-  } catch {
-    /* reported below */
+  } catch (error) {
+    code = (error as NodeJS.ErrnoException).code;
   }
-  throw new FetchError('DNS_FAILED', `The host ${hostname} could not be resolved.`);
+  throw new FetchError('DNS_FAILED', `The host ${hostname} could not be resolved.`, true, undefined, code);
 }
 
 /** What the stream of an unused answer buffers ahead of its reader (undici's default is 64 KiB). */
@@ -163,6 +171,7 @@ export class SafeFetcher {
     const connectTimeout = Math.min(options.connectTimeoutMs ?? options.timeoutMs, options.timeoutMs, 10_000);
     const baseConnect = buildConnector({ timeout: connectTimeout });
     const allowHosts = options.allowHosts;
+    const addressCheck = options.addressCheck ?? true;
     return new Agent({
       headersTimeout: Math.min(options.firstByteTimeoutMs ?? options.timeoutMs, options.timeoutMs),
       bodyTimeout: options.timeoutMs,
@@ -172,9 +181,10 @@ export class SafeFetcher {
         const hostname = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
         const port = connectOptions.port || defaultPort(connectOptions.protocol);
         const asWritten = net.isIPv6(hostname) ? `[${hostname}]` : hostname;
-        const vetted = hostAllowed(allowHosts, asWritten, port)
-          ? resolveAny(hostname, lookup)
-          : resolveVetted(hostname, lookup);
+        const vetted =
+          !addressCheck || hostAllowed(allowHosts, asWritten, port)
+            ? resolveAny(hostname, lookup)
+            : resolveVetted(hostname, lookup);
         vetted.then(
           (address) =>
             baseConnect(
@@ -205,10 +215,9 @@ export class SafeFetcher {
   async post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number }> {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      const checked = checkUrl(url, this.options.allowHosts);
-      if (!checked.ok) throw new FetchError(checked.refusal, `The URL is refused (${checked.refusal}).`);
+      const target = this.postTarget(url);
       const { agent, request } = await this.connect();
-      const response = await request(checked.url, {
+      const response = await request(target, {
         dispatcher: agent,
         method: 'POST',
         signal,
@@ -223,6 +232,20 @@ export class SafeFetcher {
     } catch (error) {
       throw this.asFetchError(error, signal);
     }
+  }
+
+  /** The URL a POST goes to: checked (scheme, credentials, an address literal), or only parsed without the address check. */
+  private postTarget(url: string): URL {
+    if (this.options.addressCheck === false) {
+      try {
+        return new URL(url);
+      } catch {
+        throw new FetchError('INVALID_URL', 'The URL is refused (INVALID_URL).');
+      }
+    }
+    const checked = checkUrl(url, this.options.allowHosts);
+    if (!checked.ok) throw new FetchError(checked.refusal, `The URL is refused (${checked.refusal}).`);
+    return checked.url;
   }
 
   private async fetchWithin(url: string, options: FetchOptions, signal: AbortSignal): Promise<FetchedBody> {
@@ -337,7 +360,8 @@ export class SafeFetcher {
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new FetchError('TIMEOUT', `The fetch did not finish within ${this.options.timeoutMs} ms.`);
     }
-    return new FetchError('CONNECTION_FAILED', `The connection failed (${code || cause?.name || 'error'}).`);
+    const said = code || cause?.name || 'error';
+    return new FetchError('CONNECTION_FAILED', `The connection failed (${said}).`, true, undefined, said);
   }
 
   async close(): Promise<void> {

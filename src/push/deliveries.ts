@@ -7,7 +7,7 @@ import type { EntityId } from '../ids.ts';
 import { isOpaqueId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import * as repo from './repository.ts';
-import { envelope } from './rules.ts';
+import { webhookEnvelope } from '../net/webhook-sender.ts';
 import { type PushFacts, readFacts } from './sources.ts';
 import { currentHorizon, ownerOf } from './subscriptions.ts';
 
@@ -135,7 +135,7 @@ export async function replay(
           id: deliveryId,
           type: fact.type,
           createdAt: fact.at,
-          body: envelope(deliveryId, fact.type, fact.at, fact.data),
+          body: webhookEnvelope(deliveryId, fact.type, fact.at, fact.data),
           slice: null,
         };
       }),

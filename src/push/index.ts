@@ -10,16 +10,17 @@ import type { EntityId } from '../ids.ts';
 import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { SafeFetcher, WEBHOOK_ANSWER_MAX_BYTES } from '../net/safe-fetch.ts';
+import { WebhookSender } from '../net/webhook-sender.ts';
 import type { Sealer } from '../sealed.ts';
+import type { SupportRaise } from '../support/index.ts';
 import { type DeliveryDeps, listDeliveries, replay, retryDelivery } from './deliveries.ts';
 import { Dispatcher, type LaneInfo } from './dispatcher.ts';
-import { PUSH_JOBS, pushJobs } from './jobs.ts';
+import { pushJobs, RETRY_JOB } from './jobs.ts';
 import { workLane } from './lane.ts';
 import { createPushMetrics } from './metrics.ts';
 import * as repo from './repository.ts';
+import { disabledNotification, retrySchedule } from './rules.ts';
 import { dueLanes, type PushFacts } from './sources.ts';
-import type { SubscriptionRow } from './repository.ts';
 import {
   adminSubscriptionView,
   createSubscription,
@@ -57,23 +58,23 @@ export interface PushDeps {
   sealer: Sealer;
   /** The facts delivered, each read through the face that owns it (built by the composition root). */
   facts: PushFacts;
-  /** Raises the support notification of a subscription disabled for failing, in the transaction. */
-  notifyDisabled: (trx: Db, subscription: SubscriptionRow, now: Date) => Promise<void>;
+  /**
+   * The support room's one way in (handed in by the composition root): a subscription disabled for
+   * failing raises WEBHOOK_DISABLED, worded here (rules.ts: disabledNotification), in the transaction.
+   */
+  raise: SupportRaise;
 }
 
 export async function createPush(deps: PushDeps) {
   const { database, config, logger } = deps;
   const { db } = database;
   const metrics = createPushMetrics(deps.metrics.registry);
-  const fetcher = new SafeFetcher({
+  const sender = new WebhookSender({
     allowHosts: config.webhookAllowHosts,
     timeoutMs: config.webhookTimeoutMs,
     // A receiver that accepts and stalls is given up well before the whole limit (issue 23).
     connectTimeoutMs: config.webhookConnectTimeoutMs,
     firstByteTimeoutMs: config.webhookFirstByteTimeoutMs,
-    // What is read of a receiver's answer: the rest is cut.
-    maxBytes: WEBHOOK_ANSWER_MAX_BYTES,
-    maxRedirects: 0,
     userAgent: 'Gatehouse-Webhooks/1.0',
   });
   // The account's lanes the event signal kicks, and every lane's owner and health (the dispatcher's
@@ -105,13 +106,15 @@ export async function createPush(deps: PushDeps) {
         {
           db,
           facts: deps.facts,
-          fetcher,
+          sender,
           logger,
           secretsOf: (s, now) => secretsOf(deps.sealer, s, now),
-          retryBaseMs: config.webhookRetryBaseMs,
+          retrySchedule: retrySchedule(config.webhookRetryBaseMs),
           timeoutMs: config.webhookTimeoutMs,
           disableAfterMs: config.webhookDisableAfterSeconds * 1000,
-          onDisabled: deps.notifyDisabled,
+          onDisabled: async (trx: Db, subscription, now) => {
+            await deps.raise(trx, now, [disabledNotification(subscription)]);
+          },
           onAttempt: (outcome, ms) => metrics.attempts.observe({ outcome }, ms / 1000),
         },
         id,
@@ -123,7 +126,7 @@ export async function createPush(deps: PushDeps) {
       return dueLanes(deps.facts, await repo.sweptLanes(db), 1000);
     },
     async scheduleRetry(id, at) {
-      await deps.jobs.send(PUSH_JOBS.retry, { subscriptionId: id }, { startAfter: at });
+      await deps.jobs.send(RETRY_JOB, { subscriptionId: id }, { startAfter: at });
     },
   });
   const kick = (id: EntityId) => {
@@ -136,7 +139,7 @@ export async function createPush(deps: PushDeps) {
   const subscriptions: SubscriptionDeps = {
     db,
     sealer: deps.sealer,
-    fetcher,
+    sender,
     allowHosts: config.webhookAllowHosts,
     kick,
   };
@@ -181,7 +184,7 @@ export async function createPush(deps: PushDeps) {
     },
     async close() {
       await dispatcher.close();
-      await fetcher.close();
+      await sender.close();
     },
   };
 }

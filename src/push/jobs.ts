@@ -8,15 +8,15 @@ import type { Logger } from '../logger.ts';
 import { purgeDeliveries } from './repository.ts';
 import { LIMITS } from './rules.ts';
 
-export const PUSH_JOBS = {
-  retry: 'push.retry',
-  maintenance: 'push.maintenance',
-} as const;
+/** A lane's retry, sent for the time its head may be tried again. */
+export const RETRY_JOB = 'push.retry';
+/** Hourly: drops the delivery log's old entries. */
+export const MAINTENANCE_JOB = 'push.maintenance';
 
 export function pushJobs({ db, logger, kick }: { db: Db; logger: Logger; kick(id: EntityId): void }): JobDefinition[] {
   return [
     {
-      name: PUSH_JOBS.retry,
+      name: RETRY_JOB,
       queue: { retryLimit: 0, expireInSeconds: 60 },
       batchSize: 100,
       pollingIntervalSeconds: 1,
@@ -25,7 +25,7 @@ export function pushJobs({ db, logger, kick }: { db: Db; logger: Logger; kick(id
       },
     },
     {
-      name: PUSH_JOBS.maintenance,
+      name: MAINTENANCE_JOB,
       schedule: '23 * * * *',
       queue: { retryLimit: 2, retryDelay: 300 },
       batchSize: 1,

@@ -13,20 +13,21 @@ import { commitHorizon } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { FetchError, type SafeFetcher } from '../net/safe-fetch.ts';
-import { signatureHeaders } from '../net/webhook-signature.ts';
+import { retryDelayMs, type RetrySchedule } from '../net/retry.ts';
+import { webhookEnvelope, type WebhookSender } from '../net/webhook-sender.ts';
 import * as repo from './repository.ts';
-import { envelope, givesUp, isDelivered, LIMITS, retryDelayMs } from './rules.ts';
+import { attemptError, givesUp, LIMITS } from './rules.ts';
 import { eventPosition, eventSelection, nextFacts, type PushFacts } from './sources.ts';
 
 export interface LaneDeps {
   db: Db;
   /** The facts the lane delivers, read through their owners (sources.ts). */
   facts: PushFacts;
-  fetcher: SafeFetcher;
+  /** The one webhook sender (net/webhook-sender.ts), with the push face's deadlines and address check. */
+  sender: WebhookSender;
   logger: Logger;
   secretsOf: (s: repo.SubscriptionRow, now: Date) => string[];
-  retryBaseMs: number;
+  retrySchedule: RetrySchedule;
   /** A receiver's time to answer. */
   timeoutMs: number;
   disableAfterMs: number;
@@ -137,7 +138,7 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
   if (events?.slice) {
     const id = randomUUID();
     deliveries.push({ id, type: 'gateway.events', createdAt: now, body: null, slice: events.slice });
-    bodies.set(id, envelope(id, 'gateway.events', now, { events: events.events }));
+    bodies.set(id, webhookEnvelope(id, 'gateway.events', now, { events: events.events }));
   }
   for (const fact of facts.facts) {
     const id = randomUUID();
@@ -145,7 +146,7 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
       id,
       type: fact.type,
       createdAt: fact.at,
-      body: envelope(id, fact.type, fact.at, fact.data),
+      body: webhookEnvelope(id, fact.type, fact.at, fact.data),
       slice: null,
     });
   }
@@ -184,7 +185,7 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
 async function bodyOf(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.DeliveryRow): Promise<string> {
   if (d.body !== null) return d.body;
   const events = await deps.facts.events.eventsOf(eventSelection(s), repo.sliceOf(d)!);
-  return envelope(d.id, d.type, d.created_at, { events });
+  return webhookEnvelope(d.id, d.type, d.created_at, { events });
 }
 
 type AttemptResult =
@@ -198,19 +199,10 @@ async function attempt(
   body: string,
 ): Promise<AttemptResult> {
   const now = new Date();
-  const headers = {
-    'content-type': 'application/json',
-    ...signatureHeaders(deps.secretsOf(s, now), d.id, now, body),
-  };
   const started = performance.now();
-  let status: number | null = null;
-  let error: string | null = null;
-  try {
-    status = (await deps.fetcher.post(s.url, body, headers)).status;
-    if (!isDelivered(status)) error = `HTTP ${status}`;
-  } catch (caught) {
-    error = caught instanceof FetchError ? `${caught.code}: ${caught.message}` : 'ERROR';
-  }
+  const sent = await deps.sender.send(s.url, { id: d.id, body, secrets: deps.secretsOf(s, now) }, now);
+  const status = sent.status;
+  const error = attemptError(sent);
   const ms = performance.now() - started;
   if (error === null) {
     deps.onAttempt?.('delivered', ms);
@@ -236,7 +228,7 @@ async function attempt(
     );
     return { delivered: false, subscription: disabled, retryAt: null };
   }
-  const retryAt = new Date(now.getTime() + retryDelayMs(d.attempts + 1, deps.retryBaseMs));
+  const retryAt = new Date(now.getTime() + retryDelayMs(deps.retrySchedule, d.attempts + 1));
   await repo.recordAttempt(deps.db, d.id, { status: 'pending', responseStatus: status, error, nextAt: retryAt });
   const subscription = await repo.recordHealth(deps.db, s.id, false, error);
   return { delivered: false, subscription, retryAt };

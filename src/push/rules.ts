@@ -1,11 +1,16 @@
 // The push face's rules, as pure functions: who may subscribe to what, what a subscription's body
 // must hold, when a failed delivery is tried again, when a failing subscription is given up, and
-// the payloads a receiver gets (SPEC §6.4).
+// how a failed attempt is worded, and the support notification of a subscription given up (SPEC §6.4).
+// The envelope and what counts as delivered are the one webhook sender's (net/webhook-sender.ts).
 import type { FieldError } from '../errors.ts';
 import type { EntityId } from '../ids.ts';
+import type { RetrySchedule } from '../net/retry.ts';
+import type { WebhookAttempt } from '../net/webhook-sender.ts';
+import type { NewNotification } from '../support/index.ts';
 
-export const TOPICS = ['gateway.events', 'command.status', 'facility.status', 'auction.status'] as const;
-export type Topic = (typeof TOPICS)[number];
+import { TOPICS, type Topic } from './topics.ts';
+
+export { TOPICS, type Topic };
 
 /** An account subscribes to its account's topics; an auction partner to its facilities' auctions. */
 export const TOPICS_OF = {
@@ -76,26 +81,44 @@ export function filterFaults(topics: readonly string[], eventTypes: unknown): Fi
 }
 
 /**
- * The wait before attempt `attempt + 1` after `attempt` failed ones: 5 s doubling (5 s, 10 s,
- * 20 s, … ) up to 4 h, times a random factor in [0.5, 1) ("equal jitter"), so that receivers that
- * fail together are not retried together. `baseMs` is configurable for tests.
+ * The wait before attempt `attempt + 1` after `attempt` failed ones (net/retry.ts): 5 s doubling
+ * (5 s, 10 s, 20 s, … ) up to 4 h, with equal jitter, so that receivers that fail together are not
+ * retried together. `baseMs` is configurable for tests (WEBHOOK_RETRY_BASE_MS).
  */
-export function retryDelayMs(attempt: number, baseMs: number, random: number = Math.random()): number {
-  const ceiling = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 4 * 3600_000);
-  return Math.round(ceiling * (0.5 + random / 2));
-}
+export const retrySchedule = (baseMs: number): RetrySchedule => ({ baseMs, capMs: 4 * 3600_000, jitter: 'equal' });
 
 /** A subscription whose deliveries have failed without a success for this long is disabled. */
 export function givesUp(failingSince: number, now: number, disableAfterMs: number): boolean {
   return now - failingSince >= disableAfterMs;
 }
 
-/** A receiver's answer: 2xx is delivered; anything else (including a redirect) is a failure to retry. */
-export const isDelivered = (status: number) => status >= 200 && status < 300;
+/** A failed attempt in the delivery log's words: `HTTP <status>`, or the fetcher's code and sentence. */
+export function attemptError(attempt: WebhookAttempt): string | null {
+  if (attempt.delivered) return null;
+  return attempt.failure === null ? `HTTP ${attempt.status}` : `${attempt.failure.code}: ${attempt.failure.message}`;
+}
 
-/** The body of every delivery (Standard Webhooks' recommended shape). */
-export function envelope(id: string, type: string, createdAt: Date, data: unknown): string {
-  return JSON.stringify({ id, type, createdAt: createdAt.toISOString(), data });
+/** The support notification of a subscription disabled for failing (raised through the support room). */
+export function disabledNotification(subscription: {
+  id: EntityId;
+  url: string;
+  account_id: EntityId | null;
+  application_id: string | null;
+  failing_since: Date | null;
+  last_error: string | null;
+}): NewNotification {
+  const owner =
+    subscription.account_id !== null
+      ? { accountId: subscription.account_id }
+      : { applicationId: subscription.application_id };
+  return {
+    kind: 'WEBHOOK_DISABLED',
+    reason: 'FAILING',
+    message: `The webhook subscription ${subscription.id} (${subscription.url}) was disabled: its deliveries failed since ${subscription.failing_since?.toISOString()}. Last error: ${subscription.last_error}.`,
+    facilityId: null,
+    auctionId: null,
+    detail: { subscriptionId: subscription.id, url: subscription.url, owner },
+  };
 }
 
 /** Whether the subscription's filters let this fact's facility through. */

@@ -12,26 +12,26 @@ import { eventTypeInfo } from '../events/index.ts';
 import type { EntityId } from '../ids.ts';
 import { checkUrl, hostAllowed, defaultPort } from '../net/address.ts';
 import { FetchError, resolveVetted, systemLookup } from '../net/safe-fetch.ts';
-import { newWebhookSecret, signatureHeaders } from '../net/webhook-signature.ts';
+import { webhookEnvelope, type WebhookSender } from '../net/webhook-sender.ts';
+import { newWebhookSecret } from '../net/webhook-signature.ts';
 import type { Sealer } from '../sealed.ts';
 import * as repo from './repository.ts';
 import {
-  envelope,
+  attemptError,
   filterFaults,
   forbiddenTopics,
-  isDelivered,
   LIMITS,
   type Owner,
   type SubscriptionInput,
   subscriptionFaults,
   type Topic,
 } from './rules.ts';
-import type { SafeFetcher } from '../net/safe-fetch.ts';
 
 export interface SubscriptionDeps {
   db: Db;
   sealer: Sealer;
-  fetcher: SafeFetcher;
+  /** The one webhook sender, as the lanes use it (a test ping goes out like any delivery). */
+  sender: WebhookSender;
   allowHosts: readonly string[];
   /** The lane has work (a change, a test): work it now. */
   kick(id: EntityId): void;
@@ -332,20 +332,13 @@ export async function testSubscription(
   const [, s] = await ownSubscription(deps, principal, id);
   const deliveryId = randomUUID();
   const now = new Date();
-  const body = envelope(deliveryId, 'ping', now, { subscriptionId: id, message: 'A test delivery from Gatehouse.' });
-  let responseStatus: number | null = null;
-  let error: string | null = null;
-  try {
-    responseStatus = (
-      await deps.fetcher.post(s.url, body, {
-        'content-type': 'application/json',
-        ...signatureHeaders(secretsOf(deps.sealer, s, now), deliveryId, now, body),
-      })
-    ).status;
-    if (!isDelivered(responseStatus)) error = `HTTP ${responseStatus}`;
-  } catch (caught) {
-    error = caught instanceof FetchError ? `${caught.code}: ${caught.message}` : 'ERROR';
-  }
+  const body = webhookEnvelope(deliveryId, 'ping', now, {
+    subscriptionId: id,
+    message: 'A test delivery from Gatehouse.',
+  });
+  const sent = await deps.sender.send(s.url, { id: deliveryId, body, secrets: secretsOf(deps.sealer, s, now) }, now);
+  const responseStatus = sent.status;
+  const error = attemptError(sent);
   await deps.db.transaction().execute(async (trx) => {
     await repo.insertDeliveries(trx, id, [{ id: deliveryId, type: 'ping', createdAt: now, body, slice: null }]);
     await repo.recordAttempt(trx, deliveryId, {

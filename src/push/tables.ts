@@ -2,7 +2,7 @@
 // lanes' SQL is hand-written (repository.ts); the rows it reads are typed from these (one declaration).
 import type { Generated } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns.ts';
-import type { Topic } from './rules.ts';
+import type { Topic } from './topics.ts';
 
 export interface WebhookSubscriptionsTable {
   id: Generated<number>;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import S3rver from 's3rver';
-import { sqlRunner } from '../../src/auctions/repository.ts';
+import { sqlRunner } from '../../src/jobs/queue.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
 import { createList, envelopeOf, readAuction, record, setupPartner, type Partner } from './helpers.ts';

@@ -77,7 +77,7 @@ describe('support notifications', () => {
       'not logged',
     );
 
-    const delivered = await auctions.t.services.auctions.deliverDueNotifications();
+    const delivered = await auctions.t.services.support.deliverDue();
     assert.ok(delivered.delivered >= 1);
     const sent = auctions.hook.received.filter((h) => h.body.id === group.id);
     assert.equal(sent.length, 1);
@@ -101,7 +101,7 @@ describe('support notifications', () => {
   });
 
   it('retries a failed webhook delivery with back-off, then gives up and says so', async () => {
-    const { deliverDueNotifications } = auctions.t.services.auctions;
+    const deliverDueNotifications = auctions.t.services.support.deliverDue;
     await deliverDueNotifications(); // nothing left over from other tests
     const p = await setupPartner(auctions.t);
     const id = envelopeOf(await createList(auctions.t, p, [record('U-1', { auctionType: 'Charity' })])).data.results[0]

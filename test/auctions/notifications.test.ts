@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { auctionPartner } from '../helpers/auction-partner.ts';
@@ -22,7 +21,7 @@ const SECRET = `whsec_${SECRET_BYTES}`;
 const auctions = auctionPartner({ imageHost: true, supportHook: true, env: { SUPPORT_WEBHOOK_SECRET: SECRET } });
 
 const { deliverDueNotifications, fetchDueImages } = {
-  deliverDueNotifications: (now?: Date) => auctions.t.services.auctions.deliverDueNotifications(now),
+  deliverDueNotifications: (now?: Date) => auctions.t.services.support.deliverDue(now),
   fetchDueImages: (now?: Date) => auctions.t.services.auctions.fetchDueImages(now),
 };
 
@@ -153,10 +152,9 @@ describe('support notifications are grouped while open', () => {
   it('two transactions raising for one facility at once make one group', async () => {
     const p = await setupPartner(auctions.t);
     const db = auctions.t.services.database.db;
-    const deps = { config: auctions.t.config, queue: auctions.t.services.jobs };
     const raise = (i: number) =>
       db.transaction().execute(async (trx) => {
-        const raised = await raiseNotifications(deps, trx, new Date(), [
+        const raised = await auctions.t.services.support.raise(trx, new Date(), [
           {
             kind: 'IMAGE_FETCH_FAILED',
             reason: 'HTTP_STATUS',
@@ -180,7 +178,6 @@ describe('support notifications are grouped while open', () => {
 
   it('keeps the first 100 occurrences and counts them all', async () => {
     const p = await setupPartner(auctions.t);
-    const deps = { config: auctions.t.config, queue: auctions.t.services.jobs };
     const occurrence = (i: number) => ({
       kind: 'IMAGE_FETCH_FAILED' as const,
       reason: 'HTTP_STATUS',
@@ -191,16 +188,14 @@ describe('support notifications are grouped while open', () => {
     });
     const db = auctions.t.services.database.db;
     await db.transaction().execute((trx) =>
-      raiseNotifications(
-        deps,
+      auctions.t.services.support.raise(
         trx,
         new Date(),
         Array.from({ length: 70 }, (_, i) => occurrence(i)),
       ),
     );
     await db.transaction().execute((trx) =>
-      raiseNotifications(
-        deps,
+      auctions.t.services.support.raise(
         trx,
         new Date(),
         Array.from({ length: 70 }, (_, i) => occurrence(70 + i)),
@@ -257,7 +252,6 @@ describe('support notifications are grouped while open', () => {
   });
 
   it('a notification without a facility groups by what stands for one (job queue, webhook subscription)', async () => {
-    const deps = { config: auctions.t.config, queue: auctions.t.services.jobs };
     const db = auctions.t.services.database.db;
     const disabled = (subscriptionId: string) => ({
       kind: 'WEBHOOK_DISABLED' as const,
@@ -269,10 +263,12 @@ describe('support notifications are grouped while open', () => {
     });
     const [a, b, a2] = await db
       .transaction()
-      .execute((trx) => raiseNotifications(deps, trx, new Date(), [disabled('sub-a'), disabled('sub-b')]))
+      .execute((trx) => auctions.t.services.support.raise(trx, new Date(), [disabled('sub-a'), disabled('sub-b')]))
       .then(async (first) => [
         ...first,
-        ...(await db.transaction().execute((trx) => raiseNotifications(deps, trx, new Date(), [disabled('sub-a')]))),
+        ...(await db
+          .transaction()
+          .execute((trx) => auctions.t.services.support.raise(trx, new Date(), [disabled('sub-a')]))),
       ]);
     assert.notEqual(a!.id, b!.id);
     assert.deepEqual([a2!.id, a2!.count], [a!.id, 2]);

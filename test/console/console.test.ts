@@ -4,7 +4,6 @@
 // incomplete auction — the page only ever uses the admin API.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { consoleFixture, signIn } from '../helpers/browser.ts';
 import { tokenFrom } from '../helpers/http.ts';
@@ -34,10 +33,8 @@ it('support sees grouped notifications with their count, resolves a Pending char
     ).data.results,
   );
   // Twenty images of the other facility that could not be had: one notification counts them.
-  const deps = { config: session.t.config, queue: session.t.services.jobs };
   await session.t.services.database.db.transaction().execute((trx) =>
-    raiseNotifications(
-      deps,
+    session.t.services.support.raise(
       trx,
       new Date(),
       Array.from({ length: 20 }, (_, i) => ({

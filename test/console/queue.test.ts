@@ -7,7 +7,6 @@
 // occurrence — sorted by facility and paged. The admin routes it uses are checked over HTTP too.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { raiseNotifications } from '../../src/auctions/notifications.ts';
 import * as admin from '../../src/tenancy/index.ts';
 import { consoleFixture, signIn } from '../helpers/browser.ts';
 import { ok, refused, typedClient } from '../helpers/client.ts';
@@ -86,8 +85,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
   const queue: Awaited<ReturnType<typeof facility>>[] = [];
   for (let i = 1; i <= 24; i++) queue.push(await facility(`Queue ${String(i).padStart(2, '0')}`, 'Europe/Berlin'));
   await db.transaction().execute((trx) =>
-    raiseNotifications(
-      { config: session.t.config, queue: session.t.services.jobs },
+    session.t.services.support.raise(
       trx,
       new Date(),
       queue.flatMap((f, i) =>

@@ -2,7 +2,7 @@
 // and events that cannot be changed once stored.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { EVENT_MAINTENANCE_JOB } from '../../src/events/jobs.ts';
+import { MAINTAIN_PARTITIONS_JOB } from '../../src/events/jobs.ts';
 import { listPartitions } from '../../src/events/partitions.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
@@ -58,7 +58,7 @@ it('the maintenance job makes the coming months', async () => {
   const ahead = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 2, 1);
   await t.services.database.pool.query(`drop table ${nameOf(ahead)}`);
   assert.equal((await partitionNames()).includes(nameOf(ahead)), false);
-  await t.services.jobs.send(EVENT_MAINTENANCE_JOB, {});
+  await t.services.jobs.send(MAINTAIN_PARTITIONS_JOB, {});
   for (let i = 0; i < 100 && !(await partitionNames()).includes(nameOf(ahead)); i++)
     await new Promise((r) => setTimeout(r, 200));
   assert.ok((await partitionNames()).includes(nameOf(ahead)));

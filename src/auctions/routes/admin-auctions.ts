@@ -7,7 +7,8 @@ import { OPERATOR } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
 import { AUCTION_TYPES, LIMITS } from '../model.ts';
 import { Auction, AuctionPage, AuctionStatus, adminTags as tags } from '../schemas.ts';
-import { actorOf, bodyJudgedByOperation } from './request.ts';
+import { actorOf } from '../../http/caller.ts';
+import { bodyJudgedByOperation } from './request.ts';
 import { Refused } from '../../http/problem.ts';
 
 const AuctionParams = Type.Object({ auctionId: Type.String({ maxLength: 100 }) });

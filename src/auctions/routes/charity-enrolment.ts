@@ -5,7 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { OPERATOR } from '../../http/access.ts';
 import type { Services } from '../../services.ts';
 import { CharityEnrolment, adminTags as tags } from '../schemas.ts';
-import { actorOf } from './request.ts';
+import { actorOf } from '../../http/caller.ts';
 import { Refused } from '../../http/problem.ts';
 
 const FacilityParams = Type.Object({ facilityId: EntityId('The facility id.') });

@@ -1,5 +1,7 @@
 // The auction face's routes, one plugin per resource: the partner's under /api/3 (answered in
-// the envelope, envelope.ts), support's and the marketplace's under /admin, and the public /media.
+// the envelope, envelope.ts) with support's and the marketplace's under /admin (`auctionRoutes`),
+// and the public /media (`mediaRoutes`, registered by app.ts after the support room's routes, where
+// the OpenAPI document has always listed it).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.ts';
 import { API3_PREFIX, registerEnvelopeHandling } from '../envelope.ts';
@@ -9,7 +11,8 @@ import { partnerAuctionRoutes } from './auctions.ts';
 import { cancelAuctionsRoutes } from './cancelauctions.ts';
 import { charityEnrolmentRoutes } from './charity-enrolment.ts';
 import { mediaRoutes } from './media.ts';
-import { notificationRoutes } from './notifications.ts';
+
+export { mediaRoutes };
 
 type Options = { services: Services };
 
@@ -22,7 +25,7 @@ const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { services })
 
 export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
   await app.register(partnerApi, { services, prefix: API3_PREFIX });
-  for (const routes of [adminAuctionRoutes, charityEnrolmentRoutes, notificationRoutes, mediaRoutes]) {
+  for (const routes of [adminAuctionRoutes, charityEnrolmentRoutes]) {
     await app.register(routes, { services });
   }
 };

@@ -1,5 +1,5 @@
 // What the auction routes read from a request beyond their schemas: the partner of an /api/3
-// call, the actor of an operator's change, the Idempotency-Key; and the body validator of the
+// call, the Idempotency-Key (the actor of a change: http/caller.ts); and the body validator of the
 // routes whose bodies validation.ts judges.
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { principalOf, type PartnerPrincipal } from '../../http/caller.ts';
@@ -19,12 +19,6 @@ export function partnerOf(request: FastifyRequest): PartnerPrincipal {
     ]);
   }
   return principal;
-}
-
-/** Who a support or marketplace change is recorded as, in the history: `<kind>:<clientId>`. */
-export function actorOf(request: FastifyRequest): string {
-  const principal = principalOf(request);
-  return `${principal.kind}:${principal.clientId}`;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

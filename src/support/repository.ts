@@ -1,6 +1,7 @@
-// SQL of the support notifications (`support_notifications`, grouped while open, with the auctions
-// each group covers in `support_notification_auctions`): the outbox rows, their resolution, and
-// their delivery to the webhook (claimed with a lease, SKIP LOCKED).
+// SQL of the support room: the notifications (`support_notifications`, grouped while open, with the
+// auctions each group covers in `support_notification_auctions`), their resolution, and their
+// delivery to the webhook (claimed with a lease, SKIP LOCKED). It reads no other room's table: which
+// auctions are still Pending is the auctions face's to say (notifications.ts: settleAuctions).
 import type { EntityId } from '../ids.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
@@ -104,29 +105,42 @@ export async function linkAuctions(db: Db, links: { notificationId: string; auct
 }
 
 /**
- * These auctions left Pending: in the open AUCTION_PENDING groups that cover them, their items
- * say how; a group is resolved when none of the auctions it covers is still Pending (the caller
- * has changed their status in this transaction), so support never loses sight of one.
+ * The open groups of `kind` that cover any of these auctions, each with every auction it covers
+ * (support_notification_auctions), locked for the change their settling makes.
  */
-export async function resolvePendingOfAuctions(
+export async function openGroupsCovering(
   db: Db,
+  kind: string,
+  auctionIds: string[],
+): Promise<{ id: string; auction_ids: string[] }[]> {
+  const { rows } = await sql<{ id: string; auction_ids: string[] }>`
+    select s.id, array(
+      select l2.auction_id::text from support_notification_auctions l2 where l2.notification_id = s.id
+    ) as auction_ids
+    from support_notifications s
+    where s.kind = ${kind} and s.resolved_at is null
+      and exists (
+        select 1 from support_notification_auctions l
+        where l.notification_id = s.id and l.auction_id = any(${auctionIds}::uuid[])
+      )
+    order by s.id
+    for update of s`.execute(db);
+  return rows;
+}
+
+/**
+ * These auctions left what held them: in the given groups their items say how (`resolution`), and
+ * the groups in `done` (none of their auctions still held) are resolved.
+ */
+export async function settleGroups(
+  db: Db,
+  groupIds: string[],
+  done: string[],
   auctionIds: string[],
   resolved: { now: Date; actor: string; resolution: string },
 ): Promise<void> {
+  if (groupIds.length === 0) return;
   await sql`
-    with touched as (
-      select distinct l.notification_id as id
-      from support_notification_auctions l
-      join support_notifications s on s.id = l.notification_id
-      where l.auction_id = any(${auctionIds}::uuid[]) and s.kind = 'AUCTION_PENDING' and s.resolved_at is null
-    ),
-    settled as (
-      select t.id, not exists (
-        select 1 from support_notification_auctions l join auctions a on a.id = l.auction_id
-        where l.notification_id = t.id and a.status = 'Pending'
-      ) as done
-      from touched t
-    )
     update support_notifications n set
       items = (
         select coalesce(jsonb_agg(
@@ -135,10 +149,10 @@ export async function resolvePendingOfAuctions(
           order by i), '[]'::jsonb)
         from jsonb_array_elements(n.items) with ordinality as x(e, i)
       ),
-      resolved_at = case when settled.done then ${resolved.now}::timestamptz end,
-      resolved_by = case when settled.done then ${resolved.actor}::text end,
-      resolution = case when settled.done then ${resolved.resolution}::text end
-    from settled where n.id = settled.id`.execute(db);
+      resolved_at = case when n.id = any(${done}::uuid[]) then ${resolved.now}::timestamptz end,
+      resolved_by = case when n.id = any(${done}::uuid[]) then ${resolved.actor}::text end,
+      resolution = case when n.id = any(${done}::uuid[]) then ${resolved.resolution}::text end
+    where n.id = any(${groupIds}::uuid[])`.execute(db);
 }
 
 export async function resolveNotificationRow(

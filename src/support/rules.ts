@@ -1,23 +1,33 @@
-// Support notifications (SPEC.md §3.5): every Pending auction, every image that could not be
-// fetched after its retries, every background job that exhausted its retries and every webhook
-// subscription the push face disabled is kept and listed, logged (always) and POSTed to
-// SUPPORT_WEBHOOK_URL (when set). Occurrences of one kind for one facility are grouped while open
-// (one row that counts them and keeps the first 100), so a bad list cannot flood support. The table
-// is the outbox: rows are written in the transaction that caused them, with the wake-up of their
-// delivery (deliver-notifications.ts), which then happens after the commit, with retries.
+// The support room's rules, as pure functions: the kinds of notification, how occurrences are
+// grouped and what a group says, how a stored group reads back, what the support webhook sends and
+// when it tries again, and how a failed POST is worded.
 import type { EntityId } from '../ids.ts';
-import { notFound, validationFailed } from '../errors.ts';
-import { isOpaqueId } from '../ids.ts';
-import type { Db } from '../db/tables.ts';
-import type { AuctionDeps } from './deps.ts';
-import * as repo from './notifications-repository.ts';
-import { cursor, newestFirst, pageOf, type Page } from './views.ts';
-import { wake } from './wake-ups.ts';
-import { LIMITS, type NotificationKind } from './model.ts';
+import type { RetrySchedule } from '../net/retry.ts';
+import { webhookEnvelope, type WebhookAttempt } from '../net/webhook-sender.ts';
+import type { GroupInsert, NotificationItem, NotificationRow } from './repository.ts';
 
-export type { NotificationKind } from './model.ts';
+/**
+ * The kinds of support notification (SPEC §3.5): AUCTION_PENDING and IMAGE_FETCH_FAILED are raised
+ * by the auctions face, JOB_FAILED by a dead-letter queue, WEBHOOK_DISABLED by the push face (§6.4).
+ */
+export const NOTIFICATION_KINDS = ['AUCTION_PENDING', 'IMAGE_FETCH_FAILED', 'JOB_FAILED', 'WEBHOOK_DISABLED'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-/** One occurrence, as its raiser describes it. */
+export const LIMITS = {
+  /** Occurrences a support notification group keeps (it counts them all). */
+  notificationGroupItems: 100,
+  /** A group that grew is sent to the support webhook again at most this often. */
+  notificationResendMinutes: 15,
+  /** POSTs of one state of a group to the support webhook before it is failed for good. */
+  webhookAttempts: 8,
+  /** A POST to the support webhook, whole. */
+  webhookTimeoutMs: 10_000,
+} as const;
+
+/** The support webhook: 8 attempts in all, over about 2 hours (10 s, 30 s, 2 min, 5 min, 15 min, 30 min, 1 h). */
+export const WEBHOOK_RETRY: RetrySchedule = { stepsSeconds: [10, 30, 120, 300, 900, 1800, 3600] };
+
+/** One occurrence, as its raiser describes it (each raiser words its own message). */
 export interface NewNotification {
   kind: NotificationKind;
   reason: string | null;
@@ -45,8 +55,6 @@ export function groupKeyOf(n: NewNotification): string {
 }
 
 export type DeliveryStatus = 'disabled' | 'pending' | 'delivered' | 'failed';
-
-export type NotificationItem = repo.NotificationItem;
 
 /** A stored notification group: what was raised, how often, and what became of it. */
 export interface NotificationView {
@@ -88,7 +96,7 @@ export function groupMessage(kind: NotificationKind, count: number, first: strin
   return `${COUNTED[kind](count, where, detail)}. The first: ${first}`;
 }
 
-export function notificationView(r: repo.NotificationRow): NotificationView {
+export function notificationView(r: NotificationRow): NotificationView {
   const kind = r.kind as NotificationKind;
   return {
     id: r.id,
@@ -115,8 +123,8 @@ export function notificationView(r: repo.NotificationRow): NotificationView {
 }
 
 /** The occurrences of one raise, one entry per group (a statement cannot update a row twice), by key. */
-export function groupOccurrences(now: Date, items: NewNotification[]): repo.GroupInsert[] {
-  const groups = new Map<string, repo.GroupInsert>();
+export function groupOccurrences(now: Date, items: NewNotification[]): GroupInsert[] {
+  const groups = new Map<string, GroupInsert>();
   for (const n of items) {
     const groupKey = groupKeyOf(n);
     const key = `${n.kind}\u0000${groupKey}`;
@@ -152,97 +160,37 @@ export function groupOccurrences(now: Date, items: NewNotification[]): repo.Grou
 }
 
 /**
- * Raises notifications in the caller's transaction and wakes their delivery in it: each opens
- * its group, or counts in the open one of its kind and key. Returns the groups raised (as they
- * now stand); call `logNotifications` with them once the transaction has committed. Other faces
- * (push: WEBHOOK_DISABLED) call this in their own transactions.
+ * The `webhook-id` of a group as it stands: its id and its count. Retries of one state carry the
+ * same id (a receiver deduplicates them); a group that grew is sent under a new one, so a receiver
+ * that deduplicates on webhook-id still sees the update.
  */
-export async function raiseNotifications(
-  deps: Pick<AuctionDeps, 'config' | 'queue'>,
-  trx: Db,
-  now: Date,
-  items: NewNotification[],
-): Promise<NotificationView[]> {
-  if (items.length === 0) return [];
-  const delivery = deps.config.supportWebhookUrl ? 'pending' : 'disabled';
-  const groups = groupOccurrences(now, items);
-  const rows = await repo.upsertGroups(trx, now, delivery, groups, {
-    items: LIMITS.notificationGroupItems,
-    resendAfterMinutes: LIMITS.notificationResendMinutes,
-  });
-  const idOf = new Map(rows.map((r) => [`${r.kind}\u0000${r.group_key}`, r.id]));
-  const links = items.flatMap((n) =>
-    n.auctionId ? [{ notificationId: idOf.get(`${n.kind}\u0000${groupKeyOf(n)}`)!, auctionId: n.auctionId }] : [],
-  );
-  await repo.linkAuctions(trx, links);
-  if (delivery === 'pending') await wake(deps.queue, 'deliverNotifications', { trx });
-  return rows.map(notificationView);
-}
-
-/** The log is a channel of its own: one warning per group raised, with its count. */
-export function logNotifications(logger: AuctionDeps['logger'], raised: NotificationView[]): void {
-  for (const n of raised) {
-    const notification = {
-      id: n.id,
-      kind: n.kind,
-      reason: n.reason,
-      facilityId: n.facilityId,
-      auctionId: n.auctionId,
-      count: n.count,
-    };
-    logger.warn({ notification }, `support notification: ${n.message}`);
-  }
+export function supportWebhookId(row: Pick<NotificationRow, 'id' | 'occurrences'>): string {
+  return `${row.id}.${row.occurrences}`;
 }
 
 /**
- * These auctions left Pending: the AUCTION_PENDING groups that cover them are resolved once none
- * of their auctions is still Pending.
+ * The body: `{id, type, createdAt, data}` as every webhook of the service (SPEC §6.4), `data` the
+ * notification as GET /admin/notifications shows it; the fields receivers read before grouping
+ * (kind, reason, message, facilityId, auctionId, detail, attempt) stay at the top level too.
  */
-export async function resolveAuctionNotifications(
-  trx: Db,
-  auctionIds: string[],
-  now: Date,
-  actor: string,
-  resolution: 'ACTIVATED' | 'CANCELLED',
-): Promise<void> {
-  if (auctionIds.length === 0) return;
-  await repo.resolvePendingOfAuctions(trx, auctionIds, { now, actor, resolution });
+export function supportWebhookBody(row: NotificationRow): string {
+  const data = notificationView(row);
+  return webhookEnvelope(row.id, 'support.notification', data.createdAt, data, {
+    kind: data.kind,
+    reason: data.reason,
+    message: data.message,
+    facilityId: data.facilityId,
+    auctionId: data.auctionId,
+    detail: data.detail,
+    count: data.count,
+    attempt: row.delivery_attempts,
+  });
 }
 
-/** Support marks a notification resolved (404 when there is none). */
-export async function resolveNotification(
-  deps: Pick<AuctionDeps, 'db'>,
-  id: string,
-  actor: string,
-  resolution: string,
-): Promise<NotificationView> {
-  const row = isOpaqueId(id) ? await repo.resolveNotificationRow(deps.db, id, actor, resolution) : undefined;
-  if (!row) throw notFound('The notification');
-  return notificationView(row);
-}
-
-export interface NotificationQuery {
-  state: 'open' | 'resolved' | 'all';
-  kind?: NotificationKind;
-  facilityId?: EntityId;
-  auctionId?: string;
-  limit: number;
-  cursor?: string;
-}
-
-/** Newest first, a page at a time. */
-export async function listNotifications(
-  deps: Pick<AuctionDeps, 'db'>,
-  query: NotificationQuery,
-): Promise<{ notifications: NotificationView[] } & Page> {
-  const after = query.cursor ? cursor.decode(query.cursor) : undefined;
-  if (after === null) throw validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
-  const { state, kind, facilityId, auctionId, limit } = query;
-  const rows = await repo.listNotificationRows(deps.db, { state, kind, facilityId, auctionId, after, limit });
-  const { items, ...page } = pageOf(
-    rows.map(notificationView),
-    limit,
-    newestFirst((n) => [n.createdAt, n.id]),
-  );
-  return { notifications: items, ...page };
+/** A failed POST in the support webhook's words (`delivery.lastError`): `HTTP <status>`, `TIMEOUT`, or what the system said. */
+export function deliveryError(attempt: WebhookAttempt): string | null {
+  if (attempt.delivered) return null;
+  if (attempt.failure === null) return `HTTP ${attempt.status}`;
+  if (attempt.failure.code === 'TIMEOUT') return 'TIMEOUT';
+  return attempt.failure.detail ?? attempt.failure.code;
 }

@@ -1,16 +1,15 @@
-// /admin/notifications: support lists the notifications and resolves them (notifications.ts).
+// /admin/notifications: support lists the notifications and resolves them (notifications.ts), from
+// the console or any operator tool.
 import { EntityId, Answer, StringEnum } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import type { Services } from '../../services.ts';
-import { LIMITS, NOTIFICATION_KINDS } from '../model.ts';
-import { Notification, NotificationKind, NotificationPage, adminTags as tags } from '../schemas.ts';
-import { actorOf } from './request.ts';
+import { actorOf } from '../../http/caller.ts';
+import type { Support } from '../index.ts';
+import { LIMITS, NOTIFICATION_KINDS } from '../rules.ts';
+import { Notification, NotificationKind, NotificationPage, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
-export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
-
+export const notificationRoutes: FastifyPluginAsyncTypebox<{ face: Support }> = async (app, { face }) => {
   app.get(
     '/admin/notifications',
     {
@@ -38,7 +37,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         response: { 200: Answer('A page of notifications.', NotificationPage) },
       },
     },
-    async (request) => face.listNotifications(request.query),
+    async (request) => face.list(request.query),
   );
 
   app.post(
@@ -62,7 +61,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     },
     async (request) => {
       const resolution = request.body?.resolution ?? 'RESOLVED';
-      return face.resolveNotification(request.params.notificationId, actorOf(request), resolution);
+      return face.resolve(request.params.notificationId, actorOf(request), resolution);
     },
   );
 };
