@@ -130,11 +130,11 @@ export async function buildApp(services: Services): Promise<App> {
         await scope.register(opsRoutes, { readiness: services.readiness, registry: services.metrics.registry });
         await scope.register(authRoutes, { face: services.auth });
         await scope.register(tenancyRoutes, { face: services.tenancy });
-        await scope.register(auctionRoutes, { services });
+        await scope.register(auctionRoutes, { face: services.auctions });
         // The support room's /admin/notifications between the auction administration and /media: the
         // order the OpenAPI document has always listed them in.
         await scope.register(supportRoutes, { face: services.support });
-        await scope.register(mediaRoutes, { services });
+        await scope.register(mediaRoutes, { face: services.auctions });
         // The PMS API: access control's routes and, in its scope, those of the faces that share it.
         const facilityStatus = { face: services.facilityStatus };
         const commands = { face: services.commands };

@@ -69,6 +69,8 @@ export function createAuctions({ database, config, logger, jobs, metrics, suppor
     (...args: A): R =>
       operation(deps, ...args);
   return {
+    /** The limits its routes describe. */
+    settings: { recreateWaitMinutes: config.auctionRecreateWaitMinutes },
     // A partner's calls (/api/3).
     importFullList: bind(importFullList),
     cancelAuction: bind(cancelAuction),

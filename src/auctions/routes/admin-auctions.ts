@@ -4,7 +4,7 @@
 import { EntityId, Answer, Nullable, StringEnum } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { AUCTION_TYPES, LIMITS } from '../model.ts';
 import { Auction, AuctionPage, AuctionStatus, adminTags as tags } from '../schemas.ts';
 import { actorOf } from '../../http/caller.ts';
@@ -32,9 +32,7 @@ const RecordPatch = Type.Object(
   { description: 'Any fields of the record (same rules as in POST /api/3/auctioninfo); unitId cannot change.' },
 );
 
-export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
-
+export const adminAuctionRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   app.get(
     '/admin/auctions',
     {

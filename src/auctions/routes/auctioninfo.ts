@@ -2,15 +2,14 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, sendEnvelopeText } from '../envelope.ts';
 import { LIMITS } from '../model.ts';
 import { CreateBody, CreateData, importTags as tags } from '../schemas.ts';
 import { bodyJudgedByOperation, idempotencyKeyOf, partnerOf } from './request.ts';
 
-export const auctionInfoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
-  const waitMinutes = services.config.auctionRecreateWaitMinutes;
+export const auctionInfoRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
+  const waitMinutes = face.settings.recreateWaitMinutes;
 
   app.post(
     '/auctioninfo',

@@ -2,13 +2,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, envelope, sendEnvelope } from '../envelope.ts';
 import { Auction, AuctionPage, ListQuery, importTags as tags } from '../schemas.ts';
 import { partnerOf } from './request.ts';
 
-export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
+export const partnerAuctionRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   const READ = scoped('auctions:read');
 
   app.get(

@@ -2,15 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, envelope, sendEnvelope } from '../envelope.ts';
 import { CancelBody, CancelData, importTags as tags } from '../schemas.ts';
 import { ONE_UNIT_MESSAGE } from '../validation.ts';
 import { bodyJudgedByOperation, partnerOf } from './request.ts';
 
-export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
-
+export const cancelAuctionsRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   app.put(
     '/cancelauctions',
     {

@@ -3,7 +3,7 @@
 import { EntityId, Answer } from '../../http/schemas.ts';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { CharityEnrolment, adminTags as tags } from '../schemas.ts';
 import { actorOf } from '../../http/caller.ts';
 import { Refused } from '../../http/problem.ts';
@@ -32,9 +32,7 @@ const METHODS = [
   },
 ] as const;
 
-export const charityEnrolmentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
-
+export const charityEnrolmentRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   for (const { method, operationId, enrolled, answer, summary, description } of METHODS) {
     app.route({
       method,

@@ -3,7 +3,7 @@
 // and the public /media (`mediaRoutes`, registered by app.ts after the support room's routes, where
 // the OpenAPI document has always listed it).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { API3_PREFIX, registerEnvelopeHandling } from '../envelope.ts';
 import { adminAuctionRoutes } from './admin-auctions.ts';
 import { auctionInfoRoutes } from './auctioninfo.ts';
@@ -14,18 +14,16 @@ import { mediaRoutes } from './media.ts';
 
 export { mediaRoutes };
 
-type Options = { services: Services };
+type Options = { face: Auctions };
 
-const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
+const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { face }) => {
   // Before the routes: their documented error answers are the envelope's.
   registerEnvelopeHandling(app);
   for (const routes of [auctionInfoRoutes, cancelAuctionsRoutes, partnerAuctionRoutes])
-    await app.register(routes, { services });
+    await app.register(routes, { face });
 };
 
-export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { services }) => {
-  await app.register(partnerApi, { services, prefix: API3_PREFIX });
-  for (const routes of [adminAuctionRoutes, charityEnrolmentRoutes]) {
-    await app.register(routes, { services });
-  }
+export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { face }) => {
+  await app.register(partnerApi, { face, prefix: API3_PREFIX });
+  for (const routes of [adminAuctionRoutes, charityEnrolmentRoutes]) await app.register(routes, { face });
 };

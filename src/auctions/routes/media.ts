@@ -5,7 +5,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../../errors.ts';
 import { PUBLIC } from '../../http/access.ts';
-import type { Services } from '../../services.ts';
+import type { Auctions } from '../index.ts';
 import { importTags as tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
@@ -16,9 +16,7 @@ const IMAGE = { type: 'string', format: 'binary' };
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
   typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((t) => [etag, `W/${etag}`, '*'].includes(t.trim()));
 
-export const mediaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const face = services.auctions;
-
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
   app.get(
     '/media/:name',
     {
