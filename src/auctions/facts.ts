@@ -4,7 +4,7 @@
 // lanes and replays; the payload is the exact body they send. A partner application is told of the
 // auctions of the facilities it serves (applications.facility_guids).
 import { sql, type Selectable } from 'kysely';
-import type { CommittedFact } from '../db/horizon.ts';
+import { type CommittedFact, positionsWithFacts } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { AuctionHistoryTable, AuctionsTable } from './tables.ts';
@@ -101,7 +101,5 @@ export async function auctionFactsAfter(
      where exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
                      join facilities f on f.id = a.facility_id join applications ap on ap.id = p.application_id
                     where h.txid > p.after and f.guid = any(ap.facility_guids))`.execute(db);
-  const found = new Array<boolean>(positions.length).fill(false);
-  for (const row of rows) found[Number(row.i) - 1] = true;
-  return found;
+  return positionsWithFacts(positions.length, rows);
 }

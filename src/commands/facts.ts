@@ -3,7 +3,7 @@
 // acknowledge.ts and retention.ts). Read below the commit horizon (src/db/horizon.ts) by whoever
 // composes facts — the push face's lanes and replays; the payload is the exact body they send.
 import { sql, type Selectable } from 'kysely';
-import type { CommittedFact } from '../db/horizon.ts';
+import { type CommittedFact, positionsWithFacts } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { CommandType } from './rules.ts';
@@ -87,7 +87,5 @@ export async function commandFactsAfter(
                     with ordinality as p(account_id, after, i)
      where exists (select 1 from commands c join facilities f on f.id = c.facility_id
                     where f.account_id = p.account_id and c.settled_txid > p.after)`.execute(db);
-  const found = new Array<boolean>(positions.length).fill(false);
-  for (const row of rows) found[Number(row.i) - 1] = true;
-  return found;
+  return positionsWithFacts(positions.length, rows);
 }

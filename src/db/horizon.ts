@@ -42,3 +42,13 @@ export interface CommittedFact<Payload> {
   at: Date;
   data: Payload;
 }
+
+/**
+ * A sweep's answer per position: `matched` are the (1-based) ordinals, from `unnest(…) with ordinality`,
+ * of the positions whose owner has facts past them; the rest answer false.
+ */
+export function positionsWithFacts(count: number, matched: readonly { i: string | number }[]): boolean[] {
+  const found = new Array<boolean>(count).fill(false);
+  for (const row of matched) found[Number(row.i) - 1] = true;
+  return found;
+}

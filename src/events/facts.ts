@@ -5,6 +5,7 @@
 // eventTypes=…` and its stream). Read below the commit horizon (src/db/horizon.ts) by whoever
 // composes facts: the push face's lanes.
 import type pg from 'pg';
+import { positionsWithFacts } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
 import { encodeCursor, queryFingerprint } from './cursor.ts';
 import {
@@ -158,9 +159,7 @@ export function createEventFacts(pool: pg.Pool, cursorKey: Buffer, cutoff: () =>
           where exists (select 1 from gateway_events e where e.account_id = p.account_id and e.txid > p.after)`,
         [positions.map((p) => p.accountId), positions.map((p) => p.after)],
       );
-      const found = new Array<boolean>(positions.length).fill(false);
-      for (const row of rows) found[Number(row.i) - 1] = true;
-      return found;
+      return positionsWithFacts(positions.length, rows);
     },
   };
 }

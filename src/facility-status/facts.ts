@@ -3,7 +3,7 @@
 // it (txid). Read below the commit horizon (src/db/horizon.ts) by whoever composes facts — the push
 // face's lanes and replays; the payload is the exact body they send.
 import { sql, type Selectable } from 'kysely';
-import type { CommittedFact } from '../db/horizon.ts';
+import { type CommittedFact, positionsWithFacts } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { FacilityStatusChangesTable } from './tables.ts';
@@ -74,7 +74,5 @@ export async function facilityStatusFactsAfter(
      where exists (select 1 from facility_status_changes x where x.account_id = p.account_id and x.txid > p.after)`.execute(
     db,
   );
-  const found = new Array<boolean>(positions.length).fill(false);
-  for (const row of rows) found[Number(row.i) - 1] = true;
-  return found;
+  return positionsWithFacts(positions.length, rows);
 }
