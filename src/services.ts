@@ -128,6 +128,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       jobs,
       sealer: accessControl.vault.sealerFor('webhook secret'),
+      tenancy,
       // What a subscriber is told of, each read through the face that owns it.
       facts: {
         commands: commands.facts,

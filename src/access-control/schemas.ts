@@ -5,6 +5,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { Answer, EntityId, Nullable, StringAcceptingInteger, StringEnum } from '../http/schemas.ts';
 import { ACCESS_CODE_PATTERN, EXTENDED_DATA_MAX_BYTES, UNIT_STATUSES } from './rules.ts';
 import { MAX_BODY_DEPTH } from '../http/validation.ts';
+import { FACILITY_FIELDS } from '../tenancy/index.ts';
 
 // ---- what the routes' documentation shares ----
 
@@ -77,20 +78,7 @@ export const PageQuery = {
 };
 
 export const Facility = Type.Object(
-  {
-    id: EntityId('The facility id.'),
-    accountId: EntityId('The owning account.'),
-    name: Type.String(),
-    propertyNumber: Nullable(
-      Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
-    ),
-    timeZone: Type.String({ description: 'IANA time zone; time groups are in this local time.' }),
-    addressLine: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    state: Nullable(Type.String()),
-    postalCode: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-  },
+  { ...FACILITY_FIELDS, timeZone: Type.String({ description: 'IANA time zone; time groups are in this local time.' }) },
   { $id: 'Facility' },
 );
 

@@ -4,7 +4,7 @@
 // lanes and replays; the payload is the exact body they send. A partner application is told of the
 // auctions of the facilities it serves (applications.facility_guids).
 import { sql, type Selectable } from 'kysely';
-import { type CommittedFact, positionsWithFacts } from '../db/horizon.ts';
+import { type CommittedFact, type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { AuctionHistoryTable, AuctionsTable } from './tables.ts';
@@ -90,16 +90,13 @@ export async function auctionFactsSince(
 }
 
 /** For each (application, after): whether its auctions have history recorded by a transaction after it (a sweep's question). */
-export async function auctionFactsAfter(
-  db: Db,
-  positions: readonly { applicationId: string; after: number }[],
-): Promise<boolean[]> {
-  if (positions.length === 0) return [];
-  const { rows } = await sql<{ i: string | number }>`
-    select p.i from unnest(${positions.map((p) => p.applicationId)}::uuid[], ${positions.map((p) => p.after)}::int8[])
-                    with ordinality as p(application_id, after, i)
-     where exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
-                     join facilities f on f.id = a.facility_id join applications ap on ap.id = p.application_id
-                    where h.txid > p.after and f.guid = any(ap.facility_guids))`.execute(db);
-  return positionsWithFacts(positions.length, rows);
+export function auctionFactsAfter(db: Db, positions: readonly FactPosition[]): Promise<boolean[]> {
+  return ownersWithFactsAfter(
+    db,
+    positions,
+    'uuid',
+    sql`exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
+                  join facilities f on f.id = a.facility_id join applications ap on ap.id = p.owner
+                 where h.txid > p.after and f.guid = any(ap.facility_guids))`,
+  );
 }

@@ -12,6 +12,7 @@
 import { createBlobStore } from '../blobs/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import type { FactPosition } from '../db/horizon.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
@@ -93,8 +94,7 @@ export function createAuctions({ database, config, logger, jobs, metrics, suppor
     facts: {
       factsSince: (after: number, upTo: number, scope: AuctionFactScope, limit: number) =>
         auctionFactsSince(deps.db, after, upTo, scope, limit),
-      factsAfter: (positions: readonly { applicationId: string; after: number }[]) =>
-        auctionFactsAfter(deps.db, positions),
+      factsAfter: (positions: readonly FactPosition[]) => auctionFactsAfter(deps.db, positions),
     },
     blobs: deps.blobs,
     metrics: deps.metrics,

@@ -189,14 +189,7 @@ export class Grants {
     // Another application's account key is refused exactly like a wrong one.
     if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id)
       throw invalidGrant('The account API key or secret is not valid for this client.');
-    const scopes = narrow(credential.scopes.filter(isScope), requested);
-    const principal: PrincipalWithoutToken = {
-      kind: 'account',
-      accountId: credential.account_id,
-      credentialId: credential.id,
-      clientId: client.clientId,
-      scopes,
-    };
+    const principal = accountPrincipal(credential, client, narrow(credential.scopes.filter(isScope), requested));
     return this.respond(principal, { kind: 'account', id: credential.id, familyId: randomUUID() });
   }
 
@@ -243,14 +236,7 @@ export class Grants {
       if (row.revoked_at || row.expires_at < now || credential.revoked_at)
         return { ok: false, reason: 'The refresh token has expired or been revoked.' } as const;
       await trx.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', row.id).execute();
-      const scopes = narrow(row.scopes.filter(isScope), requested);
-      const principal: PrincipalWithoutToken = {
-        kind: 'account',
-        accountId: credential.account_id,
-        credentialId: credential.id,
-        clientId: client.clientId,
-        scopes,
-      };
+      const principal = accountPrincipal(credential, client, narrow(row.scopes.filter(isScope), requested));
       return {
         ok: true,
         response: await this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx),
@@ -327,4 +313,19 @@ function clientPrincipal(client: Client, requested: Scope[] | null): PrincipalWi
       scopes: narrow(PARTNER_SCOPES, requested),
     };
   return null;
+}
+
+/** The account an account key (or its refresh token) acts for, through the client it was issued to. */
+function accountPrincipal(
+  credential: { id: string; account_id: EntityId },
+  client: Client,
+  scopes: Scope[],
+): PrincipalWithoutToken {
+  return {
+    kind: 'account',
+    accountId: credential.account_id,
+    credentialId: credential.id,
+    clientId: client.clientId,
+    scopes,
+  };
 }

@@ -3,7 +3,7 @@
 // acknowledge.ts and retention.ts). Read below the commit horizon (src/db/horizon.ts) by whoever
 // composes facts — the push face's lanes and replays; the payload is the exact body they send.
 import { sql, type Selectable } from 'kysely';
-import { type CommittedFact, positionsWithFacts } from '../db/horizon.ts';
+import { type CommittedFact, type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { CommandType } from './rules.ts';
@@ -77,15 +77,12 @@ export async function commandFactsSince(
 }
 
 /** For each (account, after): whether the account has commands settled by a transaction after it (a sweep's question). */
-export async function commandFactsAfter(
-  db: Db,
-  positions: readonly { accountId: EntityId; after: number }[],
-): Promise<boolean[]> {
-  if (positions.length === 0) return [];
-  const { rows } = await sql<{ i: string | number }>`
-    select p.i from unnest(${positions.map((p) => p.accountId)}::int8[], ${positions.map((p) => p.after)}::int8[])
-                    with ordinality as p(account_id, after, i)
-     where exists (select 1 from commands c join facilities f on f.id = c.facility_id
-                    where f.account_id = p.account_id and c.settled_txid > p.after)`.execute(db);
-  return positionsWithFacts(positions.length, rows);
+export function commandFactsAfter(db: Db, positions: readonly FactPosition[]): Promise<boolean[]> {
+  return ownersWithFactsAfter(
+    db,
+    positions,
+    'int8',
+    sql`exists (select 1 from commands c join facilities f on f.id = c.facility_id
+                 where f.account_id = p.owner and c.settled_txid > p.after)`,
+  );
 }

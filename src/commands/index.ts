@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { InBatchTransaction } from '../events/index.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
+import type { FactPosition } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { acknowledgeCommands } from './acknowledge.ts';
@@ -88,8 +89,7 @@ export async function createCommands({ database, config, logger, codes, whenPoll
     facts: {
       factsSince: (after: number, upTo: number, scope: CommandFactScope, limit: number) =>
         commandFactsSince(deps.db, after, upTo, scope, limit),
-      factsAfter: (positions: readonly { accountId: EntityId; after: number }[]) =>
-        commandFactsAfter(deps.db, positions),
+      factsAfter: (positions: readonly FactPosition[]) => commandFactsAfter(deps.db, positions),
     },
     // What the jobs run (also run by tests at a chosen time).
     recordExpiredCommands: bind(recordExpiredCommands),

@@ -8,7 +8,7 @@
 // every reader of such facts: the events' pages and walks (src/events/horizon.ts adds the wait for an
 // account's committed events), a webhook lane's fill, a new subscription's starting point.
 import type pg from 'pg';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './tables.ts';
 
 /**
@@ -43,12 +43,30 @@ export interface CommittedFact<Payload> {
   data: Payload;
 }
 
+/** Where a reader of an owner's facts stands: after the transaction `after`. */
+export interface FactPosition {
+  /** The facts' owner: an account id, or an application id. */
+  owner: string | number;
+  after: number;
+}
+
 /**
- * A sweep's answer per position: `matched` are the (1-based) ordinals, from `unnest(…) with ordinality`,
- * of the positions whose owner has facts past them; the rest answer false.
+ * A sweep's question, one statement for every position: for each (owner, after), whether the owner
+ * has facts made by a transaction after `after`. `factsPast` is the owner's `exists (…)` over
+ * `p.owner` and `p.after`.
  */
-export function positionsWithFacts(count: number, matched: readonly { i: string | number }[]): boolean[] {
-  const found = new Array<boolean>(count).fill(false);
-  for (const row of matched) found[Number(row.i) - 1] = true;
+export async function ownersWithFactsAfter(
+  db: Db,
+  positions: readonly FactPosition[],
+  ownerType: 'int8' | 'uuid',
+  factsPast: RawBuilder<unknown>,
+): Promise<boolean[]> {
+  const found = new Array<boolean>(positions.length).fill(false);
+  if (positions.length === 0) return found;
+  const { rows } = await sql<{ i: string }>`
+    select p.i from unnest(${positions.map((p) => p.owner)}::${sql.raw(ownerType)}[], ${positions.map((p) => p.after)}::int8[])
+                    with ordinality as p(owner, after, i)
+     where ${factsPast}`.execute(db);
+  for (const row of rows) found[Number(row.i) - 1] = true;
   return found;
 }

@@ -13,6 +13,7 @@ import {
   createGatehouseClient,
   type GatehouseClient,
   type paths,
+  type Schemas,
   requestToken,
 } from '../../clients/typescript/index.ts';
 import { loadConfig } from '../config.ts';
@@ -247,6 +248,11 @@ Examples:
           );
           const businessHours = groups.find((g) => g.name === 'Business Hours')?.id ?? 0;
           const gateOnly = profiles.find((p) => p.name === 'Gate Only')?.id ?? 0;
+          const addVisitor = (body: Schemas['CreateVisitorRequest']) =>
+            must(
+              'visitor create',
+              pms.POST('/facilities/{facilityId}/visitors', { params: { path: { facilityId } }, body }),
+            );
           for (let u = 1; u <= 8; u++) {
             const unit = await must(
               'unit create',
@@ -260,36 +266,23 @@ Examples:
             );
             if (u > 6) continue; // two units stay vacant
             const n = person++;
-            await must(
-              'visitor create',
-              pms.POST('/facilities/{facilityId}/visitors', {
-                params: { path: { facilityId } },
-                body: {
-                  unitId: unit.id,
-                  accessCode: String(1000 + n * 1111 + fi * 7).slice(0, 6),
-                  firstName: FIRST_NAMES[n % FIRST_NAMES.length]!,
-                  lastName: LAST_NAMES[n % LAST_NAMES.length]!,
-                  isTenant: true,
-                  timeGroupId: u === 5 ? businessHours : 0,
-                  accessProfileId: u === 6 ? gateOnly : 0,
-                },
-              }),
-            );
-            if (u === 2) {
-              await must(
-                'visitor create',
-                pms.POST('/facilities/{facilityId}/visitors', {
-                  params: { path: { facilityId } },
-                  body: {
-                    unitId: unit.id,
-                    accessCode: String(90_000 + n),
-                    firstName: 'Helper',
-                    lastName: LAST_NAMES[n % LAST_NAMES.length]!,
-                    isTenant: false,
-                  },
-                }),
-              );
-            }
+            await addVisitor({
+              unitId: unit.id,
+              accessCode: String(1000 + n * 1111 + fi * 7).slice(0, 6),
+              firstName: FIRST_NAMES[n % FIRST_NAMES.length]!,
+              lastName: LAST_NAMES[n % LAST_NAMES.length]!,
+              isTenant: true,
+              timeGroupId: u === 5 ? businessHours : 0,
+              accessProfileId: u === 6 ? gateOnly : 0,
+            });
+            if (u === 2)
+              await addVisitor({
+                unitId: unit.id,
+                accessCode: String(90_000 + n),
+                firstName: 'Helper',
+                lastName: LAST_NAMES[n % LAST_NAMES.length]!,
+                isTenant: false,
+              });
             if (u === 3)
               await must(
                 'unit disable',

@@ -5,7 +5,9 @@
 // eventTypes=…` and its stream). Read below the commit horizon (src/db/horizon.ts) by whoever
 // composes facts: the push face's lanes.
 import type pg from 'pg';
-import { positionsWithFacts } from '../db/horizon.ts';
+import { sql } from 'kysely';
+import { type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
+import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import { encodeCursor, queryFingerprint } from './cursor.ts';
 import {
@@ -59,7 +61,7 @@ export interface EventFacts {
   /** The events of a slice, read again (a retry). */
   eventsOf(selection: EventSelection, slice: EventSlice): Promise<DeliveredEvent[]>;
   /** For each (account, after): whether the account has events stored by a transaction after it (a sweep's question). */
-  factsAfter(positions: readonly { accountId: EntityId; after: number }[]): Promise<boolean[]>;
+  factsAfter(positions: readonly FactPosition[]): Promise<boolean[]>;
 }
 
 /** Empty phases a read walks through (a filter that matches few events) before it answers. */
@@ -80,10 +82,14 @@ function filterOf(s: EventSelection): EventFilter {
 }
 
 /**
- * The reader, bound to the pool, the cursor key and the retention window (`cutoff`: events older
+ * The reader, bound to the database, the cursor key and the retention window (`cutoff`: events older
  * than this epoch ms, from now, are past it).
  */
-export function createEventFacts(pool: pg.Pool, cursorKey: Buffer, cutoff: () => number): EventFacts {
+export function createEventFacts(
+  { pool, db }: { pool: pg.Pool; db: Db },
+  cursorKey: Buffer,
+  cutoff: () => number,
+): EventFacts {
   const readWindow = async (filter: EventFilter, slice: EventSlice, limit: number) => {
     const query = pageQuery(filter, { cutoff: cutoff(), lo: slice.lo, hi: slice.hi, after: slice.after }, { limit });
     return (await pool.query<EventRow>(query.text, query.values)).rows;
@@ -152,14 +158,13 @@ export function createEventFacts(pool: pg.Pool, cursorKey: Buffer, cutoff: () =>
     async eventsOf(selection, slice) {
       return render(selection, slice, await readWindow(filterOf(selection), slice, slice.count));
     },
-    async factsAfter(positions) {
-      if (positions.length === 0) return [];
-      const { rows } = await pool.query<{ i: string }>(
-        `select p.i from unnest($1::int8[], $2::int8[]) with ordinality as p(account_id, after, i)
-          where exists (select 1 from gateway_events e where e.account_id = p.account_id and e.txid > p.after)`,
-        [positions.map((p) => p.accountId), positions.map((p) => p.after)],
+    factsAfter(positions) {
+      return ownersWithFactsAfter(
+        db,
+        positions,
+        'int8',
+        sql`exists (select 1 from gateway_events e where e.account_id = p.owner and e.txid > p.after)`,
       );
-      return positionsWithFacts(positions.length, rows);
     },
   };
 }

@@ -104,7 +104,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     ingest: (gateway, reported, now) => ingest(ingestDeps, gateway, reported, now),
     partitions,
     store,
-    facts: createEventFacts(deps.database.pool, cursorKey, () => store.cutoff()),
+    facts: createEventFacts(deps.database, cursorKey, () => store.cutoff()),
     metrics,
     signals,
     streams,

@@ -154,7 +154,17 @@ export const StreamHeaders = Type.Object({
   ),
 });
 
-// The answer example of the list routes (OpenAPI): a page of two events at facility 12.
+// The answer example of the list routes (OpenAPI): a page of two events at facility 12, both of one
+// visitor at the front gate's keypad.
+const atFrontGateKeypad = {
+  deviceId: 'kp-1',
+  deviceName: 'Front gate keypad',
+  unitId: 101,
+  unitNumber: 'A-101',
+  visitorId: 4821,
+  visitorName: 'Maria Lopez',
+  codeEntered: '****42',
+};
 const GATEWAY_EVENT_PAGE_EXAMPLE = {
   metadata: {
     pageSize: 100,
@@ -176,13 +186,7 @@ const GATEWAY_EVENT_PAGE_EXAMPLE = {
       occurredAt: '2026-03-01T16:15:02.123Z',
       occurredAtLocal: '2026-03-01T09:15:02.123-07:00',
       receivedAt: '2026-03-01T16:15:03.410Z',
-      deviceId: 'kp-1',
-      deviceName: 'Front gate keypad',
-      unitId: 101,
-      unitNumber: 'A-101',
-      visitorId: 4821,
-      visitorName: 'Maria Lopez',
-      codeEntered: '****42',
+      ...atFrontGateKeypad,
       details: null,
       data: null,
     },
@@ -197,13 +201,7 @@ const GATEWAY_EVENT_PAGE_EXAMPLE = {
       occurredAt: '2026-03-01T13:42:10.500Z',
       occurredAtLocal: '2026-03-01T06:42:10.500-07:00',
       receivedAt: '2026-03-01T13:42:11.020Z',
-      deviceId: 'kp-1',
-      deviceName: 'Front gate keypad',
-      unitId: 101,
-      unitNumber: 'A-101',
-      visitorId: 4821,
-      visitorName: 'Maria Lopez',
-      codeEntered: '****42',
+      ...atFrontGateKeypad,
       details: 'Outside time group Business Hours',
       data: { timeGroupId: 2 },
     },

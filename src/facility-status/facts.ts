@@ -3,7 +3,7 @@
 // it (txid). Read below the commit horizon (src/db/horizon.ts) by whoever composes facts — the push
 // face's lanes and replays; the payload is the exact body they send.
 import { sql, type Selectable } from 'kysely';
-import { type CommittedFact, positionsWithFacts } from '../db/horizon.ts';
+import { type CommittedFact, type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { FacilityStatusChangesTable } from './tables.ts';
@@ -63,16 +63,11 @@ export async function facilityStatusFactsSince(
 }
 
 /** For each (account, after): whether the account has status changes recorded by a transaction after it (a sweep's question). */
-export async function facilityStatusFactsAfter(
-  db: Db,
-  positions: readonly { accountId: EntityId; after: number }[],
-): Promise<boolean[]> {
-  if (positions.length === 0) return [];
-  const { rows } = await sql<{ i: string | number }>`
-    select p.i from unnest(${positions.map((p) => p.accountId)}::int8[], ${positions.map((p) => p.after)}::int8[])
-                    with ordinality as p(account_id, after, i)
-     where exists (select 1 from facility_status_changes x where x.account_id = p.account_id and x.txid > p.after)`.execute(
+export function facilityStatusFactsAfter(db: Db, positions: readonly FactPosition[]): Promise<boolean[]> {
+  return ownersWithFactsAfter(
     db,
+    positions,
+    'int8',
+    sql`exists (select 1 from facility_status_changes x where x.account_id = p.owner and x.txid > p.after)`,
   );
-  return positionsWithFacts(positions.length, rows);
 }

@@ -13,6 +13,7 @@ import type { Database } from '../db/database.ts';
 import type { InBatchTransaction } from '../events/index.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
+import type { FactPosition } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
 import { createActionGroup, listActionGroups, listManualActionGroups, runActionGroup } from './action-groups.ts';
@@ -77,8 +78,7 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
     facts: {
       factsSince: (after: number, upTo: number, scope: FacilityStatusFactScope, limit: number) =>
         facilityStatusFactsSince(deps.db, after, upTo, scope, limit),
-      factsAfter: (positions: readonly { accountId: EntityId; after: number }[]) =>
-        facilityStatusFactsAfter(deps.db, positions),
+      factsAfter: (positions: readonly FactPosition[]) => facilityStatusFactsAfter(deps.db, positions),
     },
     /** The face's background jobs, worked by the server's queue. */
     jobs: facilityStatusJobs({ db: database.db, logger }) as JobDefinition[],

@@ -9,10 +9,11 @@ import { randomUUID } from 'node:crypto';
 import * as repo from './repository.ts';
 import { webhookEnvelope } from '../net/webhook-sender.ts';
 import { type PushFacts, readFacts } from './sources.ts';
-import { currentHorizon, ownerOf } from './subscriptions.ts';
+import { currentHorizon, ownerOf, type PushTenancy } from './subscriptions.ts';
 
 export interface DeliveryDeps {
   db: Db;
+  tenancy: PushTenancy;
   /** The owners' fact readers (a replay reads the facts again). */
   facts: PushFacts;
   retentionDays: number;
@@ -53,7 +54,7 @@ export function deliveryView(d: repo.DeliveryRow): DeliveryView {
 }
 
 async function own(deps: DeliveryDeps, principal: Principal | null, id: EntityId): Promise<repo.SubscriptionRow> {
-  const owner = principal ? await ownerOf(deps.db, principal) : null;
+  const owner = principal ? await ownerOf(deps.tenancy, principal) : null;
   const row = await repo.selectSubscription(deps.db, id, owner);
   if (!row) throw notFound('The webhook subscription');
   return row;

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
-import type { JobDefinition, JobQueue } from '../jobs/queue.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { WebhookSender } from '../net/webhook-sender.ts';
@@ -29,6 +29,7 @@ import {
   listSubscriptions,
   rotateSecret,
   secretsOf,
+  type PushTenancy,
   type SubscriptionDeps,
   testSubscription,
   updateSubscription,
@@ -56,6 +57,8 @@ export interface PushDeps {
   jobs: JobQueue;
   /** The signing secrets' sealer (its key derived from the service's code key). */
   sealer: Sealer;
+  /** Who owns a subscription, and which facilities it may name: asked of tenancy's face. */
+  tenancy: PushTenancy;
   /** The facts delivered, each read through the face that owns it (built by the composition root). */
   facts: PushFacts;
   /**
@@ -138,6 +141,7 @@ export async function createPush(deps: PushDeps) {
   };
   const subscriptions: SubscriptionDeps = {
     db,
+    tenancy: deps.tenancy,
     sealer: deps.sealer,
     sender,
     allowHosts: config.webhookAllowHosts,
@@ -145,6 +149,7 @@ export async function createPush(deps: PushDeps) {
   };
   const deliveries: DeliveryDeps = {
     db,
+    tenancy: deps.tenancy,
     facts: deps.facts,
     retentionDays: config.eventRetentionDays,
     pendingPerSubscription: config.webhookPendingPerSubscription,

@@ -19,11 +19,6 @@ const ownerCondition = (owner: Owner) =>
     ? sql`account_id = ${owner.accountId}::int8`
     : sql`application_id = ${owner.applicationId}::uuid`;
 
-export async function applicationIdOf(db: Db, clientId: string): Promise<string | null> {
-  const row = await db.selectFrom('applications').select('id').where('client_id', '=', clientId).executeTakeFirst();
-  return row?.id ?? null;
-}
-
 export async function countSubscriptions(db: Db, owner: Owner): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from webhook_subscriptions where ${ownerCondition(owner)}`.execute(db);

@@ -9,6 +9,7 @@ import type { AuctionFactScope, AuctionStatusFact, AuctionStatusPayload } from '
 import type { CommandFactScope, CommandStatusFact, CommandStatusPayload } from '../commands/index.ts';
 import type { EventFacts, EventPosition, EventSelection } from '../events/index.ts';
 import type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from '../facility-status/index.ts';
+import type { FactPosition } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
 import type { SubscriptionRow, SweptLane } from './repository.ts';
 import { LIMITS, type Topic } from './rules.ts';
@@ -20,14 +21,11 @@ interface FactReader<Scope, Fact, Position> {
   factsAfter(positions: readonly Position[]): Promise<boolean[]>;
 }
 
-type AccountPosition = { accountId: EntityId; after: number };
-type ApplicationPosition = { applicationId: string; after: number };
-
 /** The owners' readers a lane composes. */
 export interface PushFacts {
-  commands: FactReader<CommandFactScope, CommandStatusFact, AccountPosition>;
-  facilityStatus: FactReader<FacilityStatusFactScope, FacilityStatusFact, AccountPosition>;
-  auctions: FactReader<AuctionFactScope, AuctionStatusFact, ApplicationPosition>;
+  commands: FactReader<CommandFactScope, CommandStatusFact, FactPosition>;
+  facilityStatus: FactReader<FacilityStatusFactScope, FacilityStatusFact, FactPosition>;
+  auctions: FactReader<AuctionFactScope, AuctionStatusFact, FactPosition>;
   events: EventFacts;
 }
 
@@ -127,18 +125,13 @@ export async function dueLanes(facts: PushFacts, lanes: readonly SweptLane[], li
     });
   };
   const account = (l: SweptLane) => l.account_id !== null;
-  await ask('gateway.events', account, (l) => ({ accountId: l.account_id!, after: l.events_hi }), facts.events);
-  await ask('command.status', account, (l) => ({ accountId: l.account_id!, after: l.facts_txid }), facts.commands);
-  await ask(
-    'facility.status',
-    account,
-    (l) => ({ accountId: l.account_id!, after: l.facts_txid }),
-    facts.facilityStatus,
-  );
+  await ask('gateway.events', account, (l) => ({ owner: l.account_id!, after: l.events_hi }), facts.events);
+  await ask('command.status', account, (l) => ({ owner: l.account_id!, after: l.facts_txid }), facts.commands);
+  await ask('facility.status', account, (l) => ({ owner: l.account_id!, after: l.facts_txid }), facts.facilityStatus);
   await ask(
     'auction.status',
     (l) => l.application_id !== null,
-    (l) => ({ applicationId: l.application_id!, after: l.facts_txid }),
+    (l) => ({ owner: l.application_id!, after: l.facts_txid }),
     facts.auctions,
   );
   const at = (l: SweptLane) => l.next_attempt_at?.getTime() ?? Number.POSITIVE_INFINITY;

@@ -15,6 +15,7 @@ import { FetchError, resolveVetted, systemLookup } from '../net/safe-fetch.ts';
 import { webhookEnvelope, type WebhookSender } from '../net/webhook-sender.ts';
 import { newWebhookSecret } from '../net/webhook-signature.ts';
 import type { Sealer } from '../sealed.ts';
+import type { Tenancy } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
 import {
   attemptError,
@@ -27,8 +28,12 @@ import {
   type Topic,
 } from './rules.ts';
 
+/** What push asks tenancy, through its face: a partner's application, and the facilities an owner may name. */
+export type PushTenancy = Pick<Tenancy, 'applicationIdOf' | 'facilitiesAmong'>;
+
 export interface SubscriptionDeps {
   db: Db;
+  tenancy: PushTenancy;
   sealer: Sealer;
   /** The one webhook sender, as the lanes use it (a test ping goes out like any delivery). */
   sender: WebhookSender;
@@ -104,10 +109,10 @@ export function secretsOf(sealer: Sealer, s: repo.SubscriptionRow, now: Date): s
 }
 
 /** Who owns the caller's subscriptions; a token that is neither an account's nor a partner's may not have any. */
-export async function ownerOf(db: Db, principal: Principal): Promise<Owner> {
+export async function ownerOf(tenancy: PushTenancy, principal: Principal): Promise<Owner> {
   if (principal.kind === 'account') return { kind: 'account', accountId: (principal as AccountPrincipal).accountId };
   if (principal.kind === 'partner') {
-    const applicationId = await repo.applicationIdOf(db, (principal as PartnerPrincipal).clientId);
+    const applicationId = await tenancy.applicationIdOf((principal as PartnerPrincipal).clientId);
     if (applicationId) return { kind: 'partner', applicationId };
   }
   throw forbidden('Only an account’s or an auction partner’s token has webhook subscriptions.');
@@ -141,19 +146,8 @@ async function urlFaults(deps: SubscriptionDeps, raw: string): Promise<FieldErro
 }
 
 /** Facility ids the owner may not name (another account's, or not one of the partner's). */
-async function foreignFacilities(db: Db, owner: Owner, facilityIds: EntityId[]): Promise<FieldError[]> {
-  if (facilityIds.length === 0) return [];
-  const { rows } = await sql<{ id: number }>`
-    select f.id from facilities f
-     where f.id = any(${facilityIds}::int8[])
-       and ${
-         owner.kind === 'account'
-           ? sql`f.account_id = ${owner.accountId}::int8`
-           : // A join, not `any((select facility_guids …))`: PostgreSQL reads that as a sub-select whose one
-             // row is the whole array (text = text[], an error), not as the array.
-             sql`exists (select 1 from applications ap where ap.id = ${owner.applicationId}::uuid and f.guid = any(ap.facility_guids))`
-       }`.execute(db);
-  const own = new Set(rows.map((r) => Number(r.id)));
+async function foreignFacilities(tenancy: PushTenancy, owner: Owner, facilityIds: EntityId[]): Promise<FieldError[]> {
+  const own = await tenancy.facilitiesAmong(owner, facilityIds);
   return facilityIds.flatMap((id, i) =>
     own.has(id) ? [] : [{ path: `facilityIds[${i}]`, message: 'is not a facility this token may see' }],
   );
@@ -180,7 +174,7 @@ async function judge(
     ...filterFaults(input.topics, input.eventTypes),
     ...(typeof input.url === 'string' ? await urlFaults(deps, input.url) : []),
     ...(Array.isArray(input.facilityIds)
-      ? await foreignFacilities(deps.db, owner, input.facilityIds as EntityId[])
+      ? await foreignFacilities(deps.tenancy, owner, input.facilityIds as EntityId[])
       : []),
   ];
   if (faults.length > 0) throw validationFailed(faults);
@@ -199,7 +193,7 @@ export async function createSubscription(
   principal: Principal,
   input: CreateInput,
 ): Promise<SubscriptionView & { secret: string }> {
-  const owner = await ownerOf(deps.db, principal);
+  const owner = await ownerOf(deps.tenancy, principal);
   await judge(deps, owner, input);
   if ((await repo.countSubscriptions(deps.db, owner)) >= LIMITS.subscriptionsPerOwner)
     throw conflict(
@@ -231,7 +225,7 @@ async function ownSubscription(
   principal: Principal,
   id: EntityId,
 ): Promise<[Owner, repo.SubscriptionRow]> {
-  const owner = await ownerOf(deps.db, principal);
+  const owner = await ownerOf(deps.tenancy, principal);
   const row = await repo.selectSubscription(deps.db, id, owner);
   if (!row) throw notFound('The webhook subscription');
   return [owner, row];
@@ -250,7 +244,7 @@ export async function listSubscriptions(
   principal: Principal,
   page: { afterId: EntityId | null; limit: number },
 ): Promise<SubscriptionView[]> {
-  const owner = await ownerOf(deps.db, principal);
+  const owner = await ownerOf(deps.tenancy, principal);
   return (await repo.selectSubscriptions(deps.db, owner, page)).map(subscriptionView);
 }
 
@@ -294,7 +288,7 @@ export async function updateSubscription(
 }
 
 export async function deleteSubscription(deps: SubscriptionDeps, principal: Principal, id: EntityId): Promise<void> {
-  const owner = await ownerOf(deps.db, principal);
+  const owner = await ownerOf(deps.tenancy, principal);
   if (!(await repo.deleteSubscription(deps.db, id, owner))) throw notFound('The webhook subscription');
 }
 

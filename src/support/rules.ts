@@ -56,17 +56,13 @@ export function groupKeyOf(n: NewNotification): string {
 
 export type DeliveryStatus = 'disabled' | 'pending' | 'delivered' | 'failed';
 
-/** A stored notification group: what was raised, how often, and what became of it. */
-export interface NotificationView {
+/**
+ * A stored notification group: what was raised, how often, and what became of it. Its kind, and its
+ * first occurrence's reason, facility, auction and detail (each occurrence's are in `items`); its
+ * message says the count when there is more than one occurrence.
+ */
+export interface NotificationView extends Omit<NewNotification, 'groupKey'> {
   id: string;
-  kind: NotificationKind;
-  /** The first occurrence's reason, facility, auction and detail (each occurrence's are in `items`). */
-  reason: string | null;
-  /** Says the count when there is more than one occurrence. */
-  message: string;
-  facilityId: EntityId | null;
-  auctionId: string | null;
-  detail: Record<string, unknown>;
   count: number;
   /** The first LIMITS.notificationGroupItems occurrences, oldest first. */
   items: NotificationItem[];

@@ -52,6 +52,11 @@ export async function getApplication(db: Db, clientId: string) {
   return applicationView(row);
 }
 
+/** The id of the application with this client id (revoked or not), or null. */
+export async function applicationIdOf(db: Db, clientId: string): Promise<string | null> {
+  return (await repository.applicationByClientId(db, clientId))?.id ?? null;
+}
+
 function applicationView(r: repository.ApplicationRow) {
   return {
     id: r.id,

@@ -108,3 +108,12 @@ export async function listFacilities(db: Db, accountId?: EntityId | string): Pro
   const id = parseEntityId(accountId);
   return id === null ? [] : (await repository.facilitiesOf(db, id)).map(facilityView);
 }
+
+/** The facility ids among these that the holder may name (an account's own; a partner's listed ones). */
+export async function facilitiesAmong(
+  db: Db,
+  holder: repository.FacilityHolder,
+  ids: readonly EntityId[],
+): Promise<Set<EntityId>> {
+  return new Set(ids.length === 0 ? [] : await repository.facilityIdsAmong(db, holder, ids));
+}

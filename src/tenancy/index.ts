@@ -4,8 +4,14 @@
 import type { Db } from '../db/tables.ts';
 import { createAccount, listAccounts } from './accounts.ts';
 import { createAccountKey, listAccountKeys, revokeAccountKey } from './account-keys.ts';
-import { createApplication, getApplication, listApplications, revokeApplication } from './applications.ts';
-import { createFacility, findFacility, listFacilities } from './facilities.ts';
+import {
+  applicationIdOf,
+  createApplication,
+  getApplication,
+  listApplications,
+  revokeApplication,
+} from './applications.ts';
+import { createFacility, facilitiesAmong, findFacility, listFacilities } from './facilities.ts';
 import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from './gateways.ts';
 import { facilityExists } from './repository.ts';
 
@@ -22,8 +28,10 @@ export function createTenancy(db: Db) {
     findFacility: withDb(findFacility),
     listFacilities: withDb(listFacilities),
     facilityExists: withDb(facilityExists),
+    facilitiesAmong: withDb(facilitiesAmong),
     createApplication: withDb(createApplication),
     getApplication: withDb(getApplication),
+    applicationIdOf: withDb(applicationIdOf),
     listApplications: withDb(listApplications),
     revokeApplication: withDb(revokeApplication),
     createAccountKey: withDb(createAccountKey),
@@ -35,6 +43,7 @@ export function createTenancy(db: Db) {
   };
 }
 export type Tenancy = ReturnType<typeof createTenancy>;
+export type { FacilityHolder } from './repository.ts';
 
 // The operations as functions of the database, for one-shot work that holds a database but no face
 // (the test fixtures); the service and the command line use the face.
@@ -57,3 +66,4 @@ export {
 };
 export type { ApplicationInput } from './applications.ts';
 export { facilityView, type FacilityInput, type FacilityView } from './facilities.ts';
+export { FACILITY_FIELDS } from './schemas.ts';

@@ -2,9 +2,11 @@
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { FacilitiesTable } from './tables.ts';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 
 export type FacilityRow = Selectable<FacilitiesTable>;
+/** Who may name facilities: an account (its own), or an application (the facilities its list names). */
+export type FacilityHolder = { kind: 'account'; accountId: EntityId } | { kind: 'partner'; applicationId: string };
 export type CredentialKind = 'application' | 'account' | 'gateway';
 
 export const insertAccount = (db: Db, name: string) =>
@@ -26,6 +28,21 @@ export function facilitiesOf(db: Db, accountId: EntityId | null) {
   let query = db.selectFrom('facilities').selectAll().orderBy('id');
   if (accountId !== null) query = query.where('account_id', '=', accountId);
   return query.execute();
+}
+
+/** Which of these facilities an account owns, or an application's list of facilities names. */
+export async function facilityIdsAmong(db: Db, holder: FacilityHolder, ids: readonly EntityId[]): Promise<EntityId[]> {
+  const { rows } = await sql<{ id: string | number }>`
+    select f.id from facilities f
+     where f.id = any(${ids}::int8[])
+       and ${
+         holder.kind === 'account'
+           ? sql`f.account_id = ${holder.accountId}::int8`
+           : // A join, not `any((select facility_guids …))`: PostgreSQL reads that as a sub-select whose one
+             // row is the whole array (text = text[], an error), not as the array.
+             sql`exists (select 1 from applications ap where ap.id = ${holder.applicationId}::uuid and f.guid = any(ap.facility_guids))`
+       }`.execute(db);
+  return rows.map((r) => Number(r.id));
 }
 
 export const facilityById = (db: Db, id: EntityId) =>

@@ -14,21 +14,26 @@ export const CreateAccountBody = Type.Object(
   { examples: [{ name: 'Sunrise Self Storage' }] },
 );
 
+/** A facility's fields as every view shows them (the account's view in access control adds nothing but descriptions). */
+export const FACILITY_FIELDS = {
+  id: EntityId('The facility id.'),
+  accountId: EntityId('The owning account.'),
+  name: Type.String(),
+  propertyNumber: Nullable(
+    Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
+  ),
+  timeZone: Type.String(),
+  addressLine: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  postalCode: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+};
+
 // Named AdminFacility: the facility as the operator created it (the access-control face's Facility is the account's view).
 export const Facility = Type.Object(
   {
-    id: EntityId('The facility id.'),
-    accountId: EntityId('The owning account.'),
-    name: Type.String(),
-    propertyNumber: Nullable(
-      Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
-    ),
-    timeZone: Type.String(),
-    addressLine: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    state: Nullable(Type.String()),
-    postalCode: Nullable(Type.String()),
-    country: Nullable(Type.String()),
+    ...FACILITY_FIELDS,
     guid: Nullable(Type.String()),
     charityEnrolled: Type.Boolean(),
   },
