@@ -46,6 +46,8 @@ export class JobQueue {
   /** pg-boss was started (its timers run) — also when `start` failed part-way: stop then stops it. */
   private started = false;
   private readonly supervise: boolean;
+  /** pg-boss's statements and the handlers it runs, until each settles (stop waits for them). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   /**
    * A queue that can send at once; `start` begins working the faces' job definitions. A server
@@ -58,7 +60,7 @@ export class JobQueue {
   ) {
     this.supervise = options.supervise;
     this.boss = new PgBoss({
-      db: { executeSql: (text, values) => pool.query(text, values) },
+      db: { executeSql: (text, values) => this.track(pool.query(text, values)) },
       schema: 'pgboss',
       supervise: options.supervise,
       schedule: options.supervise,
@@ -82,7 +84,7 @@ export class JobQueue {
       await this.boss.work<object>(
         definition.name,
         { batchSize: definition.batchSize ?? 50, pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 1 },
-        (jobs) => definition.handle(jobs),
+        (jobs) => this.track(definition.handle(jobs)),
       );
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule);
       for (const former of definition.formerNames ?? []) await this.retire(former, definition);
@@ -98,8 +100,17 @@ export class JobQueue {
     await this.boss.work<object>(
       former,
       { batchSize: definition.batchSize ?? 50, pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 1 },
-      (jobs) => definition.handle(jobs),
+      (jobs) => this.track(definition.handle(jobs)),
     );
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    work.then(
+      () => this.inFlight.delete(work),
+      () => this.inFlight.delete(work),
+    );
+    return work;
   }
 
   get isRunning(): boolean {
@@ -121,7 +132,24 @@ export class JobQueue {
     if (!this.started) return;
     this.started = false;
     this.running = false;
+    const deadline = Date.now() + timeoutMs;
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+    // pg-boss reports itself stopped while a worker's fetch may still be in flight (its jobs are then
+    // handled after the stop), and it completes or fails a job without awaiting the statement: both
+    // would reach the pool after it closed. Whatever it started settles first (within the timeout;
+    // a job left active is retried when it expires).
+    while (Date.now() < deadline) {
+      // A settled fetch starts its handler, and a settled handler its complete or fail, in the
+      // continuations that run before this turn ends.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]);
+      clearTimeout(timer);
+    }
   }
 }
 

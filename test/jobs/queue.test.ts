@@ -1,4 +1,4 @@
-// The job queue's renamed jobs: a face's job that moved to another room (access-control.* →
+// The job queue: its stop (nothing pg-boss started outlives it), and its renamed jobs: a face's job that moved to another room (access-control.* →
 // facility-status.*, commands.*) takes its new name and names its former ones; at start a former
 // name is unscheduled (no schedule goes on queueing jobs nothing works) and the jobs still waiting
 // under it are worked by the job's handler (none is lost). test/support/former-job-name.test.ts
@@ -82,5 +82,45 @@ describe('renamed jobs', () => {
     // A second start finds nothing to remove.
     await runQueue(renamed);
     assert.deepEqual(await schedules(), scheduled);
+  });
+});
+
+describe('stopping', () => {
+  it('a job fetched as the queue stops is handled and completed before stop returns: nothing reaches the pool after', async () => {
+    // pg-boss reports itself stopped while a worker's fetch is still in flight, and completes a job
+    // without awaiting the statement: the pool closed after stop() then received the job's
+    // completion (an unhandled "Cannot use a pool after calling end on the pool").
+    const name = 'test.stop-during-fetch';
+    const real = t.services.database.pool;
+    let released!: () => void;
+    const release = new Promise<void>((resolve) => (released = resolve));
+    let fetchHeld!: () => void;
+    const held = new Promise<void>((resolve) => (fetchHeld = resolve));
+    let stopped = false;
+    const late: string[] = [];
+    const pool = {
+      query(text: string, values?: unknown[]) {
+        if (stopped) late.push(text.trim().slice(0, 40));
+        if (values?.[0] === name && /SKIP LOCKED/.test(text)) {
+          fetchHeld();
+          return release.then(() => real.query(text, values));
+        }
+        return real.query(text, values);
+      },
+    } as unknown as typeof real;
+    const handled: string[] = [];
+    const queue = new JobQueue(pool, t.services.logger, { supervise: true });
+    await queue.start([
+      { name, batchSize: 1, handle: async (jobs) => void handled.push(...jobs.map((job) => job.id)) },
+    ]);
+    await held;
+    const id = await t.services.jobs.send(name, {});
+    const stopping = queue.stop(10_000);
+    setTimeout(released, 300);
+    await stopping;
+    stopped = true;
+    assert.deepEqual(handled, [id], 'the job the in-flight fetch took was handled');
+    assert.equal(await jobState(id!), 'completed');
+    assert.deepEqual(late, [], 'no statement after stop returned');
   });
 });
