@@ -1,4 +1,5 @@
-// The job queue: its stop (nothing pg-boss started outlives it), and its renamed jobs: a face's job that moved to another room (access-control.* →
+// The job queue: its stop (nothing pg-boss started outlives it), and its renamed jobs: a face's
+// job that moved to another room (access-control.* →
 // facility-status.*, commands.*) takes its new name and names its former ones; at start a former
 // name is unscheduled (no schedule goes on queueing jobs nothing works) and the jobs still waiting
 // under it are worked by the job's handler (none is lost). test/support/former-job-name.test.ts
