@@ -5,9 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/tables.ts';
 import type { Scope } from '../http/access.ts';
 import { GATEWAY_SCOPES, OPERATOR_SCOPES, PARTNER_SCOPES, isScope } from '../http/caller.ts';
-import type { ClientDirectory } from './client-directory.ts';
-import { SecretCheckLineFull, UNKNOWN_CLIENT, type SecretCheckLine } from './secret-checks.ts';
-import { randomToken, recentlyVerified, sha256, verifySecret } from './secrets.ts';
+import { SecretCheckLineFull, type SecretCheckLine } from './secret-checks.ts';
+import { checkSecret, randomToken, type SecretCheck, sha256 } from './secrets.ts';
 import type { PrincipalWithoutToken, TokenService } from './tokens.ts';
 import type { EntityId } from '../ids.ts';
 
@@ -70,51 +69,57 @@ const overloaded = () =>
     'retry-after': '1',
   });
 
-type SlowCheckRunner = (check: () => Promise<boolean>) => Promise<boolean>;
-const directly: SlowCheckRunner = (check) => check();
-
 export class Grants {
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly refreshTtlSeconds: number,
     private readonly secretChecks: SecretCheckLine,
-    private readonly clients: ClientDirectory,
   ) {}
 
-  /** Runs `work` in `client`'s turn of the line of secret checks; no room to wait is a 503. */
-  private inTurnOf(client: string) {
-    return <T>(work: () => Promise<T>): Promise<T> =>
-      this.secretChecks.run(client, work).catch((error: unknown) => {
+  /**
+   * Checks `secret` against the stored hash of `holder` (a client id, an account API key). A hash of
+   * an earlier version (scrypt, ~60 ms of a core) is checked in the holder's turn of the line of
+   * secret checks — no room to wait is a 503 — and, once matched, replaced in `table` by today's
+   * hash (compare-and-set: a concurrent change of the secret wins).
+   */
+  private async check(
+    secret: string,
+    stored: string | null | undefined,
+    holder: string,
+    row: { table: 'applications' | 'gateway_credentials' | 'account_credentials'; id: string } | null,
+  ): Promise<boolean> {
+    const result: SecretCheck = await checkSecret(secret, stored, (slow) =>
+      this.secretChecks.run(holder, slow).catch((error: unknown) => {
         throw error instanceof SecretCheckLineFull ? overloaded() : error;
-      });
+      }),
+    );
+    if (result.upgrade && row && stored) {
+      // A failed upgrade does not fail the request: it is tried again on the next use.
+      await this.db
+        .updateTable(row.table)
+        .set({ secret_hash: result.upgrade })
+        .where('id', '=', row.id)
+        .where('secret_hash', '=', stored)
+        .execute()
+        .catch(() => undefined);
+    }
+    return result.ok;
   }
 
   /**
-   * A client that presented this secret successfully in the last few minutes is looked up and let
-   * through at once (no scrypt: the verification is remembered). Any other request is looked up
-   * and checked in its client's turn of the line of secret checks — and a client id the directory
-   * does not know (made up, or created moments ago by another process) in the one turn that
-   * unknown ids share — so that a flood of guesses costs the database and the CPU a few lookups
-   * and checks at a time, never one per request, and a real client is served within a few turns.
+   * The client a token request names, authenticated by its secret: an application, or a gateway
+   * controller. An unknown client id costs what a wrong secret costs.
    */
   async authenticateClient(clientId: string, clientSecret: string): Promise<Client> {
-    if (recentlyVerified(clientId, clientSecret)) return this.lookUpAndCheck(clientId, clientSecret, directly);
-    const turn = (await this.clients.knows(clientId)) ? clientId : UNKNOWN_CLIENT;
-    const client = await this.inTurnOf(turn)(() => this.lookUpAndCheck(clientId, clientSecret, directly));
-    this.clients.add(client.clientId);
-    return client;
-  }
-
-  private async lookUpAndCheck(clientId: string, clientSecret: string, runSlowCheck: SlowCheckRunner): Promise<Client> {
     const app = await this.db
       .selectFrom('applications')
       .select(['id', 'client_id', 'secret_hash', 'client_type', 'facility_guids', 'is_operator', 'revoked_at'])
       .where('client_id', '=', clientId)
       .executeTakeFirst();
     if (app) {
-      if (!(await verifySecret(clientSecret, app.secret_hash, clientId, runSlowCheck)) || app.revoked_at)
-        throw invalidClient();
+      const row = { table: 'applications', id: app.id } as const;
+      if (!(await this.check(clientSecret, app.secret_hash, clientId, row)) || app.revoked_at) throw invalidClient();
       return {
         kind: 'application',
         id: app.id,
@@ -130,12 +135,8 @@ export class Grants {
       .select(['g.id', 'g.client_id', 'g.secret_hash', 'g.revoked_at', 'g.facility_id', 'f.account_id'])
       .where('g.client_id', '=', clientId)
       .executeTakeFirst();
-    // Unknown clients cost the same scrypt as known ones.
-    if (
-      !(await verifySecret(clientSecret, gateway?.secret_hash, clientId, runSlowCheck)) ||
-      !gateway ||
-      gateway.revoked_at
-    )
+    const row = gateway ? ({ table: 'gateway_credentials', id: gateway.id } as const) : null;
+    if (!(await this.check(clientSecret, gateway?.secret_hash, clientId, row)) || !gateway || gateway.revoked_at)
       throw invalidClient();
     return {
       kind: 'gateway',
@@ -180,12 +181,8 @@ export class Grants {
       .select(['id', 'secret_hash', 'account_id', 'application_id', 'scopes', 'revoked_at'])
       .where('api_key', '=', request.username)
       .executeTakeFirst();
-    const valid = await verifySecret(
-      request.password,
-      credential?.secret_hash,
-      request.username,
-      this.inTurnOf(client.clientId),
-    );
+    const row = credential ? ({ table: 'account_credentials', id: credential.id } as const) : null;
+    const valid = await this.check(request.password, credential?.secret_hash, client.clientId, row);
     // Another application's account key is refused exactly like a wrong one.
     if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id)
       throw invalidGrant('The account API key or secret is not valid for this client.');

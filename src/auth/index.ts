@@ -7,7 +7,6 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { SharedState } from '../shared-state.ts';
-import { ClientDirectory } from './client-directory.ts';
 import { CredentialStatus } from './credential-status.ts';
 import { Grants } from './grants.ts';
 import { loadSigningKeys } from './keys.ts';
@@ -33,15 +32,10 @@ export interface Auth {
 
 export async function createAuth({ database, config, sharedState, clock }: AuthDeps): Promise<Auth> {
   const tokens = new TokenService(await loadSigningKeys(config), config);
-  // Secrets are checked (scrypt) a few at a time, one per two cores: a flood cannot starve the rest.
+  // Hashes of earlier versions (scrypt) are checked a few at a time, one per two cores, until each
+  // is replaced on its next use: a storm of old credentials cannot starve the rest.
   const secretChecks = SecretCheckLine.forCores(os.availableParallelism());
-  const grants = new Grants(
-    database.db,
-    tokens,
-    config.refreshTokenTtlSeconds,
-    secretChecks,
-    new ClientDirectory(database.db),
-  );
+  const grants = new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks);
   const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds, clock);
   return { tokens, grants, throttle, credentials: new CredentialStatus(database.db, clock) };
 }

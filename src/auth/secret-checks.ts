@@ -1,17 +1,13 @@
-// Authenticating a token request that is not proven by a remembered secret means a lookup and a
-// scrypt check (~60 ms of a core and 16 MiB): the token endpoint's costly work. Unbounded, a flood
-// of guesses queued it all and a legitimate client waited behind the whole flood (12–23 s for 400
-// guesses). Here at most `concurrency` checks run at once (half the cores: the other half keeps
-// serving requests); the others wait in a line per client, served in turn — one check of each
-// waiting client, then round again — and every client id the service does not know shares ONE
-// turn. A client with nothing waiting is served before those already in the round (as FQ-CoDel
-// serves sparse flows), so a client asking for one token is next, however many guesses wait. Lines
-// are short (`waitingPerClient`), and so is the whole (`waitingInAll`): a check that finds no room
-// is refused at once (the endpoint answers 503 + Retry-After) instead of waiting for seconds.
-//
-// What this does not fix: a flood of wrong secrets for ONE known client id, from many addresses,
-// fills that client's own line (each address is held to TOKEN_FAILURE_LIMIT by the throttle);
-// that client's requests proven by a remembered secret still pass at once.
+// Secrets issued by earlier versions are stored as scrypt hashes (~60 ms of a core and 16 MiB to
+// check) until their next successful use replaces them (secrets.ts). Unbounded, a storm of such
+// checks — a fleet reconnecting just after an upgrade, or a flood of guesses at old credentials —
+// would queue it all. Here at most `concurrency` checks run at once (half the cores: the other half
+// keeps serving requests); the others wait in a line per client, served in turn — one check of each
+// waiting client, then round again. A client with nothing waiting is served before those already in
+// the round (as FQ-CoDel serves sparse flows), so a client asking for one token is next, however many
+// checks wait. Lines are short (`waitingPerClient`), and so is the whole (`waitingInAll`): a check
+// that finds no room is refused at once (the endpoint answers 503 + Retry-After) instead of waiting
+// for seconds. Today's hashes (a keyed SHA-256) never wait here.
 
 export class SecretCheckLineFull extends Error {
   constructor() {
@@ -27,9 +23,6 @@ export class SecretCheckLineFull extends Error {
  */
 export const WAITING_PER_CLIENT = 10;
 export const WAITING_IN_ALL = 64;
-
-/** The one turn that every client id without a credential shares. */
-export const UNKNOWN_CLIENT = '(unknown client)';
 
 export class SecretCheckLine {
   private running = 0;

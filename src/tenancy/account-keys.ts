@@ -37,7 +37,7 @@ export async function createAccountKey(
   const apiSecret = randomToken('gh_as');
   const row = await repository.insertAccountKey(db, {
     api_key: apiKey,
-    secret_hash: await hashSecret(apiSecret),
+    secret_hash: hashSecret(apiSecret),
     account_id: accountId!,
     application_id: app.id,
     scopes: [...new Set(scopes)],

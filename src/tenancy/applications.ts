@@ -32,7 +32,7 @@ export async function createApplication(db: Db, input: ApplicationInput) {
   const clientSecret = randomToken('gh_cs');
   const row = await repository.insertApplication(db, {
     client_id: clientId,
-    secret_hash: await hashSecret(clientSecret),
+    secret_hash: hashSecret(clientSecret),
     name: input.name.trim(),
     client_type: input.clientType ?? null,
     facility_guids: [...new Set(guids)],

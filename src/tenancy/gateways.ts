@@ -15,7 +15,7 @@ export async function createGatewayCredential(db: Db, input: { facilityId: Entit
   const clientSecret = randomToken('gh_gs');
   const row = await repository.insertGatewayCredential(db, {
     client_id: clientId,
-    secret_hash: await hashSecret(clientSecret),
+    secret_hash: hashSecret(clientSecret),
     facility_id: facilityId,
   });
   return { id: row.id, clientId, clientSecret };

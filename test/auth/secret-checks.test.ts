@@ -1,8 +1,8 @@
-// The line of secret checks, without scrypt: how many run at once, whose turn is next, and when a
+// The line of secret checks (for hashes of earlier versions), without scrypt: how many run at once, whose turn is next, and when a
 // check is refused instead of waiting.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SecretCheckLine, SecretCheckLineFull, UNKNOWN_CLIENT } from '../../src/auth/secret-checks.ts';
+import { SecretCheckLine, SecretCheckLineFull } from '../../src/auth/secret-checks.ts';
 
 const check = (ms: number, log?: string[], name?: string) => async () => {
   await new Promise((r) => setTimeout(r, ms));
@@ -29,11 +29,11 @@ describe('the line of secret checks', () => {
     assert.equal(most, 2);
   });
 
-  it('serves a client behind a flood of unknown client ids as soon as the running check ends', async () => {
+  it('serves a client behind a flood of another client’s checks as soon as the running check ends', async () => {
     const line = new SecretCheckLine(1, 4, 64);
     const order: string[] = [];
     const flood = Array.from({ length: 400 }, () =>
-      line.run(UNKNOWN_CLIENT, check(20, order, 'guess')).catch((e: unknown) => e),
+      line.run('flooded', check(20, order, 'guess')).catch((e: unknown) => e),
     );
     await new Promise((r) => setTimeout(r, 30)); // the flood is being served: one check done, one running, three waiting
     await line.run('pms', check(20, order, 'pms'));
