@@ -12,17 +12,26 @@ import {
 } from '../../src/events/combined.ts';
 import { EVENT_TYPES } from '../../src/events/catalogue.ts';
 import type { EntityId } from '../../src/ids.ts';
+import {
+  eventFilter,
+  eventRow,
+  facilityWallClock,
+  provisionReportingAccount,
+  type ReportingAccount,
+  rentedUnits,
+  unitAt,
+} from '../helpers/events.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { bearer, gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, postEvents, storeEvents } from './helpers.ts';
+import { provisionAccount } from '../helpers/tenants.ts';
+import { event, getJson } from './helpers.ts';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const TIME_ZONE = 'America/Denver';
 
 let t: TestApp;
-let acme: ProvisionedAccount;
-let rival: ProvisionedAccount;
+let acme: ReportingAccount;
+let rival: ReportingAccount;
 let facilityId: EntityId;
 let gateway: string;
 let u1: EntityId;
@@ -40,23 +49,16 @@ const IN_WINDOW = ['e1', 'e2', 'e3', 'e4', 'e5', 'e-in'];
 
 before(async () => {
   t = await startTestApp();
-  acme = await provisionAccount(t, { facilities: 3, timeZone: TIME_ZONE, name: 'Acme Storage' });
-  rival = await provisionAccount(t, { facilities: 1, name: 'Rival Storage' });
+  acme = await provisionReportingAccount(t, { facilities: 3, timeZone: TIME_ZONE, name: 'Acme Storage' });
+  rival = await provisionReportingAccount(t, { facilities: 1, name: 'Rival Storage' });
   facilityId = acme.facilities[0]!.id;
-  gateway = (await gatewayToken(t, facilityId)).token;
+  gateway = acme.gateways[0]!;
 
-  const post = async (url: string, payload: object) => {
-    const response = await t.app.inject({ method: 'POST', url, headers: bearer(acme.token), payload });
-    assert.equal(response.statusCode, 201, response.body);
-    return response.json();
-  };
-  u1 = (await post(`/facilities/${facilityId}/units`, { unitNumber: 'A-101' })).id;
-  u2 = (await post(`/facilities/${facilityId}/units`, { unitNumber: 'A-102' })).id;
-  const visitor = (unitId: EntityId, accessCode: string, firstName: string) =>
-    post(`/facilities/${facilityId}/visitors`, { unitId, accessCode, firstName, lastName: 'Doe', isTenant: true });
-  v1 = (await visitor(u1, '2468', 'Jane')).visitor.id;
-  v2 = (await visitor(u2, '1357', 'John')).visitor.id;
-  foreignUnit = (await post(`/facilities/${acme.facilities[1]!.id}/units`, { unitNumber: 'B-201' })).id;
+  [{ unitId: u1, visitorId: v1 }, { unitId: u2, visitorId: v2 }] = await rentedUnits(t, acme.token, facilityId, [
+    { unitNumber: 'A-101', accessCode: '2468', firstName: 'Jane', lastName: 'Doe' },
+    { unitNumber: 'A-102', accessCode: '1357', firstName: 'John', lastName: 'Doe' },
+  ]);
+  foreignUnit = await unitAt(t, acme.token, acme.facilities[1]!.id, 'B-201');
 
   base = Math.floor(Date.now() / 1000) * 1000;
   const fixture = (details: string, eventType: number, occurredAt: number, ids: object = {}) => {
@@ -79,17 +81,10 @@ before(async () => {
     // A foreign unit reported at this facility (it resolves to no number).
     fixture('e-foreign', 16, base - 30 * HOUR, { unitId: foreignUnit }),
   ];
-  const answer = await postEvents(t, gateway, batch);
-  assert.equal(answer.body.accepted, batch.length, JSON.stringify(answer.body));
+  await acme.ingest(0, batch);
   // Other facilities' events, in the same hours: never in this facility's answers.
-  const other = (await gatewayToken(t, acme.facilities[1]!.id)).token;
-  assert.equal(
-    (await postEvents(t, other, [event({ details: 'other-1' }, 60), event({ details: 'other-2', unitId: u1 }, 90)]))
-      .body.accepted,
-    2,
-  );
-  const rivalGateway = (await gatewayToken(t, rival.facilities[0]!.id)).token;
-  assert.equal((await storeEvents(t, rivalGateway, [event({ details: 'rival-1' }, 60)])).accepted, 1);
+  await acme.ingest(1, [event({ details: 'other-1' }, 60), event({ details: 'other-2', unitId: u1 }, 90)]);
+  await rival.ingest(0, [event({ details: 'rival-1' }, 60)]);
 });
 after(() => t.close());
 
@@ -106,26 +101,6 @@ async function details(query: string, headers: Record<string, string> = {}) {
   return items.map((item: any) => item.eventDetails);
 }
 const wide = () => `minDate=${seconds(base - 48 * HOUR)}&maxDate=${seconds(base + HOUR)}`;
-
-/** The facility's wall clock, without an offset: an independent definition (Intl). */
-function wallClock(ms: number, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(ms))
-      .map((part) => [part.type, part.value]),
-  );
-  const millis = String(ms % 1000).padStart(3, '0');
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${millis}`;
-}
 
 describe('the answer', () => {
   it('is {metadata, items} by default: the last 12 hours, newest first', async () => {
@@ -172,7 +147,7 @@ describe('the answer', () => {
       eventType: 'Access Granted',
       eventTypeEnum: 18,
       eventDetails: 'e1',
-      createdOn: wallClock(occurred, TIME_ZONE),
+      createdOn: facilityWallClock(occurred, TIME_ZONE),
       createdUtc: new Date(occurred).toISOString(),
       unitId: u1,
       unitName: 'A-101',
@@ -203,21 +178,7 @@ describe('the answer', () => {
   });
 
   it("renders createdOn on the facility's wall clock across a daylight-saving change", () => {
-    const row = (ms: number, timeZone: string): CombinedEventRow => ({
-      id: 'e',
-      facility_id: 1,
-      facility_name: 'F',
-      time_zone: timeZone,
-      event_type: 18,
-      occurred_ms: ms,
-      device_id: null,
-      device_name: null,
-      unit_id: null,
-      unit_number: null,
-      visitor_id: null,
-      visitor_name: null,
-      details: null,
-    });
+    const row = (ms: number, timeZone: string) => eventRow({ time_zone: timeZone, occurred_ms: ms });
     // 2026-03-08 02:00 in Denver: clocks go from 01:59:59.999 (-07:00) to 03:00 (-06:00).
     const change = Date.UTC(2026, 2, 8, 9);
     assert.equal(toCombinedEvent(row(change - 1, TIME_ZONE)).createdOn, '2026-03-08T01:59:59.999');
@@ -325,7 +286,6 @@ describe('paging', () => {
 
   it('answers the newest 10,000 events of a filter at most', async () => {
     const busy = acme.facilities[2]!.id;
-    const token = (await gatewayToken(t, busy)).token;
     const total = 10_050;
     const start = base - 11 * HOUR;
     for (let from = 0; from < total; from += 1000) {
@@ -334,7 +294,7 @@ describe('paging', () => {
         // Event i occurred i seconds after the start: the newest is the last.
         return event({ occurredAt: new Date(start + i * 1000).toISOString(), details: `n${i}` });
       });
-      assert.equal((await storeEvents(t, token, batch)).accepted, batch.length);
+      await acme.ingest(2, batch);
     }
     const first = await read(url('pageSize=10000', busy));
     assert.equal(first.status, 200, first.text.slice(0, 300));
@@ -359,16 +319,7 @@ describe('paging', () => {
 describe('rows handed on as they arrive', () => {
   it('gives back its connection when the statement fails or the consumer throws', async () => {
     const { store } = t.services.events;
-    const filter = {
-      scope: { kind: 'facility' as const, facilityId, accountId: acme.accountId },
-      facilityIds: null,
-      eventTypes: null,
-      unitIds: null,
-      visitorIds: null,
-      start: null,
-      end: null,
-      sort: 'desc' as const,
-    };
+    const filter = eventFilter({ kind: 'facility', facilityId, accountId: acme.accountId }, { sort: 'desc' });
     const seen: unknown[] = [];
     await store.slice(filter, 3, 0, false, { columns: COMBINED_COLUMNS, onRow: (row) => seen.push(row) });
     assert.equal(seen.length, 3);
@@ -419,26 +370,23 @@ describe('the types', () => {
 describe('versions', () => {
   it('answers 3.0 by default and when named, 2.0 alike with deprecation headers', async () => {
     const reference = await read(url(`${wide()}&hideMetadata=true`));
-    for (const [query, headers] of [
-      ['', { 'api-version': '3.0' }],
-      ['&api-version=3.0', {}],
-      ['&api-version=3', {}],
+    for (const [query, headers, deprecated] of [
+      ['', { 'api-version': '3.0' }, false],
+      ['&api-version=3.0', {}, false],
+      ['&api-version=3', {}, false],
+      ['', { 'api-version': '2.0' }, true],
+      ['&api-version=2.0', {}, true],
     ] as const) {
       const response = await read(url(`${wide()}&hideMetadata=true${query}`), headers);
       assert.equal(response.status, 200, response.text);
       assert.deepEqual(response.body, reference.body);
-      assert.equal(response.headers['api-supported-versions'], '1.0, 2.0, 3.0');
-      assert.equal(response.headers.deprecation, undefined);
-    }
-    for (const [query, headers] of [
-      ['', { 'api-version': '2.0' }],
-      ['&api-version=2.0', {}],
-    ] as const) {
-      const response = await read(url(`${wide()}&hideMetadata=true${query}`), headers);
-      assert.equal(response.status, 200, response.text);
-      assert.deepEqual(response.body, reference.body);
-      assert.equal(response.headers['api-deprecated-versions'], '1.0, 2.0');
-      assert.match(String(response.headers.deprecation), /^@\d+$/);
+      if (deprecated) {
+        assert.equal(response.headers['api-deprecated-versions'], '1.0, 2.0');
+        assert.match(String(response.headers.deprecation), /^@\d+$/);
+      } else {
+        assert.equal(response.headers['api-supported-versions'], '1.0, 2.0, 3.0');
+        assert.equal(response.headers.deprecation, undefined);
+      }
     }
     for (const version of ['2.0', '3.0']) {
       const types = await read('/combinedevents/types', { 'api-version': version });
@@ -496,25 +444,25 @@ describe('access', () => {
 
 describe('bad parameters', () => {
   const now = () => seconds(Date.now());
-  const cases: [string, () => string, string[], Record<string, string>?][] = [
+  // One bad value of one parameter, by the parameter it names.
+  const single: Record<string, string[]> = {
+    gtq: ['gtq=999', 'gtq=18&gtq=999', 'gtq=abc'],
+    uq: ['uq=abc', 'uq=0', 'uq=-4'],
+    vq: ['vq=abc', 'vq=1.5'],
+    pageSize: ['pageSize=10001', 'pageSize=0'],
+    pageNumber: ['pageNumber=0'],
+    minDate: ['minDate=-1'],
+    maxDate: ['maxDate=yesterday'],
+    hideMetadata: ['hideMetadata=maybe'],
+  };
+  const cases: [string, () => string, string[]][] = [
+    ...Object.entries(single).flatMap(([path, queries]) =>
+      queries.map((query): [string, () => string, string[]] => [query, () => query, [path]]),
+    ),
     ['minDate > maxDate', () => `minDate=${now()}&maxDate=${now() - 3600}`, ['maxDate', 'minDate']],
-    ['gtq=999', () => 'gtq=999', ['gtq']],
-    ['gtq=18&gtq=999', () => 'gtq=18&gtq=999', ['gtq']],
-    ['gtq=abc', () => 'gtq=abc', ['gtq']],
-    ['uq=abc', () => 'uq=abc', ['uq']],
-    ['vq=abc', () => 'vq=abc', ['vq']],
-    ['uq=0', () => 'uq=0', ['uq']],
-    ['uq=-4', () => 'uq=-4', ['uq']],
-    ['vq=1.5', () => 'vq=1.5', ['vq']],
     ['uq repeated', () => `uq=${u1}&uq=${u2}`, ['uq']],
     ['uq=<sql>', () => `uq=${encodeURIComponent("1' or '1'='1")}`, ['uq']],
-    ['pageSize=10001', () => 'pageSize=10001', ['pageSize']],
-    ['pageSize=0', () => 'pageSize=0', ['pageSize']],
-    ['pageNumber=0', () => 'pageNumber=0', ['pageNumber']],
-    ['minDate=-1', () => 'minDate=-1', ['minDate']],
-    ['maxDate=yesterday', () => 'maxDate=yesterday', ['maxDate']],
     ['minDate as ISO 8601', () => 'minDate=2026-03-01T00:00:00Z', ['minDate']],
-    ['hideMetadata=maybe', () => 'hideMetadata=maybe', ['hideMetadata']],
     ['every fault at once', () => 'gtq=999&uq=abc&vq=x', ['gtq', 'uq', 'vq']],
     [
       'schema and filter faults at once',
@@ -620,21 +568,16 @@ describe('the JSON of items', () => {
   });
 
   it('grows its buffer past the size it expected, multi-byte text included', () => {
-    const row = (n: number): CombinedEventRow => ({
-      id: `id-${n}`,
-      facility_id: 1,
-      facility_name: 'Ünit ✓',
-      time_zone: 'Europe/Zurich',
-      event_type: 18,
-      occurred_ms: Date.UTC(2026, 5, 1) + n,
-      device_id: null,
-      device_name: null,
-      unit_id: n,
-      unit_number: '東京'.repeat(n % 50),
-      visitor_id: null,
-      visitor_name: null,
-      details: '🚪'.repeat(n % 300),
-    });
+    const row = (n: number) =>
+      eventRow({
+        id: `id-${n}`,
+        facility_name: 'Ünit ✓',
+        time_zone: 'Europe/Zurich',
+        occurred_ms: Date.UTC(2026, 5, 1) + n,
+        unit_id: n,
+        unit_number: '東京'.repeat(n % 50),
+        details: '🚪'.repeat(n % 300),
+      });
     const rows = Array.from({ length: 400 }, (_, n) => row(n));
     const writer = new CombinedItemsWriter(1);
     for (const r of rows) writer.add(r);

@@ -8,6 +8,7 @@ import { CSV_HEADER_LINE, csvField, csvLines, sqlCsvField } from '../../src/even
 import { exportCsv } from '../../src/events/export.ts';
 import { EXPORT_CHUNK_ROWS } from '../../src/events/limits.ts';
 import type { EventFilter } from '../../src/events/query.ts';
+import { eventFilter, FORMULA_CELLS } from '../helpers/events.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
 
@@ -17,12 +18,7 @@ let acme: ProvisionedAccount;
 const CELLS = [
   '',
   'plain',
-  '=SUM(A1:A9)',
-  '+1+2',
-  '-2+3',
-  '@cmd',
-  '\tTAB',
-  '\rCR',
+  ...FORMULA_CELLS,
   '\nLF first',
   'a, b',
   'say "hi"',
@@ -75,17 +71,8 @@ describe('CSV lines written by the database', () => {
     assert.equal(nulls.rows[0]!.out, csvField(null));
   });
 
-  const filterOf = (sort: 'asc' | 'desc', extra: Partial<EventFilter> = {}): EventFilter => ({
-    scope: { kind: 'account', accountId: acme.accountId },
-    facilityIds: null,
-    eventTypes: null,
-    unitIds: null,
-    visitorIds: null,
-    start: null,
-    end: null,
-    sort,
-    ...extra,
-  });
+  const filterOf = (sort: 'asc' | 'desc', extra: Partial<EventFilter> = {}) =>
+    eventFilter(acme.accountId, { sort, ...extra });
 
   /** What the export sent before the database wrote the lines: rows rendered by csvLine. */
   async function renderedInNode(filter: EventFilter): Promise<string> {

@@ -3,21 +3,18 @@
 // unit and visitor filters across chunks and cursor pages.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { CSV_HEADER } from '../../src/events/csv.ts';
+import { FORMULA_CELLS, listenLocally, provisionReportingAccount, type ReportingAccount } from '../helpers/events.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, storeEvents } from './helpers.ts';
+import { event, getJson } from './helpers.ts';
 
 let t: TestApp;
-let acme: ProvisionedAccount;
-let gateway: string;
+let acme: ReportingAccount;
 
 before(async () => {
   t = await startTestApp();
-  acme = await provisionAccount(t, { facilities: 2, timeZone: 'Europe/Zurich' });
-  gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
+  acme = await provisionReportingAccount(t, { facilities: 2, timeZone: 'Europe/Zurich' });
 });
 after(() => t.close());
 
@@ -53,16 +50,7 @@ function parseCsv(text: string): string[][] {
 
 describe('CSV export', () => {
   it('streams the columns of the contract, quoted, with formula cells neutralised', async () => {
-    const payloads = [
-      '=SUM(A1:A9)',
-      '+1+2',
-      '-2+3',
-      '@cmd',
-      '\tTAB',
-      '\rCR',
-      'plain, with "quotes"\nand a line break',
-      'Zürich ✓ 東京',
-    ];
+    const payloads = [...FORMULA_CELLS, 'plain, with "quotes"\nand a line break', 'Zürich ✓ 東京'];
     const events = payloads.map((text, i) =>
       // deviceName admits no control characters (details admits tab and line breaks).
       event({
@@ -73,7 +61,7 @@ describe('CSV export', () => {
         occurredAt: new Date(Date.now() - (i + 1) * 60_000).toISOString(),
       }),
     );
-    assert.equal((await storeEvents(t, gateway, events)).accepted, payloads.length);
+    await acme.ingest(0, events);
 
     const response = await t.app.inject({
       method: 'GET',
@@ -197,8 +185,7 @@ describe('a large export', () => {
          from generate_series(1, ${TOTAL}) as n`,
       [acme.accountId, facility.id],
     );
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    listening = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    listening = await listenLocally(t);
   });
 
   const exportedRows = async () => {

@@ -2,49 +2,30 @@
 // events, a response that is only an event emitter. Back-pressure bounds what a stream reads ahead
 // of its client; a client whose buffers stay full is dropped; shutdown ends every stream.
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import type { EventFilter, EventRow } from '../../src/events/query.ts';
+import type { EventFilter } from '../../src/events/query.ts';
 import { EventSignals } from '../../src/events/signals.ts';
 import type { EventStore } from '../../src/events/store.ts';
 import { systemClock } from '../../src/clock.ts';
-import { type CredentialWatch, LiveStreams, type StreamSlot } from '../../src/events/stream.ts';
+import { type CredentialWatch, LiveStreams, type StreamSettings, type StreamSlot } from '../../src/events/stream.ts';
+import { eventFilter, eventRow } from '../helpers/events.ts';
 
 const logger = pino({ level: 'silent' });
-const filter: EventFilter = {
-  scope: { kind: 'account', accountId: 1 },
-  facilityIds: null,
-  eventTypes: null,
-  unitIds: null,
-  visitorIds: null,
-  start: null,
-  end: null,
-  sort: 'asc',
-};
+const filter = eventFilter(1);
 
 const row = (n: number) =>
-  ({
+  eventRow({
     seq: n,
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    account_id: 1,
     facility_id: 10,
     facility_name: 'Site',
-    time_zone: 'UTC',
-    event_type: 18,
     occurred_ms: 1_700_000_000_000 + n,
     received_ms: 1_700_000_000_000 + n,
-    device_id: null,
-    device_name: null,
-    unit_id: null,
-    unit_number: null,
-    visitor_id: null,
-    visitor_name: null,
-    code_entered: null,
     details: 'x'.repeat(500),
-    data: null,
-  }) as unknown as EventRow;
+  });
 
 /** A store with an endless backlog: every tail() answers a full batch. */
 function endlessStore() {
@@ -85,14 +66,21 @@ const slot = (credential = 'account:k1', expiresAt = Date.now() + 3_600_000): St
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A stream of the endless store (its first read `firstReads` events) to a response the test drives. */
+async function endlessStream(settings: Partial<StreamSettings>, firstReads: number) {
+  const { store, reads } = endlessStore();
+  const streams = new LiveStreams(store, new EventSignals(logger, null), logger, settings, inForce);
+  const response = new FakeResponse();
+  const first = await store.tail(filter, 'c0', firstReads);
+  const readable = streams.frames(filter, first, response as unknown as ServerResponse, slot());
+  return { streams, response, readable, reads };
+}
+
 describe('LiveStreams', () => {
   it('reads no further ahead of a client that does not read (back-pressure): memory stays bounded', async () => {
-    const { store, reads } = endlessStore();
-    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { batch: 100 }, inForce);
-    const response = new FakeResponse();
-    const first = await store.tail(filter, 'c0', 100);
-    const readable = streams.frames(filter, first, response as unknown as ServerResponse, slot());
-    // Nobody reads: the stream may prepare a frame or two, not the endless backlog.
+    const { streams, readable, reads } = await endlessStream({ batch: 100 }, 100);
+    // Nobody reads: the stream may prepare a frame or two, not the endless backlog. (A wait that
+    // proves nothing more happens: there is no signal of a read that did not happen.)
     await sleep(300);
     assert.ok(reads() <= 3, `${reads()} reads`);
     assert.ok(readable.readableLength <= 2, `${readable.readableLength} frames buffered`);
@@ -105,35 +93,22 @@ describe('LiveStreams', () => {
   });
 
   it('drops a client whose buffers stay full for stallMs', async () => {
-    const { store } = endlessStore();
-    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { stallMs: 200 }, inForce);
-    const response = new FakeResponse();
-    const readable = streams.frames(
-      filter,
-      await store.tail(filter, 'c0', 100),
-      response as unknown as ServerResponse,
-      slot(),
-    );
+    const { streams, response, readable } = await endlessStream({ stallMs: 200 }, 100);
     readable.resume();
     response.writableNeedDrain = true;
     const started = Date.now();
-    while (!response.destroyed && Date.now() - started < 3000) await sleep(20);
+    // Dropped: the response destroyed, which closes it (the deadline only ends a hung test).
+    await once(response, 'close', { signal: AbortSignal.timeout(3000) });
     assert.ok(response.destroyed, 'dropped');
     assert.ok(Date.now() - started >= 150, `dropped after ${Date.now() - started} ms`);
     await streams.close();
   });
 
   it('keeps a client whose buffers drain, however the sweeps fall', async () => {
-    const { store } = endlessStore();
-    const streams = new LiveStreams(store, new EventSignals(logger, null), logger, { stallMs: 200 }, inForce);
-    const response = new FakeResponse();
-    const readable = streams.frames(
-      filter,
-      await store.tail(filter, 'c0', 1),
-      response as unknown as ServerResponse,
-      slot(),
-    );
+    const { streams, response, readable } = await endlessStream({ stallMs: 200 }, 1);
     readable.resume();
+    // The client's rhythm (full for 60 ms, then drained) is what is tested, over ten steps: the
+    // sleeps are its timing, and the drop that does not happen has no signal to wait for.
     for (let i = 0; i < 10; i++) {
       response.writableNeedDrain = i % 2 === 0;
       if (!response.writableNeedDrain) response.emit('drain');
@@ -158,8 +133,9 @@ describe('LiveStreams', () => {
     );
     const text: string[] = [];
     const ended = new Promise<void>((resolve) => readable.on('end', resolve));
+    const opened = once(readable, 'data');
     readable.on('data', (chunk: string) => text.push(chunk));
-    await sleep(50);
+    await opened;
     assert.equal(streams.open, 1);
     await streams.beginClosing();
     await ended;
@@ -187,7 +163,8 @@ describe('LiveStreams', () => {
       { credentialCheckMs: 30, batch: 5, pollMs: 10 },
       { clock: { now: () => now }, revokedAmong: async () => revoked, ended: (reason) => ended.push(reason) },
     );
-    const run = async (credential: string, expiresAt: number) => {
+    /** A stream of the holder: when it has sent an event, and its chunks once it has closed. */
+    const run = (credential: string, expiresAt: number) => {
       const readable = streams.frames(
         filter,
         { events: [], cursor: 'c' },
@@ -195,17 +172,22 @@ describe('LiveStreams', () => {
         slot(credential, expiresAt),
       );
       const chunks: string[] = [];
-      readable.on('data', (chunk: string) => chunks.push(chunk));
-      await new Promise<void>((resolve) => readable.on('close', resolve));
-      return chunks;
+      let sent!: () => void;
+      const eventSent = new Promise<void>((resolve) => (sent = resolve));
+      readable.on('data', (chunk: string) => {
+        chunks.push(chunk);
+        if (chunk.startsWith('id: ')) sent();
+      });
+      const closed = new Promise<string[]>((resolve) => readable.on('close', () => resolve(chunks)));
+      return { eventSent, closed };
     };
     // Revoked: the endless store keeps answering events until then; none after the end.
     const revokedRun = run('account:revoked', now + 3_600_000);
     const expiredRun = run('account:expiring', now + 3_600_000);
-    await sleep(100);
+    await Promise.all([revokedRun.eventSent, expiredRun.eventSent]);
     assert.equal(streams.open, 2);
     revoked = new Set(['account:revoked']);
-    const chunks = await revokedRun;
+    const chunks = await revokedRun.closed;
     assert.ok(
       chunks.some((c) => c.startsWith('id: ')),
       'events before',
@@ -214,7 +196,7 @@ describe('LiveStreams', () => {
     assert.equal(streams.open, 1);
     // Expired, by the watch's clock.
     now += 3_600_001;
-    const expired = await expiredRun;
+    const expired = await expiredRun.closed;
     assert.match(expired.at(-1)!, /^event: end\ndata: \{"code":"TOKEN_EXPIRED"/);
     assert.deepEqual(ended, ['CREDENTIAL_REVOKED', 'TOKEN_EXPIRED']);
     assert.equal(streams.open, 0);

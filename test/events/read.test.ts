@@ -3,26 +3,23 @@
 // every bad parameter of issue 4.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
 import { MAX_PAGE_NUMBER } from '../../src/events/limits.ts';
-import { event, getJson, storeEvents } from './helpers.ts';
+import { provisionReportingAccount, type ReportingAccount, rentedUnits } from '../helpers/events.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { provisionAccount } from '../helpers/tenants.ts';
+import { event, getJson } from './helpers.ts';
 
 let t: TestApp;
-let acme: ProvisionedAccount;
-let rival: ProvisionedAccount;
-const gateways: string[] = [];
-let rivalGateway: string;
+let acme: ReportingAccount;
+let rival: ReportingAccount;
 const DAY = 86_400_000;
 // Seeded: 3 facilities × 12 events over the last 12 days, types cycling 18, 15, 10.
 const seeded: { eventId: string; facility: number; eventType: number; occurredAt: string }[] = [];
 
 before(async () => {
   t = await startTestApp();
-  acme = await provisionAccount(t, { facilities: 3, timeZone: 'America/New_York', name: 'Acme Storage' });
-  rival = await provisionAccount(t, { facilities: 1, name: 'Rival Storage' });
-  for (const facility of acme.facilities) gateways.push((await gatewayToken(t, facility.id)).token);
-  rivalGateway = (await gatewayToken(t, rival.facilities[0]!.id)).token;
+  acme = await provisionReportingAccount(t, { facilities: 3, timeZone: 'America/New_York', name: 'Acme Storage' });
+  rival = await provisionReportingAccount(t, { facilities: 1, name: 'Rival Storage' });
   const base = Date.now() - 12 * DAY;
   for (let f = 0; f < 3; f++) {
     const batch = [];
@@ -39,9 +36,9 @@ before(async () => {
         occurredAt: e.occurredAt as string,
       });
     }
-    assert.equal((await storeEvents(t, gateways[f]!, batch)).accepted, 12);
+    await acme.ingest(f, batch);
   }
-  assert.equal((await storeEvents(t, rivalGateway, [event(), event(), event()])).accepted, 3);
+  await rival.ingest(0, [event(), event(), event()]);
 });
 after(() => t.close());
 
@@ -209,13 +206,12 @@ describe('cursor walks', () => {
   });
 
   it('returns every event exactly once while new and late events arrive during the walk', async () => {
-    const walker = await provisionAccount(t, { facilities: 1 });
+    const walker = await provisionReportingAccount(t, { facilities: 1 });
     const facilityId = walker.facilities[0]!.id;
-    const token = (await gatewayToken(t, facilityId)).token;
     const initial = Array.from({ length: 10 }, (_, i) =>
       event({ occurredAt: new Date(Date.now() - (10 - i) * DAY).toISOString() }),
     );
-    assert.equal((await storeEvents(t, token, initial)).accepted, 10);
+    await walker.ingest(0, initial);
     const url = (sort: string) => (c: string | null) =>
       `/gatewayevents/facilities/${facilityId}?pageSize=4&sort=${sort}${c ? `&cursor=${c}` : ''}`;
     for (const sort of ['asc', 'desc']) {
@@ -229,7 +225,7 @@ describe('cursor walks', () => {
             eventType: 15,
             occurredAt: new Date(Date.now() - 9.5 * DAY - page * 1000).toISOString(),
           });
-          assert.equal((await storeEvents(t, token, [fresh, late])).accepted, 2);
+          await walker.ingest(0, [fresh, late]);
         },
         walker.token,
       );
@@ -286,8 +282,7 @@ describe('cursor walks', () => {
 describe('unit and visitor filters', () => {
   // Another account, so that the totals above stay as they are: two facilities, two units and two
   // visitors at the first, made the way a PMS makes them.
-  let keeper: ProvisionedAccount;
-  let token: string;
+  let keeper: ReportingAccount;
   let u1: number;
   let u2: number;
   let v1: number;
@@ -296,25 +291,12 @@ describe('unit and visitor filters', () => {
   const named: Record<string, { unitId?: number; visitorId?: number; eventType: number }> = {};
 
   before(async () => {
-    keeper = await provisionAccount(t, { facilities: 2, name: 'Keeper Storage' });
+    keeper = await provisionReportingAccount(t, { facilities: 2, name: 'Keeper Storage' });
     const facility = keeper.facilities[0]!.id;
-    const post = async (url: string, payload: object) => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${keeper.token}` },
-        payload,
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json();
-    };
-    u1 = (await post(`/facilities/${facility}/units`, { unitNumber: 'K-1' })).id;
-    u2 = (await post(`/facilities/${facility}/units`, { unitNumber: 'K-2' })).id;
-    const visitor = (unitId: number, accessCode: string, firstName: string) =>
-      post(`/facilities/${facility}/visitors`, { unitId, accessCode, firstName, lastName: 'Keeper', isTenant: true });
-    v1 = (await visitor(u1, '5511', 'Kim')).visitor.id;
-    v2 = (await visitor(u2, '5522', 'Kai')).visitor.id;
-    token = (await gatewayToken(t, facility)).token;
+    [{ unitId: u1, visitorId: v1 }, { unitId: u2, visitorId: v2 }] = await rentedUnits(t, keeper.token, facility, [
+      { unitNumber: 'K-1', accessCode: '5511', firstName: 'Kim', lastName: 'Keeper' },
+      { unitNumber: 'K-2', accessCode: '5522', firstName: 'Kai', lastName: 'Keeper' },
+    ]);
     const spec: [string, number, { unitId?: number; visitorId?: number }][] = [
       ['k1', 18, { unitId: u1, visitorId: v1 }],
       ['k2', 15, { unitId: u1 }],
@@ -329,10 +311,9 @@ describe('unit and visitor filters', () => {
       named[details] = { eventType, ...ids };
       return event({ eventType, details, ...ids }, 10 + i * 60);
     });
-    assert.equal((await storeEvents(t, token, batch)).accepted, batch.length);
+    await keeper.ingest(0, batch);
     // The same unit id reported at the account's other facility.
-    const other = (await gatewayToken(t, keeper.facilities[1]!.id)).token;
-    assert.equal((await storeEvents(t, other, [event({ details: 'k-other', unitId: u1 }, 5)])).accepted, 1);
+    await keeper.ingest(1, [event({ details: 'k-other', unitId: u1 }, 5)]);
   });
 
   const keeperUrl = (query: string, facility = 0) =>
@@ -414,7 +395,7 @@ describe('unit and visitor filters', () => {
           const fresh = event({ details: `fresh-${sort}`, unitId: u2, visitorId: v2 }, 0);
           const late = event({ details: `late-${sort}`, unitId: u1, visitorId: v1 }, 60 * 24 * 3);
           const noise = event({ details: `noise-${sort}`, unitId: u1 }, 0);
-          assert.equal((await storeEvents(t, token, [fresh, late, noise])).accepted, 3);
+          await keeper.ingest(0, [fresh, late, noise]);
         }
       }
       const matching = [
@@ -460,40 +441,40 @@ describe('authorization', () => {
     assert.equal((await read(`/gatewayevents/facilities/999999999`)).status, 404);
     const noScope = await provisionAccount(t, { scopes: ['accesscontrol:read'] });
     assert.equal((await read(`/gatewayevents/accounts/${noScope.accountId}`, noScope.token)).status, 403);
-    assert.equal((await read(accountUrl(), gateways[0]!)).status, 403);
+    assert.equal((await read(accountUrl(), acme.gateways[0]!)).status, 403);
     assert.equal((await t.app.inject({ method: 'GET', url: accountUrl() })).statusCode, 401);
   });
 });
 
 describe('bad parameters', () => {
-  const bad: [string, string][] = [
-    ['pageSize=0', 'pageSize'],
-    ['pageSize=10001', 'pageSize'],
-    ['pageSize=ten', 'pageSize'],
-    ['pageNumber=0', 'pageNumber'],
-    ['pageNumber=-1', 'pageNumber'],
-    ['startDate=2026-03-10&endDate=2026-03-01', 'endDate'],
-    ['startDate=2026-03-10&endDate=2026-03-10', 'endDate'],
-    ['startDate=yesterday', 'startDate'],
-    ['endDate=2026-02-30', 'endDate'],
-    ['startDate=2026-03-01T00:00:00', 'startDate'],
-    ['startDate=1772323200', 'startDate'],
-    ['eventTypes=2', 'eventTypes'],
-    ['eventTypes=18,abc', 'eventTypes'],
-    ['facilityIds=not-an-id', 'facilityIds'],
-    ['unitIds=abc', 'unitIds'],
-    ['visitorIds=0', 'visitorIds'],
-    ['facilityIds=0', 'facilityIds'],
-    ['facilityIds=-3', 'facilityIds'],
-    ['facilityIds=1.5', 'facilityIds'],
-    ['sort=sideways', 'sort'],
-    [`eventTypes=${encodeURIComponent('18) or 1=1 --')}`, 'eventTypes'],
-    [`facilityIds=${encodeURIComponent("' or ''='")}`, 'facilityIds'],
-    [`startDate=${encodeURIComponent("2026-01-01'; drop table gateway_events; --")}`, 'startDate'],
-    [`sort=${encodeURIComponent('asc; delete from gateway_events')}`, 'sort'],
-    [`pageSize=${encodeURIComponent('1; select 1')}`, 'pageSize'],
-    [`pageNumber=${encodeURIComponent('1 union select 1')}`, 'pageNumber'],
-  ];
+  // The queries refused, by the parameter the 400 names: bad values, then SQL in each.
+  const refusedBy: Record<string, string[]> = {
+    pageSize: ['pageSize=0', 'pageSize=10001', 'pageSize=ten', `pageSize=${encodeURIComponent('1; select 1')}`],
+    pageNumber: ['pageNumber=0', 'pageNumber=-1', `pageNumber=${encodeURIComponent('1 union select 1')}`],
+    endDate: [
+      'startDate=2026-03-10&endDate=2026-03-01',
+      'startDate=2026-03-10&endDate=2026-03-10',
+      'endDate=2026-02-30',
+    ],
+    startDate: [
+      'startDate=yesterday',
+      'startDate=2026-03-01T00:00:00',
+      'startDate=1772323200',
+      `startDate=${encodeURIComponent("2026-01-01'; drop table gateway_events; --")}`,
+    ],
+    eventTypes: ['eventTypes=2', 'eventTypes=18,abc', `eventTypes=${encodeURIComponent('18) or 1=1 --')}`],
+    facilityIds: [
+      'facilityIds=not-an-id',
+      'facilityIds=0',
+      'facilityIds=-3',
+      'facilityIds=1.5',
+      `facilityIds=${encodeURIComponent("' or ''='")}`,
+    ],
+    unitIds: ['unitIds=abc'],
+    visitorIds: ['visitorIds=0'],
+    sort: ['sort=sideways', `sort=${encodeURIComponent('asc; delete from gateway_events')}`],
+  };
+  const bad = Object.entries(refusedBy).flatMap(([path, queries]) => queries.map((query) => [query, path] as const));
   for (const [query, path] of bad) {
     it(`400 for ${decodeURIComponent(query)}`, async () => {
       const response = await read(accountUrl(query));

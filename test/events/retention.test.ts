@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { MAINTAIN_PARTITIONS_JOB } from '../../src/events/jobs.ts';
 import { listPartitions } from '../../src/events/partitions.ts';
+import { eventually } from '../helpers/e2e.ts';
+import { provisionReportingAccount } from '../helpers/events.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
 import { event, getJson, storeEvents } from './helpers.ts';
 
 const DAY = 86_400_000;
@@ -19,20 +20,17 @@ after(() => t.close());
 
 const partitionNames = async () => (await listPartitions(t.services.database.pool)).map((p) => p.name).sort();
 const nameOf = (ms: number) => `gateway_events_p${new Date(ms).toISOString().slice(0, 7).replace('-', '')}`;
+/** How ingest judged a batch with nothing refused and nothing to warn about. */
+const judged = (accepted: number, duplicates: number) => ({ accepted, duplicates, rejected: [], warnings: [] });
 
 it('ingest makes a missing month on demand; retention drops whole partitions older than the window', async () => {
-  const account = await provisionAccount(t, { facilities: 1 });
-  const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
+  const account = await provisionReportingAccount(t, { facilities: 1 });
+  const token = account.gateways[0]!;
   const oldTime = Date.now() - 300 * DAY;
   assert.equal((await partitionNames()).includes(nameOf(oldTime)), false, 'the migration made only the default window');
   const old = event({ occurredAt: new Date(oldTime).toISOString() });
   const recent = event();
-  assert.deepEqual(await storeEvents(t, token, [old, recent]), {
-    accepted: 2,
-    duplicates: 0,
-    rejected: [],
-    warnings: [],
-  });
+  assert.deepEqual(await storeEvents(t, token, [old, recent]), judged(2, 0));
   assert.ok((await partitionNames()).includes(nameOf(oldTime)));
   const page = await getJson(t, account.token, `/gatewayevents/accounts/${account.accountId}?sort=asc`);
   assert.equal(page.body.items[0].occurredAt, old.occurredAt);
@@ -59,9 +57,12 @@ it('the maintenance job makes the coming months', async () => {
   await t.services.database.pool.query(`drop table ${nameOf(ahead)}`);
   assert.equal((await partitionNames()).includes(nameOf(ahead)), false);
   await t.services.jobs.send(MAINTAIN_PARTITIONS_JOB, {});
-  for (let i = 0; i < 100 && !(await partitionNames()).includes(nameOf(ahead)); i++)
-    await new Promise((r) => setTimeout(r, 200));
-  assert.ok((await partitionNames()).includes(nameOf(ahead)));
+  // Until the job has made it (the deadline only ends a hung test).
+  await eventually(
+    `the job to make ${nameOf(ahead)}`,
+    async () => (await partitionNames()).includes(nameOf(ahead)),
+    20_000,
+  );
 });
 
 it('refuses to change or delete a stored event', async () => {
@@ -75,19 +76,14 @@ it('refuses to change or delete a stored event', async () => {
 // Idempotency across months and through the retention job (issue 12 item 2: the side table of
 // controller event ids is what makes these hold; a unique index on the partitioned table could not).
 it('an eventId reported again with a time in another month is stored once', async () => {
-  const account = await provisionAccount(t, { facilities: 1 });
-  const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
+  const account = await provisionReportingAccount(t, { facilities: 1 });
+  const token = account.gateways[0]!;
   const first = event({ occurredAt: new Date(Date.now() - 40 * DAY).toISOString() });
   assert.equal((await storeEvents(t, token, [first])).accepted, 1);
   // The same id, now with a time 40 days later (another month's partition), beside a new event.
   const moved = { ...first, occurredAt: new Date(Date.now() - 60_000).toISOString() };
   const fresh = event();
-  assert.deepEqual(await storeEvents(t, token, [moved, fresh]), {
-    accepted: 1,
-    duplicates: 1,
-    rejected: [],
-    warnings: [],
-  });
+  assert.deepEqual(await storeEvents(t, token, [moved, fresh]), judged(1, 1));
   const { rows } = await t.services.database.pool.query(
     'select gwc_event_id, occurred_at from gateway_events where facility_id = $1 order by seq',
     [account.facilities[0]!.id],
@@ -102,19 +98,14 @@ it('an eventId reported again with a time in another month is stored once', asyn
 });
 
 it('a retry after the retention job ran is still a duplicate: the job forgets only ids older than the window', async () => {
-  const account = await provisionAccount(t, { facilities: 1 });
-  const token = (await gatewayToken(t, account.facilities[0]!.id)).token;
+  const account = await provisionReportingAccount(t, { facilities: 1 });
+  const token = account.gateways[0]!;
   // One event just inside this app's window (400 days), one recent.
   const batch = [event({ occurredAt: new Date(Date.now() - 390 * DAY).toISOString() }), event()];
   assert.equal((await storeEvents(t, token, batch)).accepted, 2);
   const result = await t.services.events.partitions.maintain(Date.now(), 400);
   assert.deepEqual(result.dropped, []);
-  assert.deepEqual(await storeEvents(t, token, batch), {
-    accepted: 0,
-    duplicates: 2,
-    rejected: [],
-    warnings: [],
-  });
+  assert.deepEqual(await storeEvents(t, token, batch), judged(0, 2));
   const { rows } = await t.services.database.pool.query(
     'select count(*)::int as n from gateway_events where facility_id = $1',
     [account.facilities[0]!.id],

@@ -37,6 +37,7 @@ import {
 import { formatLocal, offsetMinutes, parseDateParam, parseInstant } from '../../src/events/time.ts';
 import { AppError } from '../../src/errors.ts';
 import { requestedApiVersion } from '../../src/http/versioning.ts';
+import { eventFilter, eventRow } from '../helpers/events.ts';
 
 describe('catalogue', () => {
   it('has the 30 types of the contract, each once, with a category', () => {
@@ -260,8 +261,19 @@ describe('filters and SQL', () => {
     assert.equal(splitList(undefined), null);
   });
 
-  it('collects every fault of a filter in one 400', () => {
+  /** The parameters a refused filter's 400 names, in order (`parse` must throw the AppError). */
+  function refusedPaths(parse: () => unknown): string[] {
     try {
+      parse();
+    } catch (error) {
+      assert.ok(error instanceof AppError, String(error));
+      return error.errors.map((e) => e.path);
+    }
+    assert.fail('should throw');
+  }
+
+  it('collects every fault of a filter in one 400', () => {
+    const refused = () =>
       parseFilter(scope, {
         eventTypes: ['99'],
         facilityIds: ['x'],
@@ -270,14 +282,7 @@ describe('filters and SQL', () => {
         startDate: '2026-03-02',
         endDate: '2026-03-01',
       });
-      assert.fail('should throw');
-    } catch (error) {
-      assert.ok(error instanceof AppError);
-      assert.deepEqual(
-        error.errors.map((e) => e.path),
-        ['eventTypes', 'facilityIds', 'unitIds', 'visitorIds', 'endDate'],
-      );
-    }
+    assert.deepEqual(refusedPaths(refused), ['eventTypes', 'facilityIds', 'unitIds', 'visitorIds', 'endDate']);
     const ids = parseFilter(scope, { unitIds: ['7,3', '7'], visitorIds: [' 12 '] });
     assert.deepEqual([ids.unitIds, ids.visitorIds], [[7, 3], [12]]);
     const none = parseFilter(scope, { unitIds: [''], visitorIds: [] });
@@ -368,16 +373,12 @@ describe('filters and SQL', () => {
       [86_400_000 - 12 * 3_600_000, now],
     );
     assert.equal(parseCombinedFilter(facility, { minDate: 9, maxDate: 9 }, now).start, 9000);
-    try {
-      parseCombinedFilter(facility, { gtq: ['999'], uq: 'abc', vq: '0', minDate: 10, maxDate: 9 }, now);
-      assert.fail('should throw');
-    } catch (error) {
-      assert.ok(error instanceof AppError);
-      assert.deepEqual(
-        error.errors.map((e) => e.path),
-        ['gtq', 'uq', 'vq', 'minDate', 'maxDate'],
-      );
-    }
+    assert.deepEqual(
+      refusedPaths(() =>
+        parseCombinedFilter(facility, { gtq: ['999'], uq: 'abc', vq: '0', minDate: 10, maxDate: 9 }, now),
+      ),
+      ['gtq', 'uq', 'vq', 'minDate', 'maxDate'],
+    );
   });
 
   it('never reads before the retention cutoff, whatever startDate says', () => {
@@ -388,69 +389,38 @@ describe('filters and SQL', () => {
   });
 
   it('identifies a query by its set and order, not by how lists were written', () => {
-    const a = filterIdentity({
-      scope,
-      ...noFilter,
-      facilityIds: [12, 3],
-      eventTypes: [18, 3],
-      unitIds: [40, 9],
-      visitorIds: [7, 100],
-      sort: 'desc',
-    });
-    const b = filterIdentity({
-      scope,
-      ...noFilter,
-      facilityIds: [3, 12],
-      eventTypes: [3, 18],
-      unitIds: [9, 40],
-      visitorIds: [100, 7],
-      sort: 'desc',
-    });
-    assert.deepEqual(a, b);
-    const base = {
-      scope,
-      ...noFilter,
-      facilityIds: [3, 12],
-      eventTypes: [3, 18],
-      unitIds: [9, 40],
-      visitorIds: [7, 100],
-    };
-    assert.notDeepEqual(a, filterIdentity({ ...base, sort: 'asc' }));
+    const identity = (fields: Partial<EventFilter>) => filterIdentity(eventFilter(scope, { sort: 'desc', ...fields }));
+    const lists = { facilityIds: [3, 12], eventTypes: [3, 18], unitIds: [9, 40], visitorIds: [7, 100] };
+    const a = identity({ facilityIds: [12, 3], eventTypes: [18, 3], unitIds: [40, 9], visitorIds: [7, 100] });
+    assert.deepEqual(
+      a,
+      identity({ facilityIds: [3, 12], eventTypes: [3, 18], unitIds: [9, 40], visitorIds: [100, 7] }),
+    );
+    assert.notDeepEqual(a, identity({ ...lists, sort: 'asc' }));
     // Units and visitors are part of the identity: a cursor of one set is no cursor of another.
     for (const other of [
-      { ...base, unitIds: [9] },
-      { ...base, unitIds: null },
-      { ...base, visitorIds: [7] },
-      { ...base, visitorIds: null },
-      { ...base, unitIds: [7, 100], visitorIds: [9, 40] },
+      { unitIds: [9] },
+      { unitIds: null },
+      { visitorIds: [7] },
+      { visitorIds: null },
+      { unitIds: [7, 100], visitorIds: [9, 40] },
     ])
       assert.notDeepEqual(
-        queryFingerprint(filterIdentity({ ...other, sort: 'desc' })),
-        queryFingerprint(filterIdentity({ ...base, sort: 'desc' })),
+        queryFingerprint(identity({ ...lists, ...other })),
+        queryFingerprint(identity(lists)),
+        JSON.stringify(other),
       );
   });
 
   it('renders a row as a GatewayEvent', () => {
-    const row: EventRow = {
-      seq: 1,
-      id: 'e',
-      account_id: 1,
+    const row = eventRow({
       facility_id: 2,
-      facility_name: 'F',
       time_zone: 'America/Denver',
       event_type: 15,
       occurred_ms: Date.UTC(2026, 0, 15, 16),
       received_ms: Date.UTC(2026, 0, 15, 16, 0, 1),
-      device_id: null,
-      device_name: null,
-      unit_id: null,
-      unit_number: null,
-      visitor_id: null,
-      visitor_name: null,
       code_entered: '****12',
-      details: null,
-      data: null,
-    };
+    });
     const item = toGatewayEvent(row);
     assert.equal(item.occurredAtLocal, '2026-01-15T09:00:00.000-07:00');
     assert.equal(item.receivedAt, '2026-01-15T16:00:01.000Z');

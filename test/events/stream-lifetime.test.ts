@@ -7,29 +7,21 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RECHECK_MS } from '../../src/auth/credential-status.ts';
 import { credentialKey } from '../../src/http/caller.ts';
-import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
-import {
-  bearer,
-  gatewayToken,
-  operatorToken,
-  provisionAccount,
-  requestToken,
-  type ProvisionedAccount,
-} from '../helpers/tenants.ts';
+import { provisionReportingAccount, type StreamingApp, startStreamingApp } from '../helpers/events.ts';
+import { ManualClock } from '../helpers/harness.ts';
+import { bearer, operatorToken, provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
 import { event, postEvents } from './helpers.ts';
-import { openStream, type SseStream } from './sse-client.ts';
+import type { SseStream } from './sse-client.ts';
 
 const clock = new ManualClock();
-let t: TestApp;
-let base: string;
+let t: StreamingApp;
 let operator: string;
-const open: SseStream[] = [];
 
 /** Checks of the open streams' credentials so far. */
 let checks = 0;
 
 before(async () => {
-  t = await startTestApp({ clock });
+  t = await startStreamingApp({ clock });
   const { credentials } = t.services.auth;
   const revokedAmong = credentials.revokedAmong.bind(credentials);
   credentials.revokedAmong = async (keys) => {
@@ -37,19 +29,11 @@ before(async () => {
     return revokedAmong(keys);
   };
   operator = await operatorToken(t);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
 });
-after(async () => {
-  for (const stream of open) stream.close();
-  await t.close();
-});
+after(() => t.close());
 
-async function stream(account: ProvisionedAccount, token = account.token, headers: Record<string, string> = {}) {
-  const s = await openStream(`${base}/gatewayevents/accounts/${account.accountId}/stream`, token, headers);
-  open.push(s);
-  return s;
-}
+const stream = (account: ProvisionedAccount, token = account.token, headers: Record<string, string> = {}) =>
+  t.openStream(`${t.base}/gatewayevents/accounts/${account.accountId}/stream`, token, headers);
 
 async function opened(s: SseStream) {
   assert.equal(s.status, 200, s.body);
@@ -100,8 +84,8 @@ async function revokeWhileStoring(s: SseStream, gateway: string, revoke: () => P
 
 describe('a live stream ends with its credential', () => {
   it('ends within the revocation window when its account key is revoked: a final end event, nothing after it', async () => {
-    const acme = await provisionAccount(t, { facilities: 1 });
-    const gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
+    const acme = await provisionReportingAccount(t, { facilities: 1 });
+    const gateway = acme.gateways[0]!;
     const s = await stream(acme);
     await opened(s);
     await postEvents(t, gateway, [event({ details: 'before-revocation' })]);
@@ -134,8 +118,8 @@ describe('a live stream ends with its credential', () => {
   });
 
   it("ends when the application its key is bound to is revoked (the key's streams, every one)", async () => {
-    const acme = await provisionAccount(t, { facilities: 1 });
-    const gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
+    const acme = await provisionReportingAccount(t, { facilities: 1 });
+    const gateway = acme.gateways[0]!;
     const first = await stream(acme);
     const second = await stream(acme);
     await opened(first);
@@ -209,8 +193,8 @@ describe('streams per credential', () => {
 // Last: the clock stays moved past the tokens issued so far.
 describe('a live stream ends with its token', () => {
   it('ends when its token expires (the clock moved past the expiry), telling the client to reconnect', async () => {
-    const acme = await provisionAccount(t, { facilities: 1 });
-    const gateway = (await gatewayToken(t, acme.facilities[0]!.id)).token;
+    const acme = await provisionReportingAccount(t, { facilities: 1 });
+    const gateway = acme.gateways[0]!;
     const expiresAt = (await t.services.auth.tokens.verify(acme.token)).expiresAt;
     const s = await stream(acme);
     await opened(s);

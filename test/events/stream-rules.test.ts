@@ -10,6 +10,7 @@ import { parseStoredPayload, storedPayload } from '../../src/events/signals.ts';
 import { sseComment, sseEvent, sseNamedEvent, sseRetry } from '../../src/events/sse.ts';
 import { concerns, endEvent } from '../../src/events/stream.ts';
 import { exhausted, hasPhaseLeft, nextPhase, shareOfPhase, stateAfter, tailStartState } from '../../src/events/tail.ts';
+import { eventFilter, eventRow } from '../helpers/events.ts';
 import { parseFrames } from './sse-client.ts';
 
 const fingerprint = queryFingerprint({ scope: 'a:1', sort: 'asc' });
@@ -104,27 +105,8 @@ describe("a caught-up tail's share of its account's shared read", () => {
 });
 
 describe("a row of the account's phase in memory, as the filter's SQL", () => {
-  const event = (fields: Partial<EventRow>) =>
-    ({
-      account_id: 1,
-      facility_id: 10,
-      event_type: 18,
-      unit_id: null,
-      visitor_id: null,
-      occurred_ms: 5_000,
-      ...fields,
-    }) as EventRow;
-  const filter = (fields: Partial<EventFilter>): EventFilter => ({
-    scope: { kind: 'account', accountId: 1 },
-    facilityIds: null,
-    eventTypes: null,
-    unitIds: null,
-    visitorIds: null,
-    start: null,
-    end: null,
-    sort: 'asc',
-    ...fields,
-  });
+  const event = (fields: Partial<EventRow>) => eventRow({ facility_id: 10, occurred_ms: 5_000, ...fields });
+  const filter = (fields: Partial<EventFilter>) => eventFilter(1, fields);
 
   it('applies scope, facilities, types, units, visitors, the start (or the retention cutoff) and the end', () => {
     assert.equal(rowMatches(filter({}), event({}), 0), true);
@@ -179,16 +161,7 @@ describe("a stream's final event", () => {
 });
 
 describe('which stored batches concern a stream', () => {
-  const account: EventFilter = {
-    scope: { kind: 'account', accountId: 1 },
-    facilityIds: null,
-    eventTypes: null,
-    unitIds: null,
-    visitorIds: null,
-    start: null,
-    end: null,
-    sort: 'asc',
-  };
+  const account = eventFilter(1);
   it("an account stream: its account's batches, narrowed by facilityIds", () => {
     assert.equal(concerns(account, 1, 10), true);
     assert.equal(concerns(account, 2, 10), false);

@@ -5,42 +5,31 @@
 // events, and the ids, a walk of the list route with its filter gives from its previous id.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, getJson, ingestWithoutSignal, postEvents } from './helpers.ts';
-import { openStream, type SseStream } from './sse-client.ts';
+import {
+  provisionReportingAccount,
+  type ReportingAccount,
+  type StreamingApp,
+  startStreamingApp,
+} from '../helpers/events.ts';
+import { event, getJson, ingestWithoutSignal } from './helpers.ts';
+import type { SseStream } from './sse-client.ts';
 
-let t: TestApp;
-let base: string;
-let acme: ProvisionedAccount;
-const gateways: string[] = [];
-const open: SseStream[] = [];
+let t: StreamingApp;
+let acme: ReportingAccount;
 
 before(async () => {
-  t = await startTestApp();
-  acme = await provisionAccount(t, { facilities: 2 });
-  for (const facility of acme.facilities) gateways.push((await gatewayToken(t, facility.id)).token);
+  t = await startStreamingApp();
+  acme = await provisionReportingAccount(t, { facilities: 2 });
   // No safety poll during these tests: every read is a wake-up's.
   t.services.events.streams.settings.pollMs = 3_600_000;
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
 });
-after(async () => {
-  for (const stream of open) stream.close();
-  await t.close();
-});
+after(() => t.close());
 
 /** The tail reads of event rows so far, by kind. */
 async function reads(): Promise<{ shared: number; own: number }> {
   const metric = await t.services.metrics.registry.getSingleMetric('gatehouse_gateway_event_tail_reads_total')!.get();
   const count = (read: string) => metric.values.find((v) => v.labels.read === read)?.value ?? 0;
   return { shared: count('shared'), own: count('own') };
-}
-
-async function ingest(f: number, events: Record<string, unknown>[]) {
-  const answer = await postEvents(t, gateways[f]!, events);
-  assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  assert.equal(answer.body.accepted, events.length);
 }
 
 interface Follower {
@@ -52,8 +41,7 @@ interface Follower {
 }
 
 async function follow(name: string, path: string, query = '', headers: Record<string, string> = {}) {
-  const stream = await openStream(`${base}${path}/stream${query ? `?${query}` : ''}`, acme.token, headers);
-  open.push(stream);
+  const stream = await t.openStream(`${t.base}${path}/stream${query ? `?${query}` : ''}`, acme.token, headers);
   assert.equal(stream.status, 200, stream.body);
   await stream.waitFor(() => stream.comments().includes('stream open'), 5000, `${name} open`);
   return { name, path, query, stream };
@@ -80,15 +68,15 @@ describe('streams of one account woken by one ingest', () => {
     const account = `/gatewayevents/accounts/${acme.accountId}`;
     const facility0 = `/gatewayevents/facilities/${acme.facilities[0]!.id}`;
     const since = new Date(Date.now() - 3_600_000).toISOString();
-    await ingest(0, [event({ details: 'old-1' }, 30), event({ details: 'old-2' }, 20)]);
+    await acme.ingest(0, [event({ details: 'old-1' }, 30), event({ details: 'old-2' }, 20)]);
 
     // Opened one by one, with events stored in between: each starts at another horizon.
     const all = await follow('all', account);
-    await ingest(1, [event({ details: 'between-1' }, 5)]);
+    await acme.ingest(1, [event({ details: 'between-1' }, 5)]);
     await all.stream.waitForEvents(1);
     const byType = await follow('byType', account, 'eventTypes=15');
     const byFacility = await follow('byFacility', account, `facilityIds=${acme.facilities[1]!.id}`);
-    await ingest(0, [event({ details: 'between-2' }, 4)]);
+    await acme.ingest(0, [event({ details: 'between-2' }, 4)]);
     await all.stream.waitForEvents(2);
     const facility = await follow('facility', facility0);
     const byUnit = await follow('byUnit', account, 'unitIds=424242&eventTypes=18,15');
@@ -104,7 +92,7 @@ describe('streams of one account woken by one ingest', () => {
 
     // One batch at facility 0: the streams it concerns wake (byFacility follows facility 1 only).
     const before = await reads();
-    await ingest(0, [
+    await acme.ingest(0, [
       event({ details: 'w-18' }, 3),
       event({ details: 'w-15', eventType: 15 }, 2),
       event({ details: 'w-unit', unitId: 424242 }, 1),
@@ -159,7 +147,7 @@ describe('streams of one account woken by one ingest', () => {
 
     // The stream the batch did not concern reads at the next batch of its facility, and gets it alone.
     const quietBefore = byFacility.stream.events().length;
-    await ingest(1, [event({ details: 'w-fac1' }, 1)]);
+    await acme.ingest(1, [event({ details: 'w-fac1' }, 1)]);
     await byFacility.stream.waitForEvents(quietBefore + 1);
     assert.deepEqual(details(byFacility.stream).slice(quietBefore), ['w-fac1']);
   });

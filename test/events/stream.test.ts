@@ -4,61 +4,48 @@
 // a bad Last-Event-ID. (SIGTERM and two instances: test/e2e/stream.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { EVENTS_CHANNEL, storedPayload } from '../../src/events/signals.ts';
+import { eventually } from '../helpers/e2e.ts';
+import {
+  provisionReportingAccount,
+  type ReportingAccount,
+  type StreamingApp,
+  startStreamingApp,
+} from '../helpers/events.ts';
+import { onPostgres } from '../helpers/harness.ts';
+import { provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
 import { event, getJson, ingestWithoutSignal, postEvents } from './helpers.ts';
-import { openStream, type SseStream } from './sse-client.ts';
 
-let t: TestApp;
-let base: string;
-let acme: ProvisionedAccount;
+let t: StreamingApp;
+let acme: ReportingAccount;
 let rival: ProvisionedAccount;
-const gateways: string[] = [];
-const open: SseStream[] = [];
 
 before(async () => {
-  t = await startTestApp();
-  acme = await provisionAccount(t, { facilities: 2, name: 'Acme Storage' });
+  t = await startStreamingApp();
+  acme = await provisionReportingAccount(t, { facilities: 2, name: 'Acme Storage' });
   rival = await provisionAccount(t, { facilities: 1, name: 'Rival Storage' });
-  for (const facility of acme.facilities) gateways.push((await gatewayToken(t, facility.id)).token);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address() as { port: number };
-  base = `http://127.0.0.1:${address.port}`;
 });
-after(async () => {
-  for (const stream of open) stream.close();
-  await t.close();
-});
+after(() => t.close());
 
 const accountStream = (query = '') =>
-  `${base}/gatewayevents/accounts/${acme.accountId}/stream${query ? `?${query}` : ''}`;
+  `${t.base}/gatewayevents/accounts/${acme.accountId}/stream${query ? `?${query}` : ''}`;
 const facilityStream = (f: number, query = '') =>
-  `${base}/gatewayevents/facilities/${acme.facilities[f]!.id}/stream${query ? `?${query}` : ''}`;
-
-async function stream(url: string, headers: Record<string, string> = {}, token = acme.token) {
-  const s = await openStream(url, token, headers);
-  open.push(s);
-  return s;
-}
-
-async function ingest(f: number, events: Record<string, unknown>[]) {
-  const answer = await postEvents(t, gateways[f]!, events);
-  assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  assert.equal(answer.body.accepted, events.length);
-}
+  `${t.base}/gatewayevents/facilities/${acme.facilities[f]!.id}/stream${query ? `?${query}` : ''}`;
+const stream = (url: string, headers: Record<string, string> = {}, token = acme.token) =>
+  t.openStream(url, token, headers);
 
 const ids = (events: { event: any }[]) => events.map((e) => e.event.details);
 
 describe('the live stream', () => {
   it('receives the events stored after it opened, in order, each with its cursor as id', async () => {
-    await ingest(0, [event({ details: 'before' })]);
+    await acme.ingest(0, [event({ details: 'before' })]);
     const s = await stream(accountStream());
     assert.equal(s.status, 200);
     assert.match(String(s.headers['content-type']), /^text\/event-stream/);
     assert.equal(s.headers['cache-control'], 'no-store');
     await s.waitFor(() => s.comments().includes('stream open'), 5000, 'the opening comment');
-    await ingest(0, [event({ details: 'a1' }, 3), event({ details: 'a2' }, 2)]);
-    await ingest(1, [event({ details: 'a3' }, 1)]);
+    await acme.ingest(0, [event({ details: 'a1' }, 3), event({ details: 'a2' }, 2)]);
+    await acme.ingest(1, [event({ details: 'a3' }, 1)]);
     const received = await s.waitForEvents(3);
     assert.deepEqual(ids(received), ['a1', 'a2', 'a3']);
     // Each event as the list route renders it, with a distinct id.
@@ -76,13 +63,13 @@ describe('the live stream', () => {
   it('continues exactly after Last-Event-ID: nothing missed or repeated, a late event included', async () => {
     const first = await stream(accountStream());
     await first.waitFor(() => first.comments().includes('stream open'));
-    await ingest(0, [event({ details: 'r1' }, 3), event({ details: 'r2' }, 2), event({ details: 'r3' }, 1)]);
+    await acme.ingest(0, [event({ details: 'r1' }, 3), event({ details: 'r2' }, 2), event({ details: 'r3' }, 1)]);
     const seen = await first.waitForEvents(3);
     first.close();
     // Received r1 and r2 only, say; meanwhile more is stored, one of it occurred two days ago.
     const lastId = seen[1]!.id;
-    await ingest(1, [event({ details: 'r4' }, 0)]);
-    await ingest(0, [event({ details: 'r5-late' }, 2 * 24 * 60)]);
+    await acme.ingest(1, [event({ details: 'r4' }, 0)]);
+    await acme.ingest(0, [event({ details: 'r5-late' }, 2 * 24 * 60)]);
     const again = await stream(accountStream(), { 'last-event-id': lastId });
     assert.equal(again.status, 200);
     const rest = await again.waitForEvents(3);
@@ -92,10 +79,8 @@ describe('the live stream', () => {
     // And again after the last of them: nothing more, then what comes next.
     const third = await stream(accountStream(), { 'last-event-id': rest[2]!.id });
     await third.waitFor(() => third.comments().includes('stream open'));
-    await ingest(0, [event({ details: 'r6' })]);
+    await acme.ingest(0, [event({ details: 'r6' })]);
     assert.deepEqual(ids(await third.waitForEvents(1)), ['r6']);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(ids(third.events()), ['r6']);
     // An id is a cursor of the list route with the same filters and sort=asc: the walk from it holds
     // the same events.
     const listed: string[] = [];
@@ -111,17 +96,22 @@ describe('the live stream', () => {
     }
     assert.equal(listed[0], 'r3');
     assert.deepEqual([...listed].sort(), ['r3', 'r4', 'r5-late', 'r6']);
+    // Nothing more after r6: the stream is in order, so what it sent after r6 came before the next
+    // event stored, and the next event's arrival is the signal that there was nothing.
+    await acme.ingest(0, [event({ details: 'r7' })]);
+    await third.waitForEvents(2);
+    assert.deepEqual(ids(third.events()), ['r6', 'r7']);
   });
 
   it('with startDate, starts with the retained events since then, then goes on live', async () => {
     const since = new Date(Date.now() - 90_000).toISOString();
-    await ingest(1, [event({ details: 's-old' }, 5), event({ details: 's-recent' }, 1)]);
+    await acme.ingest(1, [event({ details: 's-old' }, 5), event({ details: 's-recent' }, 1)]);
     const s = await stream(facilityStream(1, `startDate=${since}`));
     const replayed = await s.waitForEvents(1);
     assert.ok(ids(replayed).includes('s-recent'));
     assert.ok(!ids(replayed).includes('s-old'));
     const before = s.events().length;
-    await ingest(1, [event({ details: 's-live' }, 0)]);
+    await acme.ingest(1, [event({ details: 's-live' }, 0)]);
     const all = await s.waitForEvents(before + 1);
     assert.equal(all.at(-1)!.event.details, 's-live');
   });
@@ -133,16 +123,18 @@ describe('the live stream', () => {
     const facility0 = await stream(facilityStream(0));
     for (const s of [byType, byFacility, byUnit, facility0])
       await s.waitFor(() => s.comments().includes('stream open'));
-    await ingest(0, [event({ details: 'f-type18' }), event({ details: 'f-type15', eventType: 15 })]);
-    await ingest(1, [event({ details: 'f-fac1' }), event({ details: 'f-unit', unitId: 424242 })]);
+    await acme.ingest(0, [event({ details: 'f-type18' }), event({ details: 'f-type15', eventType: 15 })]);
+    await acme.ingest(1, [event({ details: 'f-fac1' }), event({ details: 'f-unit', unitId: 424242 })]);
     assert.deepEqual(ids(await byType.waitForEvents(1)), ['f-type15']);
     assert.deepEqual(ids(await byFacility.waitForEvents(2)), ['f-fac1', 'f-unit']);
     assert.deepEqual(ids(await byUnit.waitForEvents(1)), ['f-unit']);
     assert.deepEqual(ids(await facility0.waitForEvents(2)), ['f-type18', 'f-type15']);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(byType.events().length, 1);
-    assert.equal(byUnit.events().length, 1);
-    assert.equal(facility0.events().length, 2);
+    // Nothing more: one last event that those three streams keep arrives next, after nothing else
+    // (a stream sends in order, so this is the signal that nothing came before it).
+    await acme.ingest(0, [event({ details: 'f-last', eventType: 15, unitId: 424242 })]);
+    assert.deepEqual(ids(await byType.waitForEvents(2)), ['f-type15', 'f-last']);
+    assert.deepEqual(ids(await byUnit.waitForEvents(2)), ['f-unit', 'f-last']);
+    assert.deepEqual(ids(await facility0.waitForEvents(3)), ['f-type18', 'f-type15', 'f-last']);
   });
 
   it('sends a comment line when nothing else is written (the interval shortened here)', async () => {
@@ -181,8 +173,8 @@ describe('the live stream', () => {
 describe('refusals before the stream starts', () => {
   it("answers 404 for another account's facility or account", async () => {
     for (const url of [
-      `${base}/gatewayevents/facilities/${rival.facilities[0]!.id}/stream`,
-      `${base}/gatewayevents/accounts/${rival.accountId}/stream`,
+      `${t.base}/gatewayevents/facilities/${rival.facilities[0]!.id}/stream`,
+      `${t.base}/gatewayevents/accounts/${rival.accountId}/stream`,
     ]) {
       const s = await stream(url);
       assert.equal(s.status, 404, url);
@@ -192,7 +184,7 @@ describe('refusals before the stream starts', () => {
 
   it('answers 403 to a token without accessevent:read, 401 without a token', async () => {
     const narrow = await provisionAccount(t, { facilities: 1, scopes: ['accesscontrol:read'] });
-    const s = await stream(`${base}/gatewayevents/accounts/${narrow.accountId}/stream`, {}, narrow.token);
+    const s = await stream(`${t.base}/gatewayevents/accounts/${narrow.accountId}/stream`, {}, narrow.token);
     assert.equal(s.status, 403);
     const anonymous = await stream(accountStream(), {}, '');
     assert.equal(anonymous.status, 401);
@@ -203,7 +195,7 @@ describe('refusals before the stream starts', () => {
       .metadata.nextCursor as string;
     const live = await stream(facilityStream(0));
     await live.waitFor(() => live.comments().includes('stream open'));
-    await ingest(0, [event({ details: 'x' })]);
+    await acme.ingest(0, [event({ details: 'x' })]);
     const id = (await live.waitForEvents(1))[0]!.id;
     const forged = `${id.slice(0, -4)}${id.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
     for (const [what, value, url] of [
@@ -253,18 +245,29 @@ describe('the event-stored signal', () => {
     const unsubscribe = t.services.events.signals.onStored((a, f) => heard.push([a, f]));
     try {
       const repeated = event({ details: 'sig' });
-      await ingest(1, [repeated, event()]);
+      await acme.ingest(1, [repeated, event()]);
       assert.deepEqual(heard, [[acme.accountId, acme.facilities[1]!.id]]);
       // A batch of repeats stores nothing: no signal.
-      const again = await postEvents(t, gateways[1]!, [repeated]);
+      const again = await postEvents(t, acme.gateways[1]!, [repeated]);
       assert.equal(again.body.duplicates, 1);
-      // On PostgreSQL the instance also hears its own NOTIFY: that echo is skipped.
-      await new Promise((r) => setTimeout(r, 300));
-      assert.deepEqual(heard, [[acme.accountId, acme.facilities[1]!.id]]);
+      // On PostgreSQL the instance also hears its own NOTIFY: that echo is skipped. Notifications
+      // arrive in the order their transactions committed, so once another instance's NOTIFY, sent
+      // now, is heard, the echoes of the batches above have come before it.
+      const mine: [number, number] = [acme.accountId, acme.facilities[1]!.id];
+      if (onPostgres) {
+        const other: [number, number] = [rival.accountId, rival.facilities[0]!.id];
+        await t.services.database.pool.query('select pg_notify($1, $2)', [
+          EVENTS_CHANNEL,
+          storedPayload(...other, 'another-instance'),
+        ]);
+        await eventually("another instance's notification", async () => heard.length >= 2, 10_000);
+        assert.deepEqual(heard, [mine, other]);
+      } else assert.deepEqual(heard, [mine]);
     } finally {
       unsubscribe();
     }
-    await ingest(1, [event()]);
-    assert.equal(heard.length, 1);
+    const before = heard.length;
+    await acme.ingest(1, [event()]);
+    assert.equal(heard.length, before, 'no signal after unsubscribing');
   });
 });

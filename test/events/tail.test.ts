@@ -6,40 +6,22 @@ import { after, before, describe, it } from 'node:test';
 import { InvalidCursorError } from '../../src/events/cursor.ts';
 import type { EventFilter } from '../../src/events/query.ts';
 import type { EventStore } from '../../src/events/store.ts';
+import { eventFilter, provisionReportingAccount, type ReportingAccount } from '../helpers/events.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
-import { event, postEvents } from './helpers.ts';
+import { event } from './helpers.ts';
 
 let t: TestApp;
 let store: EventStore;
-let acme: ProvisionedAccount;
-const gateways: string[] = [];
+let acme: ReportingAccount;
 
 before(async () => {
   t = await startTestApp();
   store = t.services.events.store;
-  acme = await provisionAccount(t, { facilities: 2 });
-  for (const facility of acme.facilities) gateways.push((await gatewayToken(t, facility.id)).token);
+  acme = await provisionReportingAccount(t, { facilities: 2 });
 });
 after(() => t.close());
 
-const accountFilter = (overrides: Partial<EventFilter> = {}): EventFilter => ({
-  scope: { kind: 'account', accountId: acme.accountId },
-  facilityIds: null,
-  eventTypes: null,
-  unitIds: null,
-  visitorIds: null,
-  start: null,
-  end: null,
-  sort: 'asc',
-  ...overrides,
-});
-
-async function ingest(f: number, events: Record<string, unknown>[]) {
-  const answer = await postEvents(t, gateways[f]!, events);
-  assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  assert.equal(answer.body.accepted, events.length);
-}
+const accountFilter = (fields: Partial<EventFilter> = {}) => eventFilter(acme.accountId, fields);
 
 const details = (batch: { events: { row: { details: string | null } }[] }) => batch.events.map((e) => e.row.details);
 
@@ -57,12 +39,12 @@ async function drain(filter: EventFilter, cursor: string, limit: number) {
 describe('EventStore.tail', () => {
   it('from now: nothing stored before; then what is stored, in order, each with a cursor to resume after it', async () => {
     const filter = accountFilter({ eventTypes: [18] });
-    await ingest(0, [event({ details: 'old' })]);
+    await acme.ingest(0, [event({ details: 'old' })]);
     const start = await store.tailStart(filter);
     const empty = await store.tail(filter, start, 10);
     assert.deepEqual(empty.events, []);
-    await ingest(0, [event({ details: 'n1' }, 3), event({ details: 'n2' }, 2)]);
-    await ingest(1, [event({ details: 'n3' }, 1)]);
+    await acme.ingest(0, [event({ details: 'n1' }, 3), event({ details: 'n2' }, 2)]);
+    await acme.ingest(1, [event({ details: 'n3' }, 1)]);
     const batch = await store.tail(filter, empty.cursor, 10);
     assert.deepEqual(details(batch), ['n1', 'n2', 'n3']);
     // Nothing new: an empty answer, and a cursor that still continues.
@@ -71,7 +53,7 @@ describe('EventStore.tail', () => {
     // From the first event's cursor: the two after it.
     assert.deepEqual(details(await store.tail(filter, batch.events[0]!.cursor, 10)), ['n2', 'n3']);
     // A late event (it occurred three days ago) stored now comes next.
-    await ingest(1, [event({ details: 'late' }, 3 * 24 * 60)]);
+    await acme.ingest(1, [event({ details: 'late' }, 3 * 24 * 60)]);
     assert.deepEqual(details(await store.tail(filter, none.cursor, 10)), ['late']);
     assert.deepEqual(details(await store.tail(filter, batch.events[2]!.cursor, 10)), ['late']);
   });
@@ -80,7 +62,7 @@ describe('EventStore.tail', () => {
     const filter = accountFilter({ eventTypes: [15] });
     const start = await store.tailStart(filter);
     const stored = ['l1', 'l2', 'l3', 'l4', 'l5'];
-    await ingest(
+    await acme.ingest(
       0,
       stored.map((d, i) => event({ details: d, eventType: 15 }, 10 - i)),
     );
@@ -90,12 +72,12 @@ describe('EventStore.tail', () => {
 
   it('from `since`: the retained events that occurred since (stored before or not), then everything stored later', async () => {
     const filter = accountFilter({ eventTypes: [10] });
-    await ingest(0, [
+    await acme.ingest(0, [
       event({ details: 's-before', eventType: 10 }, 60),
       event({ details: 's-after', eventType: 10 }, 20),
     ]);
     const start = await store.tailStart(filter, Date.now() - 30 * 60_000);
-    await ingest(1, [event({ details: 's-later-but-old', eventType: 10 }, 120)]);
+    await acme.ingest(1, [event({ details: 's-later-but-old', eventType: 10 }, 120)]);
     assert.deepEqual((await drain(filter, start, 10)).rows, ['s-after', 's-later-but-old']);
   });
 
@@ -114,7 +96,7 @@ describe('EventStore.tail', () => {
           // Mixed occurredAt: some late, so phases interleave in time.
           return event({ details: d, eventType: 20 }, (b * 7 + i * 13) % 90);
         });
-        posts.push(ingest(b % 2, batch));
+        posts.push(acme.ingest(b % 2, batch));
         if (posts.length >= 4) await Promise.all(posts.splice(0));
       }
       await Promise.all(posts);
