@@ -73,6 +73,8 @@ export default async function run() {
   // Process-memory counters, the default failure limit; no request rate limit in the way.
   const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: '', RATE_LIMIT_PER_MINUTE: '10000000' };
   const json = async (args: string[]) => JSON.parse(await gatehouse(args, env));
+  // The command line refuses an empty data directory: make the database first, as an operator does.
+  await gatehouse(['migrate'], env);
   const account = await json(['admin', 'account', 'create', '--name', 'Bench']);
   const warm = await json(['admin', 'app', 'create', '--name', 'Warm', '--operator']);
   // Per round: a PMS never seen before, and a real client to guess at (a new one each round, so
