@@ -37,7 +37,7 @@ it('every /api/3 answer matches its documented schema', async () => {
   const p = await setupPartner(t);
   const created = await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity', imageUrls: [] })]);
   check(EnvelopeOf(CreateData), created.json(), 'create');
-  const changed = await createList(t, p, [record('U-1', { minimumBid: 1 })], { query: '?dryRun=true' });
+  const changed = await createList(t, p, [record('U-1', { minimumBid: 1 })], { dryRun: true });
   check(EnvelopeOf(CreateData), changed.json(), 'dry run with a warning and a removal');
   const cancelled = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
   check(EnvelopeOf(CancelData), cancelled.json(), 'cancel');
