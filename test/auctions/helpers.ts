@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from '../helpers/harness.ts';
 import type { operations, Schemas } from '../../clients/typescript/index.ts';
-import { typedClient } from '../helpers/client.ts';
+import { ok, typedClient } from '../helpers/client.ts';
 import { operatorToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
 
 export interface Partner {
@@ -162,6 +162,15 @@ export async function readAuction(t: TestApp, p: Partner, auctionId: string) {
   const response = await auctionAnswer(t, p.token, auctionId);
   assert.equal(response.statusCode, 200, response.body);
   return response.json().data;
+}
+
+/** GET /admin/notifications through the typed client, as an operator: the notifications. */
+export async function supportNotifications(
+  t: TestApp,
+  operator: string,
+  query: NonNullable<operations['listNotifications']['parameters']['query']>,
+): Promise<any[]> {
+  return (await ok(typedClient(t, operator).GET('/admin/notifications', { params: { query } }), 200)).notifications;
 }
 
 /** The envelope's rule: meta.ack is true exactly for 2xx, and the shape is always there. */
