@@ -162,22 +162,11 @@ export function appFixture(options: AppFixtureOptions = {}): TestApp {
     if (!t) throw new Error('the app fixture is used before its before hook');
     return t;
   };
-  return {
-    get app() {
-      return current().app;
-    },
-    get services() {
-      return current().services;
-    },
-    get config() {
-      return current().config;
-    },
-    get logs() {
-      return current().logs;
-    },
-    // Closed by the fixture's after hook.
-    close: async () => {},
-  };
+  // Closed by the fixture's after hook; the rest is the app that hook started.
+  const view = { close: async () => {} } as TestApp;
+  for (const key of ['app', 'services', 'config', 'logs'] as const)
+    Object.defineProperty(view, key, { get: () => current()[key], enumerable: true });
+  return view;
 }
 
 /** A clock that moves only when the test says so. */
