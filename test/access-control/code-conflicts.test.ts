@@ -9,20 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import * as admin from '../../src/tenancy/index.ts';
 import type { EntityId } from '../../src/ids.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/harness.ts';
-import { operatorToken, provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { provisionAccount, requestToken, type ProvisionedAccount, tenantFixture } from '../helpers/tenants.ts';
 import { call, pms, type Reply } from './helpers.ts';
 
 const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
 
-let t: TestApp;
-let owner: ProvisionedAccount;
-let operator: string;
-before(async () => {
-  t = await startTestApp({ env: { ...redis, ACCESS_CODE_CONFLICTS_PER_MINUTE: '5' } });
-  owner = await provisionAccount(t, { facilities: 1 });
-  operator = await operatorToken(t);
-});
-after(() => t.close());
+const site = tenantFixture({ operator: true, env: { ...redis, ACCESS_CODE_CONFLICTS_PER_MINUTE: '5' } });
+const { t } = site;
 
 /** Another key of the owner's account (its own credential), and its token. */
 async function keyOf(t: TestApp, account: ProvisionedAccount, scopes?: string[]): Promise<string> {
@@ -43,7 +36,7 @@ async function keyOf(t: TestApp, account: ProvisionedAccount, scopes?: string[])
 }
 
 const codeReads = async (facilityId: EntityId) =>
-  (await call(t, operator, 'GET', `/admin/audit/code-reads?facilityId=${facilityId}`)).body as any[];
+  (await call(t, site.operator, 'GET', `/admin/audit/code-reads?facilityId=${facilityId}`)).body as any[];
 
 /** The parts of an answer that a caller reads, without what differs per request. */
 const shown = (r: Reply) => ({
@@ -56,13 +49,13 @@ const shown = (r: Reply) => ({
 
 describe('ACCESS_CODE_IN_USE answers', () => {
   it('are recorded in the code-read audit, naming the visitor who holds the code (create, update, enable)', async () => {
-    const facility = owner.facilities[0]!.id;
-    const api = pms(t, owner.token, facility);
+    const facility = site.account.facilities[0]!.id;
+    const api = pms(t, site.account.token, facility);
     const unit = await api.unit('AUD-1');
     const holder = (await api.visitor(unit.id, '7301')).visitor.id;
     const before = (await codeReads(facility)).length;
 
-    const writeOnly = pms(t, await keyOf(t, owner), facility);
+    const writeOnly = pms(t, await keyOf(t, site.account), facility);
     const created = await writeOnly.post('/visitors?suppressCommands=true', {
       unitId: unit.id,
       accessCode: '7301',
@@ -76,7 +69,7 @@ describe('ACCESS_CODE_IN_USE answers', () => {
     assert.equal(older.length, before);
     assert.equal(record.route, 'POST /facilities/:facilityId/visitors');
     assert.deepEqual(record.visitorIds, [holder]);
-    assert.equal(record.accountId, owner.accountId);
+    assert.equal(record.accountId, site.account.accountId);
     assert.equal(record.requestId, created.headers['x-correlation-id']);
     assert.ok(!JSON.stringify(record).includes('7301'), 'never the code');
 

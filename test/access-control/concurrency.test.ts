@@ -1,23 +1,17 @@
 // Changes at the same moment: a code is granted once however many ask for it at once, and each
 // facility's command sequence stays gap-free and in commit order under concurrent changes.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { it } from 'node:test';
+import { tenantFixture } from '../helpers/tenants.ts';
 import { pms } from './helpers.ts';
 
-let t: TestApp;
-let account: ProvisionedAccount;
-before(async () => {
-  // The race for a code, not the throttle of ACCESS_CODE_IN_USE answers (code-conflicts.test.ts):
-  // room for the seven conflicts of one key.
-  t = await startTestApp({ env: { ACCESS_CODE_CONFLICTS_PER_MINUTE: '100' } });
-  account = await provisionAccount(t, { facilities: 3 });
-});
-after(() => t.close());
+// The race for a code, not the throttle of ACCESS_CODE_IN_USE answers (code-conflicts.test.ts):
+// room for the seven conflicts of one key.
+const site = tenantFixture({ facilities: 3, env: { ACCESS_CODE_CONFLICTS_PER_MINUTE: '100' } });
+const { t } = site;
 
 it('eight visitors asking for the same code at once: one gets it, seven get 400 naming accessCode', async () => {
-  const api = pms(t, account.token, account.facilities[0]!.id);
+  const api = pms(t, site.account.token, site.account.facilities[0]!.id);
   const units = await Promise.all([...Array(8).keys()].map((i) => api.unit(`RACE-${i}`)));
   const answers = await Promise.all(
     units.map((u) =>
@@ -38,8 +32,8 @@ it('eight visitors asking for the same code at once: one gets it, seven get 400 
 });
 
 it('concurrent changes on several facilities: every one answered, each facilityâ€™s sequence gap-free', async () => {
-  const work = account.facilities.flatMap((f) => {
-    const api = pms(t, account.token, f.id);
+  const work = site.account.facilities.flatMap((f) => {
+    const api = pms(t, site.account.token, f.id);
     return [...Array(12).keys()].map(async (i) => {
       const unit = await api.unit(`C-${i}`);
       await api.visitor(unit.id, String(700000 + i));
@@ -48,8 +42,8 @@ it('concurrent changes on several facilities: every one answered, each facilityâ
   });
   const answers = await Promise.all(work);
   assert.ok(answers.every((a) => a.status === 200));
-  for (const f of account.facilities.slice(1)) {
-    const commands = await pms(t, account.token, f.id).commands('?limit=1000');
+  for (const f of site.account.facilities.slice(1)) {
+    const commands = await pms(t, site.account.token, f.id).commands('?limit=1000');
     assert.equal(commands.length, 36);
     assert.deepEqual(
       commands.map((c) => c.sequence),

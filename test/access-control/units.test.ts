@@ -1,31 +1,35 @@
 // Units through the PMS face: create, state actions and their refusals, compatibility forms,
 // visibility, and the command each change writes.
-import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { gatewayToken, partnerToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { describe, it } from 'node:test';
+import {
+  gatewayToken,
+  partnerToken,
+  provisionAccount,
+  type ProvisionedAccount,
+  tenantFixture,
+} from '../helpers/tenants.ts';
 import { call, pms } from './helpers.ts';
 
-let t: TestApp;
-let account: ProvisionedAccount;
 let other: ProvisionedAccount;
-let facilityId: EntityId;
-before(async () => {
-  t = await startTestApp();
-  account = await provisionAccount(t, { facilities: 2 });
-  other = await provisionAccount(t, { facilities: 1, name: 'Other Storage Co' });
-  facilityId = account.facilities[0]!.id;
+const site = tenantFixture({
+  facilities: 2,
+  started: async (t) => {
+    other = await provisionAccount(t, { facilities: 1, name: 'Other Storage Co' });
+  },
 });
-after(() => t.close());
+const { t } = site;
 
 describe('facilities', () => {
   it('lists only the token account’s facilities and reads one', async () => {
-    const list = await call(t, account.token, 'GET', '/facilities');
+    const list = await call(t, site.account.token, 'GET', '/facilities');
     assert.equal(list.status, 200);
     assert.ok(Array.isArray(list.body));
-    assert.deepEqual(list.body.map((f: { id: string }) => f.id).sort(), account.facilities.map((f) => f.id).sort());
-    const one = await call(t, account.token, 'GET', `/facilities/${facilityId}`);
+    assert.deepEqual(
+      list.body.map((f: { id: string }) => f.id).sort(),
+      site.account.facilities.map((f) => f.id).sort(),
+    );
+    const one = await call(t, site.account.token, 'GET', `/facilities/${site.facilityId}`);
     assert.equal(one.status, 200);
     assert.deepEqual(Object.keys(one.body).sort(), [
       'accountId',
@@ -45,23 +49,23 @@ describe('facilities', () => {
   it('another account’s facility is 404, like one that does not exist', async () => {
     const foreign = other.facilities[0]!.id;
     for (const path of ['', '/units', '/visitors', '/timegroups', '/accessprofiles', '/commands']) {
-      const r = await call(t, account.token, 'GET', `/facilities/${foreign}${path}`);
+      const r = await call(t, site.account.token, 'GET', `/facilities/${foreign}${path}`);
       assert.equal(r.status, 404, path);
       assert.equal(r.body.code, 'NOT_FOUND');
     }
     assert.equal(
-      (await call(t, account.token, 'POST', `/facilities/${foreign}/units`, { unitNumber: 'X1' })).status,
+      (await call(t, site.account.token, 'POST', `/facilities/${foreign}/units`, { unitNumber: 'X1' })).status,
       404,
     );
-    assert.equal((await call(t, account.token, 'GET', '/facilities/999999999')).status, 404);
+    assert.equal((await call(t, site.account.token, 'GET', '/facilities/999999999')).status, 404);
   });
 
   it('needs the accesscontrol scopes: 401 without a token, 403 for a gateway or partner token, 403 to write with a read-only key', async () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/facilities' })).statusCode, 401);
-    const gateway = await gatewayToken(t, facilityId);
-    const partner = await partnerToken(t, 'AcmePMS', [account.facilities[0]!.guid!]);
+    const gateway = await gatewayToken(t, site.facilityId);
+    const partner = await partnerToken(t, 'AcmePMS', [site.account.facilities[0]!.guid!]);
     for (const token of [gateway.token, partner.token]) {
-      assert.equal((await call(t, token, 'GET', `/facilities/${facilityId}/units`)).status, 403);
+      assert.equal((await call(t, token, 'GET', `/facilities/${site.facilityId}/units`)).status, 403);
     }
     const readOnly = await provisionAccount(t, { scopes: ['accesscontrol:read'] });
     const ro = readOnly.facilities[0]!.id;
@@ -70,7 +74,7 @@ describe('facilities', () => {
   });
 
   it('each facility starts with "24 Hours" and "All Access" as defaults', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const groups = (await api.get('/timegroups')).body;
     const profiles = (await api.get('/accessprofiles')).body;
     assert.deepEqual(
@@ -90,7 +94,7 @@ describe('facilities', () => {
 
 describe('units', () => {
   it('creates a unit Vacant with extendedData (arbitrary keys, null values), lists and reads it', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const created = await api.post('/units', {
       unitNumber: 'A101',
       extendedData: { pmsId: 17, 'odd key': null, nested: { a: [1, null] } },
@@ -105,14 +109,14 @@ describe('units', () => {
       'unitNumber',
     ]);
     assert.equal(created.body.status, 'Vacant');
-    assert.equal(created.body.facilityId, facilityId);
+    assert.equal(created.body.facilityId, site.facilityId);
     assert.deepEqual(created.body.extendedData, { pmsId: 17, 'odd key': null, nested: { a: [1, null] } });
     assert.ok((await api.get('/units')).body.some((u: { id: string }) => u.id === created.body.id));
     assert.equal((await api.get(`/units/${created.body.id}`)).body.unitNumber, 'A101');
   });
 
   it('refuses a unit number already used at the facility (400 naming unitNumber), allows it at another facility', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     await api.unit('B200');
     const again = await api.post('/units', { unitNumber: 'B200' });
     assert.equal(again.status, 400);
@@ -122,13 +126,13 @@ describe('units', () => {
       ['unitNumber'],
     );
     assert.equal(
-      (await pms(t, account.token, account.facilities[1]!.id).post('/units', { unitNumber: 'B200' })).status,
+      (await pms(t, site.account.token, site.account.facilities[1]!.id).post('/units', { unitNumber: 'B200' })).status,
       201,
     );
   });
 
   it('validates: unitNumber required, 1–50 characters, extendedData an object', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const r = await api.post('/units', { unitNumber: 'x'.repeat(51), extendedData: 'text' });
     assert.equal(r.status, 400);
     assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path).sort(), ['extendedData', 'unitNumber']);
@@ -140,7 +144,7 @@ describe('units', () => {
   });
 
   it('goes Vacant → Rented (a tenant) → Delinquent → Rented → Vacant, then is deleted', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const unit = await api.unit('C300');
     const { unit: rented } = await api.visitor(unit.id, '31415');
     assert.equal(rented.status, 'Rented');
@@ -163,7 +167,7 @@ describe('units', () => {
   });
 
   it('refuses actions not allowed in the current state with 409 and a reason', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const vacant = await api.unit('D400');
     for (const action of ['enable', 'disable']) {
       const r = await api.post(`/units/${vacant.id}/${action}`);
@@ -182,7 +186,7 @@ describe('units', () => {
   });
 
   it('a repeated action answers the unit unchanged and writes no command', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const unit = await api.unit('E500');
     await api.visitor(unit.id, '16180');
     await api.post(`/units/${unit.id}/disable`);
@@ -194,7 +198,7 @@ describe('units', () => {
   });
 
   it('unknown or malformed unit ids are 404', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     for (const id of ['999999999', 'not-an-id', '0', '-1', '1e3', '99999999999999999999']) {
       assert.equal((await api.get(`/units/${id}`)).status, 404);
       assert.equal((await api.post(`/units/${id}/disable`)).status, 404);
@@ -211,7 +215,7 @@ describe('units', () => {
 
 describe('compatibility forms', () => {
   it('accepts application/json-patch+json bodies, empty bodies on actions, and an api-version: 2.0 header', async () => {
-    const api = pms(t, account.token, facilityId);
+    const api = pms(t, site.account.token, site.facilityId);
     const patch = await api.post('/units', JSON.stringify({ unitNumber: 'P1' }), {
       'content-type': 'application/json-patch+json',
       'api-version': '2.0',
@@ -228,7 +232,7 @@ describe('compatibility forms', () => {
       assert.equal(r.status, 200, JSON.stringify(headers));
       assert.equal(r.body.status, 'Delinquent');
     }
-    const list = await call(t, account.token, 'GET', `/facilities/${facilityId}/units`, undefined, {
+    const list = await call(t, site.account.token, 'GET', `/facilities/${site.facilityId}/units`, undefined, {
       'api-version': '2.0',
     });
     assert.equal(list.status, 200);
@@ -236,7 +240,7 @@ describe('compatibility forms', () => {
   });
 
   it('refuses a body that is not JSON with 400, naming no internals', async () => {
-    const r = await pms(t, account.token, facilityId).post('/units', '{"unitNumber": ', {
+    const r = await pms(t, site.account.token, site.facilityId).post('/units', '{"unitNumber": ', {
       'content-type': 'application/json-patch+json',
     });
     assert.equal(r.status, 400);
@@ -246,8 +250,8 @@ describe('compatibility forms', () => {
 
 describe('suppressCommands and refresh', () => {
   it('suppressCommands (body or query) makes the change without a command; a refresh sends the full state in one', async () => {
-    const fid = account.facilities[1]!.id;
-    const api = pms(t, account.token, fid);
+    const fid = site.account.facilities[1]!.id;
+    const api = pms(t, site.account.token, fid);
     const before = (await api.commands('?limit=1000')).length;
     const a = await api.post('/units', { unitNumber: 'S1', suppressCommands: true });
     const b = await api.post('/units?suppressCommands=true', { unitNumber: 'S2' });

@@ -3,7 +3,9 @@ import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from '../helpers/harness.ts';
-import { bearer, operatorToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
+import type { operations, Schemas } from '../../clients/typescript/index.ts';
+import { ok, typedClient } from '../helpers/client.ts';
+import { operatorToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
 
 export interface Partner {
   guid: string;
@@ -64,52 +66,115 @@ export function record(unitId: string, extra: Record<string, unknown> = {}): Rec
 export const units = (n: number, prefix = 'U') =>
   Array.from({ length: n }, (_, i) => record(`${prefix}-${String(i + 1).padStart(5, '0')}`));
 
+/** An answer of the /api/3 face as the tests read it: its status, headers (lower-case names) and body text. */
+export interface Reply {
+  statusCode: number;
+  headers: Record<string, string>;
+  /** The body as sent for a 2xx answer; an error's body as its JSON. */
+  body: string;
+  json(): any;
+}
+
+/** A typed call's answer as a Reply (called with parseAs: 'text', so that a replay's bytes can be compared). */
+async function replyOf(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Reply> {
+  const { data, error, response } = await call;
+  const body = typeof data === 'string' ? data : JSON.stringify(error ?? data ?? null);
+  return {
+    statusCode: response.status,
+    headers: Object.fromEntries(response.headers),
+    body,
+    json: () => JSON.parse(body),
+  };
+}
+
+type Unit = Schemas['AuctionableUnit'];
+
+/**
+ * POST /api/3/auctioninfo through the typed client. The records are the input under test (some of
+ * them deliberately wrong in a field's value): record() builds them, typed by the document.
+ */
 export async function createList(
   t: TestApp,
   p: Partner,
   records: unknown[],
   options: {
-    query?: string;
-    headers?: Record<string, string>;
+    dryRun?: boolean;
+    idempotencyKey?: string;
     guid?: string;
     clientType?: string;
     token?: string;
   } = {},
 ) {
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/3/auctioninfo${options.query ?? ''}`,
-    headers: { ...bearer(options.token ?? p.token), ...options.headers },
-    payload: {
-      guid: options.guid ?? p.guid,
-      clientType: options.clientType ?? p.clientType,
-      auctionableUnitInfo: records,
-    },
-  });
+  return replyOf(
+    typedClient(t, options.token ?? p.token).POST('/api/3/auctioninfo', {
+      params: {
+        query: options.dryRun === undefined ? {} : { dryRun: options.dryRun },
+        header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+      },
+      body: {
+        guid: options.guid ?? p.guid,
+        clientType: options.clientType ?? p.clientType,
+        auctionableUnitInfo: records as Unit[],
+      },
+      parseAs: 'text',
+    }),
+  );
 }
 
+/** PUT /api/3/cancelauctions through the typed client. */
 export async function cancelUnit(
   t: TestApp,
   p: Partner,
   records: unknown[],
   options: { guid?: string; token?: string } = {},
 ) {
-  return t.app.inject({
-    method: 'PUT',
-    url: '/api/3/cancelauctions',
-    headers: bearer(options.token ?? p.token),
-    payload: { guid: options.guid ?? p.guid, clientType: p.clientType, cancelAuctionIds: records },
-  });
+  return replyOf(
+    typedClient(t, options.token ?? p.token).PUT('/api/3/cancelauctions', {
+      body: {
+        guid: options.guid ?? p.guid,
+        clientType: p.clientType,
+        cancelAuctionIds:
+          records as operations['cancelAuction']['requestBody']['content']['application/json']['cancelAuctionIds'],
+      },
+      parseAs: 'text',
+    }),
+  );
 }
 
+/** GET /api/3/auctions through the typed client, as the partner (or `token`). */
+export async function listAuctions(
+  t: TestApp,
+  p: Partner | { token: string },
+  query: NonNullable<operations['listAuctions']['parameters']['query']> = {},
+) {
+  return replyOf(typedClient(t, p.token).GET('/api/3/auctions', { params: { query }, parseAs: 'text' }));
+}
+
+/** GET /api/3/auctions/{auctionId} through the typed client: the answer. */
+export async function auctionAnswer(t: TestApp, token: string, auctionId: string) {
+  return replyOf(
+    typedClient(t, token).GET('/api/3/auctions/{auctionId}', { params: { path: { auctionId } }, parseAs: 'text' }),
+  );
+}
+
+/** The auction (its data), which must be readable by the partner. */
 export async function readAuction(t: TestApp, p: Partner, auctionId: string) {
-  const response = await t.app.inject({ method: 'GET', url: `/api/3/auctions/${auctionId}`, headers: bearer(p.token) });
+  const response = await auctionAnswer(t, p.token, auctionId);
   assert.equal(response.statusCode, 200, response.body);
   return response.json().data;
 }
 
+/** GET /admin/notifications through the typed client, as an operator: the notifications. */
+export async function supportNotifications(
+  t: TestApp,
+  operator: string,
+  query: NonNullable<operations['listNotifications']['parameters']['query']>,
+): Promise<any[]> {
+  return (await ok(typedClient(t, operator).GET('/admin/notifications', { params: { query } }), 200)).notifications;
+}
+
 /** The envelope's rule: meta.ack is true exactly for 2xx, and the shape is always there. */
-export function envelopeOf(response: LightMyRequestResponse) {
+export function envelopeOf(response: Reply | LightMyRequestResponse) {
   const body = response.json();
   assert.deepEqual(Object.keys(body).sort(), ['data', 'meta']);
   assert.deepEqual(Object.keys(body.meta).sort(), ['ack', 'errors', 'hasErrors', 'hasWarnings', 'warnings']);

@@ -8,8 +8,15 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { auctionPartner } from '../helpers/auction-partner.ts';
-import { bearer } from '../helpers/tenants.ts';
-import { adminToken, cancelUnit, createList, envelopeOf, readAuction, record } from './helpers.ts';
+import {
+  adminToken,
+  cancelUnit,
+  createList,
+  envelopeOf,
+  readAuction,
+  record,
+  supportNotifications,
+} from './helpers.ts';
 
 const auctions = auctionPartner({ imageHost: true, env: { IMAGE_FETCH_TIMEOUT_MS: '1500' } });
 
@@ -141,13 +148,11 @@ describe('image retrieval', () => {
     }
     // Every image that cannot be had is escalated to support.
     const admin = await adminToken(auctions.t);
-    const notifications = (
-      await auctions.t.app.inject({
-        method: 'GET',
-        url: `/admin/notifications?kind=IMAGE_FETCH_FAILED&auctionId=${id}&limit=50`,
-        headers: bearer(admin),
-      })
-    ).json().notifications;
+    const notifications = await supportNotifications(auctions.t, admin, {
+      kind: 'IMAGE_FETCH_FAILED',
+      auctionId: id,
+      limit: 50,
+    });
     // One notification for the facility counts them (SPEC §3.5), each kept as an item.
     assert.equal(notifications.length, 1);
     const [n] = notifications;
@@ -203,13 +208,7 @@ describe('image retrieval', () => {
     [image] = await imagesOf(down);
     assert.deepEqual([image.status, image.attempts], ['failed', 5]);
     const admin = await adminToken(auctions.t);
-    const [n] = (
-      await auctions.t.app.inject({
-        method: 'GET',
-        url: `/admin/notifications?kind=IMAGE_FETCH_FAILED&auctionId=${down}`,
-        headers: bearer(admin),
-      })
-    ).json().notifications;
+    const [n] = await supportNotifications(auctions.t, admin, { kind: 'IMAGE_FETCH_FAILED', auctionId: down });
     // It joined the facility's open notification of failed images.
     const item = n.items.find((i: any) => i.auctionId === down);
     assert.equal(item.reason, 'HTTP_STATUS');

@@ -2,15 +2,18 @@
 // answer, who may call, the full-list outcomes, every bad input of the issue, dry runs and
 // idempotency keys.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { ok, typedClient } from '../helpers/client.ts';
+import { appFixture } from '../helpers/harness.ts';
 import { bearer, gatewayToken, partnerToken, provisionAccount } from '../helpers/tenants.ts';
 import {
   adminToken,
+  auctionAnswer,
   byUnit,
   cancelUnit,
   createList,
   envelopeOf,
+  listAuctions,
   readAuction,
   record,
   setupPartner,
@@ -18,11 +21,7 @@ import {
   type Partner,
 } from './helpers.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
-});
-after(() => t.close());
+const t = appFixture({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15' } });
 
 describe('the /api/3 envelope on every answer', () => {
   it('wraps 401, 403, 404 from the guard, malformed JSON, 415, 413 and unknown routes', async () => {
@@ -152,8 +151,8 @@ describe('POST /api/3/auctioninfo: the full list', () => {
       record('U-4', { auctionType: 'Charity', imageUrls: [] }),
       record('U-5', { auctionType: 'Charity' }),
     ];
-    for (const query of ['?dryRun=true', '']) {
-      const answer = await createList(t, p, list, { query });
+    for (const dryRun of [true, false]) {
+      const answer = await createList(t, p, list, { dryRun });
       assert.equal(answer.statusCode, 200, answer.body);
       const r = byUnit(envelopeOf(answer).data.results);
       assert.equal('missingFields' in r.get('U-1'), false, 'created: nothing missing');
@@ -162,18 +161,14 @@ describe('POST /api/3/auctioninfo: the full list', () => {
       // Held for two reasons: the first is the reason, and the missing fields are still named.
       assert.deepEqual([r.get('U-4').reason, r.get('U-4').missingFields], ['CHARITY_NOT_ENROLLED', ['imageUrls']]);
       assert.equal('missingFields' in r.get('U-5'), false, 'pending for charity alone: nothing missing');
-      if (query) continue;
+      if (dryRun) continue;
       const view = await readAuction(t, p, r.get('U-2').auctionId);
       assert.deepEqual(
         [view.status, view.pendingReasons, view.missingFields],
         ['Pending', ['INCOMPLETE'], ['description', 'imageUrls']],
       );
       assert.equal('missingFields' in (await readAuction(t, p, r.get('U-1').auctionId)), false);
-      const listed = await t.app.inject({
-        method: 'GET',
-        url: `/api/3/auctions?guid=${p.guid}`,
-        headers: bearer(p.token),
-      });
+      const listed = await listAuctions(t, p, { guid: p.guid });
       const views = byUnit(envelopeOf(listed).data.auctions);
       assert.deepEqual(views.get('U-4').missingFields, ['imageUrls']);
       assert.equal('missingFields' in views.get('U-5'), false);
@@ -240,7 +235,7 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     // An empty list withdraws everything still open.
     const empty = envelopeOf(await createList(t, p, []));
     assert.deepEqual(empty.data.summary, { created: 0, pending: 0, unchanged: 0, deferred: 0, removed: 4 });
-    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(await adminToken(t)) })).body;
+    const metrics = await ok(typedClient(t, await adminToken(t)).GET('/metrics', { parseAs: 'text' }));
     assert.match(metrics, /gatehouse_auction_import_units_total\{outcome="created"\} \d+/);
     assert.match(metrics, /gatehouse_auction_import_units_total\{outcome="removed"\} \d+/);
   });
@@ -278,7 +273,7 @@ describe('POST /api/3/auctioninfo: the full list', () => {
     const p = await setupPartner(t);
     await createList(t, p, [record('U-1'), record('U-2')]);
     const dry = await createList(t, p, [record('U-2'), record('U-3'), record('U-4', { auctionType: 'Charity' })], {
-      query: '?dryRun=true',
+      dryRun: true,
     });
     const body = envelopeOf(dry);
     assert.equal(body.data.dryRun, true);
@@ -292,28 +287,28 @@ describe('POST /api/3/auctioninfo: the full list', () => {
       { created: 0, pending: 0, unchanged: 2, deferred: 0, removed: 0 },
       'the dry run changed something',
     );
-    const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}`, headers: bearer(p.token) });
+    const list = await listAuctions(t, p, { guid: p.guid });
     assert.equal(envelopeOf(list).data.auctions.length, 2);
   });
 
   it('Idempotency-Key: the same key and body answer the first response; another body, 422', async () => {
     const p = await setupPartner(t);
-    const headers = { 'idempotency-key': 'sync-2026-12-01T09:00' };
-    const first = await createList(t, p, [record('U-1')], { headers });
+    const key = { idempotencyKey: 'sync-2026-12-01T09:00' };
+    const first = await createList(t, p, [record('U-1')], key);
     // The state changes in between: a replay must still be the first answer, byte for byte.
     await createList(t, p, [record('U-1'), record('U-2')]);
-    const replay = await createList(t, p, [record('U-1')], { headers });
+    const replay = await createList(t, p, [record('U-1')], key);
     assert.equal(replay.statusCode, 200);
     assert.equal(replay.body, first.body);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(first.headers['idempotent-replayed'], undefined);
-    const different = await createList(t, p, [record('U-1'), record('U-9')], { headers });
+    const different = await createList(t, p, [record('U-1'), record('U-9')], key);
     assert.equal(different.statusCode, 422);
     assert.equal(envelopeOf(different).meta.errors[0]!.code, 'IDEMPOTENCY_KEY_REUSED');
     // Keys are per partner: another partner may use the same key.
     const other = await setupPartner(t);
-    assert.equal((await createList(t, other, [record('U-1')], { headers })).statusCode, 200);
-    const badKey = await createList(t, p, [], { headers: { 'idempotency-key': 'has spaces' } });
+    assert.equal((await createList(t, other, [record('U-1')], key)).statusCode, 200);
+    const badKey = await createList(t, p, [], { idempotencyKey: 'has spaces' });
     assert.equal(badKey.statusCode, 400);
     assert.equal(envelopeOf(badKey).meta.errors[0]!.path, 'Idempotency-Key');
   });
@@ -395,7 +390,7 @@ describe('bad input: refused whole, every fault listed by path', () => {
     }
     assert.equal(paths.length, 19);
     for (const e of errors) assert.match(e.message, /\.$/);
-    const list = await t.app.inject({ method: 'GET', url: `/api/3/auctions?guid=${p.guid}`, headers: bearer(p.token) });
+    const list = await listAuctions(t, p, { guid: p.guid });
     assert.equal(envelopeOf(list).data.auctions.length, 0, 'something was applied');
   });
 
@@ -411,12 +406,12 @@ describe('bad input: refused whole, every fault listed by path', () => {
     );
     // A sold unit listed again with the same record is left alone (it is not put up twice) ...
     const id = byUnit(envelopeOf(await createList(t, p, [record('U-1')])).data.results).get('U-1').auctionId;
-    await t.app.inject({
-      method: 'POST',
-      url: `/admin/auctions/${id}/outcome`,
-      headers: bearer(await adminToken(t)),
-      payload: { salePrice: 10 },
-    });
+    await ok(
+      typedClient(t, await adminToken(t)).POST('/admin/auctions/{auctionId}/outcome', {
+        params: { path: { auctionId: id } },
+        body: { salePrice: 10 },
+      }),
+    );
     const again = byUnit(envelopeOf(await createList(t, p, [record('U-1')])).data.results).get('U-1');
     assert.deepEqual([again.outcome, again.auctionId, again.status], ['unchanged', id, 'ClosedSold']);
     // ... and a new record for it starts a new auction.
@@ -476,11 +471,7 @@ describe('bad input: refused whole, every fault listed by path', () => {
       errors.map((e) => `${e.path} ${e.code}`),
       ['auctionableUnitInfo[1].guid OTHER_FACILITY'],
     );
-    const other = await t.app.inject({
-      method: 'GET',
-      url: `/api/3/auctions?guid=${p.otherGuid}`,
-      headers: bearer(p.token),
-    });
+    const other = await listAuctions(t, p, { guid: p.otherGuid });
     assert.equal(envelopeOf(other).data.auctions.length, 0, 'a record reached another facility');
     const guids = await t.app.inject({
       method: 'POST',
@@ -569,24 +560,20 @@ describe('PUT /api/3/cancelauctions', () => {
       ['cancelAuctionIds[0].unitId', 'cancelAuctionIds[0].reason'],
     );
     // Nothing was cancelled by the refusals.
-    const list = await t.app.inject({
-      method: 'GET',
-      url: `/api/3/auctions?guid=${p.guid}&status=Active`,
-      headers: bearer(p.token),
-    });
+    const list = await listAuctions(t, p, { guid: p.guid, status: 'Active' });
     assert.equal(envelopeOf(list).data.auctions.length, 1);
   });
 
   it('warns ALREADY_CLOSED for a sold auction', async () => {
     const p = await setupPartner(t);
     const id = envelopeOf(await createList(t, p, [record('U-1')])).data.results[0].auctionId;
-    const sold = await t.app.inject({
-      method: 'POST',
-      url: `/admin/auctions/${id}/outcome`,
-      headers: bearer(await adminToken(t)),
-      payload: { salePrice: 310 },
-    });
-    assert.equal(sold.statusCode, 200, sold.body);
+    await ok(
+      typedClient(t, await adminToken(t)).POST('/admin/auctions/{auctionId}/outcome', {
+        params: { path: { auctionId: id } },
+        body: { salePrice: 310 },
+      }),
+      200,
+    );
     const response = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
     assert.equal(response.statusCode, 409);
     const body = envelopeOf(response);
@@ -606,11 +593,7 @@ describe('reads', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const response = await t.app.inject({
-        method: 'GET',
-        url: `/api/3/auctions?guid=${p.guid}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
-        headers: bearer(p.token),
-      });
+      const response = await listAuctions(t, p, { guid: p.guid, limit: 3, ...(cursor ? { cursor } : {}) });
       const body = envelopeOf(response);
       assert.ok(body.data.auctions.length <= 3);
       seen.push(...body.data.auctions.map((a: any) => a.unitId));
@@ -618,33 +601,21 @@ describe('reads', () => {
     } while (cursor);
     assert.equal(seen.length, 7);
     assert.equal(new Set(seen).size, 7);
-    const all = envelopeOf(
-      await t.app.inject({ method: 'GET', url: '/api/3/auctions?limit=100', headers: bearer(p.token) }),
-    );
+    const all = envelopeOf(await listAuctions(t, p, { limit: 100 }));
     assert.equal(all.data.auctions.length, 8);
-    const cancelled = envelopeOf(
-      await t.app.inject({ method: 'GET', url: `/api/3/auctions?status=Cancelled`, headers: bearer(p.token) }),
-    );
+    const cancelled = envelopeOf(await listAuctions(t, p, { status: 'Cancelled' }));
     assert.deepEqual(
       cancelled.data.auctions.map((a: any) => a.unitId),
       ['U-00003'],
     );
-    const one = envelopeOf(
-      await t.app.inject({ method: 'GET', url: `/api/3/auctions?unitId=O-1`, headers: bearer(p.token) }),
-    );
+    const one = envelopeOf(await listAuctions(t, p, { unitId: 'O-1' }));
     assert.equal(one.data.auctions[0].guid, p.otherGuid);
 
     const stranger = await setupPartner(t);
-    const hidden = await t.app.inject({
-      method: 'GET',
-      url: `/api/3/auctions/${one.data.auctions[0].auctionId}`,
-      headers: bearer(stranger.token),
-    });
+    const hidden = await auctionAnswer(t, stranger.token, one.data.auctions[0].auctionId);
     assert.equal(hidden.statusCode, 404);
     assert.equal(envelopeOf(hidden).meta.errors[0]!.code, 'AUCTION_NOT_FOUND');
-    const strangerList = envelopeOf(
-      await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(stranger.token) }),
-    );
+    const strangerList = envelopeOf(await listAuctions(t, stranger));
     assert.equal(strangerList.data.auctions.length, 0);
     const badQuery = await t.app.inject({
       method: 'GET',
@@ -666,10 +637,7 @@ describe('reads', () => {
         'limit must be a whole number from 1 to 500.',
       ],
     );
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/3/auctions?cursor=nope', headers: bearer(p.token) })).statusCode,
-      400,
-    );
+    assert.equal((await listAuctions(t, p, { cursor: 'nope' })).statusCode, 400);
   });
 
   it('reads one auction with its record, images and history', async () => {
@@ -692,23 +660,14 @@ describe('reads', () => {
       ],
     );
     assert.equal(auction.history.length, 1);
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/3/auctions/not-a-uuid', headers: bearer(p.token) })).statusCode,
-      404,
-    );
+    assert.equal((await auctionAnswer(t, p.token, 'not-a-uuid')).statusCode, 404);
   });
 
   it('a partner whose token lacks auctions:read cannot list', async () => {
     const account = await provisionAccount(t);
     const partner = await partnerToken(t, 'ReadOnly', [account.facilities[0]!.guid!]);
     // Partner tokens carry both scopes; an account token carries neither.
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(partner.token) })).statusCode,
-      200,
-    );
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(account.token) })).statusCode,
-      403,
-    );
+    assert.equal((await listAuctions(t, partner)).statusCode, 200);
+    assert.equal((await listAuctions(t, account)).statusCode, 403);
   });
 });

@@ -3,91 +3,52 @@
 // their end; and wake-ups enqueued in the transaction that needs them.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import S3rver from 's3rver';
 import { sqlRunner } from '../../src/jobs/queue.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
-import { createList, envelopeOf, readAuction, record, setupPartner, type Partner } from './helpers.ts';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+import { auctionPartner } from '../helpers/auction-partner.ts';
+import { eventually } from '../helpers/e2e.ts';
+import { type LocalS3, startS3 } from '../helpers/s3.ts';
+import { makeJpeg } from '../net/image-host.ts';
+import { createList, envelopeOf, readAuction, record } from './helpers.ts';
 
-let t: TestApp;
-let host: ImageHost;
-let hook: WebhookReceiver;
-let s3: S3rver;
-let s3Dir: string;
-let p: Partner;
+let s3: LocalS3 | undefined;
+const auctions = auctionPartner({
+  imageHost: true,
+  supportHook: true,
+  runJobs: true,
+  async prepare() {
+    s3 = await startS3('auction-media');
+    return s3.env;
+  },
+  cleanup: () => s3?.close(),
+});
+const { t } = auctions;
 
-before(async () => {
-  host = await startImageHost();
-  hook = await startWebhookReceiver();
-  s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-s3-jobs-'));
-  s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    silent: true,
-    directory: s3Dir,
-    configureBuckets: [{ name: 'auction-media', configs: [] }],
-  });
-  const { port } = await s3.run();
-  t = await startTestApp({
-    runJobs: true,
-    env: {
-      IMAGE_FETCH_ALLOW_HOSTS: host.hostPort,
-      SUPPORT_WEBHOOK_URL: hook.url,
-      BLOB_STORE: 's3',
-      S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      S3_BUCKET: 'auction-media',
-      S3_ACCESS_KEY_ID: 'S3RVER',
-      S3_SECRET_ACCESS_KEY: 'S3RVER',
+/** The auction once it is as `done` says (the jobs run on their own schedule). */
+const auctionOnce = (id: string, done: (auction: any) => boolean, what: string) =>
+  eventually(
+    what,
+    async () => {
+      const auction = await readAuction(t, auctions.partner, id);
+      return done(auction) && auction;
     },
-  });
-  p = await setupPartner(t);
-});
-after(async () => {
-  await t.close();
-  await host.close();
-  await hook.close();
-  await s3.close();
-  fs.rmSync(s3Dir, { recursive: true, force: true });
-});
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 45_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+    45_000,
+  );
 
 const listed: Record<string, unknown>[] = [];
 async function create(extra: Record<string, unknown>) {
   const unitId = `J-${listed.length + 1}`;
   listed.push(record(unitId, extra));
-  const response = await createList(t, p, listed);
+  const response = await createList(t, auctions.partner, listed);
   assert.equal(response.statusCode, 200, response.body);
   return envelopeOf(response).data.results.find((r: any) => r.unitId === unitId).auctionId as string;
 }
 
 describe('background jobs', () => {
   it('fetch images after the commit and store them in the S3 bucket, served at /media', async () => {
-    const id = await create({ imageUrls: [`${host.url}/photo.jpg`, `${host.url}/photo.png`] });
-    const auction = await eventually(
-      () => readAuction(t, p, id),
-      (a) => a.images.every((i: any) => i.status === 'stored'),
-      'stored images',
-    );
+    const id = await create({ imageUrls: [`${auctions.host.url}/photo.jpg`, `${auctions.host.url}/photo.png`] });
+    const auction = await auctionOnce(id, (a) => a.images.every((i: any) => i.status === 'stored'), 'stored images');
     const [jpeg] = auction.images;
     assert.equal(t.services.auctions.blobs.kind, 's3');
     assert.equal(await t.services.auctions.blobs.has(`${jpeg.sha256}.jpg`), true);
@@ -99,17 +60,13 @@ describe('background jobs', () => {
 
   it('deliver the support notification of a Pending auction to the webhook', async () => {
     const id = await create({ auctionType: 'Charity' });
-    await hook.waitFor((bodies) => bodies.some((b) => b.auctionId === id && b.kind === 'AUCTION_PENDING'));
+    await auctions.hook.waitFor((bodies) => bodies.some((b) => b.auctionId === id && b.kind === 'AUCTION_PENDING'));
   });
 
   it('close an auction at its end', async () => {
     const id = await create({ startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 2_500).toISOString() });
-    assert.equal((await readAuction(t, p, id)).status, 'Active');
-    const closed = await eventually(
-      () => readAuction(t, p, id),
-      (a) => a.status === 'ClosedUnsold',
-      'the auction to close',
-    );
+    assert.equal((await readAuction(t, auctions.partner, id)).status, 'Active');
+    const closed = await auctionOnce(id, (a) => a.status === 'ClosedUnsold', 'the auction to close');
     assert.equal(closed.history.at(-1).reason, 'ENDED_UNSOLD');
   });
 
@@ -130,7 +87,7 @@ describe('background jobs', () => {
       /roll back/,
     );
     assert.equal(await count(), before);
-    await create({ imageUrls: [`${host.url}/img/enqueued.jpg`] });
+    await create({ imageUrls: [`${auctions.host.url}/img/enqueued.jpg`] });
     assert.ok((await count()) > before);
   });
 });

@@ -13,6 +13,7 @@ import {
   readAuction,
   record,
   setupPartner,
+  supportNotifications,
   type Partner,
 } from './helpers.ts';
 
@@ -26,11 +27,8 @@ const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payloa
     ...(payload === undefined ? {} : { payload: payload as object }),
   });
 
-async function notificationsOf(auctionId: string, state = 'all') {
-  const response = await inject('GET', `/admin/notifications?state=${state}&auctionId=${auctionId}`);
-  assert.equal(response.statusCode, 200, response.body);
-  return response.json().notifications as any[];
-}
+const notificationsOf = (auctionId: string, state: 'open' | 'resolved' | 'all' = 'all') =>
+  supportNotifications(auctions.t, auctions.admin, { state, auctionId });
 
 async function historyIsValid(p: Partner, auctionId: string) {
   const auction = await readAuction(auctions.t, p, auctionId);

@@ -13,7 +13,17 @@ import { createLogger } from '../../src/logger.ts';
 import { auctionPartner } from '../helpers/auction-partner.ts';
 import { LogCapture } from '../helpers/harness.ts';
 import { bearer } from '../helpers/tenants.ts';
-import { byUnit, cancelUnit, createList, envelopeOf, record, setupPartner, type Partner } from './helpers.ts';
+import { ok, typedClient } from '../helpers/client.ts';
+import {
+  byUnit,
+  cancelUnit,
+  createList,
+  envelopeOf,
+  record,
+  setupPartner,
+  supportNotifications,
+  type Partner,
+} from './helpers.ts';
 
 const SECRET_BYTES = randomBytes(32).toString('base64');
 const SECRET = `whsec_${SECRET_BYTES}`;
@@ -25,15 +35,8 @@ const { deliverDueNotifications, fetchDueImages } = {
   fetchDueImages: (now?: Date) => auctions.t.services.auctions.fetchDueImages(now),
 };
 
-async function notifications(query: string) {
-  const response = await auctions.t.app.inject({
-    method: 'GET',
-    url: `/admin/notifications?${query}`,
-    headers: bearer(auctions.admin),
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.json().notifications as any[];
-}
+const notifications = (query: Parameters<typeof supportNotifications>[2]) =>
+  supportNotifications(auctions.t, auctions.admin, query);
 
 /** A list of `n` units at the partner's facility (or `guid`), each with one image the host does not have. */
 function failingList(p: Partner, prefix: string, n: number, guid = p.guid) {
@@ -65,7 +68,7 @@ describe('support notifications are grouped while open', () => {
     assert.equal((await failingList(p, 'G', 20)).statusCode, 200);
     const result = await fetchDueImages();
     assert.equal(result.failed, 20);
-    const open = await notifications(`facilityId=${p.facilityId}`);
+    const open = await notifications({ facilityId: p.facilityId });
     assert.equal(open.length, 1);
     const [n] = open;
     assert.deepEqual([n.kind, n.count, n.items.length], ['IMAGE_FETCH_FAILED', 20, 20]);
@@ -78,7 +81,7 @@ describe('support notifications are grouped while open', () => {
     // Found from any auction it covers.
     const lastAuction = n.items.at(-1).auctionId;
     assert.deepEqual(
-      (await notifications(`auctionId=${lastAuction}`)).map((x) => x.id),
+      (await notifications({ auctionId: lastAuction })).map((x) => x.id),
       [n.id],
     );
 
@@ -105,7 +108,7 @@ describe('support notifications are grouped while open', () => {
     // new webhook-id (a receiver deduplicating on it sees the update), and retries keep that id.
     assert.equal((await failingList(p, 'G', 25)).statusCode, 200); // 5 more units
     await fetchDueImages();
-    const [grown] = await notifications(`facilityId=${p.facilityId}`);
+    const [grown] = await notifications({ facilityId: p.facilityId });
     assert.deepEqual([grown.id, grown.count, grown.delivery.status], [n.id, 25, 'pending']);
     assert.deepEqual(await deliverDueNotifications(), { delivered: 0, retried: 0, failed: 0 });
     auctions.hook.failNext(1, 503);
@@ -127,25 +130,25 @@ describe('support notifications are grouped while open', () => {
     await failingList(p, 'A', 2);
     await failingList(p, 'B', 3, p.otherGuid);
     await fetchDueImages();
-    const [first] = await notifications(`facilityId=${p.facilityId}`);
-    const [other] = await notifications(`facilityId=${p.otherFacilityId}`);
+    const [first] = await notifications({ facilityId: p.facilityId });
+    const [other] = await notifications({ facilityId: p.otherFacilityId });
     assert.deepEqual([first.count, other.count], [2, 3]);
     assert.notEqual(first.id, other.id);
 
-    const resolved = await auctions.t.app.inject({
-      method: 'POST',
-      url: `/admin/notifications/${first.id}/resolve`,
-      headers: bearer(auctions.admin),
-      payload: { resolution: 'Told the facility to fix its image host' },
-    });
-    assert.equal(resolved.statusCode, 200);
+    await ok(
+      typedClient(auctions.t, auctions.admin).POST('/admin/notifications/{notificationId}/resolve', {
+        params: { path: { notificationId: first.id } },
+        body: { resolution: 'Told the facility to fix its image host' },
+      }),
+      200,
+    );
     await failingList(p, 'A', 3); // one more unit, one more failure
     await fetchDueImages();
-    const open = await notifications(`facilityId=${p.facilityId}`);
+    const open = await notifications({ facilityId: p.facilityId });
     assert.equal(open.length, 1);
     assert.notEqual(open[0].id, first.id);
     assert.equal(open[0].count, 1);
-    const [kept] = await notifications(`state=resolved&facilityId=${p.facilityId}`);
+    const [kept] = await notifications({ state: 'resolved', facilityId: p.facilityId });
     assert.deepEqual([kept.id, kept.count], [first.id, 2]);
   });
 
@@ -170,7 +173,7 @@ describe('support notifications are grouped while open', () => {
       });
     const raised = await Promise.all(Array.from({ length: 8 }, (_, i) => raise(i)));
     assert.equal(new Set(raised.map(([n]) => n!.id)).size, 1);
-    const open = await notifications(`facilityId=${p.facilityId}`);
+    const open = await notifications({ facilityId: p.facilityId });
     assert.equal(open.length, 1);
     assert.equal(open[0].count, 8);
     assert.deepEqual(open[0].items.map((i: any) => i.detail.i).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -201,7 +204,7 @@ describe('support notifications are grouped while open', () => {
         Array.from({ length: 70 }, (_, i) => occurrence(70 + i)),
       ),
     );
-    const [n] = await notifications(`facilityId=${p.facilityId}`);
+    const [n] = await notifications({ facilityId: p.facilityId });
     assert.equal(n.count, 140);
     assert.deepEqual(
       n.items.map((i: any) => i.detail.i),
@@ -217,19 +220,19 @@ describe('support notifications are grouped while open', () => {
     const r3 = byUnit(
       envelopeOf(await createList(auctions.t, p, [charity('P-1'), charity('P-2'), charity('P-3')])).data.results,
     );
-    const [n] = await notifications(`kind=AUCTION_PENDING&facilityId=${p.facilityId}`);
+    const [n] = await notifications({ kind: 'AUCTION_PENDING', facilityId: p.facilityId });
     assert.equal(n.count, 3);
-    const stillOpen = async () => (await notifications(`kind=AUCTION_PENDING&facilityId=${p.facilityId}`))[0];
+    const stillOpen = async () => (await notifications({ kind: 'AUCTION_PENDING', facilityId: p.facilityId }))[0];
 
     // The partner cancels one; support changes the type of another: one is still Pending.
     assert.equal((await cancelUnit(auctions.t, p, [{ unitId: 'P-1' }])).statusCode, 200);
-    const typed = await auctions.t.app.inject({
-      method: 'PATCH',
-      url: `/admin/auctions/${r.get('P-2').auctionId}`,
-      headers: bearer(auctions.admin),
-      payload: { auctionType: 'Lien' },
-    });
-    assert.equal(typed.json().status, 'Active', typed.body);
+    const typed = await ok(
+      typedClient(auctions.t, auctions.admin).PATCH('/admin/auctions/{auctionId}', {
+        params: { path: { auctionId: r.get('P-2').auctionId } },
+        body: { auctionType: 'Lien' },
+      }),
+    );
+    assert.equal(typed.status, 'Active');
     const open = await stillOpen();
     assert.equal(open?.id, n.id, 'resolved while an auction it covers is Pending');
     assert.deepEqual(
@@ -238,15 +241,15 @@ describe('support notifications are grouped while open', () => {
     );
 
     // Support cancels the last: resolved.
-    const cancelled = await auctions.t.app.inject({
-      method: 'POST',
-      url: `/admin/auctions/${r3.get('P-3').auctionId}/cancel`,
-      headers: bearer(auctions.admin),
-      payload: { reason: 'Duplicate' },
-    });
-    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    await ok(
+      typedClient(auctions.t, auctions.admin).POST('/admin/auctions/{auctionId}/cancel', {
+        params: { path: { auctionId: r3.get('P-3').auctionId } },
+        body: { reason: 'Duplicate' },
+      }),
+      200,
+    );
     assert.equal(await stillOpen(), undefined);
-    const [resolved] = await notifications(`state=resolved&auctionId=${r3.get('P-3').auctionId}`);
+    const [resolved] = await notifications({ state: 'resolved', auctionId: r3.get('P-3').auctionId });
     assert.deepEqual([resolved.id, resolved.resolution, resolved.count], [n.id, 'CANCELLED', 3]);
     assert.match(resolved.resolvedBy, /^operator:/);
   });
@@ -280,7 +283,7 @@ describe('support notifications are grouped while open', () => {
       { id: 'job-b', name: 'auctions.close-ended', data: {} },
       { id: 'job-c', name: 'auctions.maintenance', data: {} },
     ] as never);
-    const jobs = await notifications('kind=JOB_FAILED');
+    const jobs = await notifications({ kind: 'JOB_FAILED' });
     const byQueue = new Map(jobs.map((n) => [n.detail.queue, n]));
     assert.equal(byQueue.get('auctions.close-ended').count, 2);
     assert.equal(byQueue.get('auctions.maintenance').count, 1);
@@ -314,6 +317,6 @@ describe('the list of notifications', () => {
         response.body,
       );
     }
-    for (const state of ['open', 'resolved', 'all']) await notifications(`state=${state}`);
+    for (const state of ['open', 'resolved', 'all'] as const) await notifications({ state });
   });
 });

@@ -2,20 +2,15 @@
 // the OpenAPI document describes them truly (every answer validates against its schema, no field
 // undocumented).
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { EnvelopeOf, ErrorEnvelope } from '../../src/auctions/envelope.ts';
 import { Auction, AuctionPage, CancelData, CreateData } from '../../src/auctions/schemas.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { bearer } from '../helpers/tenants.ts';
-import { cancelUnit, createList, record, setupPartner } from './helpers.ts';
+import { appFixture } from '../helpers/harness.ts';
+import { auctionAnswer, cancelUnit, createList, listAuctions, record, setupPartner } from './helpers.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await startTestApp();
-});
-after(() => t.close());
+const t = appFixture();
 
 /** Strict: an answer may carry no field the schema does not name. (A named schema's $id is only its name.) */
 function closed(schema: unknown): unknown {
@@ -37,7 +32,7 @@ it('every /api/3 answer matches its documented schema', async () => {
   const p = await setupPartner(t);
   const created = await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity', imageUrls: [] })]);
   check(EnvelopeOf(CreateData), created.json(), 'create');
-  const changed = await createList(t, p, [record('U-1', { minimumBid: 1 })], { query: '?dryRun=true' });
+  const changed = await createList(t, p, [record('U-1', { minimumBid: 1 })], { dryRun: true });
   check(EnvelopeOf(CreateData), changed.json(), 'dry run with a warning and a removal');
   const cancelled = await cancelUnit(t, p, [{ unitId: 'U-1' }]);
   check(EnvelopeOf(CancelData), cancelled.json(), 'cancel');
@@ -50,14 +45,10 @@ it('every /api/3 answer matches its documented schema', async () => {
   check(EnvelopeOf(CancelData), again.json(), 'already cancelled');
   const deferred = await createList(t, p, [record('U-1'), record('U-2', { auctionType: 'Charity', imageUrls: [] })]);
   check(EnvelopeOf(CreateData), deferred.json(), 'deferred');
-  const page = await t.app.inject({ method: 'GET', url: '/api/3/auctions', headers: bearer(p.token) });
+  const page = await listAuctions(t, p);
   check(EnvelopeOf(AuctionPage), page.json(), 'list');
   for (const auction of page.json().data.auctions) {
-    const one = await t.app.inject({
-      method: 'GET',
-      url: `/api/3/auctions/${auction.auctionId}`,
-      headers: bearer(p.token),
-    });
+    const one = await auctionAnswer(t, p.token, auction.auctionId);
     check(EnvelopeOf(Auction), one.json(), 'one auction');
   }
   const refused = await createList(t, p, [record('U-1', { minimumBid: -1 })]);

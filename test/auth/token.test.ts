@@ -1,30 +1,25 @@
 // POST /auth/token: every grant, client authentication, RFC 6749 errors, refresh rotation, throttling.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as admin from '../../src/tenancy/index.ts';
 import { ok, typedClient } from '../helpers/client.ts';
-import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
-import { provisionAccount, requestToken, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { ManualClock } from '../helpers/harness.ts';
+import { requestToken, tenantFixture } from '../helpers/tenants.ts';
 
-let t: TestApp;
 const clock = new ManualClock();
-let acct: ProvisionedAccount;
-before(async () => {
-  t = await startTestApp({
-    clock,
-    env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' },
-  });
-  acct = await provisionAccount(t, { facilities: 1 });
+const site = tenantFixture({
+  clock,
+  env: { TOKEN_FAILURE_LIMIT: '10', TOKEN_FAILURE_WINDOW_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '1000000' },
 });
-after(() => t.close());
+const { t } = site;
 
 const passwordForm = () => ({
   grant_type: 'password',
-  client_id: acct.pms.clientId,
-  client_secret: acct.pms.clientSecret,
-  username: acct.key.apiKey,
-  password: acct.key.apiSecret,
+  client_id: site.account.pms.clientId,
+  client_secret: site.account.pms.clientSecret,
+  username: site.account.key.apiKey,
+  password: site.account.key.apiSecret,
 });
 
 function assertOAuthError(
@@ -55,8 +50,8 @@ describe('password grant', () => {
     const claims = decodeJwt(body.access_token);
     assert.equal(claims.iss, 'gatehouse');
     assert.equal(claims.aud, 'gatehouse');
-    assert.equal(claims.sub, `account:${acct.accountId}`);
-    assert.equal(claims.account_id, acct.accountId);
+    assert.equal(claims.sub, `account:${site.account.accountId}`);
+    assert.equal(claims.account_id, site.account.accountId);
     assert.equal(claims.exp! - claims.iat!, 3600);
     assert.equal(typeof claims.jti, 'string');
   });
@@ -64,10 +59,10 @@ describe('password grant', () => {
   it('accepts a JSON body and HTTP Basic client authentication', async () => {
     await ok(typedClient(t).POST('/auth/token', { body: passwordForm() }), 200);
     const basic = Buffer.from(
-      `${encodeURIComponent(acct.pms.clientId)}:${encodeURIComponent(acct.pms.clientSecret)}`,
+      `${encodeURIComponent(site.account.pms.clientId)}:${encodeURIComponent(site.account.pms.clientSecret)}`,
     ).toString('base64');
     const viaBasic = typedClient(t).POST('/auth/token', {
-      body: { grant_type: 'password', username: acct.key.apiKey, password: acct.key.apiSecret },
+      body: { grant_type: 'password', username: site.account.key.apiKey, password: site.account.key.apiSecret },
       bodySerializer: (fields) => new URLSearchParams(fields as Record<string, string>).toString(),
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -108,7 +103,7 @@ describe('client authentication and request errors', () => {
   });
 
   it('answers a failed Basic authentication with a Basic challenge', async () => {
-    const basic = Buffer.from(`${acct.pms.clientId}:wrong`).toString('base64');
+    const basic = Buffer.from(`${site.account.pms.clientId}:wrong`).toString('base64');
     const { response } = await typedClient(t).POST('/auth/token', {
       body: { grant_type: 'client_credentials' },
       headers: { authorization: `Basic ${basic}` },
@@ -131,8 +126,8 @@ describe('client authentication and request errors', () => {
     assertOAuthError(
       await requestToken(t, {
         grant_type: 'client_credentials',
-        client_id: acct.pms.clientId,
-        client_secret: acct.pms.clientSecret,
+        client_id: site.account.pms.clientId,
+        client_secret: site.account.pms.clientSecret,
       }),
       400,
       'unauthorized_client',
@@ -169,7 +164,7 @@ describe('client authentication and request errors', () => {
     for (const value of hostile) {
       const pms = await admin.createApplication(t.services.database.db, { name: 'Hostile test PMS' });
       const key = await admin.createAccountKey(t.services.database.db, {
-        accountId: acct.accountId,
+        accountId: site.account.accountId,
         clientId: pms.clientId,
       });
       const valid = {
@@ -204,7 +199,7 @@ describe('client_credentials grant', () => {
     const partner = await admin.createApplication(t.services.database.db, {
       name: 'Bidders',
       clientType: 'AcmePMS',
-      facilityGuids: [acct.facilities[0]!.guid!],
+      facilityGuids: [site.account.facilities[0]!.guid!],
     });
     const response = await requestToken(t, {
       grant_type: 'client_credentials',
@@ -216,11 +211,13 @@ describe('client_credentials grant', () => {
     assert.equal(response.body.refresh_token, undefined, 'no refresh token for client_credentials (RFC 6749 §4.4.3)');
     const claims = decodeJwt(response.body.access_token);
     assert.equal(claims.client_type, 'AcmePMS');
-    assert.deepEqual(claims.facility_guids, [acct.facilities[0]!.guid]);
+    assert.deepEqual(claims.facility_guids, [site.account.facilities[0]!.guid]);
   });
 
   it('gives a gateway controller its facility and the gateway scope', async () => {
-    const gateway = await admin.createGatewayCredential(t.services.database.db, { facilityId: acct.facilities[0]!.id });
+    const gateway = await admin.createGatewayCredential(t.services.database.db, {
+      facilityId: site.account.facilities[0]!.id,
+    });
     const response = await requestToken(t, {
       grant_type: 'client_credentials',
       client_id: gateway.clientId,
@@ -229,8 +226,8 @@ describe('client_credentials grant', () => {
     assert.equal(response.status, 200);
     assert.equal(response.body.scope, 'gateway');
     const claims = decodeJwt(response.body.access_token);
-    assert.equal(claims.facility_id, acct.facilities[0]!.id);
-    assert.equal(claims.account_id, acct.accountId);
+    assert.equal(claims.facility_id, site.account.facilities[0]!.id);
+    assert.equal(claims.account_id, site.account.accountId);
   });
 
   it('gives an operator the admin scope', async () => {
@@ -249,17 +246,17 @@ describe('refresh_token grant', () => {
     const first = await requestToken(t, passwordForm());
     const second = await requestToken(t, {
       grant_type: 'refresh_token',
-      client_id: acct.pms.clientId,
-      client_secret: acct.pms.clientSecret,
+      client_id: site.account.pms.clientId,
+      client_secret: site.account.pms.clientSecret,
       refresh_token: first.body.refresh_token,
     });
     assert.equal(second.status, 200);
     assert.notEqual(second.body.refresh_token, first.body.refresh_token);
-    assert.equal(decodeJwt(second.body.access_token).account_id, acct.accountId);
+    assert.equal(decodeJwt(second.body.access_token).account_id, site.account.accountId);
     const third = await requestToken(t, {
       grant_type: 'refresh_token',
-      client_id: acct.pms.clientId,
-      client_secret: acct.pms.clientSecret,
+      client_id: site.account.pms.clientId,
+      client_secret: site.account.pms.clientSecret,
       refresh_token: second.body.refresh_token,
     });
     assert.equal(third.status, 200);
@@ -270,8 +267,8 @@ describe('refresh_token grant', () => {
     const refresh = (token: string) =>
       requestToken(t, {
         grant_type: 'refresh_token',
-        client_id: acct.pms.clientId,
-        client_secret: acct.pms.clientSecret,
+        client_id: site.account.pms.clientId,
+        client_secret: site.account.pms.clientSecret,
         refresh_token: token,
       });
     const second = await refresh(first.body.refresh_token);
@@ -301,7 +298,7 @@ describe('throttling of failed token requests', () => {
     // A client of its own, so that the other tests' clients are not throttled by this one.
     const pms = await admin.createApplication(t.services.database.db, { name: 'Throttled PMS' });
     const key = await admin.createAccountKey(t.services.database.db, {
-      accountId: acct.accountId,
+      accountId: site.account.accountId,
       clientId: pms.clientId,
     });
     const form = {
@@ -348,7 +345,7 @@ describe('throttling of failed token requests', () => {
   it('counts stale refresh tokens per grant: 12 of them never lock the same PMS out of its password grant', async () => {
     const pms = await admin.createApplication(t.services.database.db, { name: 'PMS with a stale token store' });
     const key = await admin.createAccountKey(t.services.database.db, {
-      accountId: acct.accountId,
+      accountId: site.account.accountId,
       clientId: pms.clientId,
     });
     const client = { client_id: pms.clientId, client_secret: pms.clientSecret };

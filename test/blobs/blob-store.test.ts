@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
-import S3rver from 's3rver';
 import { createBlobStore, type BlobStore } from '../../src/blobs/index.ts';
 import { loadConfig } from '../../src/config.ts';
+import { type LocalS3, startS3 } from '../helpers/s3.ts';
 
 const keyOf = (bytes: Buffer, ext = 'jpg') => `${createHash('sha256').update(bytes).digest('hex')}.${ext}`;
 
@@ -55,42 +55,19 @@ function contract(name: string, make: () => BlobStore) {
 }
 
 let dataDir: string;
-let s3: S3rver;
-let s3Dir: string;
-let s3Port = 0;
+let s3: LocalS3;
 
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-blobs-'));
-  s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-s3rver-'));
-  s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    silent: true,
-    directory: s3Dir,
-    configureBuckets: [{ name: 'gatehouse-test', configs: [] }],
-  });
-  const address = await s3.run();
-  s3Port = address.port;
+  s3 = await startS3('gatehouse-test');
 });
 after(async () => {
   await s3.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(s3Dir, { recursive: true, force: true });
 });
 
 contract('filesystem', () => createBlobStore(loadConfig({ DATA_DIR: dataDir })));
-contract('S3', () =>
-  createBlobStore(
-    loadConfig({
-      DATA_DIR: dataDir,
-      BLOB_STORE: 's3',
-      S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
-      S3_BUCKET: 'gatehouse-test',
-      S3_ACCESS_KEY_ID: 'S3RVER',
-      S3_SECRET_ACCESS_KEY: 'S3RVER',
-    }),
-  ),
-);
+contract('S3', () => createBlobStore(loadConfig({ DATA_DIR: dataDir, ...s3.env })));
 
 it('the filesystem store writes under DATA_DIR/blobs, sharded by the key, with no temporary files left', async () => {
   const store = createBlobStore(loadConfig({ DATA_DIR: dataDir }));

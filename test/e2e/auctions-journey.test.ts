@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { isValidHistory } from '../../src/auctions/transitions.ts';
-import { clientFor, ok, tokenFor } from '../helpers/e2e.ts';
+import { clientFor, eventually, ok, tokenFor } from '../helpers/e2e.ts';
 import { runCli } from '../helpers/process.ts';
 import { makeJpeg, startImageHost, type ImageHost } from '../net/image-host.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../auctions/webhook-receiver.ts';
@@ -29,21 +29,6 @@ const served = realServer(
 
 const token = async (clientId: string, clientSecret: string) =>
   tokenFor(served.url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 it("a partner's whole journey, against the real server", async () => {
   // The operator, with the command line (through the running server's database), then the admin routes.
@@ -98,8 +83,18 @@ it("a partner's whole journey, against the real server", async () => {
   // 3. Read back; 4. the images are fetched and stored by the jobs, and served.
   const read = async (auctionId: string): Promise<any> =>
     (await ok(partner.GET('/api/3/auctions/{auctionId}', { params: { path: { auctionId } } }))).data;
-  const stored = await eventually(
-    () => read(lien.auctionId),
+  /** The auction once it is as `done` says (the jobs run on their own schedule). */
+  const readOnce = (auctionId: string, done: (auction: any) => boolean, what: string) =>
+    eventually(
+      what,
+      async () => {
+        const auction = await read(auctionId);
+        return done(auction) && auction;
+      },
+      60_000,
+    );
+  const stored = await readOnce(
+    lien.auctionId,
     (a) => a.images.every((i: any) => i.status === 'stored'),
     'the images to be stored',
   );
@@ -175,11 +170,7 @@ it("a partner's whole journey, against the real server", async () => {
   ]);
   const third: any = ending.data.results.find((r: any) => r.unitId === 'U-1003');
   assert.equal(third.outcome, 'created');
-  const closed = await eventually(
-    () => read(third.auctionId),
-    (a) => a.status === 'ClosedUnsold',
-    'the auction to close at its end',
-  );
+  const closed = await readOnce(third.auctionId, (a) => a.status === 'ClosedUnsold', 'the auction to close at its end');
   assert.equal(closed.history.at(-1).actor, 'system:closing');
 
   // Every auction's history is a path through the transition table, with time, actor and reason.

@@ -2,24 +2,14 @@
 // masked codes, clock-ahead handling, names resolved, and every bad input of issue 4.
 import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ok, typedClient } from '../helpers/client.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { bearer, gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { bearer, gatewayToken, provisionAccount, tenantFixture } from '../helpers/tenants.ts';
 import { event, getJson, postEvents, storeEvents } from '../events/helpers.ts';
 
-let t: TestApp;
-let account: ProvisionedAccount;
-let gateway: string;
-let facilityId: EntityId;
-
-before(async () => {
-  t = await startTestApp();
-  account = await provisionAccount(t, { facilities: 2, timeZone: 'America/Denver' });
-  facilityId = account.facilities[0]!.id;
-  gateway = (await gatewayToken(t, facilityId)).token;
-});
-after(() => t.close());
+const site = tenantFixture({ facilities: 2, timeZone: 'America/Denver', controllers: true });
+const { t } = site;
+const gateway = () => site.controllers[0]!;
 
 async function storedRows(where: string, values: unknown[] = []) {
   return (await t.services.database.pool.query(`select * from gateway_events where ${where} order by seq`, values))
@@ -33,14 +23,14 @@ describe('POST /gateway/v1/events', () => {
       event({ eventType: 10, details: 'Door 3 alarm' }),
       event({ eventType: 12 }),
     ];
-    const first = await postEvents(t, gateway, batch);
+    const first = await postEvents(t, gateway(), batch);
     assert.equal(first.status, 200);
     assert.deepEqual(first.body, { accepted: 3, duplicates: 0, rejected: [], warnings: [] });
     const rows = await storedRows('gwc_event_id = any($1)', [batch.map((e) => e.eventId)]);
     assert.equal(rows.length, 3);
     for (const row of rows) {
-      assert.equal(row.facility_id, facilityId);
-      assert.equal(row.account_id, account.accountId);
+      assert.equal(row.facility_id, site.facilityId);
+      assert.equal(row.account_id, site.account.accountId);
       assert.equal(row.facility_name, 'Facility 1');
       assert.equal(row.time_zone, 'America/Denver');
     }
@@ -51,14 +41,14 @@ describe('POST /gateway/v1/events', () => {
     );
 
     // A retried batch is stored once; the answer counts duplicates.
-    const retry = await postEvents(t, gateway, [...batch, event()]);
+    const retry = await postEvents(t, gateway(), [...batch, event()]);
     assert.deepEqual(retry.body, { accepted: 1, duplicates: 3, rejected: [], warnings: [] });
     assert.equal((await storedRows('gwc_event_id = any($1)', [batch.map((e) => e.eventId)])).length, 3);
   });
 
   it('counts a duplicate eventId inside one batch once', async () => {
     const one = event();
-    const response = await postEvents(t, gateway, [one, { ...one, details: 'again' }, event()]);
+    const response = await postEvents(t, gateway(), [one, { ...one, details: 'again' }, event()]);
     assert.deepEqual(response.body, { accepted: 2, duplicates: 1, rejected: [], warnings: [] });
     const rows = await storedRows('gwc_event_id = $1', [one.eventId]);
     assert.equal(rows.length, 1);
@@ -66,16 +56,16 @@ describe('POST /gateway/v1/events', () => {
   });
 
   it('the same eventId at two facilities is two events', async () => {
-    const other = (await gatewayToken(t, account.facilities[1]!.id)).token;
+    const other = (await gatewayToken(t, site.account.facilities[1]!.id)).token;
     const shared = event();
-    assert.equal((await storeEvents(t, gateway, [shared])).accepted, 1);
+    assert.equal((await storeEvents(t, gateway(), [shared])).accepted, 1);
     assert.equal((await storeEvents(t, other, [shared])).accepted, 1);
     assert.equal((await storedRows('gwc_event_id = $1', [shared.eventId])).length, 2);
   });
 
   it('rejects an unknown event type in a batch of valid ones, and only it', async () => {
     const batch = [event(), event({ eventType: 2 }), event(), event({ eventType: '18' })];
-    const response = await postEvents(t, gateway, batch);
+    const response = await postEvents(t, gateway(), batch);
     assert.equal(response.status, 200);
     assert.equal(response.body.accepted, 2);
     assert.deepEqual(
@@ -94,7 +84,7 @@ describe('POST /gateway/v1/events', () => {
     const ahead = event({ occurredAt: reported, data: { door: 3 } });
     const near = event({ occurredAt: new Date(Date.now() + 60_000).toISOString() }, 0);
     const before = Date.now();
-    const response = await postEvents(t, gateway, [ahead, near]);
+    const response = await postEvents(t, gateway(), [ahead, near]);
     assert.equal(response.body.accepted, 2);
     assert.equal(response.body.warnings.length, 1);
     assert.deepEqual(
@@ -142,7 +132,7 @@ describe('POST /gateway/v1/events', () => {
       [null, ''],
     ];
     const good = event();
-    const response = await postEvents(t, gateway, [...cases.map(([e]) => e), good]);
+    const response = await postEvents(t, gateway(), [...cases.map(([e]) => e), good]);
     assert.equal(response.status, 200, JSON.stringify(response.body));
     assert.equal(response.body.accepted, 1, JSON.stringify(response.body.rejected));
     assert.equal(response.body.rejected.length, cases.length);
@@ -160,7 +150,7 @@ describe('POST /gateway/v1/events', () => {
     const code = '7319042';
     const e = event({ eventType: 15, codeEntered: code });
     const short = event({ eventType: 15, codeEntered: 123 });
-    assert.equal((await storeEvents(t, gateway, [e, short])).accepted, 2);
+    assert.equal((await storeEvents(t, gateway(), [e, short])).accepted, 2);
     const [row] = await storedRows('gwc_event_id = $1', [e.eventId]);
     assert.equal(row.code_entered, '****42');
     const [shortRow] = await storedRows('gwc_event_id = $1', [short.eventId]);
@@ -179,7 +169,7 @@ describe('POST /gateway/v1/events', () => {
       details: '+cmd|calc!A1',
       unitId: "'; delete from units; --",
     });
-    assert.equal((await storeEvents(t, gateway, [e])).accepted, 1);
+    assert.equal((await storeEvents(t, gateway(), [e])).accepted, 1);
     const [row] = await storedRows('gwc_event_id = $1', [nasty]);
     assert.equal(row.device_id, "1' or '1'='1");
     assert.equal(row.device_name, '=HYPERLINK("http://evil")');
@@ -188,7 +178,7 @@ describe('POST /gateway/v1/events', () => {
 
   it('resolves unit numbers and visitor names at the facility, and acknowledges commands', async () => {
     // Units and visitors made the way a PMS makes them (the access-control face).
-    const pms = typedClient(t, account.token);
+    const pms = typedClient(t, site.account.token);
     const unitAt = (facilityId: EntityId, unitNumber: string) =>
       ok(pms.POST('/facilities/{facilityId}/units', { params: { path: { facilityId } }, body: { unitNumber } }), 201);
     const visitorAt = (
@@ -205,10 +195,10 @@ describe('POST /gateway/v1/events', () => {
         }),
         201,
       );
-    const unitId: EntityId = (await unitAt(facilityId, 'A101')).id;
-    const visitorId: EntityId = (await visitorAt(facilityId, unitId, '2468', 'Jane', 'Doe')).visitor.id;
-    const otherUnit = await unitAt(account.facilities[1]!.id, 'B202');
-    const otherVisitor = await visitorAt(account.facilities[1]!.id, otherUnit.id, '1357', 'Ann', 'Lee');
+    const unitId: EntityId = (await unitAt(site.facilityId, 'A101')).id;
+    const visitorId: EntityId = (await visitorAt(site.facilityId, unitId, '2468', 'Jane', 'Doe')).visitor.id;
+    const otherUnit = await unitAt(site.account.facilities[1]!.id, 'B202');
+    const otherVisitor = await visitorAt(site.account.facilities[1]!.id, otherUnit.id, '1357', 'Ann', 'Lee');
 
     // The unit id as a string of digits (some controllers send ids as text), the visitor id as a number.
     const resolved = event({ unitId: String(unitId), visitorId });
@@ -217,7 +207,7 @@ describe('POST /gateway/v1/events', () => {
     // The same unit and visitor twice in one batch, and an event naming neither between them.
     const again = event({ unitId, visitorId });
     const plain = event();
-    const posted = await postEvents(t, gateway, [resolved, foreign, unknown, plain, again]);
+    const posted = await postEvents(t, gateway(), [resolved, foreign, unknown, plain, again]);
     assert.equal(posted.body.accepted, 5);
     assert.deepEqual(
       posted.body.warnings.map((w: any) => [w.index, w.path, w.code]),
@@ -254,12 +244,12 @@ describe('POST /gateway/v1/events', () => {
     assert.deepEqual(unknownRow.data, { reportedVisitorId: 'V-17' });
 
     // A Command Received event acknowledges the command it names (and only for its facility).
-    const commands = await getJson(t, account.token, `/facilities/${facilityId}/commands`);
+    const commands = await getJson(t, site.account.token, `/facilities/${site.facilityId}/commands`);
     assert.equal(commands.status, 200, commands.text);
     const list: any[] = Array.isArray(commands.body) ? commands.body : commands.body.items;
     const command = list.find((c) => c.status !== 'acknowledged');
     assert.ok(command, JSON.stringify(commands.body));
-    const otherGateway = (await gatewayToken(t, account.facilities[1]!.id)).token;
+    const otherGateway = (await gatewayToken(t, site.account.facilities[1]!.id)).token;
     const foreignAck = event({ eventType: 3, data: { commandId: command.id } });
     assert.equal((await storeEvents(t, otherGateway, [foreignAck])).accepted, 1);
     const statusOf = async () =>
@@ -267,7 +257,7 @@ describe('POST /gateway/v1/events', () => {
         .acknowledged_at;
     assert.equal(await statusOf(), null, "another facility's controller cannot acknowledge it");
     const ack = event({ eventType: 3, data: { commandId: command.id } });
-    assert.equal((await storeEvents(t, gateway, [ack])).accepted, 1);
+    assert.equal((await storeEvents(t, gateway(), [ack])).accepted, 1);
     assert.ok((await statusOf()) instanceof Date, 'acknowledged by the ingest transaction');
   });
 });
@@ -275,7 +265,7 @@ describe('POST /gateway/v1/events', () => {
 describe('requests that are not a batch', () => {
   it('refuses more than 1,000 events whole', async () => {
     const batch = Array.from({ length: 1001 }, () => event());
-    const response = await postEvents(t, gateway, batch);
+    const response = await postEvents(t, gateway(), batch);
     assert.equal(response.status, 400);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.equal(response.body.errors[0].path, 'events');
@@ -285,7 +275,7 @@ describe('requests that are not a batch', () => {
   it('accepts exactly 1,000', async () => {
     const response = await postEvents(
       t,
-      gateway,
+      gateway(),
       Array.from({ length: 1000 }, () => event()),
     );
     assert.equal(response.status, 200);
@@ -298,7 +288,7 @@ describe('requests that are not a batch', () => {
     const response = await t.app.inject({
       method: 'POST',
       url: '/gateway/v1/events',
-      headers: { ...bearer(gateway), 'content-type': 'application/json' },
+      headers: { ...bearer(gateway()), 'content-type': 'application/json' },
       payload: big,
     });
     assert.equal(response.statusCode, 413);
@@ -320,7 +310,7 @@ describe('requests that are not a batch', () => {
       const response = await t.app.inject({
         method: 'POST',
         url: '/gateway/v1/events',
-        headers: { ...bearer(gateway), 'content-type': 'application/json' },
+        headers: { ...bearer(gateway()), 'content-type': 'application/json' },
         payload,
       });
       assert.equal(response.statusCode, 400, payload.toString('latin1'));
@@ -330,7 +320,7 @@ describe('requests that are not a batch', () => {
     const xml = await t.app.inject({
       method: 'POST',
       url: '/gateway/v1/events',
-      headers: { ...bearer(gateway), 'content-type': 'application/xml' },
+      headers: { ...bearer(gateway()), 'content-type': 'application/xml' },
       payload: '<events/>',
     });
     assert.equal(xml.statusCode, 415);
@@ -361,7 +351,7 @@ describe('requests that are not a batch', () => {
       const response = await t.app.inject({
         method: 'POST',
         url: '/gateway/v1/events',
-        headers: { ...bearer(gateway), 'content-type': 'application/json' },
+        headers: { ...bearer(gateway()), 'content-type': 'application/json' },
         payload,
       });
       assert.equal(response.statusCode, 400, payload.slice(0, 80));
@@ -373,12 +363,12 @@ describe('requests that are not a batch', () => {
 
   it('answers 401 without a token and 403 for a token that is not a gateway', async () => {
     assert.equal((await typedClient(t).POST('/gateway/v1/events', { body: { events: [] } })).response.status, 401);
-    const response = await postEvents(t, account.token, [event()]);
+    const response = await postEvents(t, site.account.token, [event()]);
     assert.equal(response.status, 403);
   });
 
   it('an empty batch is a batch', async () => {
-    assert.deepEqual(await storeEvents(t, gateway, []), {
+    assert.deepEqual(await storeEvents(t, gateway(), []), {
       accepted: 0,
       duplicates: 0,
       rejected: [],

@@ -4,11 +4,10 @@
 //
 //   const auctions = auctionPartner({ imageHost: true, supportHook: true });
 //   it('…', async () => { await createList(auctions.t, auctions.partner, [record('U-1')]); … });
-import { after, before } from 'node:test';
 import { adminToken, type Partner, setupPartner } from '../auctions/helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../auctions/webhook-receiver.ts';
 import { type ImageHost, startImageHost } from '../net/image-host.ts';
-import { startTestApp, type TestApp, type TestAppOptions } from './harness.ts';
+import { appFixture, type TestApp } from './harness.ts';
 
 export interface AuctionPartnerOptions {
   /** An image host on loopback, allowed as IMAGE_FETCH_ALLOW_HOSTS. */
@@ -33,29 +32,31 @@ export interface AuctionPartner {
 }
 
 export function auctionPartner(options: AuctionPartnerOptions = {}): AuctionPartner {
-  let t: TestApp | undefined;
   let partner: Partner | undefined;
   let admin: string | undefined;
   let host: ImageHost | undefined;
   let hook: WebhookReceiver | undefined;
-  before(async () => {
-    if (options.imageHost) host = await startImageHost();
-    if (options.supportHook) hook = await startWebhookReceiver();
-    const env: TestAppOptions['env'] = {
-      ...(host ? { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort } : {}),
-      ...(hook ? { SUPPORT_WEBHOOK_URL: hook.url } : {}),
-      ...options.env,
-      ...(await options.prepare?.()),
-    };
-    t = await startTestApp({ env, runJobs: options.runJobs });
-    partner = await setupPartner(t);
-    admin = await adminToken(t);
-  });
-  after(async () => {
-    await t?.close();
-    await host?.close();
-    await hook?.close();
-    await options.cleanup?.();
+  const t = appFixture({
+    runJobs: options.runJobs,
+    async prepare() {
+      if (options.imageHost) host = await startImageHost();
+      if (options.supportHook) hook = await startWebhookReceiver();
+      return {
+        ...(host ? { IMAGE_FETCH_ALLOW_HOSTS: host.hostPort } : {}),
+        ...(hook ? { SUPPORT_WEBHOOK_URL: hook.url } : {}),
+        ...options.env,
+        ...(await options.prepare?.()),
+      };
+    },
+    async started(t) {
+      partner = await setupPartner(t);
+      admin = await adminToken(t);
+    },
+    async cleanup() {
+      await host?.close();
+      await hook?.close();
+      await options.cleanup?.();
+    },
   });
   const given = <T>(value: T | undefined, what: string): T => {
     if (value === undefined)
@@ -63,9 +64,7 @@ export function auctionPartner(options: AuctionPartnerOptions = {}): AuctionPart
     return value;
   };
   return {
-    get t() {
-      return given(t, 'app');
-    },
+    t,
     get partner() {
       return given(partner, 'partner');
     },

@@ -6,8 +6,9 @@
 //   const unit = await ok(pms.POST('/facilities/{facilityId}/units', { params: { path: { facilityId } }, body }), 201);
 //
 // Raw app.inject stays only where a test sends a malformed request on purpose (bad JSON, a wrong
-// content type, hostile input), or calls what the v3.0 document does not describe (the v2.0/v1.0
-// and /api/3 routes: test/helpers/http.ts).
+// content type, hostile input), reads raw bytes or headers, or calls what the v3.0 document does not
+// describe (the v2.0/v1.0 routes: test/helpers/http.ts). The /api/3 auction routes are in the document:
+// test/auctions/helpers.ts calls them through this client.
 import assert from 'node:assert/strict';
 import { createGatehouseClient, type GatehouseClient } from '../../clients/typescript/index.ts';
 import type { App } from '../../src/http/app-type.ts';

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
@@ -127,6 +128,45 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await database.drop();
     },
   };
+}
+
+export interface AppFixtureOptions extends TestAppOptions {
+  /** Env that needs something started first (a receiver, an S3 server): started before the app, its env added. */
+  prepare?: () => Promise<Record<string, string> | undefined>;
+  /** What the file sets up once the app is ready (tenants, tokens); in the same before hook, since Node 20 runs a file's top-level before hooks at once. */
+  started?: (t: TestApp) => Promise<void>;
+  /** Closed after the app (what `prepare` started). */
+  cleanup?: () => Promise<void> | void;
+}
+
+/**
+ * The test app of a file (or of the describe it is called in): started in a before hook, closed in an
+ * after hook. What it answers is the app once that hook ran, so a file says only what is particular to it:
+ *
+ *   const t = appFixture({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+ *   it('…', async () => { await typedClient(t, token).GET('/facilities'); });
+ */
+export function appFixture(options: AppFixtureOptions = {}): TestApp {
+  const { prepare, started, cleanup, ...appOptions } = options;
+  let t: TestApp | undefined;
+  before(async () => {
+    const prepared = (await prepare?.()) ?? {};
+    t = await startTestApp({ ...appOptions, env: { ...appOptions.env, ...prepared } });
+    await started?.(t);
+  });
+  after(async () => {
+    await t?.close();
+    await cleanup?.();
+  });
+  const current = (): TestApp => {
+    if (!t) throw new Error('the app fixture is used before its before hook');
+    return t;
+  };
+  // Closed by the fixture's after hook; the rest is the app that hook started.
+  const view = { close: async () => {} } as TestApp;
+  for (const key of ['app', 'services', 'config', 'logs'] as const)
+    Object.defineProperty(view, key, { get: () => current()[key], enumerable: true });
+  return view;
 }
 
 /** A clock that moves only when the test says so. */

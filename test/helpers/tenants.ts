@@ -4,7 +4,7 @@ import type { EntityId } from '../../src/ids.ts';
 import { randomBytes } from 'node:crypto';
 import * as admin from '../../src/tenancy/index.ts';
 import { typedClient } from './client.ts';
-import type { TestApp } from './harness.ts';
+import { type AppFixtureOptions, appFixture, type TestApp } from './harness.ts';
 
 /** POST /auth/token with a form, as an OAuth client sends it, through the typed client. */
 export async function requestToken(
@@ -86,49 +86,107 @@ export async function provisionAccount(
   };
 }
 
-/** An auction partner assigned to the given facility guids, and its token. */
-export async function partnerToken(
-  t: TestApp,
-  clientType: string,
-  facilityGuids: string[],
-): Promise<{ token: string; clientId: string; clientSecret: string }> {
-  const app = await admin.createApplication(t.services.database.db, {
-    name: `Partner ${clientType}`,
-    clientType,
-    facilityGuids,
-  });
+interface Client {
+  token: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A client's token (client credentials grant), with its credentials. */
+async function withToken(t: TestApp, client: { clientId: string; clientSecret: string }): Promise<Client> {
+  const { clientId, clientSecret } = client;
   return {
-    token: await token(t, {
-      grant_type: 'client_credentials',
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-    }),
-    clientId: app.clientId,
-    clientSecret: app.clientSecret,
+    token: await token(t, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+    clientId,
+    clientSecret,
   };
 }
 
+/** An auction partner assigned to the given facility guids, and its token. */
+export async function partnerToken(t: TestApp, clientType: string, facilityGuids: string[]): Promise<Client> {
+  const db = t.services.database.db;
+  return withToken(t, await admin.createApplication(db, { name: `Partner ${clientType}`, clientType, facilityGuids }));
+}
+
 /** A facility's gateway controller credentials and token. */
-export async function gatewayToken(
-  t: TestApp,
-  facilityId: EntityId,
-): Promise<{ token: string; clientId: string; clientSecret: string }> {
-  const gateway = await admin.createGatewayCredential(t.services.database.db, { facilityId });
-  return {
-    token: await token(t, {
-      grant_type: 'client_credentials',
-      client_id: gateway.clientId,
-      client_secret: gateway.clientSecret,
-    }),
-    clientId: gateway.clientId,
-    clientSecret: gateway.clientSecret,
-  };
+export async function gatewayToken(t: TestApp, facilityId: EntityId): Promise<Client> {
+  return withToken(t, await admin.createGatewayCredential(t.services.database.db, { facilityId }));
 }
 
 /** An operator application's token (scope admin). */
 export async function operatorToken(t: TestApp): Promise<string> {
-  const app = await admin.createApplication(t.services.database.db, { name: 'Operator console', operator: true });
-  return token(t, { grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+  const db = t.services.database.db;
+  return (await withToken(t, await admin.createApplication(db, { name: 'Operator console', operator: true }))).token;
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+export interface TenantFixtureOptions extends AppFixtureOptions {
+  /** The account's facilities (1 by default), their time zone, and more `provisionAccount` options. */
+  facilities?: number;
+  timeZone?: string;
+  /** A controller's token for each facility. */
+  controllers?: boolean;
+  /** An operator's token (scope admin). */
+  operator?: boolean;
+}
+
+export interface TenantFixture {
+  /** The file's app (see appFixture). */
+  readonly t: TestApp;
+  /** An account with its facilities, its PMS and its token. */
+  readonly account: ProvisionedAccount;
+  /** The account's first facility. */
+  readonly facilityId: EntityId;
+  /** The controllers' tokens, one per facility in the account's order (`controllers: true`). */
+  readonly controllers: string[];
+  /** An operator's token (`operator: true`). */
+  readonly operator: string;
+}
+
+/**
+ * The usual set-up of a test file: the app, an account with facilities, and (when asked) its
+ * controllers' and an operator's tokens; made in the app fixture's before hook, closed after.
+ *
+ *   const site = tenantFixture({ facilities: 2, controllers: true });
+ *   const { t } = site;
+ *   it('…', async () => { await typedClient(t, site.account.token).GET('/facilities'); });
+ */
+export function tenantFixture(options: TenantFixtureOptions = {}): TenantFixture {
+  const { facilities, timeZone, controllers, operator, started, ...appOptions } = options;
+  let account: ProvisionedAccount | undefined;
+  let controllerTokens: string[] | undefined;
+  let operatorTokenOf: string | undefined;
+  const t = appFixture({
+    ...appOptions,
+    async started(t) {
+      account = await provisionAccount(t, { facilities, ...(timeZone ? { timeZone } : {}) });
+      if (controllers) {
+        controllerTokens = [];
+        for (const facility of account.facilities) controllerTokens.push((await gatewayToken(t, facility.id)).token);
+      }
+      if (operator) operatorTokenOf = await operatorToken(t);
+      await started?.(t);
+    },
+  });
+  const given = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined)
+      throw new Error(`the tenant fixture has no ${what} (not asked for, or used before its before hook)`);
+    return value;
+  };
+  return {
+    t,
+    get account() {
+      return given(account, 'account');
+    },
+    get facilityId() {
+      return given(account, 'account').facilities[0]!.id;
+    },
+    get controllers() {
+      return given(controllerTokens, "controllers' tokens");
+    },
+    get operator() {
+      return given(operatorTokenOf, "operator's token");
+    },
+  };
+}

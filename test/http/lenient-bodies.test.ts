@@ -1,9 +1,5 @@
-// Lenient bodies (SPEC §4): the coercion rules over schemas, as a pure function; then through the real
-// app on the access-control face — string ids and booleans, json-patch+json and form bodies, empty
-// action bodies, every bad input refused naming its field — and the strictness of every other face.
-import type { EntityId } from '../../src/ids.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Type } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import { CreateUnitBody, CreateVisitorBody, UpdateVisitorBody } from '../../src/access-control/schemas.ts';
@@ -11,8 +7,7 @@ import { coerceBody, lenientDescription, lenientFields } from '../../src/http/le
 import { ACCEPTS_INTEGER, Nullable, StringAcceptingInteger } from '../../src/http/schemas.ts';
 import { faultsFromAjv, withSafeIntegers } from '../../src/http/validation.ts';
 import { pms, type Reply } from '../access-control/helpers.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { bearer, gatewayToken, operatorToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { bearer, gatewayToken, operatorToken, tenantFixture } from '../helpers/tenants.ts';
 
 /** Every string an integer field must refuse: it stays a string and fails as "must be a whole number". */
 const BAD_INTEGERS = [
@@ -221,28 +216,23 @@ describe('coerceBody: the rules over a schema', () => {
 });
 
 describe('lenient bodies through the access-control face', () => {
-  let t: TestApp;
-  let account: ProvisionedAccount;
-  let api: ReturnType<typeof pms>;
-  let facilityId: EntityId;
   let groups: { id: number; name: string; isDefault: boolean }[];
   let profiles: { id: number; name: string; isDefault: boolean }[];
-  before(async () => {
-    t = await startTestApp();
-    account = await provisionAccount(t);
-    facilityId = account.facilities[0]!.id;
-    api = pms(t, account.token, facilityId);
-    groups = (await api.get('/timegroups')).body;
-    profiles = (await api.get('/accessprofiles')).body;
+  const site = tenantFixture({
+    async started(t) {
+      groups = (await pms(t, site.account.token, site.facilityId).get('/timegroups')).body;
+      profiles = (await pms(t, site.account.token, site.facilityId).get('/accessprofiles')).body;
+    },
   });
-  after(() => t.close());
+  const { t } = site;
+  const api = () => pms(t, site.account.token, site.facilityId);
 
   /** A POST to the face with a body sent as is, in the given content type. */
   async function send(path: string, contentType: string, payload: string): Promise<Reply> {
     const response = await t.app.inject({
       method: 'POST',
-      url: `/facilities/${facilityId}${path}`,
-      headers: { ...bearer(account.token), 'content-type': contentType },
+      url: `/facilities/${site.facilityId}${path}`,
+      headers: { ...bearer(site.account.token), 'content-type': contentType },
       payload,
     });
     let body: any = null;
@@ -259,18 +249,18 @@ describe('lenient bodies through the access-control face', () => {
   const gateOnly = () => profiles.find((p) => p.name === 'Gate Only')!;
 
   it('creates a unit with suppressCommands sent as a string ("true" makes no command, "False" one)', async () => {
-    const before = (await api.commands('?limit=1000')).length;
-    const quiet = await api.post('/units', { unitNumber: 'L1', suppressCommands: 'true' });
+    const before = (await api().commands('?limit=1000')).length;
+    const quiet = await api().post('/units', { unitNumber: 'L1', suppressCommands: 'true' });
     assert.equal(quiet.status, 201, JSON.stringify(quiet.body));
-    assert.equal((await api.commands('?limit=1000')).length, before);
-    const loud = await api.post('/units', { unitNumber: 'L2', suppressCommands: 'False' });
+    assert.equal((await api().commands('?limit=1000')).length, before);
+    const loud = await api().post('/units', { unitNumber: 'L2', suppressCommands: 'False' });
     assert.equal(loud.status, 201, JSON.stringify(loud.body));
-    assert.equal((await api.commands('?limit=1000')).length, before + 1);
+    assert.equal((await api().commands('?limit=1000')).length, before + 1);
   });
 
   it('creates a visitor with ids, booleans and the time group / access profile as strings, the code as a number', async () => {
-    const unit = await api.unit('L3');
-    const r = await api.post('/visitors', {
+    const unit = await api().unit('L3');
+    const r = await api().post('/visitors', {
       unitId: String(unit.id),
       accessCode: 42,
       firstName: 'Strings',
@@ -288,7 +278,7 @@ describe('lenient bodies through the access-control face', () => {
     assert.equal(v.accessProfileName, 'Gate Only');
     assert.equal(r.body.unit.status, 'Rented');
     // The code 42 was stored as the digits "42": the same code as a string is now taken.
-    const again = await api.post('/visitors', {
+    const again = await api().post('/visitors', {
       unitId: unit.id,
       accessCode: '42',
       firstName: 'Second',
@@ -298,7 +288,7 @@ describe('lenient bodies through the access-control face', () => {
     assert.equal(again.status, 400);
     assert.equal(again.body.code, 'ACCESS_CODE_IN_USE');
     // "0" means the default, as 0 does; an update takes strings as well.
-    const update = await api.post(`/visitors/${v.id}/update`, { timeGroupId: '0', accessProfileId: null });
+    const update = await api().post(`/visitors/${v.id}/update`, { timeGroupId: '0', accessProfileId: null });
     assert.equal(update.status, 200, JSON.stringify(update.body));
     assert.equal(update.body.timeGroupId, groups.find((g) => g.isDefault)!.id);
     assert.equal(update.body.accessProfileId, profiles.find((p) => p.isDefault)!.id);
@@ -348,7 +338,7 @@ describe('lenient bodies through the access-control face', () => {
     assert.equal(visitor.body.visitor.timeGroupName, 'Business Hours');
     assert.equal(visitor.body.visitor.accessProfileName, 'All Access');
     // "0077" kept its zeros: 77 is another code, "0077" the same one.
-    const other = await api.post('/visitors', {
+    const other = await api().post('/visitors', {
       unitId: unit.body.id,
       accessCode: 77,
       firstName: 'N',
@@ -356,7 +346,7 @@ describe('lenient bodies through the access-control face', () => {
       isTenant: false,
     });
     assert.equal(other.status, 201, JSON.stringify(other.body));
-    const same = await api.post('/visitors', {
+    const same = await api().post('/visitors', {
       unitId: unit.body.id,
       accessCode: '0077',
       firstName: 'S',
@@ -368,8 +358,8 @@ describe('lenient bodies through the access-control face', () => {
 
   for (const contentType of ['application/json', 'application/json-patch+json', 'application/x-www-form-urlencoded']) {
     it(`answers every action route with an empty ${contentType} body`, async () => {
-      const unit = await api.unit(`E-${contentType.slice(12, 20)}`);
-      const { visitor } = await api.visitor(unit.id, String(1000 + contentType.length));
+      const unit = await api().unit(`E-${contentType.slice(12, 20)}`);
+      const { visitor } = await api().visitor(unit.id, String(1000 + contentType.length));
       const empty = (path: string) => send(path, contentType, '');
       const steps: [string, number, (body: any) => void][] = [
         [`/units/${unit.id}/disable`, 200, (b) => assert.equal(b.status, 'Delinquent')],
@@ -391,9 +381,9 @@ describe('lenient bodies through the access-control face', () => {
   }
 
   it('refuses every bad string for an integer, and "yes" for a boolean: 400 problem+json naming the field', async () => {
-    const unit = await api.unit('L6');
+    const unit = await api().unit('L6');
     for (const bad of BAD_INTEGERS) {
-      const r = await api.post('/visitors', {
+      const r = await api().post('/visitors', {
         unitId: unit.id,
         accessCode: '6060',
         firstName: 'Bad',
@@ -410,7 +400,7 @@ describe('lenient bodies through the access-control face', () => {
       );
     }
     for (const bad of BAD_BOOLEANS) {
-      const r = await api.post('/units', { unitNumber: 'L7', suppressCommands: bad });
+      const r = await api().post('/units', { unitNumber: 'L7', suppressCommands: bad });
       assert.equal(r.status, 400, JSON.stringify(bad));
       assert.deepEqual(
         r.body.errors,
@@ -441,9 +431,9 @@ describe('lenient bodies through the access-control face', () => {
       'isTenant',
       'timeGroupId',
     ]);
-    assert.equal((await api.get(`/units/${unit.id}`)).body.status, 'Vacant');
+    assert.equal((await api().get(`/units/${unit.id}`)).body.status, 'Vacant');
     // A JSON number of the right type but out of range: the integer branch of the union says why.
-    const negative = await api.post('/visitors', {
+    const negative = await api().post('/visitors', {
       unitId: unit.id,
       accessCode: '6061',
       firstName: 'Neg',
@@ -459,7 +449,7 @@ describe('lenient bodies through the access-control face', () => {
     assert.deepEqual(nul.body.errors, [{ path: 'unitNumber', message: 'must not contain a NUL character' }]);
     // A code as a number too large, negative or not whole: the code's rule, never the code.
     for (const accessCode of [12345678901, -5, 4.5]) {
-      const r = await api.post('/visitors', {
+      const r = await api().post('/visitors', {
         unitId: unit.id,
         accessCode,
         firstName: 'C',
@@ -498,17 +488,17 @@ describe('lenient bodies through the access-control face', () => {
 });
 
 describe('every other face stays strict, and a GET with a content type and no body works everywhere', () => {
-  let t: TestApp;
-  let account: ProvisionedAccount;
-  before(async () => {
-    t = await startTestApp();
-    account = await provisionAccount(t);
-  });
-  after(() => t.close());
+  const site = tenantFixture();
+  const { t } = site;
 
   it('the admin face refuses "true" for a boolean, in JSON and in a form, and json-patch+json altogether', async () => {
     const operator = await operatorToken(t);
-    const body = { accountId: account.accountId, name: 'Strict', timeZone: 'America/Denver', charityEnrolled: 'true' };
+    const body = {
+      accountId: site.account.accountId,
+      name: 'Strict',
+      timeZone: 'America/Denver',
+      charityEnrolled: 'true',
+    };
     const json = await t.app.inject({
       method: 'POST',
       url: '/admin/facilities',
@@ -539,7 +529,7 @@ describe('every other face stays strict, and a GET with a content type and no bo
   });
 
   it('the gateway face refuses "12" for an event type', async () => {
-    const gateway = await gatewayToken(t, account.facilities[0]!.id);
+    const gateway = await gatewayToken(t, site.account.facilities[0]!.id);
     const response = await t.app.inject({
       method: 'POST',
       url: '/gateway/v1/events',
@@ -553,8 +543,8 @@ describe('every other face stays strict, and a GET with a content type and no bo
   });
 
   it('answers every GET route of the API document alike with and without Content-Type: application/json and an empty body', async () => {
-    const facilityId = account.facilities[0]!.id;
-    const api = pms(t, account.token, facilityId);
+    const facilityId = site.account.facilities[0]!.id;
+    const api = pms(t, site.account.token, facilityId);
     const unit = await api.unit('G1');
     const { visitor } = await api.visitor(unit.id, '3131');
     const values: Record<string, string> = {
@@ -569,13 +559,14 @@ describe('every other face stays strict, and a GET with a content type and no bo
     assert.ok(paths.length > 20, `${paths.length} GET routes`);
     for (const path of [...paths, '/swagger/v3.0.json', '/swagger/v2.0.json']) {
       // A route with a required query gets one (GET /facilities/detail needs the property number).
-      const query = path === '/facilities/detail' ? `?propertyNumber=${account.facilities[0]!.propertyNumber}` : '';
+      const query =
+        path === '/facilities/detail' ? `?propertyNumber=${site.account.facilities[0]!.propertyNumber}` : '';
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? '1') + query;
-      const plain = await t.app.inject({ method: 'GET', url, headers: bearer(account.token) });
+      const plain = await t.app.inject({ method: 'GET', url, headers: bearer(site.account.token) });
       const typed = await t.app.inject({
         method: 'GET',
         url,
-        headers: { ...bearer(account.token), 'content-type': 'application/json' },
+        headers: { ...bearer(site.account.token), 'content-type': 'application/json' },
         payload: '',
       });
       assert.equal(typed.statusCode, plain.statusCode, `${url}: ${typed.body.slice(0, 200)}`);
@@ -584,7 +575,7 @@ describe('every other face stays strict, and a GET with a content type and no bo
     const facility = await t.app.inject({
       method: 'GET',
       url: `/facilities/${facilityId}/visitors/${visitor.id}`,
-      headers: { ...bearer(account.token), 'content-type': 'application/json' },
+      headers: { ...bearer(site.account.token), 'content-type': 'application/json' },
       payload: '',
     });
     assert.equal(facility.statusCode, 200);

@@ -1,20 +1,14 @@
 // The admin HTTP routes: the same operations as `gatehouse admin`, for an operator token only.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { bearer, operatorToken, provisionAccount, requestToken } from '../helpers/tenants.ts';
+import { describe, it } from 'node:test';
+import { bearer, provisionAccount, requestToken, tenantFixture } from '../helpers/tenants.ts';
 
-let t: TestApp;
-let operator: string;
-before(async () => {
-  t = await startTestApp();
-  operator = await operatorToken(t);
-});
-after(() => t.close());
+const site = tenantFixture({ operator: true });
+const { t } = site;
 
-const post = (url: string, payload: object, token = operator) =>
+const post = (url: string, payload: object, token = site.operator) =>
   t.app.inject({ method: 'POST', url, payload, headers: bearer(token) });
-const get = (url: string, token = operator) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
+const get = (url: string, token = site.operator) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
 
 describe('admin routes', () => {
   it('provision a tenant end to end, and the credentials work', async () => {
