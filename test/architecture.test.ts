@@ -161,7 +161,9 @@ describe('faces meet only at their front door', () => {
     const ownerOfTable = new Map<string, string>();
     for (const folder of folders) {
       if (!exists(folder, 'tables.ts')) continue;
-      const declared = fs.readFileSync(path.join(src, folder, 'tables.ts'), 'utf8').match(/interface \w+Tables \{([^}]*)\}/);
+      const declared = fs
+        .readFileSync(path.join(src, folder, 'tables.ts'), 'utf8')
+        .match(/interface \w+Tables \{([^}]*)\}/);
       for (const [, table] of declared?.[1]!.matchAll(/^\s*(\w+):/gm) ?? []) ownerOfTable.set(table!, folder);
     }
     assert.ok(ownerOfTable.get('gateway_events') === 'events' && ownerOfTable.get('facilities') === 'tenancy');

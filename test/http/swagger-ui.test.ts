@@ -39,19 +39,12 @@ it('authorizes with a bearer token and runs "Try it out" against the service', a
   await page.locator('.auth-btn-wrapper button.btn-done').first().click();
 
   // Try it out on GET /auth/whoami: the service answers 200 with the token's account.
-  const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/auth/whoami"]') });
-  await operation.locator('.opblock-summary').click();
-  await operation.locator('button.try-out__btn').click();
-  await operation.locator('button.execute').click();
-  const status = operation.locator('.live-responses-table .response .response-col_status').first();
-  await status.waitFor();
-  assert.equal((await status.textContent())?.trim(), '200');
-  const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();
-  assert.equal(JSON.parse(body ?? '{}').accountId, account.accountId, body ?? '');
+  const { status, body, curl } = await tryWhoami(page);
+  assert.equal(status, '200');
+  assert.equal(body.accountId, account.accountId, JSON.stringify(body));
   // The request went to this service (the document's server is PUBLIC_URL) with the pasted token.
-  const curl = await operation.locator('.curl-command').textContent();
-  assert.ok(curl?.includes(`${base}/auth/whoami`), curl ?? '');
-  assert.ok(curl?.includes(`Bearer ${account.token}`), 'the request carries the token');
+  assert.ok(curl.includes(`${base}/auth/whoami`), curl);
+  assert.ok(curl.includes(`Bearer ${account.token}`), 'the request carries the token');
   assert.deepEqual(problems, []);
 });
 

@@ -140,31 +140,13 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
         // Declares 50 MB; sends a JPEG head and then zeros until the client gives up.
         res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': 50 * MiB });
         res.write(jpeg.subarray(0, 100));
-        const zeros = Buffer.alloc(64 * 1024);
-        let sent = 100;
-        const pump = () => {
-          while (sent < 50 * MiB && !res.destroyed) {
-            sent += zeros.length;
-            if (!res.write(zeros)) return void res.once('drain', pump);
-          }
-          res.end();
-        };
-        return pump();
+        return sendZeros(res, 100);
       }
       case '/huge-chunked.jpg': {
         // No Content-Length: a JPEG head and then 50 MB, chunked.
         res.writeHead(200, { 'content-type': 'image/jpeg' });
         res.write(jpeg.subarray(0, jpeg.length - 2));
-        const zeros = Buffer.alloc(64 * 1024);
-        let sent = 0;
-        const pump = () => {
-          while (sent < 50 * MiB && !res.destroyed) {
-            sent += zeros.length;
-            if (!res.write(zeros)) return void res.once('drain', pump);
-          }
-          res.end();
-        };
-        return pump();
+        return sendZeros(res, 0);
       }
       case '/drip.jpg': {
         // A body that never ends: one byte every 100 ms.
@@ -219,4 +201,17 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Writes zeros, as fast as the client reads them, until 50 MB are sent (counting `sent` already) or it gives up. */
+function sendZeros(res: http.ServerResponse, sent: number): void {
+  const zeros = Buffer.alloc(64 * 1024);
+  const pump = () => {
+    while (sent < 50 * MiB && !res.destroyed) {
+      sent += zeros.length;
+      if (!res.write(zeros)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  pump();
 }
