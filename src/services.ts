@@ -98,6 +98,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       database,
       config,
       logger,
+      metrics,
       codes: vault,
       whenPolled: [(facilityId, now) => facilityStatus.controllerPolled(facilityId, now)],
     });

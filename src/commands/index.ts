@@ -11,9 +11,11 @@
 //   reads        reads.ts: the PMS's list and read, gate codes left out
 //   background   retention.ts (expiries recorded, old commands deleted), as jobs.ts defines them
 // Pure rules (types, statuses, gate codes inside payloads) in rules.ts; the SQL in repository.ts.
+import { Gauge } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { InBatchTransaction } from '../events/index.ts';
+import type { Metrics } from '../http/metrics.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { FactPosition } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
@@ -53,11 +55,20 @@ export interface CommandsFaceDeps {
   codes: CodeUnsealer;
   /** What other faces do at each poll (facility status marks the controller heard). */
   whenPolled: readonly WhenPolled[];
+  metrics: Metrics;
 }
 
-export async function createCommands({ database, config, logger, codes, whenPolled }: CommandsFaceDeps) {
+export async function createCommands({ database, config, logger, codes, whenPolled, metrics }: CommandsFaceDeps) {
   const postgres = database.kind === 'postgres';
   const signals = new CommandSignals(logger, postgres ? config.databaseUrl : null);
+  new Gauge({
+    name: 'gatehouse_gateway_command_polls_waiting',
+    help: 'Controllers’ long polls for commands held open on this instance.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(signals.waiting);
+    },
+  });
   await signals.listen();
   const deps: CommandsDeps = { db: database.db, notifyAcrossInstances: postgres, signals, codes, whenPolled };
   const bind =

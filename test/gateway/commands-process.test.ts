@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
+import { eventually } from '../helpers/e2e.ts';
+import { tokenFrom } from '../helpers/http.ts';
 import { runCli, startServerProcess } from '../helpers/process.ts';
 
 let database: TestDatabase;
@@ -29,20 +31,29 @@ it('SIGTERM answers polls waiting 30 s with {"commands": []} and stops cleanly w
       'UTC',
     ]);
     const gateway = await run(['admin', 'gateway', 'create', '--facility', facility.id]);
-    const token = await fetch(`${server.url}/auth/token`, {
-      method: 'POST',
-      body: new URLSearchParams({
+    const operator = await run(['admin', 'app', 'create', '--name', 'Monitoring', '--operator']);
+    const token = (client: { clientId: string; clientSecret: string }) =>
+      tokenFrom(server.url, {
         grant_type: 'client_credentials',
-        client_id: gateway.clientId,
-        client_secret: gateway.clientSecret,
-      }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      });
+    const gatewayToken = await token(gateway);
     const polls = [1, 2, 3].map(() =>
       fetch(`${server.url}/gateway/v1/commands?after=0&wait=30`, {
-        headers: { authorization: `Bearer ${token.access_token}` },
+        headers: { authorization: `Bearer ${gatewayToken}` },
       }).then(async (r) => ({ status: r.status, body: await r.json() })),
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // The three polls are held (the instance's gauge says so) before the signal.
+    const monitoring = { authorization: `Bearer ${await token(operator)}` };
+    await eventually(
+      'the three polls held',
+      async () => {
+        const metrics = await fetch(`${server.url}/metrics`, { headers: monitoring }).then((r) => r.text());
+        return /^gatehouse_gateway_command_polls_waiting 3$/m.test(metrics);
+      },
+      20_000,
+    );
     const exited = server.kill('SIGTERM');
     for (const answer of await Promise.all(polls)) assert.deepEqual(answer, { status: 200, body: { commands: [] } });
     assert.equal(await exited, 0, server.output());
