@@ -408,11 +408,15 @@ export async function runFleetScale(o: FleetScaleOptions, log: Log): Promise<Fle
     }
     const webhookFrom = keys.length;
     let webhookTo = 0;
-    const receiversHave = (from: number, to: number) => () =>
-      receivers.every((r) => {
-        for (let i = from; i < to; i++) if (!r.arrivals.has(keys[i]!)) return false;
-        return true;
-      });
+    /** Whether every receiver has every event of keys[from, to) (each receiver's scan resumes where it stopped). */
+    const receiversHave = (from: number, to: number) => {
+      const at = receivers.map(() => from);
+      return () =>
+        receivers.every((r, j) => {
+          while (at[j]! < to && r.arrivals.has(keys[at[j]!]!)) at[j]!++;
+          return at[j]! >= to;
+        });
+    };
     await phase('webhooks', async () => {
       await batchesFor(o.webhookSeconds);
       webhookTo = keys.length;

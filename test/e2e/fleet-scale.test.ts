@@ -27,6 +27,8 @@ before(async () => {
   options = {
     facilities: FACILITIES,
     databaseEnv: database.env,
+    // On PostgreSQL the suite runs with Redis (shared rate-limit state): the server too.
+    serverEnv: { REDIS_URL: process.env.REDIS_URL ?? '' },
     workers: 2,
     batchSize: 3,
     batchIntervalMs: 1000,
