@@ -1,6 +1,6 @@
 // The fleet-scale benchmark's figures as Markdown: each beside issue 25's target, then the CPU of
 // each phase and the service's CPU per request kind (a kind's phase less the kinds under it).
-import type { Spread, Tally } from './clock.ts';
+import { type Spread, spread, type Tally } from './clock.ts';
 import type { FleetScaleOptions, FleetScaleResult, PhaseCpu } from './scenario.ts';
 
 const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
@@ -60,14 +60,23 @@ export function costPerKind(r: FleetScaleResult): KindCost[] {
       perBatch.database * posts('full') -
       perDelivery.database * c.full!.deliveries,
   };
+  const issued = c.storm!.tokenStatuses['200'] ?? 0;
   return [
     {
-      kind: 'token (client_credentials, secret not remembered)',
+      kind: 'token issued (client_credentials, secret not remembered)',
+      phase: 'storm',
+      requests: issued,
+      serverMs: storm.serverMs / issued,
+      databaseMs: storm.databaseMs / issued,
+      how: "the storm's CPU / tokens issued (the refusals' CPU included)",
+    },
+    {
+      kind: 'token request (any answer)',
       phase: 'storm',
       requests: tokens,
       serverMs: storm.serverMs / tokens,
       databaseMs: storm.databaseMs / tokens,
-      how: "the storm's CPU / token requests (every answer: 200, 503…)",
+      how: "the storm's CPU / token requests (200, 503…)",
     },
     {
       kind: 'long poll (answered empty at its wait, or with commands)',
@@ -157,13 +166,13 @@ export function renderFleetScale(r: FleetScaleResult, o: FleetScaleOptions, mach
     [
       'PMS change → the controller has the command',
       'p99 ≤ 1 s',
-      `${p50p99(r.pms.latency)}; ${f0(r.pms.changes)} changes at ${o.pmsPerSecond}/s (${tally(r.pms.statuses)}), ${f0(r.pms.missing)} never seen`,
+      `${p50p99(r.pms.latency)}, from the change's answer to the poll's answer at the controller; ${f0(r.pms.changes)} changes at ${o.pmsPerSecond}/s (${tally(r.pms.statuses)}), ${f0(r.pms.missing)} never seen`,
       verdict(r.pms.latency.p99 <= 1000 && r.pms.missing === 0),
     ],
     [
       `webhook commit → receiver (${receivers.length} receivers)`,
       '≤ 100 ms / ≤ 500 ms, every event exactly once to every receiver',
-      `${p50p99(r.webhooks.latency)}; ${f0(receivers[0]?.expected ?? 0)} events × ${receivers.length}: missing ${f0(missing)}, repeated events ${f0(dupEvents)}, repeated webhook-ids ${f0(dupDeliveries)}; deliveries ${receivers.map((x) => f0(x.deliveries)).join(' / ')} (${tally(receivers[0]?.byType ?? {})} at the first)`,
+      `${p50p99(r.webhooks.latency)} (the webhooks phase, without streams and PMS changes: ${p50p99(r.webhooks.webhookPhaseLatency)}); ${f0(receivers[0]?.expected ?? 0)} events × ${receivers.length}: missing ${f0(missing)}, repeated events ${f0(dupEvents)}, repeated webhook-ids ${f0(dupDeliveries)}; deliveries ${receivers.map((x) => f0(x.deliveries)).join(' / ')} (${tally(receivers[0]?.byType ?? {})} at the first)`,
       verdict(r.webhooks.latency.p50 <= 100 && r.webhooks.latency.p99 <= 500 && exactlyOnce),
     ],
     [
@@ -194,7 +203,9 @@ export function renderFleetScale(r: FleetScaleResult, o: FleetScaleOptions, mach
   const phaseRows = r.phases.map((p) => {
     const c = r.counts[p.name]!;
     const health = r.health.byPhase.find((h) => h.name === p.name)!.spread;
-    return `| ${p.name} | ${p.seconds.toFixed(1)} | ${f0(p.serverMs / p.seconds)} | ${pg ? f0(p.databaseMs / p.seconds) : 'in the server'} | ${f0(p.loadMs / p.seconds)} | ${f0(c.tokenRequests)} | ${f0(c.polls)} | ${f0(c.batches)} | ${f0(c.acks)} | ${f0(c.deliveries)} | ${f0(c.streamEvents)} | ${ms(health.p99)} |`;
+    const batch = spread(c.batchMs);
+    const other = p.machineMs - p.serverMs - p.databaseMs - p.loadMs;
+    return `| ${p.name} | ${p.seconds.toFixed(1)} | ${f0(p.serverMs / p.seconds)} | ${pg ? f0(p.databaseMs / p.seconds) : 'in the server'} | ${f0(p.loadMs / p.seconds)} | ${f0(other / p.seconds)} | ${f0(c.tokenRequests)} | ${f0(c.polls)} | ${f0(c.batches)} | ${batch.n ? `${ms(batch.p50)} / ${ms(batch.p99)}` : '—'} | ${f0(c.acks)} | ${f0(c.deliveries)} | ${f0(c.streamEvents)} | ${ms(health.p99)} |`;
   });
   const kindRows = costPerKind(r).map(
     (k) =>
@@ -206,10 +217,10 @@ export function renderFleetScale(r: FleetScaleResult, o: FleetScaleOptions, mach
 |---|---|---|---|
 ${rows.map((row) => `| ${row.join(' | ')} |`).join('\n')}
 
-CPU by phase (ms of CPU per second of the phase; 1,000 = one core; "load" is the benchmark's own processes):
+CPU by phase (ms of CPU per second of the phase; 1,000 = one core; "load" is the benchmark's own processes, "other" everything else on the machine — other work on a shared machine):
 
-| phase | s | server | database | load | token requests | polls answered | batches | acks | webhook deliveries | stream events | /health p99 |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| phase | s | server | database | load | other | token requests | polls answered | batches | batch p50 / p99 | acks | webhook deliveries | stream events | /health p99 |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${phaseRows.join('\n')}
 
 The service's CPU per request kind:

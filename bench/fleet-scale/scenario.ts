@@ -74,6 +74,8 @@ export interface PhaseCpu {
   serverMs: number;
   databaseMs: number;
   loadMs: number;
+  /** CPU busy time of the whole machine (every process: other work on a shared machine too). */
+  machineMs: number;
   start: number;
   end: number;
 }
@@ -148,6 +150,14 @@ type Log = (message: string) => void;
 function rssKiB(pid: number): number {
   const line = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(line?.[1] ?? Number.NaN);
+}
+
+/** CPU ms the whole machine has been busy (all cores, /proc/stat; USER_HZ = 100). */
+function machineBusyMs(): number {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal
+  const [user, nice, system, , , irq, softirq, steal] = fields as number[];
+  return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 10;
 }
 
 /** `n` RSS readings, 500 ms apart. */
@@ -325,6 +335,7 @@ export async function runFleetScale(o: FleetScaleOptions, log: Log): Promise<Fle
       log(`${name}: begins`);
       const meter = cpuMeter(pid, backendPids);
       const load0 = loadCpu();
+      const machine0 = machineBusyMs();
       const start = now();
       const streamed0 = await streamTotal();
       await work();
@@ -336,6 +347,7 @@ export async function runFleetScale(o: FleetScaleOptions, log: Log): Promise<Fle
         serverMs: cpu.server,
         databaseMs: cpu.database,
         loadMs: loadCpu() - load0,
+        machineMs: machineBusyMs() - machine0,
         start,
         end,
       });

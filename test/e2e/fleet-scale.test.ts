@@ -154,7 +154,8 @@ it('the report names every measure beside its target', () => {
     'status list of all 50 facilities',
     '`/health` throughout',
     'memory per held long poll',
-    'token (client_credentials',
+    'token issued',
+    'token request',
     'long poll',
     'webhook delivery',
   ])
