@@ -23,6 +23,7 @@
 //   BENCH_DRAIN_SECONDS  the longest wait for receivers, streams and commands (300)
 //   GATEHOUSE_BIN        another tree's bin/gatehouse (default: this tree's)
 //   BENCH_SERVER_ENV     more server settings, NAME=value,… (e.g. RATE_LIMIT_PER_MINUTE=10000000)
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDatabase } from './fleet.ts';
@@ -72,9 +73,22 @@ export function benchOptions(): Omit<FleetScaleOptions, 'databaseEnv'> {
   };
 }
 
+/** The soft limit on open files of this process (the server inherits it). */
+function openFileLimit(): number {
+  const line = /Max open files\s+(\d+)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+  return Number(line?.[1] ?? Number.POSITIVE_INFINITY);
+}
+
 export default async function run(): Promise<void> {
   const log = (message: string) => console.error(`${new Date().toISOString().slice(11, 19)} fleet-scale ${message}`);
   const options = benchOptions();
+  // Each controller keeps two connections (its poll, and its batches kept alive between them): the
+  // server holds two sockets per controller, and each controller process two per controller it runs.
+  const sockets = 2 * options.facilities + 1000;
+  if (sockets > openFileLimit())
+    log(
+      `warning: ${options.facilities} controllers need ~${sockets} open files in the server, more than this shell's limit (${openFileLimit()}): raise it (ulimit -n) or expect EMFILE`,
+    );
   const machineLine = await machine();
   for (const target of (process.env.BENCH_TARGETS ?? 'postgres').split(',')) {
     const loads = [os.loadavg()[0]!];

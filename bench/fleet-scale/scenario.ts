@@ -6,11 +6,12 @@
 //   onboarding  N facilities and their controllers' credentials over the admin API (a server of
 //               its own, stopped after: the outage);
 //   storm       the server back; every controller asks for a token at once (tokens' CPU);
-//   polls       every controller holds its long poll, nothing else (polls' CPU, memory held);
+//   polls       then every controller holds its long poll, nothing else (polls' CPU, memory held);
 //   batches     + every controller reports a small batch every ~interval (batches' CPU);
-//   webhooks    + 5 webhook receivers subscribed to every topic (deliveries' CPU), then drained;
+//   webhooks    + 5 webhook receivers subscribed to the account's topics (gateway.events,
+//               command.status, facility.status; deliveries' CPU), then drained;
 //   full        + 100 live streams, PMS changes across the fleet, the status list sampled (every
-//               latency of the report), then drained;
+//               latency of the report), then drained (the batches stop first, so a drain ends);
 //   upload      + one facility uploading from 4 threads at once;
 //   flood       + a valid token request during a flood of made-up client ids;
 //   drain       every event of every phase since the subscriptions at every receiver.
