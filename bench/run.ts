@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   'token-flood': () => import('./token-flood.ts'),
   events: () => import('./events.ts'),
   fleet: () => import('./fleet.ts'),
+  'fleet-scale': () => import('./fleet-scale.ts'),
   status: () => import('./status.ts'),
   auctions: () => import('./auctions.ts'),
   commands: () => import('./commands.ts'),
