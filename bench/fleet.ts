@@ -145,6 +145,9 @@ async function withServer<T>(
   const db = await benchDatabase(target);
   const env = { ...db.env, RATE_LIMIT_PER_MINUTE: '10000000', TOKEN_TTL_SECONDS: '86400', REDIS_URL: '' };
   try {
+    // The command line refuses an empty data directory: make the database first, as an operator does.
+    const migrated = await runCli(['migrate'], env, 120_000, bin);
+    if (migrated.code !== 0) throw new Error(`gatehouse migrate: ${migrated.stderr}`);
     const created = await runCli(
       ['admin', 'app', 'create', '--name', 'Bench operator', '--operator'],
       env,
