@@ -8,8 +8,19 @@ const LINE_BREAK = /[\r\n]/;
 
 /** One event: its id (what the client sends back as Last-Event-ID) and its data, one line of JSON. */
 export function sseEvent(id: string, json: string): string {
-  if (LINE_BREAK.test(id) || LINE_BREAK.test(json)) throw new Error('an SSE field cannot hold a line break');
-  return `id: ${id}\ndata: ${json}\n\n`;
+  return sseId(id) + sseData(json);
+}
+
+/** An event's data field and the blank line that ends the event: one line of JSON. */
+export function sseData(json: string): string {
+  if (LINE_BREAK.test(json)) throw new Error('an SSE field cannot hold a line break');
+  return `data: ${json}\n\n`;
+}
+
+/** An event's id field, to be followed by its sseData (which many streams' events may share). */
+export function sseId(id: string): string {
+  if (LINE_BREAK.test(id)) throw new Error('an SSE field cannot hold a line break');
+  return `id: ${id}\n`;
 }
 
 /** A comment: kept off the event stream by the client, but it keeps proxies from closing an idle connection. */

@@ -20,10 +20,10 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type pino from 'pino';
 import type { Clock } from '../clock.ts';
-import type { EventFilter } from './query.ts';
+import type { EventFilter, EventRow } from './query.ts';
 import { eventJson } from './render.ts';
 import type { EventSignals } from './signals.ts';
-import { sseComment, sseEvent, sseNamedEvent, sseRetry } from './sse.ts';
+import { sseComment, sseData, sseId, sseNamedEvent, sseRetry } from './sse.ts';
 import type { EventStore } from './store.ts';
 import type { EntityId } from '../ids.ts';
 
@@ -32,6 +32,13 @@ export interface StreamSettings {
   heartbeatMs: number;
   /** A read after this long without one, even without a signal. */
   pollMs: number;
+  /**
+   * Woken streams read at ticks of this clock. An account's controllers commit hundreds of batches
+   * a second; a stream woken by each would read and write hundreds of times a second (a write is a
+   * system call per stream): it gathers what is stored until the next tick into one read and one
+   * write instead, at this much latency at most, and the streams woken meanwhile read together.
+   */
+  gatherMs: number;
   /** Events per read (and per write). */
   batch: number;
   /** A client whose buffers stay full this long is dropped. */
@@ -50,6 +57,7 @@ export interface StreamSettings {
 export const STREAM_DEFAULTS: StreamSettings = {
   heartbeatMs: 15_000,
   pollMs: 5_000,
+  gatherMs: 50,
   batch: 100,
   stallMs: 60_000,
   retryMs: 1_000,
@@ -123,6 +131,13 @@ export class LiveStreams {
   /** Streams held (admitted, not yet ended) per credential. */
   private readonly held = new Map<string, number>();
   private closing = false;
+  /**
+   * Each event's data field, rendered once for every stream that sends it: an account's caught-up
+   * streams share the rows of one read (store.ts), so 100 streams render an event once, not 100
+   * times. Kept as long as the row is (a WeakMap: the rows go with the reads that hold them).
+   */
+  private readonly rendered = new WeakMap<EventRow, string>();
+  private tick: Promise<void> | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private watcher: NodeJS.Timeout | null = null;
 
@@ -216,6 +231,30 @@ export class LiveStreams {
     return readable;
   }
 
+  /** The next tick of the clock at which woken streams read (every gatherMs), shared by all of them. */
+  private gatheringTick(): Promise<void> {
+    this.tick ??= new Promise<void>((resolve) => {
+      const gatherMs = this.settings.gatherMs;
+      setTimeout(
+        () => {
+          this.tick = null;
+          resolve();
+        },
+        gatherMs - (Date.now() % gatherMs),
+      ).unref();
+    });
+    return this.tick;
+  }
+
+  private dataOf(row: EventRow): string {
+    let data = this.rendered.get(row);
+    if (data === undefined) {
+      data = sseData(eventJson(row));
+      this.rendered.set(row, data);
+    }
+    return data;
+  }
+
   /** The stream's frames, then, when the service ended it, the final event saying why. */
   private async *run(open: OpenStream, filter: EventFilter, first: TailBatch): AsyncGenerator<string> {
     yield* this.follow(filter, first, open.stop.signal);
@@ -236,6 +275,7 @@ export class LiveStreams {
     // Notifications sent while the listener was away are lost: look again.
     const unsubscribeReconnect = this.signals.onReconnected(rouse);
     const onStop = () => wake?.();
+    const ended = new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
     stop.addEventListener('abort', onStop);
     try {
       // Sent at once, so the client knows the stream is open before the first event.
@@ -248,7 +288,7 @@ export class LiveStreams {
         if (stop.aborted) return;
         if (batch.events.length > 0) {
           let text = '';
-          for (const { row, cursor } of batch.events) text += sseEvent(cursor, eventJson(row));
+          for (const { row, cursor } of batch.events) text += sseId(cursor) + this.dataOf(row);
           yield text;
           lastWrite = Date.now();
         }
@@ -274,6 +314,10 @@ export class LiveStreams {
             });
             wake = null;
           }
+          if (stop.aborted) return;
+          // Woken: what else is stored until the instance's next gathering tick comes in the same
+          // read, and every stream woken meanwhile reads at that tick, together (one shared read).
+          if (woken) await Promise.race([this.gatheringTick(), ended]);
           if (stop.aborted) return;
         }
         // A signal during this read is not lost: it sets `woken` again, and the next step reads at once.
