@@ -1,8 +1,12 @@
 // Whether the credential behind a token is still in force. Revocation stops new tokens at once
-// (the token endpoint checks the database) and existing tokens within RECHECK_MS: the guard asks
-// the database at most once per credential per RECHECK_MS. What a token opened and keeps open (a
-// live event stream) is watched by `revokedAmong`, which always asks the database afresh, for
-// many credentials in one statement per kind (src/events/stream.ts).
+// (the token endpoint checks the database) and existing tokens within RECHECK_MS: at most every
+// RECHECK_MS the guard reads the revocations made since its last read — one statement per
+// instance, however many controllers call (a token is issued only to a credential in force, so a
+// token's credential is in force unless a revocation names it; credentials are never deleted).
+// What a token opened and keeps open (a live event stream) is watched by `revokedAmong`, which
+// always asks the database afresh, for many credentials in one statement per kind
+// (src/events/stream.ts).
+import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
 import { credentialKey, type Principal, type PrincipalKind } from '../http/caller.ts';
@@ -16,8 +20,20 @@ function parseCredentialKey(key: string): { kind: PrincipalKind; credentialId: s
   return { kind: kind as PrincipalKind, credentialId: key.slice(colon + 1) };
 }
 
+/**
+ * A transaction's now() is its start, so a revocation can become visible after later ones: each read
+ * goes back this far before the time of the last one.
+ */
+const LATE_COMMIT_MARGIN_MS = 60_000;
+
 export class CredentialStatus {
-  private readonly cache = new Map<string, { active: boolean; checkedAt: number }>();
+  /** Every credential revoked (by its key), as of the last read. */
+  private readonly revoked = new Set<string>();
+  /** The database's time of the last read (null: none yet: read every revocation). */
+  private readUpTo: Date | null = null;
+  /** When the last read began, by the clock (the re-check interval's start). */
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -25,18 +41,43 @@ export class CredentialStatus {
   ) {}
 
   async isActive(principal: Principal): Promise<boolean> {
-    const key = credentialKey(principal);
-    const cached = this.cache.get(key);
-    if (cached && this.clock.now() - cached.checkedAt < RECHECK_MS) return cached.active;
-    const active = !(await this.query(principal.kind, [principal.credentialId])).has(principal.credentialId);
-    this.remember(key, active);
-    return active;
+    if (this.clock.now() - this.readAt >= RECHECK_MS) await this.readRevocations();
+    return !this.revoked.has(credentialKey(principal));
+  }
+
+  /** The revocations since the last read (a read under way is joined: one statement for every caller). */
+  private readRevocations(): Promise<void> {
+    this.reading ??= (async () => {
+      const startedAt = this.clock.now();
+      const since = this.readUpTo ? new Date(this.readUpTo.getTime() - LATE_COMMIT_MARGIN_MS) : new Date(0);
+      // An application revoked ends its account keys too (their tokens act through it).
+      const { rows } = await sql<{ kind: string; id: string; now: Date }>`
+        select 'gateway' as kind, id::text as id, now() as now from gateway_credentials where revoked_at > ${since}
+        union all
+        select 'application', id::text, now() from applications where revoked_at > ${since}
+        union all
+        select 'account', c.id::text, now() from account_credentials c join applications a on a.id = c.application_id
+         where c.revoked_at > ${since} or a.revoked_at > ${since}
+        union all
+        select 'now', '', now()`.execute(this.db);
+      for (const row of rows) {
+        if (row.kind === 'now') this.readUpTo = row.now;
+        else if (row.kind === 'application') {
+          this.revoked.add(credentialKey({ kind: 'partner', credentialId: row.id }));
+          this.revoked.add(credentialKey({ kind: 'operator', credentialId: row.id }));
+        } else this.revoked.add(credentialKey({ kind: row.kind as PrincipalKind, credentialId: row.id }));
+      }
+      this.readAt = startedAt;
+    })().finally(() => {
+      this.reading = null;
+    });
+    return this.reading;
   }
 
   /**
    * Of these credentials (credentialKey), the ones no longer in force: revoked, their application
-   * revoked, or gone. Asked afresh (one statement per kind present); the answers refresh what the
-   * guard remembers.
+   * revoked, or gone. Asked afresh (one statement per kind present); a revocation found is the
+   * guard's at once.
    */
   async revokedAmong(keys: Iterable<string>): Promise<Set<string>> {
     const byKind = new Map<PrincipalKind, string[]>();
@@ -51,17 +92,14 @@ export class CredentialStatus {
         const out = await this.query(kind, ids);
         for (const id of ids) {
           const key = credentialKey({ kind, credentialId: id });
-          this.remember(key, !out.has(id));
-          if (out.has(id)) revoked.add(key);
+          if (out.has(id)) {
+            revoked.add(key);
+            this.revoked.add(key);
+          }
         }
       }),
     );
     return revoked;
-  }
-
-  private remember(key: string, active: boolean): void {
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(key, { active, checkedAt: this.clock.now() });
   }
 
   /** The credentials of these (well-formed) ids not revoked: an account key also needs its application in force. */

@@ -76,10 +76,12 @@ describe('hashes of an earlier version in the database', () => {
 
     const wrongClient = await requestToken(t, form(`${account.pms.clientSecret}x`, account.key.apiSecret));
     assert.equal(wrongClient.status, 401);
+    assert.ok(isLegacyHash(await storedHash('applications', 'client_id', account.pms.clientId)), 'not on a failure');
+    // The client's secret is right (its hash is replaced), the account key's is not (its hash stays).
     const wrongKey = await requestToken(t, form(account.pms.clientSecret, `${account.key.apiSecret}x`));
     assert.equal(wrongKey.status, 400);
     assert.equal(wrongKey.body.error, 'invalid_grant');
-    assert.ok(isLegacyHash(await storedHash('applications', 'client_id', account.pms.clientId)), 'not on a failure');
+    assert.match(await storedHash('applications', 'client_id', account.pms.clientId), /^hmac-sha256\$/);
     assert.ok(isLegacyHash(await storedHash('account_credentials', 'api_key', account.key.apiKey)), 'not on a failure');
 
     for (let i = 0; i < 2; i++) {
