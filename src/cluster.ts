@@ -133,6 +133,8 @@ class Primary {
       worker.on('message', (message: unknown) => {
         if (!isMessage(message, SERVING)) return;
         state.servedAt = Date.now();
+        // Asked to stop while it started: it may not have been listening yet, so it is asked again.
+        if (this.stopping) worker.send({ type: SHUTDOWN });
         resolve((message as ServingMessage).serving);
       });
       worker.once('exit', (code: number | null, signal: string | null) => {
