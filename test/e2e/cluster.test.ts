@@ -157,6 +157,16 @@ if (!onPostgres) {
       return Promise.all(answers.map((a) => workerOf(a.reqId)));
     }
 
+    /** The controller's token, issued by the worker `pid`. */
+    async function gatewayTokenFrom(pid: number): Promise<string> {
+      const { clientId, clientSecret } = tenant.gateway;
+      const answer = await call(agents.get(pid)!, 'POST', '/auth/token', {
+        json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+      });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body.access_token;
+    }
+
     let tenant: Awaited<ReturnType<typeof provisionThroughAdmin>>;
     let agents: Map<number, http.Agent>;
     let first: number;
@@ -224,14 +234,7 @@ if (!onPostgres) {
     });
 
     it('a command poll held on one worker wakes at once for a change made through the other', async () => {
-      const gateway = await call(agents.get(second)!, 'POST', '/auth/token', {
-        json: {
-          grant_type: 'client_credentials',
-          client_id: tenant.gateway.clientId,
-          client_secret: tenant.gateway.clientSecret,
-        },
-      });
-      const token = gateway.body.access_token as string;
+      const token = await gatewayTokenFrom(second);
       const facilityId = tenant.facility.id;
       const pending = await call(agents.get(first)!, 'GET', '/gateway/v1/commands?after=0&limit=1000', { token });
       assert.equal(pending.status, 200);
@@ -267,14 +270,7 @@ if (!onPostgres) {
     });
 
     it('a live stream open on one worker wakes for events ingested through the other', async () => {
-      const gateway = await call(agents.get(first)!, 'POST', '/auth/token', {
-        json: {
-          grant_type: 'client_credentials',
-          client_id: tenant.gateway.clientId,
-          client_secret: tenant.gateway.clientSecret,
-        },
-      });
-      const token = gateway.body.access_token as string;
+      const token = await gatewayTokenFrom(first);
       const stream = await openStream(`${served.url}/gatewayevents/accounts/${tenant.account.id}/stream`, tenant.pms);
       assert.equal(stream.status, 200);
       await stream.waitFor(() => stream.comments().includes('stream open'));
