@@ -1,5 +1,6 @@
 // The only reader of process.env. Every setting, its default and its rule lives here;
 // docs/CONFIGURATION.md lists the same table for operators.
+import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 
@@ -88,6 +89,8 @@ export interface Config {
   supportWebhookSecret: string | null;
   /** Seconds a graceful shutdown waits for in-flight work before it closes anyway. */
   shutdownTimeoutSeconds: number;
+  /** Processes serving the port (cluster.ts): 1, or more on PostgreSQL only. */
+  workers: number;
   /** 32-byte key that seals gate codes at rest (else DATA_DIR/keys/access-codes.key). */
   accessCodeKey: Buffer | null;
   /** Browser origins allowed to call the service (CORS): every origin, or these exactly (`scheme://host[:port]`). */
@@ -243,6 +246,32 @@ function hostList(env: Env, name: string): string[] | null {
   return hosts.length > 0 ? hosts : null;
 }
 
+/**
+ * WORKERS: how many processes serve the port (src/cluster.ts). `auto` is one per core on PostgreSQL
+ * and 1 on the embedded database; more than 1 needs PostgreSQL: the embedded database is served by
+ * one process (its data directory is locked to it).
+ */
+function workers(env: Env, name: string, databaseUrl: string | null): number {
+  const raw = text(env, name);
+  if (raw === null) return 1;
+  if (raw.toLowerCase() === 'auto') return databaseUrl ? os.availableParallelism() : 1;
+  const count = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(count >= 1 && count <= 1024)) {
+    const given = /^[-+]?[\d.]+$/.test(raw) ? raw : JSON.stringify(raw);
+    throw new ConfigError(
+      name,
+      `must be auto (one per core) or a whole number of processes from 1 to 1024 (got ${given})`,
+    );
+  }
+  if (count > 1 && !databaseUrl) {
+    throw new ConfigError(
+      name,
+      `${count} processes need DATABASE_URL (PostgreSQL): the embedded database is served by one process; set WORKERS=1 or DATABASE_URL`,
+    );
+  }
+  return count;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -282,17 +311,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
 
   const port = integer(env, 'PORT', 8080, { min: 0, max: 65535, zero: 'any free port' });
+  const databaseUrl = url(
+    env,
+    'DATABASE_URL',
+    ['postgres:', 'postgresql:'],
+    `postgres://user:password@host:5432/database, ${WITH_CREDENTIALS}`,
+  );
   return {
     port,
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'], HTTP_URL)?.replace(/\/+$/, '') ?? null,
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
-    databaseUrl: url(
-      env,
-      'DATABASE_URL',
-      ['postgres:', 'postgresql:'],
-      `postgres://user:password@host:5432/database, ${WITH_CREDENTIALS}`,
-    ),
+    databaseUrl,
     // A statement limit, not an export limit: an export reads in short keyset chunks, one statement each.
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, {
       min: 0,
@@ -398,6 +428,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:'], HTTP_URL),
     supportWebhookSecret: webhookSecret(env, 'SUPPORT_WEBHOOK_SECRET'),
     shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, { min: 1, max: 600, unit: 'seconds' }),
+    workers: workers(env, 'WORKERS', databaseUrl),
     accessCodeKey,
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
   };

@@ -31,9 +31,20 @@ function packageVersion(): string {
 function serveCommand(): Command {
   return new Command('serve')
     .description('Run the HTTP service (the default of `npm start`).')
-    .action(async () => {
+    .option(
+      '--workers <count>',
+      'processes serving the port: a number, or auto for one per core (PostgreSQL only), in place of WORKERS',
+    )
+    .action(async (options: { workers?: string }) => {
+      // Handed on as WORKERS, as --data-dir is as DATA_DIR: config.ts reads (and checks) it, the workers inherit it.
+      if (options.workers !== undefined) process.env.WORKERS = options.workers;
       const config: Config = loadConfig();
       const logger = createLogger(config);
+      if (config.workers > 1) {
+        const { serveCluster } = await import('./cluster.ts');
+        await serveCluster(config, logger);
+        return;
+      }
       const { closeOnSignals, startServer } = await import('./server.ts');
       await startServer(config, logger, {
         beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
@@ -48,7 +59,8 @@ yet is created, its database migrated.
 Examples:
   $ gatehouse serve --data-dir /var/lib/gatehouse
   $ PORT=0 gatehouse serve                              # any free port
-  $ DATABASE_URL=postgres://gatehouse@db.internal:5432/gatehouse gatehouse serve`,
+  $ DATABASE_URL=postgres://gatehouse@db.internal:5432/gatehouse gatehouse serve
+  $ DATABASE_URL=postgres://gatehouse@db.internal:5432/gatehouse gatehouse serve --workers auto   # one process per core`,
     );
 }
 

@@ -11,6 +11,8 @@ import type { Services } from './services.ts';
 export interface RunningServer {
   app: App;
   services: Services;
+  /** What the "gatehouse is serving" line says: port, database, location, code, url, ready. */
+  serving: ServingFields;
   /** Stops accepting, finishes in-flight requests, stops jobs, closes the database. */
   close(): Promise<void>;
 }
@@ -22,6 +24,21 @@ export interface StartServerOptions {
    * SIGTERM sent at once killed the process without a graceful shutdown).
    */
   beforeServing?: (server: RunningServer) => void;
+  /**
+   * A worker of a cluster (cluster.ts): the primary checked the port before forking (a worker's own
+   * probe would find it held by its siblings), and says "gatehouse is serving" once every worker
+   * does; a worker's line says "worker is serving".
+   */
+  worker?: boolean;
+}
+
+export interface ServingFields {
+  port: number;
+  database: string;
+  location: string;
+  code: 'src' | 'dist';
+  url: string;
+  ready: string;
 }
 
 /** The HTTP port cannot be had: in use, privileged, or HOST is not this machine's. */
@@ -73,7 +90,7 @@ export async function startServer(
   logger: pino.Logger,
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
-  await checkPortAvailable(config.host, config.port);
+  if (!options.worker) await checkPortAvailable(config.host, config.port);
   // Start-up overlaps what does not depend on each other: the database opens (the embedded one on
   // its own thread) while the service's modules load; the HTTP app is built while the job queue starts.
   const opening = openDatabase(config, { role: 'owner', command: 'serve' });
@@ -118,9 +135,20 @@ export async function startServer(
   const port = typeof address === 'object' && address ? address.port : config.port;
 
   let closing: Promise<void> | null = null;
+  const url = serviceUrl(config, port);
+  const serving: ServingFields = {
+    port,
+    database: services.database.kind,
+    location: services.database.location,
+    // The plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
+    code: import.meta.url.endsWith('.ts') ? 'src' : 'dist',
+    url,
+    ready: `open ${url}/swagger (API reference), ${url}/console (support console)`,
+  };
   const running: RunningServer = {
     app: served,
     services,
+    serving,
     close() {
       closing ??= (async () => {
         const closed = served.close();
@@ -132,33 +160,25 @@ export async function startServer(
     },
   };
   options.beforeServing?.(running);
-  // `code`: the plain JavaScript built at install (dist/) or the TypeScript sources (src/, through tsx).
-  const code = import.meta.url.endsWith('.ts') ? 'src' : 'dist';
-  const url = serviceUrl(config, port);
-  logger.info(
-    {
-      port,
-      database: services.database.kind,
-      location: services.database.location,
-      code,
-      url,
-      ready: `open ${url}/swagger (API reference), ${url}/console (support console)`,
-    },
-    'gatehouse is serving',
-  );
+  logger.info(serving, options.worker ? 'worker is serving' : 'gatehouse is serving');
   return running;
 }
 
-/** SIGTERM/SIGINT: a graceful close, bounded in time; a second signal exits at once. */
-export function closeOnSignals(server: RunningServer, logger: pino.Logger, timeoutSeconds: number): void {
-  let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    signalled = true;
-    logger.info({ signal }, 'shutting down');
+/**
+ * The graceful close, bounded in time, then the exit: 0 when it closed cleanly, 1 when it failed
+ * or took longer than `timeoutSeconds`. Returns what begins it, once (a later call does nothing);
+ * `why` is logged with "shutting down".
+ */
+function exitGracefully(
+  server: RunningServer,
+  logger: pino.Logger,
+  timeoutSeconds: number,
+): (why: Record<string, unknown>) => void {
+  let begun = false;
+  return (why) => {
+    if (begun) return;
+    begun = true;
+    logger.info(why, 'shutting down');
     const timer = setTimeout(() => {
       logger.error({ timeoutSeconds }, 'shutdown took too long: exiting');
       process.exit(1);
@@ -175,6 +195,29 @@ export function closeOnSignals(server: RunningServer, logger: pino.Logger, timeo
       },
     );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+}
+
+/**
+ * SIGTERM/SIGINT (or the `signals` given): a graceful close, bounded in time; a second signal exits
+ * at once. Returns what begins the close without a signal (a cluster worker told by its primary):
+ * a signal after it still counts as the first.
+ */
+export function closeOnSignals(
+  server: RunningServer,
+  logger: pino.Logger,
+  timeoutSeconds: number,
+  signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'],
+): (why: Record<string, unknown>) => void {
+  const begin = exitGracefully(server, logger, timeoutSeconds);
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    signalled = true;
+    begin({ signal });
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  return begin;
 }
