@@ -77,14 +77,16 @@ export function reportedEvent(e: AcceptedEvent): ReportedEvent {
  * (a deadlock, which PostgreSQL would break by failing one valid batch).
  */
 async function writeReport(trx: Db, facilityId: EntityId, receivedAt: number, report: BatchReport): Promise<void> {
-  await sql`select 1 from facility_states where facility_id = ${facilityId}::int8 for no key update`.execute(trx);
   const { devices, alarms, emergency, lockdown } = report;
   const device = <T>(pick: (d: (typeof devices)[number]) => T) => devices.map(pick);
   const alarm = <T>(pick: (a: (typeof alarms)[number]) => T) => alarms.map(pick);
-  // One statement (one round trip in the ingest transaction): the facility row, then the batch's
-  // devices and alarms (none when the arrays are empty).
+  // One statement (one round trip in the ingest transaction): the facility's state row locked
+  // first — the devices' and alarms' rows are produced only once `taken` has counted it, so they are
+  // written after — then the facility row, the batch's devices and alarms (none when empty).
   await sql`
-    with facility as (
+    with locked as (select 1 from facility_states where facility_id = ${facilityId}::int8 for no key update),
+    taken as (select count(*) as rows_locked from locked),
+    facility as (
       update facility_states set
         last_event_received_at = greatest(last_event_received_at, ${iso(receivedAt)}::timestamptz),
         emergency_reported = case when ${iso(emergency?.at)}::timestamptz >= coalesce(emergency_reported_at, '-infinity')
@@ -109,7 +111,7 @@ async function writeReport(trx: Db, facilityId: EntityId, receivedAt: number, re
                     ${device((d) => d.offline?.value ?? null)}::bool[], ${device((d) => iso(d.offline?.at))}::timestamptz[],
                     ${device((d) => d.paired?.value ?? null)}::bool[], ${device((d) => iso(d.paired?.at))}::timestamptz[],
                     ${device((d) => d.lastEventType)}::int2[], ${device((d) => iso(d.lastEventAt))}::timestamptz[])
-             as u(device_id, name, is_offline, online_at, is_paired, paired_at, last_type, last_at)
+             as u(device_id, name, is_offline, online_at, is_paired, paired_at, last_type, last_at), taken
       on conflict (facility_id, device_id) do update set
         name = case when excluded.last_event_at >= d.last_event_at then coalesce(excluded.name, d.name)
                     else coalesce(d.name, excluded.name) end,
@@ -139,7 +141,7 @@ async function writeReport(trx: Db, facilityId: EntityId, receivedAt: number, re
                   ${alarm((a) => a.deviceId)}::text[], ${alarm((a) => a.deviceName)}::text[],
                   ${alarm((a) => a.unitId)}::int8[], ${alarm((a) => a.active)}::bool[],
                   ${alarm((a) => iso(a.at))}::timestamptz[])
-           as u(event_type, source, device_id, device_name, unit_id, active, changed_at)
+           as u(event_type, source, device_id, device_name, unit_id, active, changed_at), taken
     on conflict (facility_id, event_type, source) do update set
       device_id = excluded.device_id, device_name = excluded.device_name,
       unit_id = excluded.unit_id, unit_number = excluded.unit_number,
