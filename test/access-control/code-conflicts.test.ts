@@ -6,7 +6,6 @@
 // With REDIS_URL set (the PostgreSQL run) the counts live in Redis and are shared by instances.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as admin from '../../src/tenancy/index.ts';
 import type { EntityId } from '../../src/ids.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/harness.ts';
 import { provisionAccount, requestToken, type ProvisionedAccount, tenantFixture } from '../helpers/tenants.ts';
@@ -19,7 +18,7 @@ const { t } = site;
 
 /** Another key of the owner's account (its own credential), and its token. */
 async function keyOf(t: TestApp, account: ProvisionedAccount, scopes?: string[]): Promise<string> {
-  const key = await admin.createAccountKey(t.services.database.db, {
+  const key = await t.services.tenancy.createAccountKey({
     accountId: account.accountId,
     clientId: account.pms.clientId,
     scopes,

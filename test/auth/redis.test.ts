@@ -3,7 +3,6 @@
 // machine without Redis there is nothing to share and this file has no test to run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const redisUrl = process.env.REDIS_URL;
@@ -28,7 +27,7 @@ if (redisUrl) {
     });
 
     it('failures counted by one instance throttle the client at that address on another', async () => {
-      const app = await admin.createApplication(one.services.database.db, { name: 'Shared' });
+      const app = await one.services.tenancy.createApplication({ name: 'Shared' });
       const wrong = { grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'gh_cs_wrong' };
       const address = '198.51.100.1';
       for (let i = 0; i < 3; i++) {
