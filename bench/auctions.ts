@@ -16,7 +16,6 @@ import { loadConfig } from '../src/config.ts';
 import { dataDirLayout } from '../src/db/data-dir.ts';
 import { createLogger } from '../src/logger.ts';
 import { startServices } from '../src/services.ts';
-import * as admin from '../src/tenancy/index.ts';
 import { runCli, startServerProcess } from '../test/helpers/process.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -89,13 +88,12 @@ async function lists(kind: 'embedded' | 'postgres') {
   });
   const app = await buildApp(services);
   await app.ready();
-  const db = services.database.db;
-  const account = await admin.createAccount(db, { name: 'Bench Storage' });
+  const account = await services.tenancy.createAccount({ name: 'Bench Storage' });
   const timings = { first: [] as number[], same: [] as number[], changed: [] as number[] };
   let bodyBytes = 0;
   for (let run = 0; run < RUNS; run++) {
     const guid = `BENCH-${kind.slice(0, 3)}-${run}`;
-    const facility = await admin.createFacility(db, {
+    const facility = await services.tenancy.createFacility({
       accountId: account.id,
       name: `Bench ${run}`,
       timeZone: 'America/Denver',
@@ -105,7 +103,7 @@ async function lists(kind: 'embedded' | 'postgres') {
       kind: 'partner',
       clientId: `bench-${run}`,
       credentialId: (
-        await admin.createApplication(db, {
+        await services.tenancy.createApplication({
           name: `Bench partner ${run}`,
           clientType: 'BenchPMS',
           facilityGuids: [guid],

@@ -45,7 +45,7 @@ import {
 } from '../src/events/query.ts';
 import { EXACT_TOTAL_CAP } from '../src/events/limits.ts';
 import { maskCode } from '../src/events/judge.ts';
-import * as admin from '../src/tenancy/index.ts';
+import { createTenancy } from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { cpuMeter } from './load.ts';
 
@@ -246,16 +246,16 @@ async function provision(env: Record<string, string>): Promise<{
   const database = await openDatabase(config, { role: 'owner', command: 'bench' });
   try {
     await migrate(database.pool);
-    const db = database.db;
+    const tenancy = createTenancy(database.db);
     const facilities: Omit<Facility, 'gatewayToken'>[] = [];
     const gateways: { clientId: string; clientSecret: string }[] = [];
     const keys: { apiKey: string; apiSecret: string }[] = [];
-    const pms = await admin.createApplication(db, { name: 'Bench PMS' });
+    const pms = await tenancy.createApplication({ name: 'Bench PMS' });
     for (let a = 0; a < 2; a++) {
-      const account = await admin.createAccount(db, { name: `Bench account ${a + 1}` });
-      keys.push(await admin.createAccountKey(db, { accountId: account.id, clientId: pms.clientId }));
+      const account = await tenancy.createAccount({ name: `Bench account ${a + 1}` });
+      keys.push(await tenancy.createAccountKey({ accountId: account.id, clientId: pms.clientId }));
       for (let f = 0; f < FACILITIES / 2; f++) {
-        const facility = await admin.createFacility(db, {
+        const facility = await tenancy.createFacility({
           accountId: account.id,
           name: `Site ${a + 1}-${f + 1}`,
           timeZone: ['America/Denver', 'America/New_York', 'Europe/London'][f % 3]!,
@@ -267,7 +267,7 @@ async function provision(env: Record<string, string>): Promise<{
           timeZone: facility.timeZone,
           ...(await unitsAndVisitors(database.pool, facility.id)),
         });
-        gateways.push(await admin.createGatewayCredential(db, { facilityId: facility.id }));
+        gateways.push(await tenancy.createGatewayCredential({ facilityId: facility.id }));
       }
     }
     // Facility i of the data set belongs to account i % 2 … keep it simple: interleave.

@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { maskCode } from '../src/events/judge.ts';
 import type { EntityId } from '../src/ids.ts';
-import * as admin from '../src/tenancy/index.ts';
+import { createTenancy } from '../src/tenancy/index.ts';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -47,10 +47,11 @@ async function provision(url: string): Promise<Facility[]> {
   const database = await openDatabase(config, { role: 'owner', command: 'bench' });
   try {
     await migrate(database.pool);
-    const account = await admin.createAccount(database.db, { name: 'Parts account' });
+    const tenancy = createTenancy(database.db);
+    const account = await tenancy.createAccount({ name: 'Parts account' });
     const facilities: Facility[] = [];
     for (let f = 0; f < FACILITIES; f++) {
-      const facility = await admin.createFacility(database.db, {
+      const facility = await tenancy.createFacility({
         accountId: account.id,
         name: `Site ${f + 1}`,
         timeZone: 'America/Denver',

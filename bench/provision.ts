@@ -4,32 +4,31 @@
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import type { Db } from '../src/db/tables.ts';
-import * as admin from '../src/tenancy/index.ts';
+import { createTenancy, type Tenancy } from '../src/tenancy/index.ts';
 import { inParallel } from './load.ts';
 
 export async function provisionBenchAccount<T = undefined>(
   env: Record<string, string>,
   options: { facilities: number; timeZone: string },
-  more?: (db: Db) => Promise<T>,
+  more?: (tenancy: Tenancy) => Promise<T>,
 ) {
   const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
   const database = await openDatabase(config, { role: 'owner', command: 'bench' });
   try {
     await migrate(database.pool);
-    const db = database.db;
-    const account = await admin.createAccount(db, { name: 'Bench Storage' });
-    const app = await admin.createApplication(db, { name: 'Bench PMS' });
-    const key = await admin.createAccountKey(db, { accountId: account.id, clientId: app.clientId });
+    const tenancy = createTenancy(database.db);
+    const account = await tenancy.createAccount({ name: 'Bench Storage' });
+    const app = await tenancy.createApplication({ name: 'Bench PMS' });
+    const key = await tenancy.createAccountKey({ accountId: account.id, clientId: app.clientId });
     const facilities = await inParallel([...Array(options.facilities).keys()], 4, async (i) => {
-      const facility = await admin.createFacility(db, {
+      const facility = await tenancy.createFacility({
         accountId: account.id,
         name: `Site ${i + 1}`,
         timeZone: options.timeZone,
       });
-      return { id: facility.id, gateway: await admin.createGatewayCredential(db, { facilityId: facility.id }) };
+      return { id: facility.id, gateway: await tenancy.createGatewayCredential({ facilityId: facility.id }) };
     });
-    return { accountId: account.id, app, key, facilities, more: (await more?.(db)) as T };
+    return { accountId: account.id, app, key, facilities, more: (await more?.(tenancy)) as T };
   } finally {
     await database.close();
   }

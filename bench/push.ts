@@ -40,7 +40,6 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { Agent, Pool, request } from 'undici';
 import { provisionBenchAccount } from './provision.ts';
-import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { benchDatabase } from './fleet.ts';
 import { call, cpuMeter, inParallel, machine, postEvents } from './load.ts';
@@ -187,7 +186,7 @@ async function provision(env: Record<string, string>): Promise<Provisioned> {
   const { accountId, app, key, facilities, more } = await provisionBenchAccount(
     env,
     { facilities: CONTROLLERS, timeZone: 'America/Denver' },
-    (db) => admin.createApplication(db, { name: 'Bench operator', operator: true }),
+    (tenancy) => tenancy.createApplication({ name: 'Bench operator', operator: true }),
   );
   return {
     accountId,

@@ -21,7 +21,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { Tables } from '../src/db/tables.ts';
-import * as admin from '../src/tenancy/index.ts';
+import { createTenancy } from '../src/tenancy/index.ts';
 import { BIN, startServerProcess } from '../test/helpers/process.ts';
 import { benchDatabase, fleetIngest } from './fleet.ts';
 import { machine } from './load.ts';
@@ -44,8 +44,8 @@ async function provision(env: Record<string, string>) {
   const database = await openDatabase(config, { role: 'owner', command: 'bench' });
   try {
     await migrate(database.pool);
-    const db = database.db;
-    const account = await admin.createAccount(db, { name: 'Large Storage Co' });
+    const tenancy = createTenancy(database.db);
+    const account = await tenancy.createAccount({ name: 'Large Storage Co' });
     const q = (text: string, values: unknown[] = []) => database.pool.query(text, values);
     await q(
       `insert into facilities (account_id, name, time_zone, property_number)
@@ -77,8 +77,8 @@ async function provision(env: Record<string, string>) {
       [account.id],
     );
     await q('analyze');
-    const pms = await admin.createApplication(db, { name: 'Bench PMS' });
-    const key = await admin.createAccountKey(db, { accountId: account.id, clientId: pms.clientId });
+    const pms = await tenancy.createApplication({ name: 'Bench PMS' });
+    const key = await tenancy.createAccountKey({ accountId: account.id, clientId: pms.clientId });
     return { accountId: account.id, pms, key };
   } finally {
     await database.close();

@@ -18,7 +18,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import * as admin from '../src/tenancy/index.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/process.ts';
 import { cpuMeter, machine } from './load.ts';
 import { provisionBenchAccount } from './provision.ts';
@@ -149,13 +148,13 @@ export async function benchFanout(target: Target): Promise<FanoutResult> {
   let server: ServerProcess | null = null;
   const listeners: Listener[] = [];
   try {
-    const seeded = await provisionBenchAccount(env, { facilities: 4, timeZone: 'UTC' }, async (db) => {
-      const operator = await admin.createApplication(db, { name: 'Bench operator', operator: true });
+    const seeded = await provisionBenchAccount(env, { facilities: 4, timeZone: 'UTC' }, async (tenancy) => {
+      const operator = await tenancy.createApplication({ name: 'Bench operator', operator: true });
       const keys = [];
       for (let i = 0; i < REVOCATIONS; i++) {
-        const app = await admin.createApplication(db, { name: `Bench PMS ${i}` });
-        const key = await admin.createAccountKey(db, {
-          accountId: (await admin.listAccounts(db))[0]!.id,
+        const app = await tenancy.createApplication({ name: `Bench PMS ${i}` });
+        const key = await tenancy.createAccountKey({
+          accountId: (await tenancy.listAccounts())[0]!.id,
           clientId: app.clientId,
         });
         keys.push({ app, key });

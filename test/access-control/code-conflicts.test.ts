@@ -6,11 +6,12 @@
 // With REDIS_URL set (the PostgreSQL run) the counts live in Redis and are shared by instances.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as admin from '../../src/tenancy/index.ts';
+import type { Schemas } from '../../clients/typescript/index.ts';
 import type { EntityId } from '../../src/ids.ts';
+import { ok, typedClient } from '../helpers/client.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/harness.ts';
 import { provisionAccount, requestToken, type ProvisionedAccount, tenantFixture } from '../helpers/tenants.ts';
-import { call, pms, type Reply } from './helpers.ts';
+import { pms } from './helpers.ts';
 
 const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
 
@@ -19,7 +20,7 @@ const { t } = site;
 
 /** Another key of the owner's account (its own credential), and its token. */
 async function keyOf(t: TestApp, account: ProvisionedAccount, scopes?: string[]): Promise<string> {
-  const key = await admin.createAccountKey(t.services.database.db, {
+  const key = await t.services.tenancy.createAccountKey({
     accountId: account.accountId,
     clientId: account.pms.clientId,
     scopes,
@@ -35,16 +36,30 @@ async function keyOf(t: TestApp, account: ProvisionedAccount, scopes?: string[])
   return body.access_token;
 }
 
-const codeReads = async (facilityId: EntityId) =>
-  (await call(t, site.operator, 'GET', `/admin/audit/code-reads?facilityId=${facilityId}`)).body as any[];
+const codeReads = (facilityId: EntityId) =>
+  ok(typedClient(t, site.operator).GET('/admin/audit/code-reads', { params: { query: { facilityId } } }), 200);
+
+type Facility = ReturnType<typeof pms>;
+interface Answer {
+  error?: Schemas['Problem'];
+  response: Response;
+}
+
+/** A visitor's new details through `at`: the whole answer; `quiet` sends suppressCommands=true. */
+const update = (at: Facility, visitorId: EntityId, body: Schemas['UpdateVisitorRequest'], quiet = false) =>
+  at.client.POST('/facilities/{facilityId}/visitors/{visitorId}/update', {
+    params: { path: { ...at.path, visitorId }, query: quiet ? { suppressCommands: true } : {} },
+    body,
+  });
+const status = async (answer: Promise<Answer>) => (await answer).response.status;
 
 /** The parts of an answer that a caller reads, without what differs per request. */
-const shown = (r: Reply) => ({
-  status: r.status,
-  retryAfter: r.headers['retry-after'] !== undefined,
-  code: r.body?.code,
-  detail: r.body?.detail,
-  errors: r.body?.errors,
+const shown = ({ error, response }: Answer) => ({
+  status: response.status,
+  retryAfter: response.headers.has('retry-after'),
+  code: error?.code,
+  detail: error?.detail,
+  errors: error?.errors,
 });
 
 describe('ACCESS_CODE_IN_USE answers', () => {
@@ -56,43 +71,43 @@ describe('ACCESS_CODE_IN_USE answers', () => {
     const before = (await codeReads(facility)).length;
 
     const writeOnly = pms(t, await keyOf(t, site.account), facility);
-    const created = await writeOnly.post('/visitors?suppressCommands=true', {
-      unitId: unit.id,
-      accessCode: '7301',
-      firstName: 'Probe',
-      lastName: 'One',
-      isTenant: true,
+    const created = await writeOnly.client.POST('/facilities/{facilityId}/visitors', {
+      params: { path: writeOnly.path, query: { suppressCommands: true } },
+      body: { unitId: unit.id, accessCode: '7301', firstName: 'Probe', lastName: 'One', isTenant: true },
     });
-    assert.equal(created.status, 400);
-    assert.equal(created.body.code, 'ACCESS_CODE_IN_USE');
+    assert.equal(created.response.status, 400);
+    assert.equal(created.error?.code, 'ACCESS_CODE_IN_USE');
     const [record, ...older] = await codeReads(facility);
     assert.equal(older.length, before);
-    assert.equal(record.route, 'POST /facilities/:facilityId/visitors');
-    assert.deepEqual(record.visitorIds, [holder]);
-    assert.equal(record.accountId, site.account.accountId);
-    assert.equal(record.requestId, created.headers['x-correlation-id']);
+    assert.equal(record?.route, 'POST /facilities/:facilityId/visitors');
+    assert.deepEqual(record?.visitorIds, [holder]);
+    assert.equal(record?.accountId, site.account.accountId);
+    assert.equal(record?.requestId, created.response.headers.get('x-correlation-id'));
     assert.ok(!JSON.stringify(record).includes('7301'), 'never the code');
 
     const own = (await writeOnly.visitor(unit.id, '7302')).visitor.id;
-    const updated = await writeOnly.post(`/visitors/${own}/update?suppressCommands=true`, { accessCode: '7301' });
-    assert.equal(updated.status, 400);
-    assert.equal(updated.body.code, 'ACCESS_CODE_IN_USE');
+    const updated = await update(writeOnly, own, { accessCode: '7301' }, true);
+    assert.equal(updated.response.status, 400);
+    assert.equal(updated.error?.code, 'ACCESS_CODE_IN_USE');
     const [afterUpdate] = await codeReads(facility);
-    assert.equal(afterUpdate.route, 'POST /facilities/:facilityId/visitors/:visitorId/update');
-    assert.deepEqual(afterUpdate.visitorIds, [holder]);
+    assert.equal(afterUpdate?.route, 'POST /facilities/:facilityId/visitors/:visitorId/update');
+    assert.deepEqual(afterUpdate?.visitorIds, [holder]);
 
     // A disabled visitor's code is free for others; enabling it again meets it in use.
-    assert.equal((await api.post(`/visitors/${holder}/disable`)).status, 200);
+    const holderAt = { params: { path: { ...api.path, visitorId: holder } } };
+    await ok(api.client.POST('/facilities/{facilityId}/visitors/{visitorId}/disable', holderAt), 200);
     const taker = (await api.visitor(unit.id, '7301')).visitor.id;
-    const enabled = await writeOnly.post(`/visitors/${holder}/enable?suppressCommands=true`);
-    assert.equal(enabled.status, 409);
-    assert.equal(enabled.body.code, 'ACCESS_CODE_IN_USE');
+    const enabled = await writeOnly.client.POST('/facilities/{facilityId}/visitors/{visitorId}/enable', {
+      params: { path: { ...writeOnly.path, visitorId: holder }, query: { suppressCommands: true } },
+    });
+    assert.equal(enabled.response.status, 409);
+    assert.equal(enabled.error?.code, 'ACCESS_CODE_IN_USE');
     const [afterEnable] = await codeReads(facility);
-    assert.equal(afterEnable.route, 'POST /facilities/:facilityId/visitors/:visitorId/enable');
-    assert.deepEqual(afterEnable.visitorIds, [taker]);
+    assert.equal(afterEnable?.route, 'POST /facilities/:facilityId/visitors/:visitorId/enable');
+    assert.deepEqual(afterEnable?.visitorIds, [taker]);
 
     // Changes that met no code in use leave no record.
-    assert.equal((await writeOnly.post(`/visitors/${own}/update`, { accessCode: '7303' })).status, 200);
+    await ok(update(writeOnly, own, { accessCode: '7303' }), 200);
     assert.equal((await codeReads(facility)).length, before + 3);
   });
 });
@@ -107,45 +122,39 @@ describe('a credential probing codes', () => {
     for (const code of taken) await api.visitor(unit.id, code);
     const probe = pms(t, await keyOf(t, account), facility);
     const own = (await probe.visitor(unit.id, '9000')).visitor.id;
-    const tryCode = (code: string) => probe.post(`/visitors/${own}/update?suppressCommands=true`, { accessCode: code });
+    const tryCode = (code: string) => update(probe, own, { accessCode: code }, true);
 
     for (const code of taken.slice(0, 5)) {
       const answer = await tryCode(code);
-      assert.equal(answer.status, 400, JSON.stringify(answer.body));
-      assert.equal(answer.body.code, 'ACCESS_CODE_IN_USE');
+      assert.equal(answer.response.status, 400, JSON.stringify(answer.error));
+      assert.equal(answer.error?.code, 'ACCESS_CODE_IN_USE');
     }
     const readsBefore = (await codeReads(facility)).length;
     const onTaken = await tryCode('8006');
     const onFree = await tryCode('8999');
-    assert.equal(onTaken.status, 429, JSON.stringify(onTaken.body));
+    assert.equal(onTaken.response.status, 429, JSON.stringify(onTaken.error));
     assert.deepEqual(shown(onTaken), shown(onFree), 'the refusal is the same for a taken and a free code');
-    assert.ok(Number(onTaken.headers['retry-after']) > 1 && Number(onTaken.headers['retry-after']) <= 60);
-    assert.doesNotMatch(JSON.stringify(onTaken.body), /8006|in use at this facility/);
+    const retryAfter = Number(onTaken.response.headers.get('retry-after'));
+    assert.ok(retryAfter > 1 && retryAfter <= 60);
+    assert.doesNotMatch(JSON.stringify(onTaken.error), /8006|in use at this facility/);
     // Nothing ran: the free code was not set, and the refusals are not code reads.
-    assert.equal((await probe.get(`/visitors/${own}`)).status, 200);
-    const reuse = await api.post('/visitors', {
-      unitId: unit.id,
-      accessCode: '8999',
-      firstName: 'Free',
-      lastName: 'Still',
-      isTenant: true,
-    });
-    assert.equal(reuse.status, 201, '8999 was never given to the probing visitor');
+    const ownAt = { params: { path: { ...probe.path, visitorId: own } } };
+    await ok(probe.client.GET('/facilities/{facilityId}/visitors/{visitorId}', ownAt), 200);
+    const newVisitor = (at: Facility, accessCode: string, firstName: string, lastName: string) =>
+      at.client.POST('/facilities/{facilityId}/visitors', {
+        params: { path: at.path },
+        body: { unitId: unit.id, accessCode, firstName, lastName, isTenant: true },
+      });
+    const reuse = await newVisitor(api, '8999', 'Free', 'Still');
+    assert.equal(reuse.response.status, 201, '8999 was never given to the probing visitor');
     assert.equal((await codeReads(facility)).length, readsBefore);
     // A create is refused alike; changes that set no code go on.
-    const create = await probe.post('/visitors', {
-      unitId: unit.id,
-      accessCode: '8001',
-      firstName: 'P',
-      lastName: 'Q',
-      isTenant: true,
-    });
-    assert.equal(create.status, 429);
-    assert.equal((await probe.post(`/visitors/${own}/update`, { firstName: 'Renamed' })).status, 200);
+    assert.equal(await status(newVisitor(probe, '8001', 'P', 'Q')), 429);
+    await ok(update(probe, own, { firstName: 'Renamed' }), 200);
     // The throttle is the credential's: the account's other key still gets its answers.
-    const other = await api.post(`/visitors/${own}/update?suppressCommands=true`, { accessCode: '8001' });
-    assert.equal(other.status, 400);
-    assert.equal(other.body.code, 'ACCESS_CODE_IN_USE');
+    const other = await update(api, own, { accessCode: '8001' }, true);
+    assert.equal(other.response.status, 400);
+    assert.equal(other.error?.code, 'ACCESS_CODE_IN_USE');
   });
 
   it('holds a key with accesscontrol:codes to the same rule', async () => {
@@ -157,8 +166,7 @@ describe('a credential probing codes', () => {
     const support = pms(t, await keyOf(t, account, [...DEFAULT_SCOPES, 'accesscontrol:codes']), facility);
     const own = (await support.visitor(unit.id, '6200')).visitor.id;
     const statuses = [];
-    for (let i = 0; i < 6; i++)
-      statuses.push((await support.post(`/visitors/${own}/update`, { accessCode: '6100' })).status);
+    for (let i = 0; i < 6; i++) statuses.push(await status(update(support, own, { accessCode: '6100' })));
     assert.deepEqual(statuses, [400, 400, 400, 400, 400, 429]);
   });
 
@@ -172,19 +180,17 @@ describe('a credential probing codes', () => {
     const own = (await probe.visitor(unit.id, '5200')).visitor.id;
     // Twelve code changes that meet no code in use, some at once: none is refused.
     const changes = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => probe.post(`/visitors/${own}/update`, { accessCode: `52${10 + i}` })),
+      Array.from({ length: 12 }, (_, i) => update(probe, own, { accessCode: `52${10 + i}` })),
     );
     assert.deepEqual(
-      changes.map((c) => c.status),
+      changes.map((c) => c.response.status),
       Array(12).fill(200),
     );
     const answers = await Promise.all(
-      Array.from({ length: 60 }, () =>
-        probe.post(`/visitors/${own}/update?suppressCommands=true`, { accessCode: '5100' }),
-      ),
+      Array.from({ length: 60 }, () => update(probe, own, { accessCode: '5100' }, true)),
     );
-    const count = (status: number) => answers.filter((a) => a.status === status).length;
-    assert.equal(count(400), 5, JSON.stringify(answers.map((a) => a.status)));
+    const count = (status: number) => answers.filter((a) => a.response.status === status).length;
+    assert.equal(count(400), 5, JSON.stringify(answers.map((a) => a.response.status)));
     assert.equal(count(429), 55);
   });
 });
@@ -215,14 +221,9 @@ if (process.env.REDIS_URL && onPostgres) {
       const token = await keyOf(t, account);
       const own = (await pms(t, token, facility).visitor(unit.id, '4200')).visitor.id;
       for (let i = 0; i < 5; i++)
-        assert.equal(
-          (await pms(t, token, facility).post(`/visitors/${own}/update`, { accessCode: '4100' })).status,
-          400,
-        );
-      const there = await call(two, token, 'POST', `/facilities/${facility}/visitors/${own}/update`, {
-        accessCode: '4100',
-      });
-      assert.equal(there.status, 429, JSON.stringify(there.body));
+        assert.equal(await status(update(pms(t, token, facility), own, { accessCode: '4100' })), 400);
+      const there = await update(pms(two, token, facility), own, { accessCode: '4100' });
+      assert.equal(there.response.status, 429, JSON.stringify(there.error));
     });
   });
 }

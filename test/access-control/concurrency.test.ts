@@ -2,6 +2,7 @@
 // facility's command sequence stays gap-free and in commit order under concurrent changes.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { ok } from '../helpers/client.ts';
 import { tenantFixture } from '../helpers/tenants.ts';
 import { pms } from './helpers.ts';
 
@@ -15,19 +16,20 @@ it('eight visitors asking for the same code at once: one gets it, seven get 400 
   const units = await Promise.all([...Array(8).keys()].map((i) => api.unit(`RACE-${i}`)));
   const answers = await Promise.all(
     units.map((u) =>
-      api.post('/visitors', {
-        unitId: u.id,
-        accessCode: '5550001',
-        firstName: 'Racer',
-        lastName: u.unitNumber,
-        isTenant: true,
+      api.client.POST('/facilities/{facilityId}/visitors', {
+        params: { path: api.path },
+        body: { unitId: u.id, accessCode: '5550001', firstName: 'Racer', lastName: u.unitNumber, isTenant: true },
       }),
     ),
   );
-  assert.deepEqual(answers.map((a) => a.status).sort(), [201, 400, 400, 400, 400, 400, 400, 400]);
-  const rented = (await api.get('/units')).body.filter(
-    (u: { unitNumber: string; status: string }) => u.unitNumber.startsWith('RACE-') && u.status === 'Rented',
-  );
+  assert.deepEqual(answers.map((a) => a.response.status).sort(), [201, 400, 400, 400, 400, 400, 400, 400]);
+  for (const refused of answers.filter((a) => a.response.status === 400))
+    assert.deepEqual(
+      refused.error?.errors?.map((e) => e.path),
+      ['accessCode'],
+    );
+  const listed = await ok(api.client.GET('/facilities/{facilityId}/units', { params: { path: api.path } }), 200);
+  const rented = listed.filter((u) => u.unitNumber.startsWith('RACE-') && u.status === 'Rented');
   assert.equal(rented.length, 1, 'the refused changes left their units Vacant');
 });
 
@@ -37,13 +39,15 @@ it('concurrent changes on several facilities: every one answered, each facilityâ
     return [...Array(12).keys()].map(async (i) => {
       const unit = await api.unit(`C-${i}`);
       await api.visitor(unit.id, String(700000 + i));
-      return api.post(`/units/${unit.id}/disable`);
+      return api.client.POST('/facilities/{facilityId}/units/{unitId}/disable', {
+        params: { path: { ...api.path, unitId: unit.id } },
+      });
     });
   });
   const answers = await Promise.all(work);
-  assert.ok(answers.every((a) => a.status === 200));
+  assert.ok(answers.every((a) => a.response.status === 200));
   for (const f of site.account.facilities.slice(1)) {
-    const commands = await pms(t, site.account.token, f.id).commands('?limit=1000');
+    const commands = await pms(t, site.account.token, f.id).commands({ limit: 1000 });
     assert.equal(commands.length, 36);
     assert.deepEqual(
       commands.map((c) => c.sequence),

@@ -9,7 +9,9 @@ import {
   type ProvisionedAccount,
   tenantFixture,
 } from '../helpers/tenants.ts';
-import { call, pms } from './helpers.ts';
+import type { EntityId } from '../../src/ids.ts';
+import { ok, refused, typedClient } from '../helpers/client.ts';
+import { call, malformed, pms } from './helpers.ts';
 
 let other: ProvisionedAccount;
 const site = tenantFixture({
@@ -19,19 +21,26 @@ const site = tenantFixture({
   },
 });
 const { t } = site;
+const api = (facilityId: EntityId = site.facilityId, token = site.account.token) => pms(t, token, facilityId);
+const unitAt = (unitId: EntityId, at = api()) => ({ params: { path: { ...at.path, unitId } } });
+const createUnit = (body: { unitNumber: string; extendedData?: Record<string, unknown> }, at = api()) =>
+  at.client.POST('/facilities/{facilityId}/units', { params: { path: at.path }, body });
+const listUnits = (at = api()) =>
+  ok(at.client.GET('/facilities/{facilityId}/units', { params: { path: at.path } }), 200);
+const unitVisitors = (unitId: EntityId, at = api()) =>
+  ok(at.client.GET('/facilities/{facilityId}/units/{unitId}/visitors', unitAt(unitId, at)), 200);
+/** A unit's state action (an empty body), its whole answer. */
+const action = (unitId: EntityId, name: 'disable' | 'enable' | 'vacate', at = api()) =>
+  at.client.POST(`/facilities/{facilityId}/units/{unitId}/${name}`, unitAt(unitId, at));
 
 describe('facilities', () => {
   it('lists only the token account’s facilities and reads one', async () => {
-    const list = await call(t, site.account.token, 'GET', '/facilities');
-    assert.equal(list.status, 200);
-    assert.ok(Array.isArray(list.body));
-    assert.deepEqual(
-      list.body.map((f: { id: string }) => f.id).sort(),
-      site.account.facilities.map((f) => f.id).sort(),
-    );
-    const one = await call(t, site.account.token, 'GET', `/facilities/${site.facilityId}`);
-    assert.equal(one.status, 200);
-    assert.deepEqual(Object.keys(one.body).sort(), [
+    const { client, path } = api();
+    const list = await ok(client.GET('/facilities'), 200);
+    assert.ok(Array.isArray(list));
+    assert.deepEqual(list.map((f) => f.id).sort(), site.account.facilities.map((f) => f.id).sort());
+    const one = await ok(client.GET('/facilities/{facilityId}', { params: { path } }), 200);
+    assert.deepEqual(Object.keys(one).sort(), [
       'accountId',
       'addressLine',
       'city',
@@ -43,64 +52,67 @@ describe('facilities', () => {
       'state',
       'timeZone',
     ]);
-    assert.equal(one.body.timeZone, 'America/Denver');
+    assert.equal(one.timeZone, 'America/Denver');
   });
 
   it('another account’s facility is 404, like one that does not exist', async () => {
-    const foreign = other.facilities[0]!.id;
-    for (const path of ['', '/units', '/visitors', '/timegroups', '/accessprofiles', '/commands']) {
-      const r = await call(t, site.account.token, 'GET', `/facilities/${foreign}${path}`);
-      assert.equal(r.status, 404, path);
-      assert.equal(r.body.code, 'NOT_FOUND');
+    const { client, path } = api(other.facilities[0]!.id);
+    const at = { params: { path } };
+    for (const read of [
+      client.GET('/facilities/{facilityId}', at),
+      client.GET('/facilities/{facilityId}/units', at),
+      client.GET('/facilities/{facilityId}/visitors', at),
+      client.GET('/facilities/{facilityId}/timegroups', at),
+      client.GET('/facilities/{facilityId}/accessprofiles', at),
+      client.GET('/facilities/{facilityId}/commands', at),
+    ]) {
+      const r = await refused(read, 404);
+      assert.equal(r.code, 'NOT_FOUND');
     }
-    assert.equal(
-      (await call(t, site.account.token, 'POST', `/facilities/${foreign}/units`, { unitNumber: 'X1' })).status,
-      404,
-    );
-    assert.equal((await call(t, site.account.token, 'GET', '/facilities/999999999')).status, 404);
+    await refused(createUnit({ unitNumber: 'X1' }, api(other.facilities[0]!.id)), 404);
+    await refused(client.GET('/facilities/{facilityId}', { params: { path: { facilityId: 999999999 } } }), 404);
   });
 
   it('needs the accesscontrol scopes: 401 without a token, 403 for a gateway or partner token, 403 to write with a read-only key', async () => {
-    assert.equal((await t.app.inject({ method: 'GET', url: '/facilities' })).statusCode, 401);
+    await refused(typedClient(t).GET('/facilities'), 401);
     const gateway = await gatewayToken(t, site.facilityId);
     const partner = await partnerToken(t, 'AcmePMS', [site.account.facilities[0]!.guid!]);
     for (const token of [gateway.token, partner.token]) {
-      assert.equal((await call(t, token, 'GET', `/facilities/${site.facilityId}/units`)).status, 403);
+      const at = api(site.facilityId, token);
+      await refused(at.client.GET('/facilities/{facilityId}/units', { params: { path: at.path } }), 403);
     }
     const readOnly = await provisionAccount(t, { scopes: ['accesscontrol:read'] });
-    const ro = readOnly.facilities[0]!.id;
-    assert.equal((await call(t, readOnly.token, 'GET', `/facilities/${ro}/units`)).status, 200);
-    assert.equal((await call(t, readOnly.token, 'POST', `/facilities/${ro}/units`, { unitNumber: 'R1' })).status, 403);
+    const ro = api(readOnly.facilities[0]!.id, readOnly.token);
+    await listUnits(ro);
+    await refused(createUnit({ unitNumber: 'R1' }, ro), 403);
   });
 
   it('each facility starts with "24 Hours" and "All Access" as defaults', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    const groups = (await api.get('/timegroups')).body;
-    const profiles = (await api.get('/accessprofiles')).body;
+    const { client, path } = api();
+    const groups = await ok(client.GET('/facilities/{facilityId}/timegroups', { params: { path } }), 200);
+    const profiles = await ok(client.GET('/facilities/{facilityId}/accessprofiles', { params: { path } }), 200);
     assert.deepEqual(
-      groups.filter((g: { isDefault: boolean }) => g.isDefault).map((g: { name: string }) => g.name),
+      groups.filter((g) => g.isDefault).map((g) => g.name),
       ['24 Hours'],
     );
     assert.deepEqual(
-      profiles.filter((p: { isDefault: boolean }) => p.isDefault).map((p: { name: string }) => p.name),
+      profiles.filter((p) => p.isDefault).map((p) => p.name),
       ['All Access'],
     );
-    assert.deepEqual(groups.find((g: { name: string }) => g.name === '24 Hours').windows, [
+    assert.deepEqual(groups.find((g) => g.name === '24 Hours')?.windows, [
       { days: [0, 1, 2, 3, 4, 5, 6], start: '00:00', end: '24:00' },
     ]);
-    assert.equal(profiles.find((p: { name: string }) => p.name === 'All Access').accessAreas, null);
+    assert.equal(profiles.find((p) => p.name === 'All Access')?.accessAreas, null);
   });
 });
 
 describe('units', () => {
   it('creates a unit Vacant with extendedData (arbitrary keys, null values), lists and reads it', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    const created = await api.post('/units', {
-      unitNumber: 'A101',
-      extendedData: { pmsId: 17, 'odd key': null, nested: { a: [1, null] } },
-    });
-    assert.equal(created.status, 201);
-    assert.deepEqual(Object.keys(created.body).sort(), [
+    const created = await ok(
+      createUnit({ unitNumber: 'A101', extendedData: { pmsId: 17, 'odd key': null, nested: { a: [1, null] } } }),
+      201,
+    );
+    assert.deepEqual(Object.keys(created).sort(), [
       'extendedData',
       'facilityId',
       'id',
@@ -108,120 +120,110 @@ describe('units', () => {
       'status',
       'unitNumber',
     ]);
-    assert.equal(created.body.status, 'Vacant');
-    assert.equal(created.body.facilityId, site.facilityId);
-    assert.deepEqual(created.body.extendedData, { pmsId: 17, 'odd key': null, nested: { a: [1, null] } });
-    assert.ok((await api.get('/units')).body.some((u: { id: string }) => u.id === created.body.id));
-    assert.equal((await api.get(`/units/${created.body.id}`)).body.unitNumber, 'A101');
+    assert.equal(created.status, 'Vacant');
+    assert.equal(created.facilityId, site.facilityId);
+    assert.deepEqual(created.extendedData, { pmsId: 17, 'odd key': null, nested: { a: [1, null] } });
+    assert.ok((await listUnits()).some((u) => u.id === created.id));
+    const read = await ok(api().client.GET('/facilities/{facilityId}/units/{unitId}', unitAt(created.id)), 200);
+    assert.equal(read.unitNumber, 'A101');
   });
 
   it('refuses a unit number already used at the facility (400 naming unitNumber), allows it at another facility', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    await api.unit('B200');
-    const again = await api.post('/units', { unitNumber: 'B200' });
-    assert.equal(again.status, 400);
-    assert.equal(again.body.code, 'UNIT_NUMBER_TAKEN');
+    await api().unit('B200');
+    const again = await refused(createUnit({ unitNumber: 'B200' }), 400);
+    assert.equal(again.code, 'UNIT_NUMBER_TAKEN');
     assert.deepEqual(
-      again.body.errors.map((e: { path: string }) => e.path),
+      again.errors?.map((e) => e.path),
       ['unitNumber'],
     );
-    assert.equal(
-      (await pms(t, site.account.token, site.account.facilities[1]!.id).post('/units', { unitNumber: 'B200' })).status,
-      201,
-    );
+    await ok(createUnit({ unitNumber: 'B200' }, api(site.account.facilities[1]!.id)), 201);
   });
 
   it('validates: unitNumber required, 1–50 characters, extendedData an object', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    const r = await api.post('/units', { unitNumber: 'x'.repeat(51), extendedData: 'text' });
+    // extendedData as text and a body without unitNumber: raw, outside the document's types.
+    const raw = malformed(t, site.account.token, site.facilityId);
+    const r = await raw.post('/units', { unitNumber: 'x'.repeat(51), extendedData: 'text' });
     assert.equal(r.status, 400);
     assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path).sort(), ['extendedData', 'unitNumber']);
-    assert.equal((await api.post('/units', {})).body.errors[0].path, 'unitNumber');
-    assert.equal((await api.post('/units', { unitNumber: '   ' })).status, 400);
-    const big = await api.post('/units', { unitNumber: 'BIG', extendedData: { blob: 'x'.repeat(17_000) } });
-    assert.equal(big.status, 400);
-    assert.equal(big.body.errors[0].path, 'extendedData');
+    assert.equal((await raw.post('/units', {})).body.errors[0].path, 'unitNumber');
+    await refused(createUnit({ unitNumber: '   ' }), 400);
+    const big = await refused(createUnit({ unitNumber: 'BIG', extendedData: { blob: 'x'.repeat(17_000) } }), 400);
+    assert.equal(big.errors?.[0]?.path, 'extendedData');
   });
 
   it('goes Vacant → Rented (a tenant) → Delinquent → Rented → Vacant, then is deleted', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    const unit = await api.unit('C300');
-    const { unit: rented } = await api.visitor(unit.id, '31415');
-    assert.equal(rented.status, 'Rented');
-    assert.equal((await api.post(`/units/${unit.id}/disable`)).body.status, 'Delinquent');
-    const visitor = (await api.get(`/units/${unit.id}/visitors`)).body[0];
-    assert.equal(visitor.isLockedOut, true, 'a delinquent unit locks its visitors out');
-    assert.equal(visitor.isEnabled, true);
-    assert.equal((await api.post(`/units/${unit.id}/enable`)).body.status, 'Rented');
-    assert.equal((await api.post(`/units/${unit.id}/vacate`)).body.status, 'Vacant');
-    assert.deepEqual((await api.get(`/units/${unit.id}/visitors`)).body, [], 'vacating removes every visitor');
-    const deleted = await api.post(`/units/${unit.id}/delete/vacant`);
-    assert.equal(deleted.status, 200);
-    assert.equal(deleted.body, true);
-    assert.equal((await api.get(`/units/${unit.id}`)).status, 404);
-    assert.equal(
-      (await api.post('/units', { unitNumber: 'C300' })).status,
-      201,
-      'a deleted unit’s number can be used again',
+    const { client } = api();
+    const unit = await api().unit('C300');
+    const { unit: rented } = await api().visitor(unit.id, '31415');
+    assert.equal(rented?.status, 'Rented');
+    assert.equal((await ok(action(unit.id, 'disable'), 200)).status, 'Delinquent');
+    const [visitor] = await unitVisitors(unit.id);
+    assert.equal(visitor?.isLockedOut, true, 'a delinquent unit locks its visitors out');
+    assert.equal(visitor?.isEnabled, true);
+    assert.equal((await ok(action(unit.id, 'enable'), 200)).status, 'Rented');
+    assert.equal((await ok(action(unit.id, 'vacate'), 200)).status, 'Vacant');
+    assert.deepEqual(await unitVisitors(unit.id), [], 'vacating removes every visitor');
+    const deleted = await ok(
+      client.POST('/facilities/{facilityId}/units/{unitId}/delete/vacant', unitAt(unit.id)),
+      200,
     );
+    assert.equal(deleted, true);
+    await refused(client.GET('/facilities/{facilityId}/units/{unitId}', unitAt(unit.id)), 404);
+    const again = await createUnit({ unitNumber: 'C300' });
+    assert.equal(again.response.status, 201, 'a deleted unit’s number can be used again');
   });
 
   it('refuses actions not allowed in the current state with 409 and a reason', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    const vacant = await api.unit('D400');
-    for (const action of ['enable', 'disable']) {
-      const r = await api.post(`/units/${vacant.id}/${action}`);
-      assert.equal(r.status, 409, action);
-      assert.equal(r.body.code, 'UNIT_VACANT');
-      assert.match(r.body.detail, /vacant/i);
+    const { client } = api();
+    const vacant = await api().unit('D400');
+    for (const name of ['enable', 'disable'] as const) {
+      const r = await refused(action(vacant.id, name), 409);
+      assert.equal(r.code, 'UNIT_VACANT', name);
+      assert.match(r.detail, /vacant/i);
     }
-    const rented = await api.unit('D401');
-    await api.visitor(rented.id, '27182');
-    const refused = await api.post(`/units/${rented.id}/delete/vacant`);
-    assert.equal(refused.status, 409);
-    assert.equal(refused.body.code, 'UNIT_OCCUPIED');
-    assert.match(refused.body.detail, /Vacate it first/);
-    await api.post(`/units/${rented.id}/disable`);
-    assert.equal((await api.post(`/units/${rented.id}/delete/vacant`)).body.code, 'UNIT_OCCUPIED');
+    const rented = await api().unit('D401');
+    await api().visitor(rented.id, '27182');
+    const deleteVacant = () => client.POST('/facilities/{facilityId}/units/{unitId}/delete/vacant', unitAt(rented.id));
+    const occupied = await refused(deleteVacant(), 409);
+    assert.equal(occupied.code, 'UNIT_OCCUPIED');
+    assert.match(occupied.detail, /Vacate it first/);
+    await ok(action(rented.id, 'disable'), 200);
+    assert.equal((await refused(deleteVacant(), 409)).code, 'UNIT_OCCUPIED');
   });
 
   it('a repeated action answers the unit unchanged and writes no command', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
-    const unit = await api.unit('E500');
-    await api.visitor(unit.id, '16180');
-    await api.post(`/units/${unit.id}/disable`);
-    const before = (await api.commands('?limit=1000')).length;
-    const again = await api.post(`/units/${unit.id}/disable`);
-    assert.equal(again.status, 200);
-    assert.equal(again.body.status, 'Delinquent');
-    assert.equal((await api.commands('?limit=1000')).length, before);
+    const unit = await api().unit('E500');
+    await api().visitor(unit.id, '16180');
+    await ok(action(unit.id, 'disable'), 200);
+    const before = (await api().commands({ limit: 1000 })).length;
+    const again = await ok(action(unit.id, 'disable'), 200);
+    assert.equal(again.status, 'Delinquent');
+    assert.equal((await api().commands({ limit: 1000 })).length, before);
   });
 
   it('unknown or malformed unit ids are 404', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
+    // Ids that are not ids at all: raw, as the typed client sends numbers only.
+    const raw = malformed(t, site.account.token, site.facilityId);
     for (const id of ['999999999', 'not-an-id', '0', '-1', '1e3', '99999999999999999999']) {
-      assert.equal((await api.get(`/units/${id}`)).status, 404);
-      assert.equal((await api.post(`/units/${id}/disable`)).status, 404);
-      assert.equal((await api.get(`/units/${id}/visitors`)).status, 404);
+      assert.equal((await raw.get(`/units/${id}`)).status, 404);
+      assert.equal((await raw.post(`/units/${id}/disable`)).status, 404);
+      assert.equal((await raw.get(`/units/${id}/visitors`)).status, 404);
     }
     const foreignUnit = await pms(t, other.token, other.facilities[0]!.id).unit('F1');
-    assert.equal(
-      (await api.post(`/units/${foreignUnit.id}/disable`)).status,
-      404,
-      'a unit of another facility is not found here',
-    );
+    const foreign = await action(foreignUnit.id, 'disable');
+    assert.equal(foreign.response.status, 404, 'a unit of another facility is not found here');
   });
 });
 
 describe('compatibility forms', () => {
   it('accepts application/json-patch+json bodies, empty bodies on actions, and an api-version: 2.0 header', async () => {
-    const api = pms(t, site.account.token, site.facilityId);
+    const api = malformed(t, site.account.token, site.facilityId);
     const patch = await api.post('/units', JSON.stringify({ unitNumber: 'P1' }), {
       'content-type': 'application/json-patch+json',
       'api-version': '2.0',
     });
     assert.equal(patch.status, 201);
-    await api.visitor(patch.body.id, '9090');
+    await pms(t, site.account.token, site.facilityId).visitor(patch.body.id, '9090');
     const variants: Record<string, string>[] = [
       { 'content-type': 'application/json-patch+json' },
       { 'content-type': 'application/json' },
@@ -240,7 +242,7 @@ describe('compatibility forms', () => {
   });
 
   it('refuses a body that is not JSON with 400, naming no internals', async () => {
-    const r = await pms(t, site.account.token, site.facilityId).post('/units', '{"unitNumber": ', {
+    const r = await malformed(t, site.account.token, site.facilityId).post('/units', '{"unitNumber": ', {
       'content-type': 'application/json-patch+json',
     });
     assert.equal(r.status, 400);
@@ -250,33 +252,47 @@ describe('compatibility forms', () => {
 
 describe('suppressCommands and refresh', () => {
   it('suppressCommands (body or query) makes the change without a command; a refresh sends the full state in one', async () => {
-    const fid = site.account.facilities[1]!.id;
-    const api = pms(t, site.account.token, fid);
-    const before = (await api.commands('?limit=1000')).length;
-    const a = await api.post('/units', { unitNumber: 'S1', suppressCommands: true });
-    const b = await api.post('/units?suppressCommands=true', { unitNumber: 'S2' });
-    assert.equal(a.status, 201);
-    assert.equal(b.status, 201);
-    await api.post(`/units/${a.body.id}/delete/vacant?suppressCommands=true`);
-    assert.equal((await api.commands('?limit=1000')).length, before);
+    const at = api(site.account.facilities[1]!.id);
+    const { client, path } = at;
+    const before = (await at.commands({ limit: 1000 })).length;
+    const a = await ok(
+      client.POST('/facilities/{facilityId}/units', {
+        params: { path },
+        body: { unitNumber: 'S1', suppressCommands: true },
+      }),
+      201,
+    );
+    await ok(
+      client.POST('/facilities/{facilityId}/units', {
+        params: { path, query: { suppressCommands: true } },
+        body: { unitNumber: 'S2' },
+      }),
+      201,
+    );
+    await ok(
+      client.POST('/facilities/{facilityId}/units/{unitId}/delete/vacant', {
+        params: { path: { ...path, unitId: a.id }, query: { suppressCommands: true } },
+      }),
+      200,
+    );
+    assert.equal((await at.commands({ limit: 1000 })).length, before);
 
-    const refresh = await api.post('/units/refresh');
-    assert.equal(refresh.status, 202);
-    assert.equal(refresh.body.command.type, 'units.refresh');
-    const units = (await api.get('/units')).body;
-    assert.equal(refresh.body.count, units.length);
-    const commands = await api.commands('?limit=1000');
+    const refresh = await ok(client.POST('/facilities/{facilityId}/units/refresh', { params: { path } }), 202);
+    assert.equal(refresh.command.type, 'units.refresh');
+    const units = await listUnits(at);
+    assert.equal(refresh.count, units.length);
+    const commands = await at.commands({ limit: 1000 });
     assert.equal(commands.length, before + 1);
     const last = commands.at(-1);
-    assert.equal(last.id, refresh.body.command.id);
+    assert.ok(last);
+    assert.equal(last.id, refresh.command.id);
+    // The document leaves a command's payload open: a refresh carries the units' state.
+    const state = (last.payload as { units: { unitNumber: string }[] }).units;
     assert.deepEqual(
-      last.payload.units.map((u: { unitNumber: string }) => u.unitNumber),
-      units.map((u: { unitNumber: string }) => u.unitNumber),
+      state.map((u) => u.unitNumber),
+      units.map((u) => u.unitNumber),
     );
-    assert.ok(
-      !last.payload.units.some((u: { unitNumber: string }) => u.unitNumber === 'S1'),
-      'the deleted unit is not in the state',
-    );
+    assert.ok(!state.some((u) => u.unitNumber === 'S1'), 'the deleted unit is not in the state');
   });
 
   it('the OpenAPI document marks the refresh routes and suppressCommands deprecated', async () => {

@@ -8,7 +8,6 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import type { AuctionStatus } from '../../src/auctions/model.ts';
 import { isValidHistory, type Trigger } from '../../src/auctions/transitions.ts';
-import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { partnerToken, uniqueGuid } from '../helpers/tenants.ts';
 import { byUnit, cancelUnit, createList, envelopeOf, record, type Partner } from './helpers.ts';
@@ -21,13 +20,12 @@ let t: TestApp;
 let accountId: EntityId;
 before(async () => {
   t = await startTestApp({ env: { AUCTION_RECREATE_WAIT_MINUTES: '15', LOG_LEVEL: 'warn' } });
-  accountId = (await admin.createAccount(t.services.database.db, { name: 'Race Storage' })).id;
+  accountId = (await t.services.tenancy.createAccount({ name: 'Race Storage' })).id;
 });
 after(() => t.close());
 
 async function freshPartner(round: number): Promise<Partner> {
-  const db = t.services.database.db;
-  const facility = await admin.createFacility(db, {
+  const facility = await t.services.tenancy.createFacility({
     accountId,
     name: `Race ${round}`,
     timeZone: 'America/Denver',

@@ -12,7 +12,6 @@ import { RECHECK_MS } from '../../src/auth/credential-status.ts';
 import { TOKEN_CLOCK_TOLERANCE_SECONDS, TokenService } from '../../src/auth/tokens.ts';
 import { requireAccessDeclarations } from '../../src/http/access.ts';
 import { facilityOf, principalOf } from '../../src/http/caller.ts';
-import * as admin from '../../src/tenancy/index.ts';
 import { ManualClock, startTestApp, type TestApp } from '../helpers/harness.ts';
 import {
   bearer,
@@ -202,7 +201,7 @@ describe('revocation and key rotation', () => {
   it('a revoked account key gets no new token at once, and its tokens stop within 5 seconds', async () => {
     const c = await provisionAccount(t);
     assert.equal((await get(`/test/accounts/${c.accountId}`, c.token)).statusCode, 200);
-    await admin.revokeAccountKey(t.services.database.db, c.key.apiKey);
+    await t.services.tenancy.revokeAccountKey(c.key.apiKey);
     const again = await requestToken(t, {
       grant_type: 'password',
       client_id: c.pms.clientId,

@@ -3,7 +3,7 @@
 // machine without Redis there is nothing to share and this file has no test to run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as admin from '../../src/tenancy/index.ts';
+import { typedClient } from '../helpers/client.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const redisUrl = process.env.REDIS_URL;
@@ -28,57 +28,44 @@ if (redisUrl) {
     });
 
     it('failures counted by one instance throttle the client at that address on another', async () => {
-      const app = await admin.createApplication(one.services.database.db, { name: 'Shared' });
-      const wrong = { grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'gh_cs_wrong' };
+      const app = await one.services.tenancy.createApplication({ name: 'Shared' });
+      const wrong = {
+        grant_type: 'client_credentials',
+        client_id: app.clientId,
+        client_secret: 'gh_cs_wrong',
+      } as const;
       const address = '198.51.100.1';
-      for (let i = 0; i < 3; i++) {
-        const response = await one.app.inject({
-          method: 'POST',
-          url: '/auth/token',
-          payload: wrong,
-          remoteAddress: address,
-        });
-        assert.equal(response.statusCode, 401);
-      }
-      const there = await two.app.inject({
-        method: 'POST',
-        url: '/auth/token',
-        payload: wrong,
-        remoteAddress: address,
-      });
-      assert.equal(there.statusCode, 429);
-      assert.ok(Number(there.headers['retry-after']) > 0);
+      const token = (instance: TestApp, remoteAddress: string) =>
+        typedClient(instance, null, { remoteAddress }).POST('/auth/token', { body: wrong });
+      for (let i = 0; i < 3; i++) assert.equal((await token(one, address)).response.status, 401);
+      const there = (await token(two, address)).response;
+      assert.equal(there.status, 429);
+      assert.ok(Number(there.headers.get('retry-after')) > 0);
       // Per (client, address): from another address the client's requests are still checked.
-      const elsewhere = await two.app.inject({
-        method: 'POST',
-        url: '/auth/token',
-        payload: wrong,
-        remoteAddress: '198.51.100.99',
-      });
-      assert.equal(elsewhere.statusCode, 401);
+      assert.equal((await token(two, '198.51.100.99')).response.status, 401);
     });
 
     it('the request rate limit is counted across instances', async () => {
       const address = `192.0.2.${Math.floor(Math.random() * 200) + 1}`;
-      const route = '/.well-known/jwks.json';
-      let last = 0;
-      for (let i = 0; i < 30; i++)
-        last = Number(
-          (await one.app.inject({ method: 'GET', url: route, remoteAddress: address })).headers['ratelimit-remaining'],
+      const remaining = async (instance: TestApp) => {
+        const { response } = await typedClient(instance, null, { remoteAddress: address }).GET(
+          '/.well-known/jwks.json',
         );
-      const remaining = Number(
-        (await two.app.inject({ method: 'GET', url: route, remoteAddress: address })).headers['ratelimit-remaining'],
-      );
-      assert.equal(remaining, last - 1);
+        assert.equal(response.status, 200);
+        return Number(response.headers.get('ratelimit-remaining'));
+      };
+      let last = 0;
+      for (let i = 0; i < 30; i++) last = await remaining(one);
+      assert.equal(await remaining(two), last - 1);
     });
 
     it('the liveness probe is counted in process memory only', async () => {
       const address = `192.0.2.${Math.floor(Math.random() * 200) + 1}`;
-      for (let i = 0; i < 5; i++) await one.app.inject({ method: 'GET', url: '/health', remoteAddress: address });
-      const response = await two.app.inject({ method: 'GET', url: '/health', remoteAddress: address });
-      assert.equal(response.statusCode, 200);
+      for (let i = 0; i < 5; i++) await typedClient(one, null, { remoteAddress: address }).GET('/health');
+      const { response } = await typedClient(two, null, { remoteAddress: address }).GET('/health');
+      assert.equal(response.status, 200);
       assert.equal(
-        Number(response.headers['ratelimit-remaining']),
+        Number(response.headers.get('ratelimit-remaining')),
         49,
         'the other instance has not seen the first five',
       );

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import * as admin from '../../src/tenancy/index.ts';
 import { ok, typedClient } from '../helpers/client.ts';
 import { ManualClock } from '../helpers/harness.ts';
 import { requestToken, tenantFixture } from '../helpers/tenants.ts';
@@ -86,7 +85,7 @@ describe('password grant', () => {
   it("refuses a wrong API secret, an unknown API key, and another application's account key", async () => {
     assertOAuthError(await requestToken(t, { ...passwordForm(), password: 'gh_as_wrong' }), 400, 'invalid_grant');
     assertOAuthError(await requestToken(t, { ...passwordForm(), username: 'key_nope' }), 400, 'invalid_grant');
-    const otherApp = await admin.createApplication(t.services.database.db, { name: 'Other PMS' });
+    const otherApp = await t.services.tenancy.createApplication({ name: 'Other PMS' });
     assertOAuthError(
       await requestToken(t, { ...passwordForm(), client_id: otherApp.clientId, client_secret: otherApp.clientSecret }),
       400,
@@ -162,8 +161,8 @@ describe('client authentication and request errors', () => {
         .then((r) => ({ status: r.statusCode, body: r.json() }));
     const hostile = ["' or '1'='1", '"; drop table accounts; --', 'a\u0000b\r\n\u0007', '%00', '\\x27'];
     for (const value of hostile) {
-      const pms = await admin.createApplication(t.services.database.db, { name: 'Hostile test PMS' });
-      const key = await admin.createAccountKey(t.services.database.db, {
+      const pms = await t.services.tenancy.createApplication({ name: 'Hostile test PMS' });
+      const key = await t.services.tenancy.createAccountKey({
         accountId: site.account.accountId,
         clientId: pms.clientId,
       });
@@ -196,7 +195,7 @@ describe('client authentication and request errors', () => {
 
 describe('client_credentials grant', () => {
   it('gives a partner its client type, facilities and auction scopes', async () => {
-    const partner = await admin.createApplication(t.services.database.db, {
+    const partner = await t.services.tenancy.createApplication({
       name: 'Bidders',
       clientType: 'AcmePMS',
       facilityGuids: [site.account.facilities[0]!.guid!],
@@ -215,7 +214,7 @@ describe('client_credentials grant', () => {
   });
 
   it('gives a gateway controller its facility and the gateway scope', async () => {
-    const gateway = await admin.createGatewayCredential(t.services.database.db, {
+    const gateway = await t.services.tenancy.createGatewayCredential({
       facilityId: site.account.facilities[0]!.id,
     });
     const response = await requestToken(t, {
@@ -231,7 +230,7 @@ describe('client_credentials grant', () => {
   });
 
   it('gives an operator the admin scope', async () => {
-    const operator = await admin.createApplication(t.services.database.db, { name: 'Ops', operator: true });
+    const operator = await t.services.tenancy.createApplication({ name: 'Ops', operator: true });
     const response = await requestToken(t, {
       grant_type: 'client_credentials',
       client_id: operator.clientId,
@@ -279,7 +278,7 @@ describe('refresh_token grant', () => {
 
   it('refuses a refresh token presented by another client', async () => {
     const first = await requestToken(t, passwordForm());
-    const other = await admin.createApplication(t.services.database.db, { name: 'Thief' });
+    const other = await t.services.tenancy.createApplication({ name: 'Thief' });
     assertOAuthError(
       await requestToken(t, {
         grant_type: 'refresh_token',
@@ -296,8 +295,8 @@ describe('refresh_token grant', () => {
 describe('throttling of failed token requests', () => {
   it('throttles 400 wrong passwords in a row, and a right one works after the window', async () => {
     // A client of its own, so that the other tests' clients are not throttled by this one.
-    const pms = await admin.createApplication(t.services.database.db, { name: 'Throttled PMS' });
-    const key = await admin.createAccountKey(t.services.database.db, {
+    const pms = await t.services.tenancy.createApplication({ name: 'Throttled PMS' });
+    const key = await t.services.tenancy.createAccountKey({
       accountId: site.account.accountId,
       clientId: pms.clientId,
     });
@@ -343,8 +342,8 @@ describe('throttling of failed token requests', () => {
   });
 
   it('counts stale refresh tokens per grant: 12 of them never lock the same PMS out of its password grant', async () => {
-    const pms = await admin.createApplication(t.services.database.db, { name: 'PMS with a stale token store' });
-    const key = await admin.createAccountKey(t.services.database.db, {
+    const pms = await t.services.tenancy.createApplication({ name: 'PMS with a stale token store' });
+    const key = await t.services.tenancy.createAccountKey({
       accountId: site.account.accountId,
       clientId: pms.clientId,
     });

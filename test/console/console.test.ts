@@ -4,7 +4,6 @@
 // incomplete auction — the page only ever uses the admin API.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import * as admin from '../../src/tenancy/index.ts';
 import { consoleFixture, signIn } from '../helpers/browser.ts';
 import { tokenFrom } from '../helpers/http.ts';
 import { bearer } from '../helpers/tenants.ts';
@@ -47,7 +46,7 @@ it('support sees grouped notifications with their count, resolves a Pending char
       })),
     ),
   );
-  const operator = await admin.createApplication(session.t.services.database.db, {
+  const operator = await session.t.services.tenancy.createApplication({
     name: 'Support desk',
     operator: true,
   });

@@ -7,7 +7,6 @@
 // occurrence — sorted by facility and paged. The admin routes it uses are checked over HTTP too.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import * as admin from '../../src/tenancy/index.ts';
 import { consoleFixture, signIn } from '../helpers/browser.ts';
 import { ok, refused, typedClient } from '../helpers/client.ts';
 import { tokenFrom } from '../helpers/http.ts';
@@ -42,11 +41,12 @@ async function statusOf(auctionId: string) {
 }
 
 it('works a queue of fifty Pending auctions and the open notifications: sorted, paged, in the facility’s time', async () => {
-  const db = session.t.services.database.db;
-  const account = await admin.createAccount(db, { name: 'Queue Storage' });
+  const { db } = session.t.services.database;
+  const { tenancy } = session.t.services;
+  const account = await tenancy.createAccount({ name: 'Queue Storage' });
   let made = 0;
   const facility = (name: string, timeZone: string) =>
-    admin.createFacility(db, {
+    tenancy.createFacility({
       accountId: account.id,
       name,
       timeZone,
@@ -101,7 +101,7 @@ it('works a queue of fifty Pending auctions and the open notifications: sorted, 
     ),
   );
 
-  const operator = await admin.createApplication(db, { name: 'Queue desk', operator: true });
+  const operator = await tenancy.createApplication({ name: 'Queue desk', operator: true });
   const token = await tokenFrom(session.base, {
     grant_type: 'client_credentials',
     client_id: operator.clientId,

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import * as admin from '../../src/tenancy/index.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { freePort } from './process.ts';
 
@@ -121,7 +120,7 @@ export function consoleFixture(): ConsoleFixture {
       return { page, problems: watchProblems(page) };
     },
     async signedIn(desk) {
-      const operator = await admin.createApplication(started().t.services.database.db, { name: desk, operator: true });
+      const operator = await started().t.services.tenancy.createApplication({ name: desk, operator: true });
       const { page, problems } = await fixture.open();
       await signIn(page, started().base, operator.clientId, operator.clientSecret);
       await page.waitForSelector('#work:not([hidden])');

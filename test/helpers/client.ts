@@ -18,8 +18,13 @@ import type { TestApp } from './harness.ts';
 /** The origin the client names; the request never leaves the process. */
 const INJECTED = 'http://gatehouse.inject';
 
+/** How an injected request arrives, beyond what a Request can say: the caller's address. */
+export interface InjectedFrom {
+  remoteAddress?: string;
+}
+
 /** A fetch that answers a Request from app.inject, with the answer as a Response. */
-export function injectFetch(app: App): typeof fetch {
+export function injectFetch(app: App, from: InjectedFrom = {}): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -29,6 +34,7 @@ export function injectFetch(app: App): typeof fetch {
       url: url.pathname + url.search,
       headers: Object.fromEntries(request.headers),
       ...(body === undefined ? {} : { payload: body }),
+      ...(from.remoteAddress === undefined ? {} : { remoteAddress: from.remoteAddress }),
     });
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -59,11 +65,15 @@ function contractOf(app: App): Promise<ContractCheck> {
 /**
  * The typed client of the test's app, with `token` as its bearer token (none: an anonymous caller);
  * every answer is checked against the app's API description: an undocumented status, media type or
- * field fails the test.
+ * field fails the test. `from` sets the caller's address (rate limits and throttles count by it).
  */
-export function typedClient(t: TestApp | App, token?: string | null): GatehouseClient {
+export function typedClient(t: TestApp | App, token?: string | null, from?: InjectedFrom): GatehouseClient {
   const app = 'app' in t ? t.app : t;
-  const client = createGatehouseClient({ baseUrl: INJECTED, fetch: injectFetch(app), ...(token ? { token } : {}) });
+  const client = createGatehouseClient({
+    baseUrl: INJECTED,
+    fetch: injectFetch(app, from),
+    ...(token ? { token } : {}),
+  });
   client.use({
     async onResponse(params) {
       return (await contractOf(app)).middleware.onResponse?.(params);

@@ -2,7 +2,6 @@
 // and tokens obtained from the real token endpoint.
 import type { EntityId } from '../../src/ids.ts';
 import { randomBytes } from 'node:crypto';
-import * as admin from '../../src/tenancy/index.ts';
 import { typedClient } from './client.ts';
 import { type AppFixtureOptions, appFixture, type TestApp } from './harness.ts';
 
@@ -42,12 +41,12 @@ export async function provisionAccount(
   t: TestApp,
   options: { facilities?: number; timeZone?: string; guids?: boolean; scopes?: string[]; name?: string } = {},
 ): Promise<ProvisionedAccount> {
-  const db = t.services.database.db;
-  const account = await admin.createAccount(db, { name: options.name ?? 'Test Storage Co' });
+  const tenancy = t.services.tenancy;
+  const account = await tenancy.createAccount({ name: options.name ?? 'Test Storage Co' });
   const facilities = [];
   for (let i = 0; i < (options.facilities ?? 1); i++) {
     facilities.push(
-      await admin.createFacility(db, {
+      await tenancy.createFacility({
         accountId: account.id,
         name: `Facility ${i + 1}`,
         timeZone: options.timeZone ?? 'America/Denver',
@@ -56,8 +55,8 @@ export async function provisionAccount(
       }),
     );
   }
-  const pms = await admin.createApplication(db, { name: 'Test PMS' });
-  const key = await admin.createAccountKey(db, {
+  const pms = await tenancy.createApplication({ name: 'Test PMS' });
+  const key = await tenancy.createAccountKey({
     accountId: account.id,
     clientId: pms.clientId,
     scopes: options.scopes,
@@ -104,19 +103,19 @@ async function withToken(t: TestApp, client: { clientId: string; clientSecret: s
 
 /** An auction partner assigned to the given facility guids, and its token. */
 export async function partnerToken(t: TestApp, clientType: string, facilityGuids: string[]): Promise<Client> {
-  const db = t.services.database.db;
-  return withToken(t, await admin.createApplication(db, { name: `Partner ${clientType}`, clientType, facilityGuids }));
+  const partner = { name: `Partner ${clientType}`, clientType, facilityGuids };
+  return withToken(t, await t.services.tenancy.createApplication(partner));
 }
 
 /** A facility's gateway controller credentials and token. */
 export async function gatewayToken(t: TestApp, facilityId: EntityId): Promise<Client> {
-  return withToken(t, await admin.createGatewayCredential(t.services.database.db, { facilityId }));
+  return withToken(t, await t.services.tenancy.createGatewayCredential({ facilityId }));
 }
 
 /** An operator application's token (scope admin). */
 export async function operatorToken(t: TestApp): Promise<string> {
-  const db = t.services.database.db;
-  return (await withToken(t, await admin.createApplication(db, { name: 'Operator console', operator: true }))).token;
+  const operator = await t.services.tenancy.createApplication({ name: 'Operator console', operator: true });
+  return (await withToken(t, operator)).token;
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { typedClient } from '../helpers/client.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const DEADLINE_MS = 400;
@@ -80,7 +81,7 @@ describe('the request deadline', () => {
     while (lateHandlersDone < before + 3) await sleep(20);
     await sleep(50);
     // Still serving, and nothing sent twice.
-    assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+    assert.equal((await typedClient(t).GET('/health')).response.status, 200);
     const requestLines = t.logs.lines.filter((line) => line.includes('"msg":"request"') && line.includes('/test/slow'));
     assert.ok(
       requestLines.every((line) => line.includes('"statusCode":503')),

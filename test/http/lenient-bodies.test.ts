@@ -6,7 +6,8 @@ import { CreateUnitBody, CreateVisitorBody, UpdateVisitorBody } from '../../src/
 import { coerceBody, lenientDescription, lenientFields } from '../../src/http/lenient.ts';
 import { ACCEPTS_INTEGER, Nullable, StringAcceptingInteger } from '../../src/http/schemas.ts';
 import { faultsFromAjv, withSafeIntegers } from '../../src/http/validation.ts';
-import { pms, type Reply } from '../access-control/helpers.ts';
+import { malformed, pms, type Reply } from '../access-control/helpers.ts';
+import { ok, refused } from '../helpers/client.ts';
 import { bearer, gatewayToken, operatorToken, tenantFixture } from '../helpers/tenants.ts';
 
 /** Every string an integer field must refuse: it stays a string and fails as "must be a whole number". */
@@ -220,12 +221,15 @@ describe('lenient bodies through the access-control face', () => {
   let profiles: { id: number; name: string; isDefault: boolean }[];
   const site = tenantFixture({
     async started(t) {
-      groups = (await pms(t, site.account.token, site.facilityId).get('/timegroups')).body;
-      profiles = (await pms(t, site.account.token, site.facilityId).get('/accessprofiles')).body;
+      const { client, path } = pms(t, site.account.token, site.facilityId);
+      groups = await ok(client.GET('/facilities/{facilityId}/timegroups', { params: { path } }), 200);
+      profiles = await ok(client.GET('/facilities/{facilityId}/accessprofiles', { params: { path } }), 200);
     },
   });
   const { t } = site;
   const api = () => pms(t, site.account.token, site.facilityId);
+  /** Bodies the document's types do not allow (strings for numbers and booleans, a code as a number). */
+  const lenient = () => malformed(t, site.account.token, site.facilityId);
 
   /** A POST to the face with a body sent as is, in the given content type. */
   async function send(path: string, contentType: string, payload: string): Promise<Reply> {
@@ -249,18 +253,18 @@ describe('lenient bodies through the access-control face', () => {
   const gateOnly = () => profiles.find((p) => p.name === 'Gate Only')!;
 
   it('creates a unit with suppressCommands sent as a string ("true" makes no command, "False" one)', async () => {
-    const before = (await api().commands('?limit=1000')).length;
-    const quiet = await api().post('/units', { unitNumber: 'L1', suppressCommands: 'true' });
+    const before = (await api().commands({ limit: 1000 })).length;
+    const quiet = await lenient().post('/units', { unitNumber: 'L1', suppressCommands: 'true' });
     assert.equal(quiet.status, 201, JSON.stringify(quiet.body));
-    assert.equal((await api().commands('?limit=1000')).length, before);
-    const loud = await api().post('/units', { unitNumber: 'L2', suppressCommands: 'False' });
+    assert.equal((await api().commands({ limit: 1000 })).length, before);
+    const loud = await lenient().post('/units', { unitNumber: 'L2', suppressCommands: 'False' });
     assert.equal(loud.status, 201, JSON.stringify(loud.body));
-    assert.equal((await api().commands('?limit=1000')).length, before + 1);
+    assert.equal((await api().commands({ limit: 1000 })).length, before + 1);
   });
 
   it('creates a visitor with ids, booleans and the time group / access profile as strings, the code as a number', async () => {
     const unit = await api().unit('L3');
-    const r = await api().post('/visitors', {
+    const r = await lenient().post('/visitors', {
       unitId: String(unit.id),
       accessCode: 42,
       firstName: 'Strings',
@@ -278,17 +282,16 @@ describe('lenient bodies through the access-control face', () => {
     assert.equal(v.accessProfileName, 'Gate Only');
     assert.equal(r.body.unit.status, 'Rented');
     // The code 42 was stored as the digits "42": the same code as a string is now taken.
-    const again = await api().post('/visitors', {
-      unitId: unit.id,
-      accessCode: '42',
-      firstName: 'Second',
-      lastName: 'Holder',
-      isTenant: false,
-    });
-    assert.equal(again.status, 400);
-    assert.equal(again.body.code, 'ACCESS_CODE_IN_USE');
+    const again = await refused(
+      api().client.POST('/facilities/{facilityId}/visitors', {
+        params: { path: api().path },
+        body: { unitId: unit.id, accessCode: '42', firstName: 'Second', lastName: 'Holder', isTenant: false },
+      }),
+      400,
+    );
+    assert.equal(again.code, 'ACCESS_CODE_IN_USE');
     // "0" means the default, as 0 does; an update takes strings as well.
-    const update = await api().post(`/visitors/${v.id}/update`, { timeGroupId: '0', accessProfileId: null });
+    const update = await lenient().post(`/visitors/${v.id}/update`, { timeGroupId: '0', accessProfileId: null });
     assert.equal(update.status, 200, JSON.stringify(update.body));
     assert.equal(update.body.timeGroupId, groups.find((g) => g.isDefault)!.id);
     assert.equal(update.body.accessProfileId, profiles.find((p) => p.isDefault)!.id);
@@ -338,7 +341,7 @@ describe('lenient bodies through the access-control face', () => {
     assert.equal(visitor.body.visitor.timeGroupName, 'Business Hours');
     assert.equal(visitor.body.visitor.accessProfileName, 'All Access');
     // "0077" kept its zeros: 77 is another code, "0077" the same one.
-    const other = await api().post('/visitors', {
+    const other = await lenient().post('/visitors', {
       unitId: unit.body.id,
       accessCode: 77,
       firstName: 'N',
@@ -346,14 +349,13 @@ describe('lenient bodies through the access-control face', () => {
       isTenant: false,
     });
     assert.equal(other.status, 201, JSON.stringify(other.body));
-    const same = await api().post('/visitors', {
-      unitId: unit.body.id,
-      accessCode: '0077',
-      firstName: 'S',
-      lastName: 'Z',
-      isTenant: false,
-    });
-    assert.equal(same.status, 400);
+    await refused(
+      api().client.POST('/facilities/{facilityId}/visitors', {
+        params: { path: api().path },
+        body: { unitId: unit.body.id, accessCode: '0077', firstName: 'S', lastName: 'Z', isTenant: false },
+      }),
+      400,
+    );
   });
 
   for (const contentType of ['application/json', 'application/json-patch+json', 'application/x-www-form-urlencoded']) {
@@ -383,7 +385,7 @@ describe('lenient bodies through the access-control face', () => {
   it('refuses every bad string for an integer, and "yes" for a boolean: 400 problem+json naming the field', async () => {
     const unit = await api().unit('L6');
     for (const bad of BAD_INTEGERS) {
-      const r = await api().post('/visitors', {
+      const r = await lenient().post('/visitors', {
         unitId: unit.id,
         accessCode: '6060',
         firstName: 'Bad',
@@ -400,7 +402,7 @@ describe('lenient bodies through the access-control face', () => {
       );
     }
     for (const bad of BAD_BOOLEANS) {
-      const r = await api().post('/units', { unitNumber: 'L7', suppressCommands: bad });
+      const r = await lenient().post('/units', { unitNumber: 'L7', suppressCommands: bad });
       assert.equal(r.status, 400, JSON.stringify(bad));
       assert.deepEqual(
         r.body.errors,
@@ -431,25 +433,34 @@ describe('lenient bodies through the access-control face', () => {
       'isTenant',
       'timeGroupId',
     ]);
-    assert.equal((await api().get(`/units/${unit.id}`)).body.status, 'Vacant');
+    const unitPath = { params: { path: { ...api().path, unitId: unit.id } } };
+    assert.equal(
+      (await ok(api().client.GET('/facilities/{facilityId}/units/{unitId}', unitPath), 200)).status,
+      'Vacant',
+    );
     // A JSON number of the right type but out of range: the integer branch of the union says why.
-    const negative = await api().post('/visitors', {
-      unitId: unit.id,
-      accessCode: '6061',
-      firstName: 'Neg',
-      lastName: 'Ative',
-      isTenant: true,
-      timeGroupId: -1,
-    });
-    assert.equal(negative.status, 400);
-    assert.deepEqual(negative.body.errors, [{ path: 'timeGroupId', message: 'must be a whole number of at least 0' }]);
+    const negative = await refused(
+      api().client.POST('/facilities/{facilityId}/visitors', {
+        params: { path: api().path },
+        body: {
+          unitId: unit.id,
+          accessCode: '6061',
+          firstName: 'Neg',
+          lastName: 'Ative',
+          isTenant: true,
+          timeGroupId: -1,
+        },
+      }),
+      400,
+    );
+    assert.deepEqual(negative.errors, [{ path: 'timeGroupId', message: 'must be a whole number of at least 0' }]);
     // A form field is checked for NUL characters like a JSON string (PostgreSQL cannot store them).
     const nul = await send('/units', 'application/x-www-form-urlencoded', 'unitNumber=A%00B');
     assert.equal(nul.status, 400);
     assert.deepEqual(nul.body.errors, [{ path: 'unitNumber', message: 'must not contain a NUL character' }]);
     // A code as a number too large, negative or not whole: the code's rule, never the code.
     for (const accessCode of [12345678901, -5, 4.5]) {
-      const r = await api().post('/visitors', {
+      const r = await lenient().post('/visitors', {
         unitId: unit.id,
         accessCode,
         firstName: 'C',

@@ -8,7 +8,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import * as admin from '../../src/tenancy/index.ts';
 import { startConsoleBrowser, watchProblems, type ConsoleBrowser } from '../helpers/browser.ts';
 import { provisionAccount } from '../helpers/tenants.ts';
 
@@ -93,7 +92,7 @@ async function freshReference(base: string): Promise<{ page: Page; problems: str
 
 it('logs in through "Authorize" with the client-credentials flow, and keeps the login over a reload', async () => {
   const { t, base } = session;
-  const operator = await admin.createApplication(t.services.database.db, { name: 'Swagger operator', operator: true });
+  const operator = await t.services.tenancy.createApplication({ name: 'Swagger operator', operator: true });
   const { page, problems } = await freshReference(base);
 
   // The page is Gatehouse's: its title and its mark in the top bar, not fastify's logo.

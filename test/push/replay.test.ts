@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
-import { inject } from '../helpers/http.ts';
+import { ok, refused, typedClient } from '../helpers/client.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { provisionAccount } from '../helpers/tenants.ts';
 
@@ -33,13 +33,11 @@ after(async () => {
 it('replaces the previous replay’s undelivered deliveries, and refuses one past the pending cap whole', async () => {
   const account = await provisionAccount(t, { facilities: 1 });
   const facilityId = account.facilities[0]!.id;
+  const pms = typedClient(t, account.token);
   // 101 commands (one per unit made), then expired: 31 of them 30 minutes ago, 70 of them 10 minutes ago.
   for (let i = 1; i <= CAP + 1; i++) {
-    const unit = await inject(t.app, 'POST', `/facilities/${facilityId}/units`, {
-      token: account.token,
-      body: { unitNumber: `R-${i}` },
-    });
-    assert.equal(unit.status, 201, JSON.stringify(unit.body));
+    const body = { unitNumber: `R-${i}` };
+    await ok(pms.POST('/facilities/{facilityId}/units', { params: { path: { facilityId } }, body }), 201);
   }
   const { pool } = t.services.database;
   await pool.query(
@@ -52,15 +50,14 @@ it('replaces the previous replay’s undelivered deliveries, and refuses one pas
   assert.ok((await t.services.commands.recordExpiredCommands()) >= CAP + 1);
 
   // Subscribed after the facts: only a replay sends them.
-  const created = await inject(t.app, 'POST', '/webhooks/subscriptions', {
-    token: account.token,
-    body: { url: r.url, topics: ['command.status'] },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const id = created.body.id as number;
+  const created = await ok(
+    pms.POST('/webhooks/subscriptions', { body: { url: r.url, topics: ['command.status'] } }),
+    201,
+  );
+  const id = created.id;
   const replay = (minutesAgo: number) =>
-    inject(t.app, 'POST', `/webhooks/subscriptions/${id}/replay`, {
-      token: account.token,
+    pms.POST('/webhooks/subscriptions/{subscriptionId}/replay', {
+      params: { path: { subscriptionId: id } },
       body: { since: new Date(Date.now() - minutesAgo * 60_000).toISOString() },
     });
   const pending = async () =>
@@ -71,31 +68,27 @@ it('replaces the previous replay’s undelivered deliveries, and refuses one pas
       )
     ).rows[0].n as number;
 
-  const first = await replay(20);
-  assert.equal(first.status, 202, JSON.stringify(first.body));
-  assert.equal(first.body.facts, 70);
-  assert.equal(first.body.replaced, 0);
+  const first = await ok(replay(20), 202);
+  assert.equal(first.facts, 70);
+  assert.equal(first.replaced, 0);
   assert.equal(await pending(), 70);
   // Twenty replays more: still one replay's deliveries pending, not 1,470.
   for (let i = 0; i < 20; i++) {
-    const again = await replay(20);
-    assert.equal(again.status, 202, JSON.stringify(again.body));
-    assert.equal(again.body.facts, 70);
-    assert.equal(again.body.replaced, 70, 'the previous replay’s undelivered deliveries are replaced');
+    const again = await ok(replay(20), 202);
+    assert.equal(again.facts, 70);
+    assert.equal(again.replaced, 70, 'the previous replay’s undelivered deliveries are replaced');
   }
   assert.equal(await pending(), 70);
   assert.ok(r.attempts >= 1, 'the lane is at work on them');
 
   // All 101 facts would pass the cap of 100: refused whole, and the previous replay's deliveries stay.
-  const tooLarge = await replay(40);
-  assert.equal(tooLarge.status, 409, JSON.stringify(tooLarge.body));
-  assert.equal(tooLarge.body.code, 'REPLAY_TOO_LARGE');
-  assert.match(tooLarge.body.detail, /more than 100 deliveries/);
-  assert.match(tooLarge.body.detail, /at most 100 pending deliveries/);
+  const tooLarge = await refused(replay(40), 409);
+  assert.equal(tooLarge.code, 'REPLAY_TOO_LARGE');
+  assert.match(tooLarge.detail, /more than 100 deliveries/);
+  assert.match(tooLarge.detail, /at most 100 pending deliveries/);
   assert.equal(await pending(), 70, 'nothing queued, nothing removed');
 
   // A replay of the 70 again fits: it replaces them.
-  const fits = await replay(20);
-  assert.equal(fits.status, 202, JSON.stringify(fits.body));
+  await ok(replay(20), 202);
   assert.equal(await pending(), 70);
 });
