@@ -23,7 +23,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import * as tenancy from '../../src/tenancy/index.ts';
+import { createTenancy } from '../../src/tenancy/index.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../../test/helpers/process.ts';
 import { call, cpuMeter, cpuMs, inParallel } from '../load.ts';
 import { count, eventKey, now, sleep, spread, type Spread, type Tally, addTallies } from './clock.ts';
@@ -669,7 +669,7 @@ async function operatorApplication(env: Record<string, string>, bin: string | un
   });
   try {
     await migrate(database.pool);
-    return await tenancy.createApplication(database.db, { name: 'Fleet operator', operator: true });
+    return await createTenancy(database.db).createApplication({ name: 'Fleet operator', operator: true });
   } finally {
     await database.close();
   }
