@@ -164,7 +164,7 @@ describe('faces meet only at their front door', () => {
       const declared = fs
         .readFileSync(path.join(src, folder, 'tables.ts'), 'utf8')
         .match(/interface \w+Tables \{([^}]*)\}/);
-      for (const [, table] of declared?.[1]!.matchAll(/^\s*(\w+):/gm) ?? []) ownerOfTable.set(table!, folder);
+      for (const [, table] of (declared?.[1] ?? '').matchAll(/^\s*(\w+):/gm)) ownerOfTable.set(table!, folder);
     }
     assert.ok(ownerOfTable.get('gateway_events') === 'events' && ownerOfTable.get('facilities') === 'tenancy');
     const named = /\b(?:from|join|into|update)\s+(\w+)|\b(?:selectFrom|insertInto|updateTable|deleteFrom)\(\s*'(\w+)'/g;

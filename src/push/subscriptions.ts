@@ -3,7 +3,6 @@
 // health by the operator. The signing secret is shown once, at creation and at rotation; it is
 // kept sealed (src/sealed.ts), never logged.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { AccountPrincipal, PartnerPrincipal, Principal } from '../http/caller.ts';
 import { commitHorizon } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
