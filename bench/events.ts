@@ -37,6 +37,7 @@ import { MAX_COMBINED_RESULTS } from '../src/events/limits.ts';
 import {
   countQuery,
   estimateQuery,
+  everyEventOf,
   filterIdentity,
   pageQuery,
   horizonQuery,
@@ -628,16 +629,7 @@ async function runTarget(target: Target, out: string[]): Promise<void> {
   );
   const cursor = (JSON.parse(deepStart.body) as { metadata: { nextCursor: string } }).metadata.nextCursor;
   const key = (await pool.query('select secret from gateway_event_cursor_key')).rows[0].secret as Buffer;
-  const deepFilter: EventFilter = {
-    scope: { kind: 'account', accountId: account },
-    facilityIds: null,
-    eventTypes: null,
-    unitIds: null,
-    visitorIds: null,
-    start: null,
-    end: null,
-    sort: 'desc',
-  };
+  const deepFilter: EventFilter = { ...everyEventOf({ kind: 'account', accountId: account }), sort: 'desc' };
   const state = decodeCursor(cursor, key, queryFingerprint(filterIdentity(deepFilter)));
   const httpDeep: number[] = [];
   const sqlDeep: number[] = [];

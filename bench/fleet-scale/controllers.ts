@@ -57,7 +57,7 @@ export interface ControllerCounts {
   tokenStatuses: Tally;
 }
 
-const freshCounts = (): ControllerCounts => ({
+export const freshCounts = (): ControllerCounts => ({
   polls: 0,
   pollStatuses: {},
   pollErrors: 0,

@@ -27,7 +27,7 @@ import { createTenancy } from '../../src/tenancy/index.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../../test/helpers/process.ts';
 import { call, cpuMeter, cpuMs, inParallel } from '../load.ts';
 import { count, eventKey, now, sleep, spread, type Spread, type Tally, addTallies } from './clock.ts';
-import type { ControllerCounts, Credential, StormResult } from './controllers.ts';
+import { type ControllerCounts, type Credential, freshCounts, type StormResult } from './controllers.ts';
 import { startWorker, type Notice, type WorkerHandle } from './ipc.ts';
 import { PmsDriver } from './pms.ts';
 import type { FloodRound, Sample, UploadResult } from './probe.ts';
@@ -174,22 +174,7 @@ async function rssSamples(pid: number, n: number): Promise<number[]> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 function mergeCounts(all: ControllerCounts[]): ControllerCounts {
-  const into: ControllerCounts = {
-    polls: 0,
-    pollStatuses: {},
-    pollErrors: 0,
-    commands: 0,
-    batches: 0,
-    batchStatuses: {},
-    batchPartial: 0,
-    batchErrors: 0,
-    batchMs: [],
-    acks: 0,
-    ackStatuses: {},
-    ackMs: [],
-    tokenRequests: 0,
-    tokenStatuses: {},
-  };
+  const into = freshCounts();
   for (const c of all) {
     into.polls += c.polls;
     addTallies(into.pollStatuses, c.pollStatuses);

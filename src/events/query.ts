@@ -156,8 +156,14 @@ export function rowMatches(filter: EventFilter, row: EventRow, cutoff: number): 
  * tail keeps those above its own lo).
  */
 export function accountPhaseQuery(accountId: EntityId, window: Omit<Window, 'after'>, limit: number): SqlText {
-  const everything: EventFilter = {
-    scope: { kind: 'account', accountId },
+  const everything = everyEventOf({ kind: 'account', accountId });
+  return pageQuery(everything, { ...window, after: null }, { limit, columns: `${ITEM_COLUMNS}, txid` });
+}
+
+/** The filter that keeps every event of the scope, oldest first. */
+export function everyEventOf(scope: EventScope): EventFilter {
+  return {
+    scope,
     facilityIds: null,
     eventTypes: null,
     unitIds: null,
@@ -166,7 +172,6 @@ export function accountPhaseQuery(accountId: EntityId, window: Omit<Window, 'aft
     end: null,
     sort: 'asc',
   };
-  return pageQuery(everything, { ...window, after: null }, { limit, columns: `${ITEM_COLUMNS}, txid` });
 }
 
 /** A row of accountPhaseQuery: an item's columns and the transaction that stored it. */

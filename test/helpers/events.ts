@@ -2,7 +2,7 @@
 // through their controllers, units and tenants for those events to name, a filter or a stored row
 // as the events face reads them, and the app listening for live streams over real HTTP.
 import assert from 'node:assert/strict';
-import type { EventFilter, EventRow, EventScope } from '../../src/events/query.ts';
+import { type EventFilter, type EventRow, type EventScope, everyEventOf } from '../../src/events/query.ts';
 import type { EntityId } from '../../src/ids.ts';
 import { postEvents } from '../events/helpers.ts';
 import { openStream, type SseStream } from '../events/sse-client.ts';
@@ -84,14 +84,7 @@ export async function rentedUnits<const T extends readonly Tenancy[]>(
 /** The filter that keeps every event of the scope (an account's id, or a scope), oldest first, narrowed by `fields`. */
 export function eventFilter(scope: EntityId | EventScope, fields: Partial<EventFilter> = {}): EventFilter {
   return {
-    scope: typeof scope === 'number' ? { kind: 'account', accountId: scope } : scope,
-    facilityIds: null,
-    eventTypes: null,
-    unitIds: null,
-    visitorIds: null,
-    start: null,
-    end: null,
-    sort: 'asc',
+    ...everyEventOf(typeof scope === 'number' ? { kind: 'account', accountId: scope } : scope),
     ...fields,
   };
 }
