@@ -106,8 +106,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const accessControl = createAccessControl({ database, config, sharedState, clock, vault, commands });
     const facilityStatus = createFacilityStatus({ database, logger, clock, commands });
     opened.push(() => facilityStatus.close());
-    // A controller's report, in its batch's transaction: the commands it received are acknowledged,
-    // then the facility's reported state is kept.
+    // A controller's report, in its batch's one statement: the commands it received are acknowledged,
+    // and the facility's reported state is kept.
     const events = await createEvents({
       database,
       config,
@@ -115,7 +115,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       metrics,
       clock,
       credentials: auth.credentials,
-      inBatchTransaction: [commands.acknowledgeReceived, facilityStatus.controllerReported],
+      upkeep: [commands.acknowledgeReceived, facilityStatus.controllerReported],
     });
     opened.push(() => events.close());
     // Support notifications: the faces raise them through `support.raise`, each wording its own.

@@ -6,7 +6,7 @@
 //   queue        queue.ts: a change's transaction writes its commands (per-facility sequence), then
 //                wakes the polls (access control's changes, facility status's remote actions)
 //   poll         poll.ts: the controller's long poll — delivered, gate codes unsealed
-//   acknowledge  acknowledge.ts: a controller's event 3 acknowledges (the ingest hook)
+//   acknowledge  acknowledge.ts: a controller's event 3 acknowledges (a part of the ingest's statement)
 //   signals      signals.ts: the wake-ups, in-process and by LISTEN/NOTIFY across instances
 //   reads        reads.ts: the PMS's list and read, gate codes left out
 //   background   retention.ts (expiries recorded, old commands deleted), as jobs.ts defines them
@@ -14,13 +14,13 @@
 import { Gauge } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { InBatchTransaction } from '../events/index.ts';
+import type { BatchUpkeep } from '../events/index.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { FactPosition } from '../db/horizon.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { acknowledgeCommands } from './acknowledge.ts';
+import { acknowledgementOf } from './acknowledge.ts';
 import type { CommandsDeps, WhenPolled } from './deps.ts';
 import { type CommandFactScope, commandFactsSince, commandFactsAfter } from './facts.ts';
 import { commandJobs } from './jobs.ts';
@@ -76,13 +76,10 @@ export async function createCommands({ database, config, logger, codes, whenPoll
     (...args: A): R =>
       operation(deps, ...args);
   /**
-   * What a controller's report does here, inside its batch's transaction (handed to the events face
-   * by the composition root): the commands it received (events of type 3) are acknowledged.
+   * What a controller's report does here, in its batch's statement (handed to the events face by the
+   * composition root): the commands it received (events of type 3) are acknowledged.
    */
-  const acknowledgeReceived: InBatchTransaction = async (trx, batch) => {
-    if (batch.receivedCommandIds.length > 0)
-      await acknowledgeCommands(trx, batch.facilityId, [...batch.receivedCommandIds]);
-  };
+  const acknowledgeReceived: BatchUpkeep = acknowledgementOf;
   return {
     /**
      * One change of a facility: `work` runs in a transaction that writes its commands (unless

@@ -1,7 +1,7 @@
 // The SQL of the command queue: the commands of each facility's controller and their per-facility
 // sequence. What a command says is decided by its writers; when it is written, by queue.ts.
 import type { EntityId } from '../ids.ts';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import { COMMAND_LIFETIME_DAYS, type CommandStatus, type CommandType } from './rules.ts';
 import { COMMAND_CHANNEL } from './signals.ts';
@@ -133,22 +133,21 @@ export async function markCommandsDelivered(db: Db, commandIds: string[]): Promi
     .execute();
 }
 
-/** Marks the facility's listed commands acknowledged (and delivered) unless they were; returns how many. */
-export async function markCommandsAcknowledged(trx: Db, facilityId: EntityId, commandIds: string[]): Promise<number> {
-  const result = await trx
-    .updateTable('commands')
-    // settled_txid: the acknowledgement is a fact the push face delivers (command.status), read past a
-    // lane's position by the id of the transaction that made it (migration 0009).
-    .set({
-      acknowledged_at: sql`now()`,
-      delivered_at: sql`coalesce(delivered_at, now())`,
-      settled_txid: sql`pg_current_xact_id()::text::int8`,
-    })
-    .where('facility_id', '=', facilityId)
-    .where('id', 'in', commandIds)
-    .where('acknowledged_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+/**
+ * The statement that marks the facility's listed commands acknowledged (once), returning their ids;
+ * `settled_txid`: the acknowledgement is a fact the push face delivers (command.status), read past a
+ * lane's position by the id of the transaction that made it (migration 0009). A part of a batch's
+ * statement (the ingest), or a statement of its own.
+ */
+export function markCommandsAcknowledged(
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): RawBuilder<{ id: string }> {
+  return sql<{ id: string }>`
+    update commands set acknowledged_at = now(), delivered_at = coalesce(delivered_at, now()),
+                        settled_txid = pg_current_xact_id()::text::int8
+     where facility_id = ${facilityId}::int8 and id = any(${commandIds}::uuid[]) and acknowledged_at is null
+    returning id`;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { createEventFacts, type EventFacts } from './facts.ts';
-import { ingest, type GatewayIdentity, type InBatchTransaction, type IngestAnswer } from './ingest.ts';
+import { type BatchUpkeep, type GatewayIdentity, ingest, type IngestAnswer } from './ingest.ts';
 import { eventJobs } from './jobs.ts';
 import { createEventMetrics, type EventMetrics } from './metrics.ts';
 import { Partitions } from './partitions.ts';
@@ -25,8 +25,8 @@ export interface EventsDeps {
   config: Pick<Config, 'eventRetentionDays' | 'databaseUrl' | 'eventStreamsPerCredential'>;
   logger: Logger;
   metrics: Metrics;
-  /** What other faces do inside each batch's transaction (the composition root hands it in). */
-  inBatchTransaction: readonly InBatchTransaction[];
+  /** What other faces keep in step with each batch, in its one statement (the composition root hands it in). */
+  upkeep: readonly BatchUpkeep[];
   clock: Clock;
   /** Whether the credentials of open streams are still in force (auth's CredentialStatus). */
   credentials: Pick<CredentialWatch, 'revokedAmong'>;
@@ -35,7 +35,7 @@ export interface EventsDeps {
 export interface Events {
   /** The limits its routes describe and enforce. */
   settings: { retentionDays: number; streamsPerCredential: number };
-  /** A controller's report: judged, stored (with the hooks, in one transaction), counted; resolves after commit. */
+  /** A controller's report: judged, stored (with the other faces' parts, in one statement), counted; resolves after commit. */
   ingest(gateway: GatewayIdentity, reported: readonly unknown[], now: number): Promise<IngestAnswer>;
   /** The monthly partitions of the events (made ahead, on demand, dropped past retention). */
   partitions: Partitions;
@@ -89,7 +89,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     signals,
     metrics,
     retentionDays: deps.config.eventRetentionDays,
-    inBatchTransaction: deps.inBatchTransaction,
+    upkeep: deps.upkeep,
   };
   openStreams = () => streams.open;
   const close = async () => {
@@ -117,6 +117,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
 export { eventTypeInfo } from './catalogue.ts';
 export type { AcceptedEvent } from './judge.ts';
 export type { DeliveredEvent, EventFacts, EventPosition, EventSelection, EventSlice, NextSlice } from './facts.ts';
-export type { GatewayIdentity, InBatchTransaction, IngestAnswer, StoredBatch } from './ingest.ts';
+export type { BatchStatementPart, BatchUpkeep, GatewayIdentity, IngestAnswer, StoredBatch } from './ingest.ts';
+export { STORED } from './ingest.ts';
 export { COMMAND_RECEIVED, EVENT_TYPE_LIST } from './catalogue.ts';
 export { CLOCK_AHEAD_TOLERANCE_MS, FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES } from './limits.ts';

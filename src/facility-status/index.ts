@@ -3,14 +3,14 @@
 // hooks through which a controller's reports and polls keep the reported state, its job
 // definitions and close; routes/ turns HTTP calls into these operations.
 //
-//   reported state   reported-state.ts (the ingest hook's upkeep, and the poll marks)
+//   reported state   reported-state.ts (its part of the ingest's statement, and the poll marks)
 //   reads            status.ts (status list, a facility's status, devices), switches.ts (reported)
 //   remote actions   switches.ts (emergency, lockdown), action-groups.ts (run; the operator's list
 //                    and create) — each a command written through the command queue's door
 //   background       status-changes.ts, as jobs.ts defines it
 // The words are decided by the pure rules in rules.ts; the SQL is in repository.ts.
 import type { Database } from '../db/database.ts';
-import type { InBatchTransaction } from '../events/index.ts';
+import type { BatchUpkeep } from '../events/index.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { FactPosition } from '../db/horizon.ts';
@@ -46,11 +46,10 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
       operation(deps, ...args);
   const reportedState = new ReportedState();
   const pollMarks = new PollMarks(database.db);
-  const controllerReported: InBatchTransaction = async (trx, batch) => {
-    // Every accepted event is applied, repeats included: the state keeps the newest word, so a
-    // repeat changes nothing.
-    await reportedState.record(trx, batch.facilityId, batch.receivedAt, batch.events.map(reportedEvent));
-  };
+  // Every accepted event is applied, repeats included: the state keeps the newest word, so a repeat
+  // changes nothing.
+  const controllerReported: BatchUpkeep = (batch) =>
+    reportedState.partsFor(batch.facilityId, batch.receivedAt, batch.events.map(reportedEvent));
   return {
     // Reads (a PMS's, an operator's).
     statusList: bind(statusList),
@@ -67,7 +66,7 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
     /** What the job runs every minute (also run by tests at a chosen time). */
     recordStatusChanges: (now: number) => recordStatusChanges(deps.db, now),
     /**
-     * A controller's report, inside its batch's transaction (handed to the events face by the
+     * A controller's report, parts of its batch's statement (handed to the events face by the
      * composition root): the facility's reported state (devices, alarms, switches, last heard)
      * commits with the events.
      */

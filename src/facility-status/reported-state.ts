@@ -1,8 +1,10 @@
 // Keeping the reported state (SPEC §4.1) as the controller speaks: each stored batch of events
-// updates its facility's row, devices and alarms in the ingest transaction (so the state and the
-// events commit together, or neither does), and each poll marks the controller as heard. Every
+// updates its facility's row, devices and alarms in the batch's one statement (parts the ingest adds
+// to it: the state and the events commit together, or neither does), and each poll marks the
+// controller as heard. Every
 // update keeps the newest word: a late event (an older occurredAt) never overrides a newer one.
 import { sql } from 'kysely';
+import { type BatchStatementPart, STORED } from '../events/index.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { AcceptedEvent } from '../events/index.ts';
@@ -26,20 +28,20 @@ export const HEARD_STEP_SECONDS = 10;
  *
  * It remembers what this instance last wrote of each facility: most batches of a busy controller
  * carry no word and would only move last heard and their devices' last event by a few seconds, so
- * they write nothing — no statement at all (for a batch of 3 events, the statement costs ingest
- * about a quarter of its rate). Written in the transaction, so a batch rolled back can leave last
- * heard at most one step behind until the next write; another instance's writes are never undone,
- * since the database keeps the newest of everything.
+ * they write nothing (for a batch of 3 events, the write costs ingest about a quarter of its rate).
+ * Remembered before the batch's statement runs, so a batch that fails can leave last heard at most
+ * one step behind until the next write; another instance's writes are never undone, since the
+ * database keeps the newest of everything.
  */
 export class ReportedState {
   private readonly written = new Map<EntityId, WrittenState>();
 
-  /** Applies a batch of a controller's events to its facility's reported state, inside the batch's transaction. */
-  async record(trx: Db, facilityId: EntityId, receivedAt: number, events: readonly ReportedEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  /** The parts of a batch's statement that apply its events to the facility's reported state (none: nothing shows). */
+  partsFor(facilityId: EntityId, receivedAt: number, events: readonly ReportedEvent[]): BatchStatementPart[] {
+    if (events.length === 0) return [];
     const report = reduceBatch(events, receivedAt);
     const last = this.written.get(facilityId);
-    if (!reportShows(report, receivedAt, last, HEARD_STEP_SECONDS * 1000)) return;
+    if (!reportShows(report, receivedAt, last, HEARD_STEP_SECONDS * 1000)) return [];
     // Remember what the statement below will write: the same rules as its where-clauses.
     const step = HEARD_STEP_SECONDS * 1000;
     const state = last ?? { heardAt: 0, devices: new Map() };
@@ -54,7 +56,7 @@ export class ReportedState {
         });
     }
     this.written.set(facilityId, state);
-    await writeReport(trx, facilityId, receivedAt, report);
+    return reportParts(facilityId, receivedAt, report);
   }
 }
 
@@ -71,82 +73,96 @@ export function reportedEvent(e: AcceptedEvent): ReportedEvent {
 }
 
 /**
- * Writes a batch's report. Concurrent batches of one facility (a retry in flight, a controller
- * uploading from several threads) touch the same rows: each first takes the facility's state row,
- * so their device and alarm upserts never interleave and never wait on each other in a cycle
- * (a deadlock, which PostgreSQL would break by failing one valid batch).
+ * A batch's report as parts of its statement. Concurrent batches of one facility (a retry in flight,
+ * a controller uploading from several threads) touch the same rows: each takes the facility's state
+ * row after its events are stored (STORED) and before its devices and alarms, so that their upserts
+ * never interleave and never wait on each other in a cycle (a deadlock, which PostgreSQL would break
+ * by failing one valid batch).
  */
-async function writeReport(trx: Db, facilityId: EntityId, receivedAt: number, report: BatchReport): Promise<void> {
+function reportParts(facilityId: EntityId, receivedAt: number, report: BatchReport): BatchStatementPart[] {
   const { devices, alarms, emergency, lockdown } = report;
   const device = <T>(pick: (d: (typeof devices)[number]) => T) => devices.map(pick);
   const alarm = <T>(pick: (a: (typeof alarms)[number]) => T) => alarms.map(pick);
-  // One statement (one round trip in the ingest transaction): the facility's state row locked
-  // first — the devices' and alarms' rows are produced only once `taken` has counted it, so they are
-  // written after — then the facility row, the batch's devices and alarms (none when empty).
-  await sql`
-    with locked as (select 1 from facility_states where facility_id = ${facilityId}::int8 for no key update),
-    taken as (select count(*) as rows_locked from locked),
-    facility as (
-      update facility_states set
-        last_event_received_at = greatest(last_event_received_at, ${iso(receivedAt)}::timestamptz),
-        emergency_reported = case when ${iso(emergency?.at)}::timestamptz >= coalesce(emergency_reported_at, '-infinity')
-                                  then ${emergency?.enabled ?? null}::boolean else emergency_reported end,
-        emergency_reported_at = greatest(emergency_reported_at, ${iso(emergency?.at)}::timestamptz),
-        lockdown_reported = case when ${iso(lockdown?.at)}::timestamptz >= coalesce(lockdown_reported_at, '-infinity')
-                                 then ${lockdown?.enabled ?? null}::boolean else lockdown_reported end,
-        lockdown_reported_at = greatest(lockdown_reported_at, ${iso(lockdown?.at)}::timestamptz)
-       where facility_id = ${facilityId}::int8
-         -- Last heard moves in steps of HEARD_STEP_SECONDS (the status thresholds are minutes): most
-         -- batches then write no row here; a switch report always does.
-         and (last_event_received_at is null
-              or last_event_received_at < ${iso(receivedAt)}::timestamptz - make_interval(secs => ${HEARD_STEP_SECONDS})
-              or ${emergency !== null || lockdown !== null}::boolean)
-    ),
-    devices as (
-      insert into facility_devices as d (facility_id, device_id, name, is_offline, online_changed_at, is_paired,
-                                         paired_changed_at, last_event_type, last_event_at)
-      select ${facilityId}::int8, u.device_id, u.name, coalesce(u.is_offline, false), u.online_at,
-             coalesce(u.is_paired, true), u.paired_at, u.last_type, u.last_at
-        from unnest(${device((d) => d.deviceId)}::text[], ${device((d) => d.name)}::text[],
-                    ${device((d) => d.offline?.value ?? null)}::bool[], ${device((d) => iso(d.offline?.at))}::timestamptz[],
-                    ${device((d) => d.paired?.value ?? null)}::bool[], ${device((d) => iso(d.paired?.at))}::timestamptz[],
-                    ${device((d) => d.lastEventType)}::int2[], ${device((d) => iso(d.lastEventAt))}::timestamptz[])
-             as u(device_id, name, is_offline, online_at, is_paired, paired_at, last_type, last_at), taken
-      on conflict (facility_id, device_id) do update set
-        name = case when excluded.last_event_at >= d.last_event_at then coalesce(excluded.name, d.name)
-                    else coalesce(d.name, excluded.name) end,
-        last_event_type = case when excluded.last_event_at >= d.last_event_at then excluded.last_event_type
-                               else d.last_event_type end,
-        last_event_at = greatest(d.last_event_at, excluded.last_event_at),
-        is_offline = case when excluded.online_changed_at >= coalesce(d.online_changed_at, '-infinity')
-                          then excluded.is_offline else d.is_offline end,
-        online_changed_at = greatest(d.online_changed_at, excluded.online_changed_at),
-        is_paired = case when excluded.paired_changed_at >= coalesce(d.paired_changed_at, '-infinity')
-                         then excluded.is_paired else d.is_paired end,
-        paired_changed_at = greatest(d.paired_changed_at, excluded.paired_changed_at)
-       -- A row version only when something shows: a word on being online or paired, another type
-       -- or name, or a last event HEARD_STEP_SECONDS newer (lastEventAt is kept to that step).
-       where excluded.online_changed_at is not null or excluded.paired_changed_at is not null
-          or (excluded.last_event_at > d.last_event_at
-              and (excluded.last_event_type <> d.last_event_type or excluded.name <> d.name
-                   or (d.name is null and excluded.name is not null)
-                   or excluded.last_event_at > d.last_event_at + make_interval(secs => ${HEARD_STEP_SECONDS})))
-    )
-    insert into facility_alarms as a (facility_id, event_type, source, device_id, device_name, unit_id, unit_number,
-                                      active, changed_at)
-    select ${facilityId}::int8, u.event_type, u.source, u.device_id, u.device_name, u.unit_id,
-           (select n.unit_number from units n where n.id = u.unit_id and n.facility_id = ${facilityId}::int8),
-           u.active, u.changed_at
-      from unnest(${alarm((a) => a.eventType)}::int2[], ${alarm((a) => a.source)}::text[],
-                  ${alarm((a) => a.deviceId)}::text[], ${alarm((a) => a.deviceName)}::text[],
-                  ${alarm((a) => a.unitId)}::int8[], ${alarm((a) => a.active)}::bool[],
-                  ${alarm((a) => iso(a.at))}::timestamptz[])
-           as u(event_type, source, device_id, device_name, unit_id, active, changed_at), taken
-    on conflict (facility_id, event_type, source) do update set
-      device_id = excluded.device_id, device_name = excluded.device_name,
-      unit_id = excluded.unit_id, unit_number = excluded.unit_number,
-      active = excluded.active, changed_at = excluded.changed_at
-     where excluded.changed_at >= a.changed_at`.execute(trx);
+  // The devices' and alarms' rows are produced only once `report_taken` has counted the locked row,
+  // so they are written after it; the facility row is updated from `report_taken` too.
+  return [
+    {
+      name: 'report_locked',
+      body: sql`select 1 from facility_states, ${STORED} where facility_id = ${facilityId}::int8
+                for no key update of facility_states`,
+    },
+    { name: 'report_taken', body: sql`select count(*) as rows_locked from report_locked` },
+    {
+      name: 'report_facility',
+      body: sql`
+        update facility_states set
+          last_event_received_at = greatest(last_event_received_at, ${iso(receivedAt)}::timestamptz),
+          emergency_reported = case when ${iso(emergency?.at)}::timestamptz >= coalesce(emergency_reported_at, '-infinity')
+                                    then ${emergency?.enabled ?? null}::boolean else emergency_reported end,
+          emergency_reported_at = greatest(emergency_reported_at, ${iso(emergency?.at)}::timestamptz),
+          lockdown_reported = case when ${iso(lockdown?.at)}::timestamptz >= coalesce(lockdown_reported_at, '-infinity')
+                                   then ${lockdown?.enabled ?? null}::boolean else lockdown_reported end,
+          lockdown_reported_at = greatest(lockdown_reported_at, ${iso(lockdown?.at)}::timestamptz)
+          from report_taken
+         where facility_id = ${facilityId}::int8
+           -- Last heard moves in steps of HEARD_STEP_SECONDS (the status thresholds are minutes): most
+           -- batches then write no row here; a switch report always does.
+           and (last_event_received_at is null
+                or last_event_received_at < ${iso(receivedAt)}::timestamptz - make_interval(secs => ${HEARD_STEP_SECONDS})
+                or ${emergency !== null || lockdown !== null}::boolean)`,
+    },
+    {
+      name: 'report_devices',
+      body: sql`
+        insert into facility_devices as d (facility_id, device_id, name, is_offline, online_changed_at, is_paired,
+                                           paired_changed_at, last_event_type, last_event_at)
+        select ${facilityId}::int8, u.device_id, u.name, coalesce(u.is_offline, false), u.online_at,
+               coalesce(u.is_paired, true), u.paired_at, u.last_type, u.last_at
+          from unnest(${device((d) => d.deviceId)}::text[], ${device((d) => d.name)}::text[],
+                      ${device((d) => d.offline?.value ?? null)}::bool[], ${device((d) => iso(d.offline?.at))}::timestamptz[],
+                      ${device((d) => d.paired?.value ?? null)}::bool[], ${device((d) => iso(d.paired?.at))}::timestamptz[],
+                      ${device((d) => d.lastEventType)}::int2[], ${device((d) => iso(d.lastEventAt))}::timestamptz[])
+               as u(device_id, name, is_offline, online_at, is_paired, paired_at, last_type, last_at), report_taken
+        on conflict (facility_id, device_id) do update set
+          name = case when excluded.last_event_at >= d.last_event_at then coalesce(excluded.name, d.name)
+                      else coalesce(d.name, excluded.name) end,
+          last_event_type = case when excluded.last_event_at >= d.last_event_at then excluded.last_event_type
+                                 else d.last_event_type end,
+          last_event_at = greatest(d.last_event_at, excluded.last_event_at),
+          is_offline = case when excluded.online_changed_at >= coalesce(d.online_changed_at, '-infinity')
+                            then excluded.is_offline else d.is_offline end,
+          online_changed_at = greatest(d.online_changed_at, excluded.online_changed_at),
+          is_paired = case when excluded.paired_changed_at >= coalesce(d.paired_changed_at, '-infinity')
+                           then excluded.is_paired else d.is_paired end,
+          paired_changed_at = greatest(d.paired_changed_at, excluded.paired_changed_at)
+         -- A row version only when something shows: a word on being online or paired, another type
+         -- or name, or a last event HEARD_STEP_SECONDS newer (lastEventAt is kept to that step).
+         where excluded.online_changed_at is not null or excluded.paired_changed_at is not null
+            or (excluded.last_event_at > d.last_event_at
+                and (excluded.last_event_type <> d.last_event_type or excluded.name <> d.name
+                     or (d.name is null and excluded.name is not null)
+                     or excluded.last_event_at > d.last_event_at + make_interval(secs => ${HEARD_STEP_SECONDS})))`,
+    },
+    {
+      name: 'report_alarms',
+      body: sql`
+        insert into facility_alarms as a (facility_id, event_type, source, device_id, device_name, unit_id, unit_number,
+                                          active, changed_at)
+        select ${facilityId}::int8, u.event_type, u.source, u.device_id, u.device_name, u.unit_id,
+               (select n.unit_number from units n where n.id = u.unit_id and n.facility_id = ${facilityId}::int8),
+               u.active, u.changed_at
+          from unnest(${alarm((a) => a.eventType)}::int2[], ${alarm((a) => a.source)}::text[],
+                      ${alarm((a) => a.deviceId)}::text[], ${alarm((a) => a.deviceName)}::text[],
+                      ${alarm((a) => a.unitId)}::int8[], ${alarm((a) => a.active)}::bool[],
+                      ${alarm((a) => iso(a.at))}::timestamptz[])
+               as u(event_type, source, device_id, device_name, unit_id, active, changed_at), report_taken
+        on conflict (facility_id, event_type, source) do update set
+          device_id = excluded.device_id, device_name = excluded.device_name,
+          unit_id = excluded.unit_id, unit_number = excluded.unit_number,
+          active = excluded.active, changed_at = excluded.changed_at
+         where excluded.changed_at >= a.changed_at`,
+    },
+  ];
 }
 
 /** A poll marks the controller as heard at most this often per facility and instance. */

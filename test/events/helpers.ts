@@ -81,7 +81,7 @@ export async function ingestWithoutSignal(
       signals: silent,
       metrics: face.metrics,
       retentionDays: 180,
-      inBatchTransaction: [],
+      upkeep: [],
     },
     gateway,
     events,

@@ -165,12 +165,13 @@ if (onPostgres) {
       return id;
     }
 
+    // A batch's statement waiting for a lock (pg_stat_activity keeps a statement's first kilobyte: its beginning).
     const waitingOnLock = async () =>
       Number(
         (
           await t.services.database.pool.query(
             `select count(*) as n from pg_stat_activity
-              where datname = current_database() and wait_event_type = 'Lock' and query ilike '%update "commands"%'`,
+              where datname = current_database() and wait_event_type = 'Lock' and query ilike '%with batch as (%'`,
           )
         ).rows[0].n,
       ) > 0;
