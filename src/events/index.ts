@@ -85,6 +85,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
   const partitions = new Partitions(deps.database.pool);
   const ingestDeps = {
     db: deps.database.db,
+    prepared: deps.database.prepared,
     partitions,
     signals,
     metrics,

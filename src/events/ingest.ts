@@ -23,6 +23,7 @@
 // item 2).
 import { randomUUID } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
+import type { Database } from '../db/database.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import { judgeBatch, type AcceptedEvent, type IngestWarning, type Rejection } from './judge.ts';
@@ -82,6 +83,8 @@ export interface IngestAnswer {
 
 export interface IngestDeps {
   db: Db;
+  /** Runs the batch's statement planned once per connection (Database.prepared). */
+  prepared: Database['prepared'];
   partitions: Partitions;
   signals: EventSignals;
   metrics: EventMetrics;
@@ -141,7 +144,7 @@ async function store(
 }
 
 async function insertBatch(
-  { db, signals, upkeep }: IngestDeps,
+  { db, prepared, signals, upkeep }: IngestDeps,
   gateway: GatewayIdentity,
   events: readonly AcceptedEvent[],
   receivedAt: number,
@@ -164,7 +167,9 @@ async function insertBatch(
   // ids, in batch order, with the facility's account, name and time zone attached. The ids are
   // claimed in one order (byte order of the id): two batches in flight that share ids — a retry
   // with other events around them — then wait for each other, never in a cycle (a deadlock).
-  const { rows } = await sql<{ inserted: number }>`
+  // Its text is the same for every batch with the same parts (the values are arrays): planned once.
+  const rows = await prepared<{ inserted: number }>(
+    sql`
     with batch as (
       select * from unnest(
         ${ids}::uuid[],
@@ -212,7 +217,8 @@ async function insertBatch(
     select inserted,
            case when inserted > 0 and ${notification?.channel ?? null}::text is not null
                 then pg_notify(${notification?.channel ?? null}::text, ${notification?.payload ?? null}::text) end as notified
-      from ${STORED}`.execute(db);
+      from ${STORED}`.compile(db),
+  );
   const inserted = rows[0]!.inserted;
   return { inserted, duplicates: events.length - inserted };
 }

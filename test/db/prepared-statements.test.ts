@@ -122,3 +122,39 @@ describe(`named prepared statements (${databaseLabel})`, () => {
     });
   }
 });
+
+describe(`Database.prepared: a hot statement planned once per connection (${databaseLabel})`, () => {
+  it('runs each text as one named statement, parsed once and run again by its name, each answering its own rows', async () => {
+    const single = await openDatabase(loadConfig({ ...database.env, LOG_LEVEL: 'silent' }), {
+      role: 'owner',
+      command: 'test',
+      poolSize: 1, // every statement on the one connection, which then holds both
+    });
+    try {
+      const plus = "select $1::int + 1 as v, 'prepared-marker' as m";
+      const times = "select $1::int * 10 as v, 'prepared-marker' as m";
+      for (let i = 0; i < 8; i++) {
+        assert.deepEqual(await single.prepared({ sql: plus, parameters: [i] }), [{ v: i + 1, m: 'prepared-marker' }]);
+        assert.deepEqual(await single.prepared({ sql: times, parameters: [i] }), [{ v: i * 10, m: 'prepared-marker' }]);
+      }
+      const { rows } = await single.pool.query<{ name: string; statement: string; runs: number }>(
+        `select name, statement, generic_plans + custom_plans as runs from pg_prepared_statements
+          where statement like '%prepared-marker%' order by statement`,
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.statement, r.runs]),
+        [
+          [times, 8],
+          [plus, 8],
+        ],
+      );
+      assert.ok(
+        rows.every((r) => /gh_[0-9a-f]{32}$/.test(r.name)),
+        rows.map((r) => r.name).join(),
+      );
+      assert.notEqual(rows[0]!.name, rows[1]!.name);
+    } finally {
+      await single.close();
+    }
+  });
+});

@@ -77,6 +77,7 @@ export async function ingestWithoutSignal(
   return ingest(
     {
       db: database.db,
+      prepared: database.prepared,
       partitions: face.partitions,
       signals: silent,
       metrics: face.metrics,
