@@ -54,12 +54,21 @@ export interface Database {
    * does (pglite-worker.mjs). Only for statements whose best plan does not depend on their values
    * (an insert, a lookup by key): after five runs PostgreSQL may keep one generic plan for every value.
    */
-  prepared<Row>(query: { sql: string; parameters: readonly unknown[] }): Promise<Row[]>;
+  prepared<Row extends pg.QueryResultRow>(query: { sql: string; parameters: readonly unknown[] }): Promise<Row[]>;
   close(): Promise<void>;
 }
 
 /** A prepared statement's name: its text's, so that one name never means two statements. */
 const statementName = (text: string) => `gh_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
+
+/** Database.prepared on a pool: the statement named by its text, parsed and planned once per connection. */
+export async function preparedQuery<Row extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: readonly unknown[],
+): Promise<Row[]> {
+  return (await pool.query<Row>({ name: statementName(text), text, values: [...values] })).rows;
+}
 
 export interface OpenOptions {
   /**

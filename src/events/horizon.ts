@@ -16,6 +16,7 @@
 // freshness, never exactness: the events above the horizon come in the walk's next phase.
 import type { EntityId } from '../ids.ts';
 import type pg from 'pg';
+import { preparedQuery } from '../db/database.ts';
 import { commitHorizon } from '../db/horizon.ts';
 import { horizonQuery } from './query.ts';
 
@@ -40,7 +41,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function readHorizon(pool: pg.Pool, accountId: EntityId, maxWaitMs = HORIZON_WAIT_MS): Promise<Horizon> {
   const query = horizonQuery(accountId);
-  const first = (await pool.query<{ hi: string; ahead: string | null }>(query.text, query.values)).rows[0]!;
+  // Prepared: its plan (the (account_id, txid) index of each partition) holds for every value, and
+  // planning it over the partitions cost 2 ms a read, against 0.2 to run it (issue 25).
+  const first = (await preparedQuery<{ hi: string; ahead: string | null }>(pool, query.text, query.values))[0]!;
   let hi = Number(first.hi);
   if (first.ahead === null) return { hi, waitedMs: 0, caughtUp: true };
   // Committed above the horizon: the transactions running now that hold it back end in milliseconds,
