@@ -36,6 +36,14 @@ type Driver = Awaited<ReturnType<typeof loadDriver>>;
 
 export interface Database {
   pool: pg.Pool;
+  /**
+   * The reads that follow the events as they are stored — the live streams' and webhook lanes'
+   * tails: a few, shared and cheap, but due at once. On a PostgreSQL server a small pool of their
+   * own (TAIL_POOL_SIZE connections), so that they never wait in the requests' queue behind a
+   * fleet's batches (issue 25: streams fell tens of seconds behind while 20 connections served
+   * hundreds of waiting requests); on the embedded database, one session for everything, `pool`.
+   */
+  tailPool: pg.Pool;
   db: Kysely<Tables>;
   kind: 'embedded' | 'postgres';
   /** Where it is, fit for a log line: no password. */
@@ -86,26 +94,32 @@ export interface OpenOptions {
   fromTemplate?: boolean;
 }
 
+/** Connections of a server's tail pool (Database.tailPool). */
+export const TAIL_POOL_SIZE = 4;
+
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   const max = options.poolSize ?? 20;
   const losses = new ConnectionLosses();
   // The data directory holds signing keys and blobs on either database: it must be writable. On a
   // server it is made only once the server has answered: a refused start leaves nothing behind.
-  if (config.databaseUrl) {
+  const databaseUrl = config.databaseUrl;
+  if (databaseUrl) {
     const driver = await loadDriver();
-    const location = describeDatabaseUrl(config.databaseUrl);
-    const pool = listenedPool(driver, losses, {
-      connectionString: config.databaseUrl,
-      max,
-      // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
-      connectionTimeoutMillis: 5000,
-      keepAlive: true,
-      // Sent as startup parameters: each of the pool's sessions carries them from its first statement.
-      statement_timeout: config.databaseStatementTimeoutMs,
-      lock_timeout: config.databaseLockTimeoutMs,
-      idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
-    });
-    const target = databaseTarget(config.databaseUrl);
+    const location = describeDatabaseUrl(databaseUrl);
+    const serverPool = (size: number) =>
+      listenedPool(driver, losses, {
+        connectionString: databaseUrl,
+        max: size,
+        // A dead or unreachable server fails a request in seconds (also the longest wait for a free connection).
+        connectionTimeoutMillis: 5000,
+        keepAlive: true,
+        // Sent as startup parameters: each of the pool's sessions carries them from its first statement.
+        statement_timeout: config.databaseStatementTimeoutMs,
+        lock_timeout: config.databaseLockTimeoutMs,
+        idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs,
+      });
+    const pool = serverPool(max);
+    const target = databaseTarget(databaseUrl);
     await probe(pool, (error) => explainDatabaseFailure(error, target));
     try {
       prepareDataDir(config.dataDir);
@@ -113,7 +127,19 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       await pool.end();
       throw error;
     }
-    return wrap(driver, pool, losses, 'postgres', location, async () => {});
+    // Made now, connected on its first read (a command that reads no tail opens none).
+    const tailPool = serverPool(Math.min(max, TAIL_POOL_SIZE));
+    return wrap(
+      driver,
+      pool,
+      losses,
+      'postgres',
+      location,
+      async () => {
+        await tailPool.end();
+      },
+      tailPool,
+    );
   }
 
   prepareDataDir(config.dataDir);
@@ -253,11 +279,13 @@ function wrap(
   kind: Database['kind'],
   location: string,
   afterPool: () => Promise<void>,
+  tailPool: pg.Pool = pool,
 ): Database {
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   let closing: Promise<void> | null = null;
   return {
     pool,
+    tailPool,
     db,
     kind,
     location,

@@ -60,7 +60,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
   // The cursor key is read (or made) once: cursors stay valid across restarts and instances.
   const cursorKey = await loadCursorKey(deps.database.pool);
   const store = new EventStore(
-    deps.database.pool,
+    deps.database.tailPool,
     cursorKey,
     deps.config.eventRetentionDays,
     (horizon) => {
@@ -68,6 +68,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
       metrics.horizonWaitSeconds.inc(horizon.waitedMs / 1000);
     },
     (read) => metrics.tailReads.inc({ read }),
+    deps.database.tailPool,
   );
   const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
   await signals.listen();
@@ -105,7 +106,8 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     ingest: (gateway, reported, now) => ingest(ingestDeps, gateway, reported, now),
     partitions,
     store,
-    facts: createEventFacts(deps.database, cursorKey, () => store.cutoff()),
+    // The lanes' slices are tails too: read through the tails' pool.
+    facts: createEventFacts({ pool: deps.database.tailPool, db: deps.database.db }, cursorKey, () => store.cutoff()),
     metrics,
     signals,
     streams,

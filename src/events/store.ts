@@ -82,6 +82,8 @@ export class EventStore {
     private readonly onHorizonWait: (horizon: Horizon) => void = () => {},
     /** Told of every read of event rows a tail makes (the face's metrics). */
     private readonly onTailRead: (read: TailRead) => void = () => {},
+    /** The tails' reads (Database.tailPool): they never wait behind the requests' queue. */
+    private readonly tailPool: pg.Pool = pool,
   ) {}
 
   /** Events before this instant are outside the retention window. */
@@ -89,8 +91,8 @@ export class EventStore {
     return now - this.retentionDays * 86_400_000;
   }
 
-  private async rows(query: SqlText): Promise<EventRow[]> {
-    return (await this.pool.query<EventRow>(query.text, query.values)).rows;
+  private async rows(query: SqlText, pool = this.pool): Promise<EventRow[]> {
+    return (await pool.query<EventRow>(query.text, query.values)).rows;
   }
 
   private async count(query: SqlText): Promise<number> {
@@ -119,8 +121,12 @@ export class EventStore {
    * Every read bounds itself by it: pages, phases of a walk, slices, exports. `waitUntil`
    * (performance.now() time): one request's horizons share one wait of at most HORIZON_WAIT_MS.
    */
-  async horizon(accountId: EntityId, waitUntil = performance.now() + HORIZON_WAIT_MS): Promise<number> {
-    const horizon = await readHorizon(this.pool, accountId, Math.max(0, waitUntil - performance.now()));
+  async horizon(
+    accountId: EntityId,
+    waitUntil = performance.now() + HORIZON_WAIT_MS,
+    pool = this.pool,
+  ): Promise<number> {
+    const horizon = await readHorizon(pool, accountId, Math.max(0, waitUntil - performance.now()));
     if (horizon.waitedMs > 0 || !horizon.caughtUp) this.onHorizonWait(horizon);
     return horizon.hi;
   }
@@ -289,14 +295,16 @@ export class EventStore {
    * its own (shareOfPhase with its filter).
    */
   private async readGroup(accountId: EntityId, members: GroupMember[]): Promise<void> {
-    const horizon = await this.horizon(accountId);
+    const horizon = await this.horizon(accountId, undefined, this.tailPool);
     const lo = Math.min(...members.map((member) => member.state.hi));
     const cutoff = this.tailCutoff();
     let rows: PhaseRow[] = [];
     let complete = true;
     if (horizon > lo) {
       rows = (
-        await this.pool.query<PhaseRow>(accountPhaseQuery(accountId, { cutoff, lo, hi: horizon }, SHARED_TAIL_ROWS + 1))
+        await this.tailPool.query<PhaseRow>(
+          accountPhaseQuery(accountId, { cutoff, lo, hi: horizon }, SHARED_TAIL_ROWS + 1),
+        )
       ).rows;
       this.onTailRead('shared');
       complete = rows.length <= SHARED_TAIL_ROWS;
@@ -329,7 +337,7 @@ export class EventStore {
     if (!pending) {
       pending = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
         this.pendingHorizons.delete(accountId);
-        return this.horizon(accountId, waitUntil);
+        return this.horizon(accountId, waitUntil, this.tailPool);
       });
       this.pendingHorizons.set(accountId, pending);
     }
@@ -349,7 +357,7 @@ export class EventStore {
     let read = this.readsUnderWay.get(key);
     if (!read) {
       this.onTailRead('own');
-      read = this.rows(query).finally(() => this.readsUnderWay.delete(key));
+      read = this.rows(query, this.tailPool).finally(() => this.readsUnderWay.delete(key));
       this.readsUnderWay.set(key, read);
     }
     return read;
