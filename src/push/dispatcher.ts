@@ -239,7 +239,8 @@ export class Dispatcher {
           const state = this.running.get(id);
           if (this.closed || !state || state.changed || this.wantedElsewhere(state)) return 'leave';
           await this.nextTick();
-          if (this.closed || state.changed) return 'leave';
+          // A lane kicked at every tick (a busy account) still gives its slot up to one waiting for it.
+          if (this.closed || state.changed || this.wantedElsewhere(state)) return 'leave';
           if (state.again) {
             state.again = false;
             return 'kicked';
