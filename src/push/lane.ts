@@ -56,6 +56,9 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
   const claimed = await repo.claimLane(deps.db, id, leaseMs(deps));
   if (!claimed) return { outcome: 'busy' };
   let subscription = claimed.subscription;
+  // Where the turn last saw the lane's positions (its claim, its fills): told at the release, which
+  // finds whether another instance moved them since (a replay whose kick found the lane held).
+  let seen: repo.LanePosition = claimed.subscription;
   // Whether the lane's head must be read: it held deliveries when the turn took it, or something
   // other than this turn's fills put some there (a replay, a delivery sent again). Otherwise the
   // lease holder is the only one that makes deliveries in the lane, and it knows them: what the last
@@ -94,6 +97,7 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
         fillState = filled.state;
         if (!('subscription' in filled)) continue;
         subscription = filled.subscription;
+        seen = filled.subscription;
         if (filled.moved) for (const d of filled.made) bodies.set(d.id, filled.bodies.get(d.id)!);
         // A replay moved the lane meanwhile, or something put deliveries in it (they come first, by seq): read its head.
         if (!filled.moved || filled.othersPending) readHead = true;
@@ -118,7 +122,7 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
     }
   } finally {
     const turnOver = performance.now() - started >= TURN_MS;
-    due = await repo.releaseLane(deps.db, id, turnOver ? new Date() : retryAt).catch((error) => {
+    due = await repo.releaseLane(deps.db, id, turnOver ? new Date() : retryAt, seen).catch((error) => {
       deps.logger.warn({ err: error, subscriptionId: id }, 'webhook lane could not be released; its lease will lapse');
       return false;
     });

@@ -233,16 +233,27 @@ export async function releaseAllLanes(db: Db): Promise<void> {
 
 /**
  * Gives the lane up; `nextAttemptAt` is when it has work again (a retry), or null when the turn
- * left it with nothing to send. Answers whether it holds a pending delivery due now all the same
- * (one put there by another instance after the turn last looked — a replay, a delivery sent again:
- * that instance's kick found the lane held): then the lane stays due for the sweep, and the caller
- * works it again.
+ * left it with nothing to send. `seen` is where the turn last saw the lane's positions. Answers
+ * whether the lane has work all the same — a pending delivery due now, or positions moved since —
+ * put there by another instance after the turn last looked (a replay, a delivery sent again: that
+ * instance's kick found the lane held): then the lane stays due for the sweep, and the caller works
+ * it again.
  */
-export async function releaseLane(db: Db, id: EntityId, nextAttemptAt: Date | null): Promise<boolean> {
+export async function releaseLane(
+  db: Db,
+  id: EntityId,
+  nextAttemptAt: Date | null,
+  seen: LanePosition | null = null,
+): Promise<boolean> {
   const { rows } = await sql<{ due: boolean }>`
     with due as (
       select exists (select 1 from webhook_deliveries d where d.subscription_id = ${id}::int8 and d.status = 'pending'
-                        and d.next_attempt_at <= now()) as due
+                        and d.next_attempt_at <= now())
+             or (${seen !== null} and (s.events_lo, s.events_hi, s.events_after_ms, s.events_after_seq, s.facts_txid)
+                   is distinct from (${seen?.events_lo ?? null}::int8, ${seen?.events_hi ?? null}::int8,
+                                     ${seen?.events_after_ms ?? null}::int8, ${seen?.events_after_seq ?? null}::int8,
+                                     ${seen?.facts_txid ?? null}::int8)) as due
+        from webhook_subscriptions s where s.id = ${id}::int8
     )
     update webhook_subscriptions
        set lease_until = null,

@@ -75,8 +75,8 @@ describe('a fill in one statement', () => {
     const db = t.services.database.db;
     // A lane this test holds (the service's own turns find it busy); its receiver is never called.
     const { id } = await subscribe('http://127.0.0.1:9/never');
-    const claimed = await repo.claimLane(db, id, 120_000);
-    assert.ok(claimed);
+    // (The service's own turn, kicked by the subscription's creation, may hold it for a moment.)
+    const claimed = await until(() => repo.claimLane(db, id, 120_000));
     assert.equal(claimed.pending, false, 'a new lane holds nothing');
     const s = claimed.subscription;
     const to = { ...eventPositionColumns(s), facts_txid: s.facts_txid + 10 };
@@ -121,6 +121,20 @@ describe('a fill in one statement', () => {
 
     // Given up with deliveries due that the turn did not send: the release says so (the lane is worked again).
     assert.equal(await repo.releaseLane(db, id, null), true);
+  });
+});
+
+describe('a lane given up', () => {
+  it('tells of work put there after the turn last looked: positions moved by a replay elsewhere', async () => {
+    const db = t.services.database.db;
+    const { id } = await subscribe('http://127.0.0.1:9/never');
+    const claimed = await until(() => repo.claimLane(db, id, 120_000));
+    assert.equal(await repo.releaseLane(db, id, null, claimed.subscription), false, 'nothing new: idle');
+    assert.equal((await repo.selectSubscription(db, id))?.next_attempt_at, null);
+    const again = await until(() => repo.claimLane(db, id, 120_000));
+    await repo.updateSubscription(db, id, { events_lo: 0, events_after_ms: 5, events_after_seq: 0 });
+    assert.equal(await repo.releaseLane(db, id, null, again.subscription), true, 'moved since the turn saw it');
+    assert.ok((await repo.selectSubscription(db, id))?.next_attempt_at, 'due for the sweep');
   });
 });
 
