@@ -176,6 +176,7 @@ export class Dispatcher {
       }
     } finally {
       this.running.delete(id);
+      this.yielding.delete(id);
       this.use.pools[state.pool]--;
       const left = (this.use.owners.get(state.owner) ?? 1) - 1;
       if (left === 0) this.use.owners.delete(state.owner);
@@ -219,15 +220,26 @@ export class Dispatcher {
     });
   }
 
-  /** Whether a lane waiting for a slot would be admitted if this running lane gave its slot up. */
-  private wantedElsewhere(state: { owner: string; pool: Pool }): boolean {
-    if (this.waiting.size === 0) return false;
+  /** Running lanes that are giving their slot up to a waiting lane (each such lane frees one). */
+  private readonly yielding = new Set<EntityId>();
+
+  /**
+   * Whether this running lane should give its slot up: a lane waiting for a slot would be admitted
+   * in its place, and is not already being made room for by another lane leaving (so that one
+   * waiting lane sends one lane away, not every lane of its owner).
+   */
+  private wantedElsewhere(id: EntityId, state: { owner: string; pool: Pool }): boolean {
+    if (this.waiting.size <= this.yielding.size) return false;
     const owners = new Map(this.use.owners);
     owners.set(state.owner, (owners.get(state.owner) ?? 1) - 1);
     const pools = { ...this.use.pools, [state.pool]: this.use.pools[state.pool] - 1 };
-    for (const id of this.waiting) {
-      const { owner, pool } = this.placeOf(id);
-      if (admits(this.options, { pools, owners }, owner, pool)) return true;
+    let admitted = 0;
+    for (const waiting of this.waiting) {
+      const { owner, pool } = this.placeOf(waiting);
+      if (admits(this.options, { pools, owners }, owner, pool) && ++admitted > this.yielding.size) {
+        this.yielding.add(id);
+        return true;
+      }
     }
     return false;
   }
@@ -237,10 +249,10 @@ export class Dispatcher {
       next: async (ticks) => {
         for (let tick = 0; tick < ticks; tick++) {
           const state = this.running.get(id);
-          if (this.closed || !state || state.changed || this.wantedElsewhere(state)) return 'leave';
+          if (this.closed || !state || state.changed || this.wantedElsewhere(id, state)) return 'leave';
           await this.nextTick();
           // A lane kicked at every tick (a busy account) still gives its slot up to one waiting for it.
-          if (this.closed || state.changed || this.wantedElsewhere(state)) return 'leave';
+          if (this.closed || state.changed || this.wantedElsewhere(id, state)) return 'leave';
           if (state.again) {
             state.again = false;
             return 'kicked';
