@@ -98,7 +98,9 @@ export async function horizonWithFactsAfter(
   questions: readonly { past: FactsPast; positions: readonly FactPosition[] }[],
 ): Promise<{ hi: number; found: boolean[][] }> {
   const asked = questions.map((q, i) =>
-    q.positions.length === 0 ? sql`'{}'::int8[] as q${sql.raw(String(i))}` : sql`${positionsWithFactsPast(q.past, q.positions)} as q${sql.raw(String(i))}`,
+    q.positions.length === 0
+      ? sql`'{}'::int8[] as q${sql.raw(String(i))}`
+      : sql`${positionsWithFactsPast(q.past, q.positions)} as q${sql.raw(String(i))}`,
   );
   const { rows } = await sql<Record<string, (string | number)[]> & { hi: string | number }>`
     select ${sql.join([sql`h.hi`, ...asked], sql`, `)} from (${sql.raw(HORIZON_SQL)}) as h`.execute(db);

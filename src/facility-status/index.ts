@@ -18,7 +18,12 @@ import type { EntityId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
 import { createActionGroup, listActionGroups, listManualActionGroups, runActionGroup } from './action-groups.ts';
 import type { FacilityStatusDeps } from './deps.ts';
-import { type FacilityStatusFactScope, facilityStatusFactsSince, facilityStatusFactsAfter, facilityStatusFactsPast } from './facts.ts';
+import {
+  type FacilityStatusFactScope,
+  facilityStatusFactsSince,
+  facilityStatusFactsAfter,
+  facilityStatusFactsPast,
+} from './facts.ts';
 import { facilityStatusJobs } from './jobs.ts';
 import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { recordStatusChanges } from './status-changes.ts';

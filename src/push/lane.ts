@@ -1,8 +1,14 @@
 // One subscription's lane: its deliveries in order, one at a time, from one instance at a time (the
 // lease). A turn: take the lane; send its head (the oldest pending delivery) when due; when it has
 // none, fill it — the next slice of events and the next facts past its position, turned into
-// deliveries and the position moved on, in one transaction; repeat until nothing is due or the turn
-// has lasted long enough; give the lane up, saying when it has work again (a retry).
+// deliveries and the position moved on, in one statement; when caught up, wait inside the turn for
+// the account's next kick at the next gathering tick (dispatcher.ts, LaneSignal); repeat until
+// nothing is due or the turn has lasted long enough; give the lane up, saying when it has work
+// again (a retry).
+//
+// The lease holder is the only one that makes deliveries in its lane from the facts, so what a fill
+// made is sent from memory; the lane's head is read only when something else put deliveries there
+// (a replay, a delivery sent again), which the claim, the fill and the release each tell of.
 //
 // Head-of-line: a delivery that fails holds the ones behind it until it succeeds (the lane is
 // ordered), and the facts behind it wait where they are — in the tables that hold them, not as
@@ -214,7 +220,8 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow, phaseTaken: boolean
   const filled = await repo.fillLane(deps.db, s, to, deliveries);
   if (filled.subscription === null) return 'gone';
   // Positions moved meanwhile (a replay): nothing was made, and the next fill starts from the lane's row.
-  if (!filled.moved) return { ...filled, subscription: filled.subscription, state: { caughtUp: false, phaseDone: false }, bodies };
+  if (!filled.moved)
+    return { ...filled, subscription: filled.subscription, state: { caughtUp: false, phaseDone: false }, bodies };
   return { ...filled, subscription: filled.subscription, state, bodies };
 }
 

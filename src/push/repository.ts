@@ -135,9 +135,16 @@ export interface LaneFill {
  * whether the lane holds other pending deliveries (the statement's snapshot does not see the rows
  * it inserts), so that the lane reads its head only when something else put deliveries there.
  */
-export async function fillLane(db: Db, s: SubscriptionRow, to: LanePosition, deliveries: NewDelivery[]): Promise<LaneFill> {
+export async function fillLane(
+  db: Db,
+  s: SubscriptionRow,
+  to: LanePosition,
+  deliveries: NewDelivery[],
+): Promise<LaneFill> {
   const d = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
-  const { rows } = await sql<SubscriptionRow & { lane_moved: boolean; made_ids: string[]; made_seqs: string[]; others_pending: boolean }>`
+  const { rows } = await sql<
+    SubscriptionRow & { lane_moved: boolean; made_ids: string[]; made_seqs: string[]; others_pending: boolean }
+  >`
     with moved as (
       update webhook_subscriptions
          set events_lo = ${to.events_lo}::int8, events_hi = ${to.events_hi}::int8, events_after_ms = ${to.events_after_ms}::int8,
@@ -165,7 +172,9 @@ export async function fillLane(db: Db, s: SubscriptionRow, to: LanePosition, del
            exists (select 1 from webhook_deliveries p where p.subscription_id = ${s.id}::int8 and p.status = 'pending') as others_pending
       from (select * from moved
             union all
-            select * from webhook_subscriptions where id = ${s.id}::int8 and not exists (select 1 from moved)) as s`.execute(db);
+            select * from webhook_subscriptions where id = ${s.id}::int8 and not exists (select 1 from moved)) as s`.execute(
+    db,
+  );
   const row = rows[0];
   if (!row) return { subscription: null, moved: false, made: [], othersPending: false };
   const { lane_moved, made_ids, made_seqs, others_pending, ...subscription } = row;
@@ -215,7 +224,9 @@ export async function claimLane(
            next_attempt_at = coalesce(next_attempt_at, now())
      where id = ${id}::int8 and status = 'enabled' and (lease_until is null or lease_until < now())
     returning *, exists (select 1 from webhook_deliveries d
-                          where d.subscription_id = webhook_subscriptions.id and d.status = 'pending') as lane_pending`.execute(db);
+                          where d.subscription_id = webhook_subscriptions.id and d.status = 'pending') as lane_pending`.execute(
+    db,
+  );
   if (!rows[0]) return null;
   const { lane_pending, ...subscription } = rows[0];
   return { subscription: normalize(subscription), pending: lane_pending };

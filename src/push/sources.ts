@@ -93,7 +93,10 @@ export function createLaneReads(db: Db, facts: PushFacts) {
       for (const topic of factTopicsOf(ask.s)) {
         const list = positions.get(topic)!;
         at.set(topic, list.length);
-        list.push({ owner: topic === 'auction.status' ? ask.s.application_id! : ask.s.account_id!, after: ask.s.facts_txid });
+        list.push({
+          owner: topic === 'auction.status' ? ask.s.application_id! : ask.s.account_id!,
+          after: ask.s.facts_txid,
+        });
       }
       return at;
     });
@@ -167,9 +170,9 @@ export async function nextFacts(
 ): Promise<{ facts: Fact[]; txid: number }> {
   if (horizon.hi <= s.facts_txid) return { facts: [], txid: s.facts_txid };
   if (horizon.facts.size === 0) return { facts: [], txid: horizon.hi };
-  const read = (
-    await readFacts(facts, s, s.facts_txid, horizon.hi, LIMITS.factsPerFill + 1, null, horizon.facts)
-  ).sort((a, b) => a.txid - b.txid);
+  const read = (await readFacts(facts, s, s.facts_txid, horizon.hi, LIMITS.factsPerFill + 1, null, horizon.facts)).sort(
+    (a, b) => a.txid - b.txid,
+  );
   if (read.length <= LIMITS.factsPerFill) return { facts: read, txid: horizon.hi };
   // More than a fill takes: stop before the last transaction read (it may have more facts), unless it is the only one.
   const lastTxid = read[read.length - 1]!.txid;

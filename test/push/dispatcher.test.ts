@@ -255,6 +255,9 @@ describe('a caught-up turn waits for its account’s next commit (issue 25)', ()
     await until(() => turnsOf(3)[0]!.answers.length > 0);
     assert.equal(turnsOf(3)[0]!.answers[0], 'kicked', 'lane 3 (another owner) kept its slot: lane 2 could not have it');
     await dispatcher.close();
-    assert.ok(turns.every((t) => t.ended), 'close ends the waits');
+    assert.ok(
+      turns.every((t) => t.ended),
+      'close ends the waits',
+    );
   });
 });

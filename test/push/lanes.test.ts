@@ -223,18 +223,17 @@ describe('several receivers of one account', () => {
       const byId = new Map<string, string[]>();
       for (const d of r.received.filter((x) => x.json.type === 'gateway.events')) {
         new Webhook(secret).verify(d.body, d.headers as Record<string, string>);
-        byId.set(d.json.id, d.json.data.events.map((e: { id: string }) => e.id));
+        byId.set(
+          d.json.id,
+          d.json.data.events.map((e: { id: string }) => e.id),
+        );
       }
       return [...byId.values()].flat();
     };
     await until(() => subscriptions.every((s) => new Set(delivered(s)).size >= expected.length) || undefined);
     for (const s of subscriptions) {
       const ids = delivered(s);
-      assert.deepEqual(
-        ids.filter((id) => expected.includes(id)).sort(),
-        expected,
-        'every event, and none twice',
-      );
+      assert.deepEqual(ids.filter((id) => expected.includes(id)).sort(), expected, 'every event, and none twice');
     }
   });
 });
