@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { commitHorizon } from '../../src/db/horizon.ts';
+import { webhookEnvelope, webhookEnvelopeOf } from '../../src/net/webhook-sender.ts';
 import * as repo from '../../src/push/repository.ts';
 import { createLaneReads, eventPosition, eventSelection, type PushFacts } from '../../src/push/sources.ts';
 import { event, postEvents } from '../events/helpers.ts';
@@ -170,6 +171,15 @@ describe('reads shared by lanes in step', () => {
     // A read already made is not reused: the next ask reads again.
     await reads.horizon(current);
     assert.equal(reads.reads, 2);
+  });
+
+  it('an events body rendered from the slice’s JSON is byte for byte the envelope', () => {
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    const data = { events: [{ id: 'e"1', details: 'ü\n', n: 1 }] };
+    assert.equal(
+      webhookEnvelopeOf('d-1', 'gateway.events', at, JSON.stringify(data)),
+      webhookEnvelope('d-1', 'gateway.events', at, data),
+    );
   });
 
   it('lanes of the same selection at the same position share one read of their next slice', async () => {
