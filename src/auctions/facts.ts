@@ -4,7 +4,7 @@
 // lanes and replays; the payload is the exact body they send. A partner application is told of the
 // auctions of the facilities it serves (applications.facility_guids).
 import { sql, type Selectable } from 'kysely';
-import { type CommittedFact, type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
+import { type CommittedFact, type FactPosition, type FactsPast, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { AuctionHistoryTable, AuctionsTable } from './tables.ts';
@@ -89,14 +89,15 @@ export async function auctionFactsSince(
   }));
 }
 
+/** Whether an owner (p.owner) has facts made by a transaction after p.after: asked by others without naming these tables. */
+export const auctionFactsPast: FactsPast = {
+  ownerType: 'uuid',
+  exists: sql`exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
+                join facilities f on f.id = a.facility_id join applications ap on ap.id = p.owner
+               where h.txid > p.after and f.guid = any(ap.facility_guids))`,
+};
+
 /** For each (application, after): whether its auctions have history recorded by a transaction after it (a sweep's question). */
 export function auctionFactsAfter(db: Db, positions: readonly FactPosition[]): Promise<boolean[]> {
-  return ownersWithFactsAfter(
-    db,
-    positions,
-    'uuid',
-    sql`exists (select 1 from auction_history h join auctions a on a.id = h.auction_id
-                  join facilities f on f.id = a.facility_id join applications ap on ap.id = p.owner
-                 where h.txid > p.after and f.guid = any(ap.facility_guids))`,
-  );
+  return ownersWithFactsAfter(db, positions, auctionFactsPast);
 }

@@ -22,7 +22,7 @@ import { cancelAuction, cancelBySupport } from './cancel.ts';
 import { setCharityEnrolment } from './charity-enrolment.ts';
 import { closeEnded, reportSale } from './closing.ts';
 import type { AuctionDeps } from './deps.ts';
-import { type AuctionFactScope, auctionFactsSince, auctionFactsAfter } from './facts.ts';
+import { type AuctionFactScope, auctionFactsSince, auctionFactsAfter, auctionFactsPast } from './facts.ts';
 import { fetchDueImages } from './images.ts';
 import { importFullList } from './import.ts';
 import { auctionJobs } from './jobs.ts';
@@ -95,6 +95,7 @@ export function createAuctions({ database, config, logger, jobs, metrics, suppor
       factsSince: (after: number, upTo: number, scope: AuctionFactScope, limit: number) =>
         auctionFactsSince(deps.db, after, upTo, scope, limit),
       factsAfter: (positions: readonly FactPosition[]) => auctionFactsAfter(deps.db, positions),
+      past: auctionFactsPast,
     },
     blobs: deps.blobs,
     metrics: deps.metrics,

@@ -3,7 +3,7 @@
 // acknowledge.ts and retention.ts). Read below the commit horizon (src/db/horizon.ts) by whoever
 // composes facts — the push face's lanes and replays; the payload is the exact body they send.
 import { sql, type Selectable } from 'kysely';
-import { type CommittedFact, type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
+import { type CommittedFact, type FactPosition, type FactsPast, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { CommandType } from './rules.ts';
@@ -76,13 +76,14 @@ export async function commandFactsSince(
   });
 }
 
+/** Whether an owner (p.owner) has facts made by a transaction after p.after: asked by others without naming these tables. */
+export const commandFactsPast: FactsPast = {
+  ownerType: 'int8',
+  exists: sql`exists (select 1 from commands c join facilities f on f.id = c.facility_id
+               where f.account_id = p.owner and c.settled_txid > p.after)`,
+};
+
 /** For each (account, after): whether the account has commands settled by a transaction after it (a sweep's question). */
 export function commandFactsAfter(db: Db, positions: readonly FactPosition[]): Promise<boolean[]> {
-  return ownersWithFactsAfter(
-    db,
-    positions,
-    'int8',
-    sql`exists (select 1 from commands c join facilities f on f.id = c.facility_id
-                 where f.account_id = p.owner and c.settled_txid > p.after)`,
-  );
+  return ownersWithFactsAfter(db, positions, commandFactsPast);
 }

@@ -22,7 +22,7 @@ import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { acknowledgementOf } from './acknowledge.ts';
 import type { CommandsDeps, WhenPolled } from './deps.ts';
-import { type CommandFactScope, commandFactsSince, commandFactsAfter } from './facts.ts';
+import { type CommandFactScope, commandFactsSince, commandFactsAfter, commandFactsPast } from './facts.ts';
 import { commandJobs } from './jobs.ts';
 import { waitForCommands } from './poll.ts';
 import { type Change, inChange } from './queue.ts';
@@ -98,6 +98,7 @@ export async function createCommands({ database, config, logger, codes, whenPoll
       factsSince: (after: number, upTo: number, scope: CommandFactScope, limit: number) =>
         commandFactsSince(deps.db, after, upTo, scope, limit),
       factsAfter: (positions: readonly FactPosition[]) => commandFactsAfter(deps.db, positions),
+      past: commandFactsPast,
     },
     // What the jobs run (also run by tests at a chosen time).
     recordExpiredCommands: bind(recordExpiredCommands),

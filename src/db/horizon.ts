@@ -51,22 +51,59 @@ export interface FactPosition {
 }
 
 /**
+ * An owner's question "has this owner facts made by a transaction after this one?", as its own SQL:
+ * an `exists (…)` over `p.owner` (of `ownerType`) and `p.after`. Others ask it (a sweep, a lane's
+ * fill) without naming the owner's tables.
+ */
+export interface FactsPast {
+  ownerType: 'int8' | 'uuid';
+  exists: RawBuilder<unknown>;
+}
+
+/** The positions of `p` whose owner has facts past them: the 1-based ordinals, as an `array(…)`. */
+const positionsWithFactsPast = (past: FactsPast, positions: readonly FactPosition[]) => sql`array(
+    select p.i from unnest(${positions.map((p) => p.owner)}::${sql.raw(past.ownerType)}[], ${positions.map((p) => p.after)}::int8[])
+                    with ordinality as p(owner, after, i)
+     where ${past.exists})`;
+
+const foundAt = (count: number, ordinals: readonly (string | number)[]) => {
+  const found = new Array<boolean>(count).fill(false);
+  for (const i of ordinals) found[Number(i) - 1] = true;
+  return found;
+};
+
+/**
  * A sweep's question, one statement for every position: for each (owner, after), whether the owner
- * has facts made by a transaction after `after`. `factsPast` is the owner's `exists (…)` over
- * `p.owner` and `p.after`.
+ * has facts made by a transaction after `after`.
  */
 export async function ownersWithFactsAfter(
   db: Db,
   positions: readonly FactPosition[],
-  ownerType: 'int8' | 'uuid',
-  factsPast: RawBuilder<unknown>,
+  past: FactsPast,
 ): Promise<boolean[]> {
-  const found = new Array<boolean>(positions.length).fill(false);
-  if (positions.length === 0) return found;
-  const { rows } = await sql<{ i: string }>`
-    select p.i from unnest(${positions.map((p) => p.owner)}::${sql.raw(ownerType)}[], ${positions.map((p) => p.after)}::int8[])
-                    with ordinality as p(owner, after, i)
-     where ${factsPast}`.execute(db);
-  for (const row of rows) found[Number(row.i) - 1] = true;
-  return found;
+  if (positions.length === 0) return [];
+  const { rows } = await sql<{ found: (string | number)[] }>`
+    select ${positionsWithFactsPast(past, positions)} as found`.execute(db);
+  return foundAt(positions.length, rows[0]!.found);
+}
+
+/**
+ * The horizon, and for each question (an owner's facts, the positions asked of it) whether each
+ * position has facts past it — in one statement. Both come from the statement's one snapshot: a
+ * position without facts past it has none up to the horizon, and never will (every transaction at
+ * or below the horizon has ended), so its reader need not look.
+ */
+export async function horizonWithFactsAfter(
+  db: Db,
+  questions: readonly { past: FactsPast; positions: readonly FactPosition[] }[],
+): Promise<{ hi: number; found: boolean[][] }> {
+  const asked = questions.map((q, i) =>
+    q.positions.length === 0
+      ? sql`'{}'::int8[] as q${sql.raw(String(i))}`
+      : sql`${positionsWithFactsPast(q.past, q.positions)} as q${sql.raw(String(i))}`,
+  );
+  const { rows } = await sql<Record<string, (string | number)[]> & { hi: string | number }>`
+    select ${sql.join([sql`h.hi`, ...asked], sql`, `)} from (${sql.raw(HORIZON_SQL)}) as h`.execute(db);
+  const row = rows[0]!;
+  return { hi: Number(row.hi), found: questions.map((q, i) => foundAt(q.positions.length, row[`q${i}`]!)) };
 }

@@ -47,7 +47,7 @@ export interface NextSlice {
   events: DeliveredEvent[];
   /** Where the reader stands after the slice (phases may have been opened and found empty). */
   position: EventPosition;
-  /** Whether it reached the horizon. */
+  /** Whether it read up to the horizon (false with a slice, or when it stopped at a phase it has not read). */
   caughtUp: boolean;
 }
 
@@ -55,9 +55,18 @@ export interface EventFacts {
   /**
    * The next slice of at most `limit` events after `position`: in its phase, else in the next ones
    * up to `horizon` (a phase ends at the transaction of the account's `limit`-th event, never
-   * splitting one, else at the horizon).
+   * splitting one, else at the horizon). `phaseDone`: the reader has taken every event of its
+   * position's phase (its last slice was short, or found nothing), so the walk goes on at the next
+   * phase without reading this one again. Readers asking the same while a read is under way share
+   * it (and its result: theirs to read, not to change).
    */
-  nextSlice(selection: EventSelection, position: EventPosition, horizon: number, limit: number): Promise<NextSlice>;
+  nextSlice(
+    selection: EventSelection,
+    position: EventPosition,
+    horizon: number,
+    limit: number,
+    phaseDone?: boolean,
+  ): Promise<NextSlice>;
   /** The events of a slice, read again (a retry). */
   eventsOf(selection: EventSelection, slice: EventSlice): Promise<DeliveredEvent[]>;
   /** For each (account, after): whether the account has events stored by a transaction after it (a sweep's question). */
@@ -130,41 +139,63 @@ export function createEventFacts(
     }));
   };
 
-  return {
-    async nextSlice(selection, from, horizon, limit) {
-      const filter = filterOf(selection);
-      let position = from;
-      for (let phase = 0; phase <= PHASES_PER_READ; phase++) {
-        const rows = await readWindow(filter, { ...position, count: 0 }, limit);
-        if (rows.length > 0) {
-          const last = rows[rows.length - 1]!;
-          const slice = { ...position, count: rows.length };
-          return {
-            slice,
-            events: render(selection, slice, rows),
-            position: { ...position, after: { occurredAt: Number(last.occurred_ms), seq: Number(last.seq) } },
-            caughtUp: false,
-          };
-        }
-        if (horizon <= position.hi) break;
-        position = {
-          lo: position.hi,
-          hi: await phaseEnd(selection.accountId, position.hi, horizon, limit),
-          after: null,
+  const nextSlice = async (
+    selection: EventSelection,
+    from: EventPosition,
+    horizon: number,
+    limit: number,
+    phaseDone: boolean,
+  ): Promise<NextSlice> => {
+    const filter = filterOf(selection);
+    let position = from;
+    for (let phase = 0; phase <= PHASES_PER_READ; phase++) {
+      const rows = phase === 0 && phaseDone ? [] : await readWindow(filter, { ...position, count: 0 }, limit);
+      if (rows.length > 0) {
+        const last = rows[rows.length - 1]!;
+        const slice = { ...position, count: rows.length };
+        return {
+          slice,
+          events: render(selection, slice, rows),
+          position: { ...position, after: { occurredAt: Number(last.occurred_ms), seq: Number(last.seq) } },
+          caughtUp: false,
         };
       }
-      return { slice: null, events: [], position, caughtUp: horizon <= position.hi };
+      if (horizon <= position.hi) return { slice: null, events: [], position, caughtUp: true };
+      position = {
+        lo: position.hi,
+        hi: await phaseEnd(selection.accountId, position.hi, horizon, limit),
+        after: null,
+      };
+    }
+    // The last phase opened is not read yet.
+    return { slice: null, events: [], position, caughtUp: false };
+  };
+
+  /**
+   * Slices being read, by what was asked: lanes of the same selection in step (the same position
+   * and horizon — they converge once they fill at the same tick with the same horizon) make one
+   * read. The events below the horizon never change, so a slice read for one is the slice of all.
+   */
+  const slicesUnderWay = new Map<string, Promise<NextSlice>>();
+
+  return {
+    nextSlice(selection, from, horizon, limit, phaseDone = false) {
+      const key = JSON.stringify([selection, from, horizon, limit, phaseDone]);
+      let read = slicesUnderWay.get(key);
+      if (!read) {
+        read = nextSlice(selection, from, horizon, limit, phaseDone).finally(() => slicesUnderWay.delete(key));
+        slicesUnderWay.set(key, read);
+      }
+      return read;
     },
     async eventsOf(selection, slice) {
       return render(selection, slice, await readWindow(filterOf(selection), slice, slice.count));
     },
     factsAfter(positions) {
-      return ownersWithFactsAfter(
-        db,
-        positions,
-        'int8',
-        sql`exists (select 1 from gateway_events e where e.account_id = p.owner and e.txid > p.after)`,
-      );
+      return ownersWithFactsAfter(db, positions, {
+        ownerType: 'int8',
+        exists: sql`exists (select 1 from gateway_events e where e.account_id = p.owner and e.txid > p.after)`,
+      });
     },
   };
 }

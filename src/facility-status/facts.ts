@@ -3,7 +3,7 @@
 // it (txid). Read below the commit horizon (src/db/horizon.ts) by whoever composes facts — the push
 // face's lanes and replays; the payload is the exact body they send.
 import { sql, type Selectable } from 'kysely';
-import { type CommittedFact, type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
+import { type CommittedFact, type FactPosition, type FactsPast, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { FacilityStatusChangesTable } from './tables.ts';
@@ -62,12 +62,13 @@ export async function facilityStatusFactsSince(
   }));
 }
 
+/** Whether an owner (p.owner) has facts made by a transaction after p.after: asked by others without naming these tables. */
+export const facilityStatusFactsPast: FactsPast = {
+  ownerType: 'int8',
+  exists: sql`exists (select 1 from facility_status_changes x where x.account_id = p.owner and x.txid > p.after)`,
+};
+
 /** For each (account, after): whether the account has status changes recorded by a transaction after it (a sweep's question). */
 export function facilityStatusFactsAfter(db: Db, positions: readonly FactPosition[]): Promise<boolean[]> {
-  return ownersWithFactsAfter(
-    db,
-    positions,
-    'int8',
-    sql`exists (select 1 from facility_status_changes x where x.account_id = p.owner and x.txid > p.after)`,
-  );
+  return ownersWithFactsAfter(db, positions, facilityStatusFactsPast);
 }

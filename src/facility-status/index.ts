@@ -18,7 +18,12 @@ import type { EntityId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
 import { createActionGroup, listActionGroups, listManualActionGroups, runActionGroup } from './action-groups.ts';
 import type { FacilityStatusDeps } from './deps.ts';
-import { type FacilityStatusFactScope, facilityStatusFactsSince, facilityStatusFactsAfter } from './facts.ts';
+import {
+  type FacilityStatusFactScope,
+  facilityStatusFactsSince,
+  facilityStatusFactsAfter,
+  facilityStatusFactsPast,
+} from './facts.ts';
 import { facilityStatusJobs } from './jobs.ts';
 import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { recordStatusChanges } from './status-changes.ts';
@@ -78,6 +83,7 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
       factsSince: (after: number, upTo: number, scope: FacilityStatusFactScope, limit: number) =>
         facilityStatusFactsSince(deps.db, after, upTo, scope, limit),
       factsAfter: (positions: readonly FactPosition[]) => facilityStatusFactsAfter(deps.db, positions),
+      past: facilityStatusFactsPast,
     },
     /** The face's background jobs, worked by the server's queue. */
     jobs: facilityStatusJobs({ db: database.db, logger }) as JobDefinition[],

@@ -2,8 +2,13 @@
 // account committed), by its retry's job coming due, by the sweep (every SWEEP_MS, one query for
 // the lanes that have work: a retry due, facts past their position, a lane a crash left part-way),
 // or by a change of the subscription — and worked at once if a slot is free for it, else as soon as
-// one is; a lane kicked while it is being worked is worked again at the next gathering tick (with
-// what its account committed meanwhile), behind the lanes already waiting. Each lane is its own sequence, so one slow or dead receiver holds only its own
+// one is. A lane kicked while it is being worked goes on at the next gathering tick (with what its
+// account committed meanwhile): a turn that has caught up waits for that tick inside the turn,
+// keeping its lease, for as long as its account keeps committing (LaneSignal), so that lanes in
+// step fill together at each tick and share their reads (sources.ts); it leaves when a tick or two
+// pass without a kick, when the kick says the subscription itself changed, or when a waiting lane
+// could have its slot — and is then worked again at the next tick if it was kicked, behind the lanes
+// already waiting. Each lane is its own sequence, so one slow or dead receiver holds only its own
 // lane. Across instances the lease decides (lane.ts).
 //
 // Slots are shared fairly between owners (issue 23): one owner (an account, a partner) has at most
@@ -43,10 +48,21 @@ export interface LaneInfo {
   failing: boolean;
 }
 
+/** What a turn that has caught up waits on (lane.ts). */
+export interface LaneSignal {
+  /**
+   * Waits for the next gathering tick at which the lane has been kicked since it last asked (its
+   * account committed more): 'kicked'. 'leave' when `ticks` ticks pass without a kick, when a kick
+   * said the subscription itself changed (its next turn starts from its row again), when a lane
+   * waiting for a slot could take this one's, or when the dispatcher closes.
+   */
+  next(ticks: number): Promise<'kicked' | 'leave'>;
+}
+
 export interface DispatcherOptions extends SlotLimits {
   sweepMs: number;
   /** Works one turn of a lane; resolves with when it has work again (null: idle), and whether it is failing. 'busy': another instance has it. */
-  work(id: EntityId): Promise<{ retryAt: Date | null; failing: boolean } | 'busy'>;
+  work(id: EntityId, signal: LaneSignal): Promise<{ retryAt: Date | null; failing: boolean } | 'busy'>;
   /** The lanes with work now (the sweep). */
   due(): Promise<EntityId[]>;
   /** Who owns a lane and whether it is failing, as last read from the database; undefined when not known yet. */
@@ -66,7 +82,8 @@ export interface DispatcherOptions extends SlotLimits {
 const UNKNOWN_OWNER = '?';
 
 export class Dispatcher {
-  private readonly running = new Map<EntityId, { again: boolean; owner: string; pool: Pool }>();
+  /** `again`: kicked during its turn; `changed`: by a change of the subscription or its lane (its owner's edit, a replay, a delivery sent again). */
+  private readonly running = new Map<EntityId, { again: boolean; changed: boolean; owner: string; pool: Pool }>();
   /** Kicked lanes waiting for a slot, in the order they were kicked. */
   private readonly waiting = new Set<EntityId>();
   private readonly use: SlotUse & { owners: Map<string, number> } = {
@@ -82,9 +99,10 @@ export class Dispatcher {
   /** Kicks before start (a one-shot command, a test without workers) are ignored: the sweep finds the work later. */
   private started = false;
   private readonly idle = new Set<() => void>();
-  /** Lanes to kick at the next gathering tick, and its timer. */
+  /** Lanes to kick at the next gathering tick. */
   private readonly gathering = new Set<EntityId>();
-  private gatherTimer: NodeJS.Timeout | null = null;
+  /** The next gathering tick (a multiple of gatherMs on the clock: every lane waiting for it wakes at once), its timer. */
+  private tick: { at: Promise<void>; timer: NodeJS.Timeout; resolve: () => void } | null = null;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -94,12 +112,17 @@ export class Dispatcher {
     this.sweepTimer.unref();
   }
 
-  /** Works the lane soon (now, as soon as a slot is free for it, or after the turn in progress). */
-  kick(id: EntityId): void {
+  /**
+   * Works the lane soon (now, as soon as a slot is free for it, or at the next tick when it is being
+   * worked). `changed`: the subscription or its lane changed (not only its account's facts), so a
+   * turn in progress ends and the next one reads the lane again.
+   */
+  kick(id: EntityId, changed = false): void {
     if (this.closed || !this.started) return;
     const run = this.running.get(id);
     if (run) {
       run.again = true;
+      run.changed ||= changed;
       return;
     }
     if (!this.tryStart(id)) this.waiting.add(id);
@@ -114,7 +137,7 @@ export class Dispatcher {
   private tryStart(id: EntityId): boolean {
     const { owner, pool } = this.placeOf(id);
     if (!admits(this.options, this.use, owner, pool)) return false;
-    this.running.set(id, { again: false, owner, pool });
+    this.running.set(id, { again: false, changed: false, owner, pool });
     this.use.pools[pool]++;
     this.use.owners.set(owner, (this.use.owners.get(owner) ?? 0) + 1);
     void this.run(id);
@@ -139,7 +162,7 @@ export class Dispatcher {
     // The turn ran out of time with more to do: the lane goes on at once (a backlog catches up).
     let more = false;
     try {
-      const result = await this.options.work(id).catch((error) => {
+      const result = await this.options.work(id, this.signalOf(id)).catch((error) => {
         this.options.logger.warn({ err: error, subscriptionId: id }, 'webhook lane turn failed; the sweep retries it');
         return 'busy' as const;
       });
@@ -153,6 +176,7 @@ export class Dispatcher {
       }
     } finally {
       this.running.delete(id);
+      this.yielding.delete(id);
       this.use.pools[state.pool]--;
       const left = (this.use.owners.get(state.owner) ?? 1) - 1;
       if (left === 0) this.use.owners.delete(state.owner);
@@ -165,20 +189,78 @@ export class Dispatcher {
     }
   }
 
+  private nextTick(): Promise<void> {
+    if (!this.tick) {
+      const gatherMs = this.options.gatherMs ?? 50;
+      let resolve = () => {};
+      const at = new Promise<void>((r) => {
+        resolve = r;
+      });
+      const timer = setTimeout(
+        () => {
+          this.tick = null;
+          resolve();
+        },
+        gatherMs - (Date.now() % gatherMs),
+      );
+      timer.unref();
+      this.tick = { at, timer, resolve };
+    }
+    return this.tick.at;
+  }
+
   private kickAtTick(id: EntityId): void {
+    const first = this.gathering.size === 0;
     this.gathering.add(id);
-    if (this.gatherTimer) return;
-    const gatherMs = this.options.gatherMs ?? 50;
-    this.gatherTimer = setTimeout(
-      () => {
-        this.gatherTimer = null;
-        const ids = [...this.gathering];
-        this.gathering.clear();
-        for (const gathered of ids) this.kick(gathered);
+    if (!first) return;
+    void this.nextTick().then(() => {
+      const ids = [...this.gathering];
+      this.gathering.clear();
+      for (const gathered of ids) this.kick(gathered);
+    });
+  }
+
+  /** Running lanes that are giving their slot up to a waiting lane (each such lane frees one). */
+  private readonly yielding = new Set<EntityId>();
+
+  /**
+   * Whether this running lane should give its slot up: a lane waiting for a slot would be admitted
+   * in its place, and is not already being made room for by another lane leaving (so that one
+   * waiting lane sends one lane away, not every lane of its owner).
+   */
+  private wantedElsewhere(id: EntityId, state: { owner: string; pool: Pool }): boolean {
+    if (this.waiting.size <= this.yielding.size) return false;
+    const owners = new Map(this.use.owners);
+    owners.set(state.owner, (owners.get(state.owner) ?? 1) - 1);
+    const pools = { ...this.use.pools, [state.pool]: this.use.pools[state.pool] - 1 };
+    let admitted = 0;
+    for (const waiting of this.waiting) {
+      const { owner, pool } = this.placeOf(waiting);
+      if (admits(this.options, { pools, owners }, owner, pool) && ++admitted > this.yielding.size) {
+        this.yielding.add(id);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private signalOf(id: EntityId): LaneSignal {
+    return {
+      next: async (ticks) => {
+        for (let tick = 0; tick < ticks; tick++) {
+          const state = this.running.get(id);
+          if (this.closed || !state || state.changed || this.wantedElsewhere(id, state)) return 'leave';
+          await this.nextTick();
+          // A lane kicked at every tick (a busy account) still gives its slot up to one waiting for it.
+          if (this.closed || state.changed || this.wantedElsewhere(id, state)) return 'leave';
+          if (state.again) {
+            state.again = false;
+            return 'kicked';
+          }
+        }
+        return 'leave';
       },
-      gatherMs - (Date.now() % gatherMs),
-    );
-    this.gatherTimer.unref();
+    };
   }
 
   sweep(): Promise<void> {
@@ -205,7 +287,12 @@ export class Dispatcher {
     this.closed = true;
     this.waiting.clear();
     this.gathering.clear();
-    if (this.gatherTimer) clearTimeout(this.gatherTimer);
+    // Turns waiting for the tick wake now, and leave.
+    if (this.tick) {
+      clearTimeout(this.tick.timer);
+      this.tick.resolve();
+      this.tick = null;
+    }
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.sweeping;
     if (this.running.size > 0) await new Promise<void>((resolve) => this.idle.add(resolve));

@@ -20,7 +20,7 @@ import { workLane } from './lane.ts';
 import { createPushMetrics } from './metrics.ts';
 import * as repo from './repository.ts';
 import { disabledNotification, retrySchedule } from './rules.ts';
-import { dueLanes, type PushFacts } from './sources.ts';
+import { createLaneReads, dueLanes, type PushFacts } from './sources.ts';
 import {
   adminSubscriptionView,
   createSubscription,
@@ -97,6 +97,7 @@ export async function createPush(deps: PushDeps) {
     lanesOfAccount = signalled;
     lanes = info;
   };
+  const reads = createLaneReads(db, deps.facts);
   const dispatcher: Dispatcher = new Dispatcher({
     concurrency: config.webhookConcurrency,
     failingConcurrency: config.webhookFailingConcurrency,
@@ -104,11 +105,12 @@ export async function createPush(deps: PushDeps) {
     sweepMs: config.webhookSweepMs,
     logger,
     laneOf: (id) => lanes.get(id),
-    async work(id) {
+    async work(id, signal) {
       const result = await workLane(
         {
           db,
           facts: deps.facts,
+          reads,
           sender,
           logger,
           secretsOf: (s, now) => secretsOf(deps.sealer, s, now),
@@ -121,6 +123,7 @@ export async function createPush(deps: PushDeps) {
           onAttempt: (outcome, ms) => metrics.attempts.observe({ outcome }, ms / 1000),
         },
         id,
+        signal,
       );
       return result.outcome === 'busy' ? 'busy' : { retryAt: result.retryAt, failing: result.failing };
     },
@@ -134,10 +137,10 @@ export async function createPush(deps: PushDeps) {
   });
   const kick = (id: EntityId) => {
     // A change of this instance's subscriptions is seen at once (by the signal, and its owner by the
-    // dispatcher), not at the next sweep.
+    // dispatcher), not at the next sweep; a turn in progress ends, and the next one reads the lane again.
     void refreshLanes()
       .catch(() => {})
-      .then(() => dispatcher.kick(id));
+      .then(() => dispatcher.kick(id, true));
   };
   const subscriptions: SubscriptionDeps = {
     db,

@@ -1,28 +1,36 @@
 // One subscription's lane: its deliveries in order, one at a time, from one instance at a time (the
 // lease). A turn: take the lane; send its head (the oldest pending delivery) when due; when it has
 // none, fill it — the next slice of events and the next facts past its position, turned into
-// deliveries and the position moved on, in one transaction; repeat until nothing is due or the turn
-// has lasted long enough; give the lane up, saying when it has work again (a retry).
+// deliveries and the position moved on, in one statement; when caught up, wait inside the turn for
+// the account's next kick at the next gathering tick (dispatcher.ts, LaneSignal); repeat until
+// nothing is due or the turn has lasted long enough; give the lane up, saying when it has work
+// again (a retry).
+//
+// The lease holder is the only one that makes deliveries in its lane from the facts, so what a fill
+// made is sent from memory; the lane's head is read only when something else put deliveries there
+// (a replay, a delivery sent again), which the claim, the fill and the release each tell of.
 //
 // Head-of-line: a delivery that fails holds the ones behind it until it succeeds (the lane is
 // ordered), and the facts behind it wait where they are — in the tables that hold them, not as
 // copies — so a receiver down for days costs no storage. After `disableAfterMs` of failures
 // without a success the subscription is disabled, its head marked failed, and support notified.
 import { randomUUID } from 'node:crypto';
-import { commitHorizon } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { retryDelayMs, type RetrySchedule } from '../net/retry.ts';
-import { webhookEnvelope, type WebhookSender } from '../net/webhook-sender.ts';
+import { webhookEnvelope, webhookEnvelopeOf, type WebhookSender } from '../net/webhook-sender.ts';
+import type { LaneSignal } from './dispatcher.ts';
 import * as repo from './repository.ts';
 import { attemptError, givesUp, LIMITS } from './rules.ts';
-import { eventPosition, eventSelection, nextFacts, type PushFacts } from './sources.ts';
+import { eventPosition, eventSelection, type LaneReads, nextFacts, type PushFacts } from './sources.ts';
 
 export interface LaneDeps {
   db: Db;
   /** The facts the lane delivers, read through their owners (sources.ts). */
   facts: PushFacts;
+  /** The horizon reads the lanes of this process share (sources.ts). */
+  reads: LaneReads;
   /** The one webhook sender (net/webhook-sender.ts), with the push face's deadlines and address check. */
   sender: WebhookSender;
   logger: Logger;
@@ -50,34 +58,57 @@ const leaseMs = (deps: LaneDeps) => deps.timeoutMs + 5_000;
 /** A turn gives the lane up after this long, so that a busy lane cannot hold a worker for ever. */
 const TURN_MS = 10_000;
 
-export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult> {
+export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal | null = null): Promise<TurnResult> {
   const claimed = await repo.claimLane(deps.db, id, leaseMs(deps));
   if (!claimed) return { outcome: 'busy' };
-  let subscription = claimed;
-  // What the last fill made, in order, with the bodies it rendered from the rows it had just read:
-  // sent from memory, without reading the lane's head or the events again.
+  let subscription = claimed.subscription;
+  // Where the turn last saw the lane's positions (its claim, its fills): told at the release, which
+  // finds whether another instance moved them since (a replay whose kick found the lane held).
+  let seen: repo.LanePosition = claimed.subscription;
+  // Whether the lane's head must be read: it held deliveries when the turn took it, or something
+  // other than this turn's fills put some there (a replay, a delivery sent again). Otherwise the
+  // lease holder is the only one that makes deliveries in the lane, and it knows them: what the last
+  // fill made, in order, with the bodies it rendered from the rows it had just read — sent from
+  // memory, without reading the lane's head or the events again.
+  let readHead = claimed.pending;
   let made: repo.DeliveryRow[] = [];
   const bodies = new Map<string, string>();
+  // Where the last fill left the lane: caught up with the horizon (then the next fill waits for a
+  // kick), and whether it took every event of its phase.
+  let fillState: FillState = { caughtUp: false, phaseDone: false };
   let delivered = 0;
   let retryAt: Date | null = null;
   const started = performance.now();
   let renewed = started;
+  let due = false;
   try {
     while (performance.now() - started < TURN_MS) {
       if (performance.now() - renewed > leaseMs(deps) / 3) {
         await repo.renewLane(deps.db, id, leaseMs(deps));
         renewed = performance.now();
       }
-      const head = made.shift() ?? (await repo.headOfLane(deps.db, id));
+      let head = made.shift() ?? null;
+      if (!head && readHead) {
+        head = await repo.headOfLane(deps.db, id);
+        readHead = head !== null;
+      }
       if (!head) {
-        const filled = await fill(deps, subscription);
-        if (filled === 'idle') break;
-        if (filled === 'moved') subscription = (await repo.selectSubscription(deps.db, id)) ?? subscription;
-        else {
-          subscription = filled.subscription;
-          made = filled.deliveries;
-          for (const [deliveryId, body] of filled.bodies) bodies.set(deliveryId, body);
+        if (fillState.caughtUp) {
+          // Nothing new until the account commits more: wait for its next kick, at the next
+          // gathering tick, with the other lanes in step (a tick or two at most).
+          if (!signal || (await signal.next(2)) === 'leave') break;
         }
+        const filled = await fill(deps, subscription, fillState.phaseDone);
+        if (filled === 'gone') break;
+        fillState = filled.state;
+        if (!('subscription' in filled)) continue;
+        subscription = filled.subscription;
+        seen = filled.subscription;
+        if (filled.moved) for (const d of filled.made) bodies.set(d.id, filled.bodies.get(d.id)!);
+        // A replay moved the lane meanwhile, or something put deliveries in it (they come first, by seq): read its head.
+        if (!filled.moved || filled.othersPending) readHead = true;
+        else made = filled.made;
+        if (subscription.status !== 'enabled') break;
         continue;
       }
       if (head.next_attempt_at.getTime() > Date.now()) {
@@ -95,41 +126,51 @@ export async function workLane(deps: LaneDeps, id: EntityId): Promise<TurnResult
       if (subscription.status === 'enabled') retryAt = result.retryAt;
       break;
     }
-    const more = performance.now() - started >= TURN_MS;
-    return {
-      outcome: 'done',
-      retryAt: more ? new Date() : retryAt,
-      delivered,
-      failing: subscription.failing_since !== null,
-    };
   } finally {
     const turnOver = performance.now() - started >= TURN_MS;
-    await repo
-      .releaseLane(deps.db, id, turnOver ? new Date() : retryAt)
-      .catch((error) =>
-        deps.logger.warn(
-          { err: error, subscriptionId: id },
-          'webhook lane could not be released; its lease will lapse',
-        ),
-      );
+    due = await repo.releaseLane(deps.db, id, turnOver ? new Date() : retryAt, seen).catch((error) => {
+      deps.logger.warn({ err: error, subscriptionId: id }, 'webhook lane could not be released; its lease will lapse');
+      return false;
+    });
   }
+  const more = performance.now() - started >= TURN_MS || (due && retryAt === null && subscription.status === 'enabled');
+  return {
+    outcome: 'done',
+    retryAt: more ? new Date() : retryAt,
+    delivered,
+    failing: subscription.failing_since !== null,
+  };
+}
+
+/** Where a fill left the lane. */
+interface FillState {
+  /** Nothing past the position up to the horizon it read. */
+  caughtUp: boolean;
+  /** Every event of the position's phase taken (the next fill starts at the next phase). */
+  phaseDone: boolean;
 }
 
 type Filled =
-  /** Nothing new up to the horizon. */
-  | 'idle'
-  /** The position moved without deliveries (empty phases walked, or a replay moved it): look again. */
-  | 'moved'
-  | { subscription: repo.SubscriptionRow; deliveries: repo.DeliveryRow[]; bodies: Map<string, string> };
+  /** The subscription was deleted, or is not enabled any more. */
+  | 'gone'
+  /** Nothing new up to the horizon: no statement made. */
+  | { state: FillState }
+  | (repo.LaneFill & { subscription: repo.SubscriptionRow; state: FillState; bodies: Map<string, string> });
 
-/** Turns what is new past the lane's position into deliveries, and moves the position, in one transaction. */
-async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
+/**
+ * Turns what is new past the lane's position into deliveries, and moves the position, in one
+ * statement (repository.ts fillLane). The horizon and whether the lane's owners have facts past its
+ * position come from one read shared by the lanes filling at the same moment (sources.ts); the
+ * events' slice is shared too when lanes of the same selection are in step.
+ */
+async function fill(deps: LaneDeps, s: repo.SubscriptionRow, phaseTaken: boolean): Promise<Filled> {
   // The horizon as it is now, without waiting for it to pass the account's latest commits (a
   // reader of a page waits up to 500 ms for those; a lane need not: what it does not take now, the
   // next kick — every commit of the account sends one — takes).
-  const horizon = await commitHorizon(deps.db);
+  const horizon = await deps.reads.horizon(s);
+  const limit = LIMITS.eventsPerDelivery;
   const events = s.topics.includes('gateway.events')
-    ? await deps.facts.events.nextSlice(eventSelection(s), eventPosition(s), horizon, LIMITS.eventsPerDelivery)
+    ? await deps.facts.events.nextSlice(eventSelection(s), eventPosition(s), horizon.hi, limit, phaseTaken)
     : null;
   const facts = await nextFacts(deps.facts, s, horizon);
   const now = new Date();
@@ -138,7 +179,7 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
   if (events?.slice) {
     const id = randomUUID();
     deliveries.push({ id, type: 'gateway.events', createdAt: now, body: null, slice: events.slice });
-    bodies.set(id, webhookEnvelope(id, 'gateway.events', now, { events: events.events }));
+    bodies.set(id, webhookEnvelopeOf(id, 'gateway.events', now, deps.reads.eventsData(events.events)));
   }
   for (const fact of facts.facts) {
     const id = randomUUID();
@@ -164,21 +205,24 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow): Promise<Filled> {
         events_after_seq: s.events_after_seq,
       };
   const to = { ...position, facts_txid: facts.txid };
+  // A full slice may have more behind it; a short one took the rest of its phase, and the walk is
+  // caught up when that phase ends at the horizon.
+  const phaseDone = events !== null && (events.slice === null ? events.caughtUp : events.slice.count < limit);
+  const eventsCaughtUp = events === null || (phaseDone && horizon.hi <= events.position.hi);
+  const state: FillState = { caughtUp: eventsCaughtUp && facts.txid >= horizon.hi, phaseDone };
   const unchanged =
     to.facts_txid === s.facts_txid &&
     to.events_lo === s.events_lo &&
     to.events_hi === s.events_hi &&
     to.events_after_ms === s.events_after_ms &&
     to.events_after_seq === s.events_after_seq;
-  if (unchanged && deliveries.length === 0) return 'idle';
-  const made = await deps.db.transaction().execute(async (trx) => {
-    // The deliveries exist only if the position moves from where this fill read it (a replay may have moved it).
-    if (!(await repo.moveLane(trx, s, to))) return null;
-    return repo.insertDeliveries(trx, s.id, deliveries);
-  });
-  if (made === null) return 'moved';
-  if (made.length === 0) return events && !events.caughtUp ? 'moved' : 'idle';
-  return { subscription: { ...s, ...to }, deliveries: made, bodies };
+  if (unchanged && deliveries.length === 0) return { state };
+  const filled = await repo.fillLane(deps.db, s, to, deliveries);
+  if (filled.subscription === null) return 'gone';
+  // Positions moved meanwhile (a replay): nothing was made, and the next fill starts from the lane's row.
+  if (!filled.moved)
+    return { ...filled, subscription: filled.subscription, state: { caughtUp: false, phaseDone: false }, bodies };
+  return { ...filled, subscription: filled.subscription, state, bodies };
 }
 
 /** The body of a delivery as sent: a fact's as stored; an events delivery's read again from its slice. */

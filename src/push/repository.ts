@@ -109,36 +109,127 @@ export async function deleteSubscription(db: Db, id: EntityId, owner: Owner): Pr
 
 // ---- The lane ----
 
-/**
- * Moves the lane's positions from where `s` saw them (compare-and-set): false when they moved
- * meanwhile (a replay), and then nothing is changed.
- */
-export async function moveLane(
-  trx: Db,
-  s: SubscriptionRow,
-  to: Pick<SubscriptionRow, 'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'>,
-): Promise<boolean> {
-  const { numAffectedRows } = await sql`
-    update webhook_subscriptions
-       set events_lo = ${to.events_lo}::int8, events_hi = ${to.events_hi}::int8, events_after_ms = ${to.events_after_ms}::int8,
-           events_after_seq = ${to.events_after_seq}::int8, facts_txid = ${to.facts_txid}::int8
-     where id = ${s.id}::int8 and events_lo = ${s.events_lo}::int8 and events_hi = ${s.events_hi}::int8
-       and events_after_ms is not distinct from ${s.events_after_ms}::int8
-       and events_after_seq is not distinct from ${s.events_after_seq}::int8
-       and facts_txid = ${s.facts_txid}::int8`.execute(trx);
-  return Number(numAffectedRows ?? 0) === 1;
+/** Where a lane stands: its event position and its facts position. */
+export type LanePosition = Pick<
+  SubscriptionRow,
+  'events_lo' | 'events_hi' | 'events_after_ms' | 'events_after_seq' | 'facts_txid'
+>;
+
+/** What a fill's one statement did (fillLane). */
+export interface LaneFill {
+  /** The subscription as it is now (with the new positions when they moved); null when it was deleted. */
+  subscription: SubscriptionRow | null;
+  /** Whether the positions moved (and the deliveries were made): false when they had moved meanwhile (a replay) or the subscription is no longer enabled. */
+  moved: boolean;
+  /** The deliveries made, in the lane's order. */
+  made: DeliveryRow[];
+  /** Whether the lane held pending deliveries besides those made (put there by someone else: a replay, a delivery sent again, a failed head). */
+  othersPending: boolean;
 }
 
-/** Takes the lane for `leaseMs` when no one holds it and the subscription is enabled; null otherwise. */
-export async function claimLane(db: Db, id: EntityId, leaseMs: number): Promise<SubscriptionRow | null> {
-  const { rows } = await sql<SubscriptionRow>`
+/**
+ * A fill in one statement: the lane's positions move from where `s` saw them to `to` (compare-and-set,
+ * while the subscription is enabled), and the deliveries are inserted only if they moved — a replay
+ * that moved the positions meanwhile makes the fill change nothing. The statement also answers with
+ * the subscription as it is now (what the owner changed meanwhile is seen at the next fill) and
+ * whether the lane holds other pending deliveries (the statement's snapshot does not see the rows
+ * it inserts), so that the lane reads its head only when something else put deliveries there.
+ */
+export async function fillLane(
+  db: Db,
+  s: SubscriptionRow,
+  to: LanePosition,
+  deliveries: NewDelivery[],
+): Promise<LaneFill> {
+  const d = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
+  const { rows } = await sql<
+    SubscriptionRow & { lane_moved: boolean; made_ids: string[]; made_seqs: string[]; others_pending: boolean }
+  >`
+    with moved as (
+      update webhook_subscriptions
+         set events_lo = ${to.events_lo}::int8, events_hi = ${to.events_hi}::int8, events_after_ms = ${to.events_after_ms}::int8,
+             events_after_seq = ${to.events_after_seq}::int8, facts_txid = ${to.facts_txid}::int8
+       where id = ${s.id}::int8 and status = 'enabled' and events_lo = ${s.events_lo}::int8 and events_hi = ${s.events_hi}::int8
+         and events_after_ms is not distinct from ${s.events_after_ms}::int8
+         and events_after_seq is not distinct from ${s.events_after_seq}::int8
+         and facts_txid = ${s.facts_txid}::int8
+      returning *
+    ), made as (
+      insert into webhook_deliveries (id, subscription_id, type, created_at, body, events_lo, events_hi, events_after_ms,
+                                      events_after_seq, events_count)
+      select id, ${s.id}::int8, type, created_at, body, lo, hi, after_ms, after_seq, n
+        from unnest(${d((x) => x.id)}::uuid[], ${d((x) => x.type)}::text[], ${d((x) => x.createdAt.toISOString())}::timestamptz[],
+                    ${d((x) => x.body)}::text[], ${d((x) => x.slice?.lo ?? null)}::int8[], ${d((x) => x.slice?.hi ?? null)}::int8[],
+                    ${d((x) => x.slice?.after?.occurredAt ?? null)}::int8[], ${d((x) => x.slice?.after?.seq ?? null)}::int8[],
+                    ${d((x) => x.slice?.count ?? null)}::int4[])
+             with ordinality as d(id, type, created_at, body, lo, hi, after_ms, after_seq, n, ord)
+       where exists (select 1 from moved)
+       order by ord
+      returning id, seq
+    )
+    select s.*, exists (select 1 from moved) as lane_moved,
+           array(select id::text from made order by seq) as made_ids, array(select seq from made order by seq) as made_seqs,
+           exists (select 1 from webhook_deliveries p where p.subscription_id = ${s.id}::int8 and p.status = 'pending') as others_pending
+      from (select * from moved
+            union all
+            select * from webhook_subscriptions where id = ${s.id}::int8 and not exists (select 1 from moved)) as s`.execute(
+    db,
+  );
+  const row = rows[0];
+  if (!row) return { subscription: null, moved: false, made: [], othersPending: false };
+  const { lane_moved, made_ids, made_seqs, others_pending, ...subscription } = row;
+  const byId = new Map(deliveries.map((x) => [x.id, x]));
+  const now = new Date();
+  const made = made_ids.map((id, i): DeliveryRow => {
+    const x = byId.get(id)!;
+    return {
+      id,
+      subscription_id: s.id,
+      seq: Number(made_seqs[i]),
+      type: x.type,
+      created_at: x.createdAt,
+      body: x.body,
+      events_lo: x.slice?.lo ?? null,
+      events_hi: x.slice?.hi ?? null,
+      events_after_ms: x.slice?.after?.occurredAt ?? null,
+      events_after_seq: x.slice?.after?.seq ?? null,
+      events_count: x.slice?.count ?? null,
+      status: 'pending',
+      attempts: 0,
+      // Due at once (the column's default is the statement's now(), at or before this).
+      next_attempt_at: now,
+      last_attempt_at: null,
+      response_status: null,
+      last_error: null,
+      delivered_at: null,
+      replay: false,
+    };
+  });
+  return { subscription: normalize(subscription), moved: lane_moved, made, othersPending: others_pending };
+}
+
+/**
+ * Takes the lane for `leaseMs` when no one holds it and the subscription is enabled (null otherwise),
+ * with whether it holds pending deliveries (then the turn reads its head before anything else).
+ */
+export async function claimLane(
+  db: Db,
+  id: EntityId,
+  leaseMs: number,
+): Promise<{ subscription: SubscriptionRow; pending: boolean } | null> {
+  const { rows } = await sql<SubscriptionRow & { lane_pending: boolean }>`
     update webhook_subscriptions
        set lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
            -- Until the lane ends cleanly, the sweep sees it as due (a crash part-way is picked up again).
            next_attempt_at = coalesce(next_attempt_at, now())
      where id = ${id}::int8 and status = 'enabled' and (lease_until is null or lease_until < now())
-    returning *`.execute(db);
-  return rows[0] ? normalize(rows[0]) : null;
+    returning *, exists (select 1 from webhook_deliveries d
+                          where d.subscription_id = webhook_subscriptions.id and d.status = 'pending') as lane_pending`.execute(
+    db,
+  );
+  if (!rows[0]) return null;
+  const { lane_pending, ...subscription } = rows[0];
+  return { subscription: normalize(subscription), pending: lane_pending };
 }
 
 export async function renewLane(db: Db, id: EntityId, leaseMs: number): Promise<void> {
@@ -151,10 +242,36 @@ export async function releaseAllLanes(db: Db): Promise<void> {
   await sql`update webhook_subscriptions set lease_until = null where lease_until is not null`.execute(db);
 }
 
-/** Gives the lane up; `nextAttemptAt` is when it has work again (a retry), or null when it is idle. */
-export async function releaseLane(db: Db, id: EntityId, nextAttemptAt: Date | null): Promise<void> {
-  await sql`update webhook_subscriptions set lease_until = null, next_attempt_at = ${nextAttemptAt}::timestamptz
-             where id = ${id}::int8`.execute(db);
+/**
+ * Gives the lane up; `nextAttemptAt` is when it has work again (a retry), or null when the turn
+ * left it with nothing to send. `seen` is where the turn last saw the lane's positions. Answers
+ * whether the lane has work all the same — a pending delivery due now, or positions moved since —
+ * put there by another instance after the turn last looked (a replay, a delivery sent again: that
+ * instance's kick found the lane held): then the lane stays due for the sweep, and the caller works
+ * it again.
+ */
+export async function releaseLane(
+  db: Db,
+  id: EntityId,
+  nextAttemptAt: Date | null,
+  seen: LanePosition | null = null,
+): Promise<boolean> {
+  const { rows } = await sql<{ due: boolean }>`
+    with due as (
+      select exists (select 1 from webhook_deliveries d where d.subscription_id = ${id}::int8 and d.status = 'pending'
+                        and d.next_attempt_at <= now())
+             or (${seen !== null} and (s.events_lo, s.events_hi, s.events_after_ms, s.events_after_seq, s.facts_txid)
+                   is distinct from (${seen?.events_lo ?? null}::int8, ${seen?.events_hi ?? null}::int8,
+                                     ${seen?.events_after_ms ?? null}::int8, ${seen?.events_after_seq ?? null}::int8,
+                                     ${seen?.facts_txid ?? null}::int8)) as due
+        from webhook_subscriptions s where s.id = ${id}::int8
+    )
+    update webhook_subscriptions
+       set lease_until = null,
+           next_attempt_at = coalesce(${nextAttemptAt}::timestamptz, case when (select due from due) then now() end)
+     where id = ${id}::int8
+    returning (select due from due) as due`.execute(db);
+  return rows[0]?.due ?? false;
 }
 
 /** A delivery as stored (tables.ts). */

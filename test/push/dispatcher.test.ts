@@ -181,3 +181,83 @@ describe('fair slots', () => {
     await dispatcher.close();
   });
 });
+
+describe('a caught-up turn waits for its account’s next commit (issue 25)', () => {
+  it('goes on at the tick after a kick, and leaves after two ticks without one, when the lane changed, or when a waiting lane could have its slot', async () => {
+    const gatherMs = 20;
+    // Each turn: what its waits answered, until one said 'leave'.
+    const turns: { id: number; answers: string[]; startedAt: number; ended: boolean }[] = [];
+    const dispatcher = new Dispatcher({
+      concurrency: 4,
+      failingConcurrency: 1,
+      perOwner: 1,
+      sweepMs: 60_000,
+      gatherMs,
+      laneOf: (id) => ({ owner: Number(id) === 3 ? 'b' : 'a', failing: false }),
+      work: async (id, signal) => {
+        const turn = { id: Number(id), answers: [] as string[], startedAt: Date.now(), ended: false };
+        turns.push(turn);
+        for (;;) {
+          const answer = await signal.next(2);
+          turn.answers.push(answer);
+          if (answer === 'leave') break;
+        }
+        turn.ended = true;
+        return { retryAt: null, failing: false };
+      },
+      due: async () => [],
+      scheduleRetry: async () => {},
+      logger: pino({ level: 'silent' }),
+    });
+    dispatcher.start();
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const until = async (probe: () => boolean) => {
+      const deadline = Date.now() + 2_000;
+      while (!probe()) {
+        if (Date.now() > deadline) throw new Error(`timed out: ${probe.toString()}`);
+        await sleep(2);
+      }
+    };
+    const turnsOf = (id: number) => turns.filter((t) => t.id === id);
+
+    // A kick during the wait: the turn goes on, at the tick (not at once).
+    dispatcher.kick(1);
+    await until(() => turnsOf(1).length === 1);
+    dispatcher.kick(1);
+    await until(() => turnsOf(1)[0]!.answers.length === 1);
+    assert.deepEqual(turnsOf(1)[0]!.answers, ['kicked']);
+    // No kick: it leaves after two ticks, and is not worked again (nothing asked for it).
+    const waited = Date.now();
+    await until(() => turnsOf(1)[0]!.ended);
+    assert.deepEqual(turnsOf(1)[0]!.answers, ['kicked', 'leave']);
+    assert.ok(Date.now() - waited >= gatherMs, 'it waited for the ticks');
+    await sleep(3 * gatherMs);
+    assert.equal(turnsOf(1).length, 1, 'a lane that left idle is not worked again');
+
+    // A kick saying the lane changed (its owner's edit, a replay): the turn leaves, and the lane is worked again at the tick.
+    dispatcher.kick(1);
+    await until(() => turnsOf(1).length === 2);
+    dispatcher.kick(1, true);
+    await until(() => turnsOf(1)[1]!.ended);
+    assert.deepEqual(turnsOf(1)[1]!.answers, ['leave']);
+    await until(() => turnsOf(1).length === 3);
+
+    // Another owner's lane does not take this one's slot (it has its own share); one of the same owner does.
+    dispatcher.kick(3);
+    await until(() => turnsOf(3).length === 1);
+    dispatcher.kick(2);
+    assert.equal(turnsOf(2).length, 0, 'the owner has its one lane at work: lane 2 waits');
+    // Kicked at every tick (a busy account), lane 1 still gives its slot up at the tick; lane 3 goes on.
+    dispatcher.kick(1);
+    dispatcher.kick(3);
+    await until(() => turnsOf(1)[2]!.ended && turnsOf(2).length === 1);
+    assert.deepEqual(turnsOf(1)[2]!.answers, ['leave'], 'lane 1 gave its slot up');
+    await until(() => turnsOf(3)[0]!.answers.length > 0);
+    assert.equal(turnsOf(3)[0]!.answers[0], 'kicked', 'lane 3 (another owner) kept its slot: lane 2 could not have it');
+    await dispatcher.close();
+    assert.ok(
+      turns.every((t) => t.ended),
+      'close ends the waits',
+    );
+  });
+});
