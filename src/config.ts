@@ -416,7 +416,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, { min: 1, max: 1000, unit: 'lanes' }),
     webhookFailingConcurrency: integer(env, 'WEBHOOK_FAILING_CONCURRENCY', 8, { min: 1, max: 1000, unit: 'lanes' }),
-    webhookLanesPerOwner: integer(env, 'WEBHOOK_LANES_PER_OWNER', 4, { min: 1, max: 1000, unit: 'lanes' }),
+    webhookLanesPerOwner: integer(env, 'WEBHOOK_LANES_PER_OWNER', 8, { min: 1, max: 1000, unit: 'lanes' }),
     webhookPendingPerSubscription: integer(env, 'WEBHOOK_PENDING_PER_SUBSCRIPTION', 10_000, {
       min: 100,
       max: 1_000_000,

@@ -6,6 +6,7 @@
 // composes facts: the push face's lanes.
 import type pg from 'pg';
 import { sql } from 'kysely';
+import { preparedQuery } from '../db/database.ts';
 import { type FactPosition, ownersWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
@@ -113,7 +114,10 @@ export function createEventFacts(
    * (docs/BENCHMARKS.md, issue 14).
    */
   const phaseEnd = async (accountId: EntityId, lo: number, horizon: number, size: number): Promise<number> => {
-    const { rows } = await pool.query<{ txid: string }>(
+    // Prepared: one plan (the (account_id, txid) index) for every value; planned over the partitions
+    // each time it cost more than it runs (issue 25).
+    const rows = await preparedQuery<{ txid: string }>(
+      pool,
       `select txid from gateway_events where account_id = $1::int8 and txid > $2::int8 and txid <= $3::int8
         order by txid offset ${size - 1} limit 1`,
       [accountId, lo, horizon],
