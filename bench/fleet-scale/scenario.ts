@@ -239,8 +239,12 @@ export async function runFleetScale(o: FleetScaleOptions, log: Log): Promise<Fle
   const receivers = await Promise.all(Array.from({ length: o.receivers }, startWebhookReceiver));
   const server = await startServerProcess(env, 120_000, { quiet: true, bin: o.bin });
   let serverExit: number | string | null = null;
+  let stopping = false;
   void server.exited.then((code) => {
     serverExit = code;
+    // Said at once: the phases after it would only wait for answers that cannot come.
+    if (!stopping)
+      log(`the server exited (${code}) in the middle of the run; its last output:\n${server.output().slice(-4000)}`);
   });
   const workers: WorkerHandle[] = [];
   let statsClient: pg.Client | null = null;
@@ -631,6 +635,7 @@ export async function runFleetScale(o: FleetScaleOptions, log: Log): Promise<Fle
     await pms?.close();
     for (const worker of workers.reverse()) await worker.stop().catch(() => {});
     await statsClient?.end().catch(() => {});
+    stopping = true;
     await server.kill();
     for (const receiver of receivers) await receiver.close();
   }

@@ -247,7 +247,7 @@ export class EventStore {
         const rows = await this.sharedRows(pageQuery(filter, { cutoff, ...state }, { limit: wanted }));
         for (const row of rows) {
           state = stateAfter(state, row);
-          events.push({ row, cursor: encodeCursor(state, this.cursorKey) });
+          events.push({ row, cursor: this.sharedCursor(row, state) });
         }
         if (rows.length === wanted) break; // the phase may hold more: the next call reads on
         state = exhausted(state);
@@ -265,11 +265,11 @@ export class EventStore {
   }
 
   /**
-   * The cursors of the rows of shared reads, by the rest of their state (filter, phase): a signed
-   * cursor is an HMAC, and an account's caught-up tails with one filter would each sign the same
-   * cursor for every event — 100 streams at 600 events a second, 60,000 HMACs a second on the
-   * event loop (issue 25's profile) — where one per (row, filter, phase) is enough. Kept as long
-   * as the row is (the reads that hold it).
+   * The cursors of the rows of shared reads (an account's group, or identical reads under way), by
+   * the rest of their state (filter, phase): a signed cursor is an HMAC, and an account's tails with
+   * one filter would each sign the same cursor for every event — 100 streams at 600 events a second,
+   * 60,000 HMACs a second on the event loop (issue 25's profile) — where one per (row, filter,
+   * phase) is enough. Kept as long as the row is (the reads that hold it).
    */
   private readonly cursorsOfRows = new WeakMap<EventRow, Map<string, string>>();
 
