@@ -42,8 +42,11 @@ export interface Database {
    * own (TAIL_POOL_SIZE connections), so that they never wait in the requests' queue behind a
    * fleet's batches (issue 25: streams fell tens of seconds behind while 20 connections served
    * hundreds of waiting requests); on the embedded database, one session for everything, `pool`.
+   * The webhook lanes' work (their reads, fills and attempts' records) goes through it too: `tailDb`.
    */
   tailPool: pg.Pool;
+  /** Kysely over `tailPool` (on the embedded database, `db`). */
+  tailDb: Kysely<Tables>;
   db: Kysely<Tables>;
   kind: 'embedded' | 'postgres';
   /** Where it is, fit for a log line: no password. */
@@ -129,17 +132,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     }
     // Made now, connected on its first read (a command that reads no tail opens none).
     const tailPool = serverPool(Math.min(max, TAIL_POOL_SIZE));
-    return wrap(
-      driver,
-      pool,
-      losses,
-      'postgres',
-      location,
-      async () => {
-        await tailPool.end();
-      },
-      tailPool,
-    );
+    return wrap(driver, pool, losses, 'postgres', location, async () => {}, tailPool);
   }
 
   prepareDataDir(config.dataDir);
@@ -282,10 +275,12 @@ function wrap(
   tailPool: pg.Pool = pool,
 ): Database {
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const tailDb = tailPool === pool ? db : new Kysely<Tables>({ dialect: new PostgresDialect({ pool: tailPool }) });
   let closing: Promise<void> | null = null;
   return {
     pool,
     tailPool,
+    tailDb,
     db,
     kind,
     location,
@@ -301,8 +296,10 @@ function wrap(
     close() {
       closing ??= (async () => {
         await db.destroy();
-        // Kysely ends the pool only if it ever used it.
+        // Kysely ends a pool only if it ever used it.
         if (!pool.ended) await pool.end();
+        if (tailDb !== db) await tailDb.destroy();
+        if (!tailPool.ended) await tailPool.end();
         await afterPool();
       })();
       return closing;

@@ -97,7 +97,10 @@ export async function createPush(deps: PushDeps) {
     lanesOfAccount = signalled;
     lanes = info;
   };
-  const reads = createLaneReads(db, deps.facts);
+  // The lanes' work follows the events as they are stored: through the tails' pool (Database.tailDb),
+  // never waiting behind the requests' queue.
+  const laneDb = database.tailDb;
+  const reads = createLaneReads(laneDb, deps.facts);
   const dispatcher: Dispatcher = new Dispatcher({
     concurrency: config.webhookConcurrency,
     failingConcurrency: config.webhookFailingConcurrency,
@@ -108,7 +111,7 @@ export async function createPush(deps: PushDeps) {
     async work(id, signal) {
       const result = await workLane(
         {
-          db,
+          db: laneDb,
           facts: deps.facts,
           reads,
           sender,
