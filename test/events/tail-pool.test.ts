@@ -9,6 +9,7 @@ import { TAIL_POOL_SIZE } from '../../src/db/database.ts';
 import { databaseLabel, onPostgres } from '../helpers/harness.ts';
 import { inject } from '../helpers/http.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/until.ts';
 import {
   provisionReportingAccount,
   type ReportingAccount,
@@ -74,14 +75,9 @@ describe(`the tails' pool (${databaseLabel})`, () => {
       const facilityId = acme.facilities[0]!.id;
       const reached = (details: string) => () =>
         receiver.received.some((r) => r.json.data?.events?.some((e: { details: string }) => e.details === details));
-      const until = async (check: () => boolean, ms: number) => {
-        const deadline = Date.now() + ms;
-        while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-        return check();
-      };
       // A lane at work: its first event delivered the usual way.
       await acme.ingest(0, [event({ details: 'first' })]);
-      assert.ok(await until(reached('first'), 10_000), 'the first event delivered');
+      await until(reached('first'), 10_000, 25);
       // Stored without the wake-up (no lane kicked yet), before the requests' pool is taken.
       await ingestWithoutSignal(t, { accountId: acme.accountId, facilityId }, [event({ details: 'to the receiver' })]);
       const held: pg.PoolClient[] = [];

@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { inject } from '../helpers/http.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { gatewayToken, provisionAccount } from '../helpers/tenants.ts';
+import { until } from '../helpers/until.ts';
 
 /** The stalled attempts are given up after this; the other account's deliveries must arrive well before. */
 const FIRST_BYTE_MS = 8_000;
@@ -37,16 +38,6 @@ after(async () => {
   await answering.close();
   await t.close();
 });
-
-async function until<T>(probe: () => T | Promise<T>, ms: number): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms: ${probe.toString().slice(0, 200)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 it('delivers an account’s webhooks promptly while another account’s 100 receivers stall', async () => {
   const a = await provisionAccount(t, { facilities: 1 });

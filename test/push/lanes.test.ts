@@ -15,6 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { inject } from '../helpers/http.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { until } from '../helpers/until.ts';
 
 let t: TestApp;
 let account: ProvisionedAccount;
@@ -31,16 +32,6 @@ after(async () => {
   for (const r of receivers) await r.close();
   await t.close();
 });
-
-async function until<T>(probe: () => T | Promise<T>, ms = 20_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms: ${probe.toString().slice(0, 200)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function subscribe(url: string, topics = ['gateway.events']) {
   const answer = await inject(t.app, 'POST', '/webhooks/subscriptions', {
@@ -240,7 +231,7 @@ describe('several receivers of one account', () => {
       }
       return [...byId.values()].flat();
     };
-    await until(() => subscriptions.every((s) => new Set(delivered(s)).size >= expected.length) || undefined);
+    await until(() => subscriptions.every((s) => new Set(delivered(s)).size >= expected.length) || undefined, 20_000);
     for (const s of subscriptions) {
       const ids = delivered(s);
       assert.deepEqual(ids.filter((id) => expected.includes(id)).sort(), expected, 'every event, and none twice');

@@ -10,21 +10,12 @@ import { startTestApp, type TestApp } from '../helpers/harness.ts';
 import { inject } from '../helpers/http.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { gatewayToken, provisionAccount, type ProvisionedAccount } from '../helpers/tenants.ts';
+import { until } from '../helpers/until.ts';
 
 let t: TestApp;
 let account: ProvisionedAccount;
 let r: Receiver;
 let secret: string;
-
-async function until<T>(probe: () => T | Promise<T>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms: ${probe.toString().slice(0, 200)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const ofType = (type: string) =>
   r.received

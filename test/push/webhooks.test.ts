@@ -16,6 +16,7 @@ import {
   type ProvisionedAccount,
 } from '../helpers/tenants.ts';
 import { event, postEvents } from '../events/helpers.ts';
+import { until } from '../helpers/until.ts';
 
 let t: TestApp;
 let account: ProvisionedAccount;
@@ -42,17 +43,6 @@ after(async () => {
   for (const r of receivers) await r.close();
   await t.close();
 });
-
-/** Polls until the probe answers something truthy (50 ms apart), failing after `ms`. */
-async function until<T>(probe: () => T | Promise<T>, ms = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms: ${probe.toString().slice(0, 200)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function receiver(...args: Parameters<typeof startReceiver>) {
   const r = await startReceiver(...args);
