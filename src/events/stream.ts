@@ -19,7 +19,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type pino from 'pino';
-import type { Clock } from '../clock.ts';
+import { type Clock, GatheringTicks } from '../clock.ts';
 import type { EventFilter, EventRow } from './query.ts';
 import { eventJson } from './render.ts';
 import type { EventSignals } from './signals.ts';
@@ -137,7 +137,8 @@ export class LiveStreams {
    * times. Kept as long as the row is (a WeakMap: the rows go with the reads that hold them).
    */
   private readonly rendered = new WeakMap<EventRow, string>();
-  private tick: Promise<void> | null = null;
+  /** The ticks at which woken streams read (every gatherMs), shared by all of them. */
+  private readonly ticks = new GatheringTicks(() => this.settings.gatherMs);
   private sweeper: NodeJS.Timeout | null = null;
   private watcher: NodeJS.Timeout | null = null;
 
@@ -231,21 +232,6 @@ export class LiveStreams {
     return readable;
   }
 
-  /** The next tick of the clock at which woken streams read (every gatherMs), shared by all of them. */
-  private gatheringTick(): Promise<void> {
-    this.tick ??= new Promise<void>((resolve) => {
-      const gatherMs = this.settings.gatherMs;
-      setTimeout(
-        () => {
-          this.tick = null;
-          resolve();
-        },
-        gatherMs - (Date.now() % gatherMs),
-      ).unref();
-    });
-    return this.tick;
-  }
-
   private dataOf(row: EventRow): string {
     let data = this.rendered.get(row);
     if (data === undefined) {
@@ -317,7 +303,7 @@ export class LiveStreams {
           if (stop.aborted) return;
           // Woken: what else is stored until the instance's next gathering tick comes in the same
           // read, and every stream woken meanwhile reads at that tick, together (one shared read).
-          if (woken) await Promise.race([this.gatheringTick(), ended]);
+          if (woken) await Promise.race([this.ticks.next(), ended]);
           if (stop.aborted) return;
         }
         // A signal during this read is not lost: it sets `woken` again, and the next step reads at once.

@@ -15,6 +15,7 @@
 // `perOwner` lanes worked at once, and lanes that have been failing are worked in their own small
 // pool (`failingConcurrency`), so that an owner's hundred dead receivers hold a few slots, not all of
 // them, and never the healthy lanes' pool once they are known to fail. The rule is `admits`, below.
+import { GatheringTicks } from '../clock.ts';
 import type { EntityId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 
@@ -101,8 +102,8 @@ export class Dispatcher {
   private readonly idle = new Set<() => void>();
   /** Lanes to kick at the next gathering tick. */
   private readonly gathering = new Set<EntityId>();
-  /** The next gathering tick (a multiple of gatherMs on the clock: every lane waiting for it wakes at once), its timer. */
-  private tick: { at: Promise<void>; timer: NodeJS.Timeout; resolve: () => void } | null = null;
+  /** The gathering ticks (multiples of gatherMs on the clock: every lane waiting for one wakes at once). */
+  private readonly ticks = new GatheringTicks(() => this.options.gatherMs ?? 50);
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -189,31 +190,11 @@ export class Dispatcher {
     }
   }
 
-  private nextTick(): Promise<void> {
-    if (!this.tick) {
-      const gatherMs = this.options.gatherMs ?? 50;
-      let resolve = () => {};
-      const at = new Promise<void>((r) => {
-        resolve = r;
-      });
-      const timer = setTimeout(
-        () => {
-          this.tick = null;
-          resolve();
-        },
-        gatherMs - (Date.now() % gatherMs),
-      );
-      timer.unref();
-      this.tick = { at, timer, resolve };
-    }
-    return this.tick.at;
-  }
-
   private kickAtTick(id: EntityId): void {
     const first = this.gathering.size === 0;
     this.gathering.add(id);
     if (!first) return;
-    void this.nextTick().then(() => {
+    void this.ticks.next().then(() => {
       const ids = [...this.gathering];
       this.gathering.clear();
       for (const gathered of ids) this.kick(gathered);
@@ -250,7 +231,7 @@ export class Dispatcher {
         for (let tick = 0; tick < ticks; tick++) {
           const state = this.running.get(id);
           if (this.closed || !state || state.changed || this.wantedElsewhere(id, state)) return 'leave';
-          await this.nextTick();
+          await this.ticks.next();
           // A lane kicked at every tick (a busy account) still gives its slot up to one waiting for it.
           if (this.closed || state.changed || this.wantedElsewhere(id, state)) return 'leave';
           if (state.again) {
@@ -288,11 +269,7 @@ export class Dispatcher {
     this.waiting.clear();
     this.gathering.clear();
     // Turns waiting for the tick wake now, and leave.
-    if (this.tick) {
-      clearTimeout(this.tick.timer);
-      this.tick.resolve();
-      this.tick = null;
-    }
+    this.ticks.wakeAll();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.sweeping;
     if (this.running.size > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
