@@ -40,6 +40,10 @@ export function sqlRunner(db: Db): SqlRunner {
   };
 }
 
+const DEADLOCK_DETECTED = '40P01';
+/** Instances starting together: how often one tries to make a queue whose creation PostgreSQL aborted. */
+const QUEUE_CREATION_ATTEMPTS = 8;
+
 export class JobQueue {
   private readonly boss: PgBoss;
   private running = false;
@@ -79,8 +83,9 @@ export class JobQueue {
   }
 
   private async work(definitions: readonly JobDefinition[]): Promise<void> {
-    for (const definition of this.supervise ? definitions : []) {
-      await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
+    if (!this.supervise) return;
+    await this.createQueues(definitions);
+    for (const definition of definitions) {
       await this.boss.work<object>(
         definition.name,
         { batchSize: definition.batchSize ?? 50, pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 1 },
@@ -88,6 +93,29 @@ export class JobQueue {
       );
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule);
       for (const former of definition.formerNames ?? []) await this.retire(former, definition);
+    }
+  }
+
+  /**
+   * Makes the queues that do not exist yet. pg-boss makes each queue's partition with DDL on its
+   * shared job table, and two instances doing it at once can take those locks in different orders:
+   * PostgreSQL then aborts one ("deadlock detected", 40P01) and that instance would fail to start.
+   * The aborted creation left nothing behind (pg-boss's create_queue is one statement, and skips a
+   * queue another instance made meanwhile), so it is tried again, a few times, after a random pause.
+   * (A lock held across the creations would need a connection of its own while pg-boss's
+   * statements wait for the pool: a small embedded pool would starve.)
+   */
+  private async createQueues(definitions: readonly JobDefinition[]): Promise<void> {
+    for (const definition of definitions) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
+          break;
+        } catch (error) {
+          if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= QUEUE_CREATION_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 250));
+        }
+      }
     }
   }
 

@@ -125,3 +125,35 @@ describe('stopping', () => {
     assert.deepEqual(late, [], 'no statement after stop returned');
   });
 });
+
+describe('starting together', () => {
+  it('several instances starting at once on a database without their queues each start, and every queue exists once', async () => {
+    // pg-boss makes a queue's partition with DDL on its shared job table; two instances making
+    // theirs at the same moment took those locks in different orders ("deadlock detected").
+    const names = Array.from({ length: 6 }, (_, i) => `test.together-${i}`);
+    const definitions = names.map((name) => ({ name, schedule: '0 3 * * *', handle: async () => {} }));
+    const queues = Array.from(
+      { length: 4 },
+      () => new JobQueue(t.services.database.pool, t.services.logger, { supervise: true }),
+    );
+    try {
+      // Each instance creates them in its own order, as instances of different versions would.
+      const started = await Promise.allSettled(
+        queues.map((queue, i) => queue.start(i % 2 ? definitions : [...definitions].reverse())),
+      );
+      assert.deepEqual(
+        started.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started')),
+        queues.map(() => 'started'),
+      );
+    } finally {
+      await Promise.all(queues.map((queue) => queue.stop()));
+    }
+    const { rows } = await t.services.database.pool.query<{ name: string }>(
+      "select name from pgboss.queue where name like 'test.together-%' order by name",
+    );
+    assert.deepEqual(
+      rows.map((row) => row.name),
+      names,
+    );
+  });
+});
