@@ -37,6 +37,7 @@ import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
+import { metricsSource } from './ops/cluster-metrics.ts';
 import { opsRoutes } from './ops/routes/index.ts';
 import type { Services } from './services.ts';
 import { serviceUrl } from './config.ts';
@@ -127,7 +128,10 @@ export async function buildApp(services: Services): Promise<App> {
       scopes[version] = scope;
       if (version === '3.0') {
         await registerSwaggerUi(scope);
-        await scope.register(opsRoutes, { readiness: services.readiness, registry: services.metrics.registry });
+        await scope.register(opsRoutes, {
+          readiness: services.readiness,
+          metrics: metricsSource(services.metrics.registry),
+        });
         await scope.register(authRoutes, { face: services.auth });
         await scope.register(tenancyRoutes, { face: services.tenancy });
         await scope.register(auctionRoutes, { face: services.auctions });

@@ -21,8 +21,11 @@
 //   those left and exits 1. A second signal kills them at once. Ctrl-C reaches every process of the
 //   group: workers leave SIGINT to the primary, so one Ctrl-C is one graceful stop.
 // - Logs: every line carries the process's `pid`, a worker's its `worker` id too.
+// - /metrics: whichever worker takes the scrape answers with every worker's figures, summed by the
+//   primary (src/ops/cluster-metrics.ts).
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
+import { answerClusterMetrics } from './ops/cluster-metrics.ts';
 import type { Logger } from './logger.ts';
 import type { ServingFields } from './server.ts';
 
@@ -197,6 +200,7 @@ async function servePrimary(config: Config, baseLogger: Logger): Promise<void> {
   const { checkPortAvailable } = await import('./server.ts');
   await checkPortAvailable(config.host, config.port);
   const primary = new Primary(config, logger);
+  answerClusterMetrics();
 
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {

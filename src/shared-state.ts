@@ -72,6 +72,8 @@ export class SharedState {
         name: 'gatehouse_redis_up',
         help: '1 while Redis (REDIS_URL) is used for shared counters, 0 while process memory stands in for it.',
         registers: [options.registry],
+        // Under WORKERS, 0 when any worker's Redis is down (src/ops/cluster-metrics.ts).
+        aggregator: 'min',
         collect() {
           this.set(state.up ? 1 : 0);
         },

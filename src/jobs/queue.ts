@@ -112,7 +112,8 @@ export class JobQueue {
           await this.boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
           break;
         } catch (error) {
-          if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= QUEUE_CREATION_ATTEMPTS) throw error;
+          if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= QUEUE_CREATION_ATTEMPTS)
+            throw error;
           await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 250));
         }
       }

@@ -304,6 +304,31 @@ if (!onPostgres) {
       }
     });
 
+    it('/metrics answers every worker’s figures summed, whichever worker takes the scrape', async () => {
+      /** The requests to /health answered (every status), as a scrape through the worker `pid` says. */
+      const healthChecks = async (pid: number) => {
+        const scrape = await call(agents.get(pid)!, 'GET', '/metrics', { token: tenant.operator });
+        assert.equal(scrape.status, 200, String(scrape.body));
+        assert.equal(await workerOf(scrape.reqId), pid);
+        const lines = String(scrape.body)
+          .split('\n')
+          .filter(
+            (l) => l.startsWith('gatehouse_http_request_duration_seconds_count{') && l.includes('route="/health"'),
+          );
+        return lines.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+      };
+      const before = await healthChecks(first);
+      // Three answered by the first worker, two by the second: each scrape counts all five.
+      for (const [pid, times] of [
+        [first, 3],
+        [second, 2],
+      ] as const) {
+        for (let i = 0; i < times; i++) assert.equal((await call(agents.get(pid)!, 'GET', '/health')).status, 200);
+      }
+      assert.equal(await healthChecks(second), before + 5);
+      assert.equal(await healthChecks(first), before + 5);
+    });
+
     it('a killed worker is replaced while the other serves; the replacement accepts the tokens issued before', async () => {
       process.kill(second, 'SIGKILL');
       const output = await served.server.logged('"a worker exited: replacing it"', 1, 10_000);

@@ -1,5 +1,6 @@
 // GET /metrics: Prometheus text, for an operator's token.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Registry } from 'prom-client';
 import { OPERATOR } from '../../http/access.ts';
 import type { Ops } from '../index.ts';
 
@@ -27,8 +28,9 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) =>
       },
     },
     async (_request, reply) => {
-      reply.type(ops.registry.contentType);
-      return ops.registry.metrics();
+      const text = await ops.metrics();
+      reply.type(Registry.PROMETHEUS_CONTENT_TYPE);
+      return text;
     },
   );
 };
