@@ -26,6 +26,13 @@ export interface ControllersInit {
   addressBlock: number;
   batchSize: number;
   pollWaitSeconds: number;
+  /**
+   * Whether a controller keeps its token and batch connection open between requests (two sockets a
+   * controller). Off, each such request has a connection of its own, closed after: the server holds
+   * one socket per controller (its poll) and those in flight — how 10,000 controllers fit in this
+   * sandbox's 20,000 open files.
+   */
+  keepPostsAlive: boolean;
 }
 
 export interface StormResult {
@@ -110,6 +117,7 @@ export function controllersWorker(notify: Notify): Handlers {
   async function requestToken(c: Controller): Promise<{ status: number; retryMs: number }> {
     counts.tokenRequests++;
     const response = await c.post.request({
+      reset: !settings.keepPostsAlive,
       path: '/auth/token',
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -137,6 +145,7 @@ export function controllersWorker(notify: Notify): Handlers {
     let accepted = -1;
     try {
       const response = await c.post.request({
+        reset: !settings.keepPostsAlive,
         path: '/gateway/v1/events',
         method: 'POST',
         headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },

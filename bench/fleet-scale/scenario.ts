@@ -65,6 +65,8 @@ export interface FleetScaleOptions {
   /** The longest wait for receivers, streams and commands to catch up. */
   drainSeconds: number;
   onboardConcurrency: number;
+  /** Controllers keep their token and batch connection open between requests (ControllersInit). */
+  keepPostsAlive: boolean;
   /** How long the server is left alone before its memory is read (fresh, after the storm): RSS settles. */
   settleMs: number;
 }
@@ -297,6 +299,7 @@ export async function runFleetScale(o: FleetScaleOptions, log: Log): Promise<Fle
           addressBlock: 30,
           batchSize: o.batchSize,
           pollWaitSeconds: o.pollWaitSeconds,
+          keepPostsAlive: o.keepPostsAlive,
         }),
       ),
       startWorker('probe', { baseUrl: server.url, source: uploadSource }),
