@@ -8,7 +8,10 @@
 //
 // The lease holder is the only one that makes deliveries in its lane from the facts, so what a fill
 // made is sent from memory; the lane's head is read only when something else put deliveries there
-// (a replay, a delivery sent again), which the claim, the fill and the release each tell of.
+// (a replay, a delivery sent again), which the claim, the fill and the release each tell of. A
+// delivery its receiver accepted is written by the lane's next statement — the next fill, or before
+// the turn reads the head, waits for a kick or gives the lane up — so that a lane that is behind
+// makes one statement per delivery; until then the delivery log shows it pending (a turn or less).
 //
 // Head-of-line: a delivery that fails holds the ones behind it until it succeeds (the lane is
 // ordered), and the facts behind it wait where they are — in the tables that hold them, not as
@@ -76,6 +79,14 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
   // Where the last fill left the lane: caught up with the horizon (then the next fill waits for a
   // kick), and whether it took every event of its phase.
   let fillState: FillState = { caughtUp: false, phaseDone: false };
+  // Deliveries their receivers accepted, written by the lane's next statement: its next fill, or
+  // recordAccepted before the turn reads the head, waits for a kick or gives the lane up.
+  let accepted: repo.Accepted[] = [];
+  const recordAccepted = async () => {
+    const written = accepted;
+    accepted = [];
+    await repo.recordAccepted(deps.db, written);
+  };
   let delivered = 0;
   let retryAt: Date | null = null;
   const started = performance.now();
@@ -89,6 +100,7 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
       }
       let head = made.shift() ?? null;
       if (!head && readHead) {
+        await recordAccepted();
         head = await repo.headOfLane(deps.db, id);
         readHead = head !== null;
       }
@@ -96,9 +108,11 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
         if (fillState.caughtUp) {
           // Nothing new until the account commits more: wait for its next kick, at the next
           // gathering tick, with the other lanes in step (a tick or two at most).
+          await recordAccepted();
           if (!signal || (await signal.next(2)) === 'leave') break;
         }
-        const filled = await fill(deps, subscription, fillState.phaseDone);
+        const filled = await fill(deps, subscription, fillState.phaseDone, accepted);
+        accepted = [];
         if (filled === 'gone') break;
         fillState = filled.state;
         if (!('subscription' in filled)) continue;
@@ -120,6 +134,7 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
       const result = await attempt(deps, subscription, head, body);
       subscription = result.subscription;
       if (result.delivered) {
+        accepted.push(result.accepted);
         delivered++;
         continue;
       }
@@ -127,6 +142,13 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
       break;
     }
   } finally {
+    // Not written (the database failed): the deliveries stay pending and are sent again (at least once).
+    await recordAccepted().catch((error) =>
+      deps.logger.warn(
+        { err: error, subscriptionId: id },
+        'webhook deliveries sent could not be recorded; they are sent again',
+      ),
+    );
     const turnOver = performance.now() - started >= TURN_MS;
     due = await repo.releaseLane(deps.db, id, turnOver ? new Date() : retryAt, seen).catch((error) => {
       deps.logger.warn({ err: error, subscriptionId: id }, 'webhook lane could not be released; its lease will lapse');
@@ -163,7 +185,12 @@ type Filled =
  * position come from one read shared by the lanes filling at the same moment (sources.ts); the
  * events' slice is shared too when lanes of the same selection are in step.
  */
-async function fill(deps: LaneDeps, s: repo.SubscriptionRow, phaseTaken: boolean): Promise<Filled> {
+async function fill(
+  deps: LaneDeps,
+  s: repo.SubscriptionRow,
+  phaseTaken: boolean,
+  accepted: readonly repo.Accepted[],
+): Promise<Filled> {
   // The horizon as it is now, without waiting for it to pass the account's latest commits (a
   // reader of a page waits up to 500 ms for those; a lane need not: what it does not take now, the
   // next kick — every commit of the account sends one — takes).
@@ -216,8 +243,8 @@ async function fill(deps: LaneDeps, s: repo.SubscriptionRow, phaseTaken: boolean
     to.events_hi === s.events_hi &&
     to.events_after_ms === s.events_after_ms &&
     to.events_after_seq === s.events_after_seq;
-  if (unchanged && deliveries.length === 0) return { state };
-  const filled = await repo.fillLane(deps.db, s, to, deliveries);
+  if (unchanged && deliveries.length === 0 && accepted.length === 0) return { state };
+  const filled = await repo.fillLane(deps.db, s, to, deliveries, accepted);
   if (filled.subscription === null) return 'gone';
   // Positions moved meanwhile (a replay): nothing was made, and the next fill starts from the lane's row.
   if (!filled.moved)
@@ -233,7 +260,8 @@ async function bodyOf(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.DeliveryR
 }
 
 type AttemptResult =
-  | { delivered: true; subscription: repo.SubscriptionRow }
+  /** Accepted: written by the lane's next statement. */
+  | { delivered: true; subscription: repo.SubscriptionRow; accepted: repo.Accepted }
   | { delivered: false; subscription: repo.SubscriptionRow; retryAt: Date | null };
 
 async function attempt(
@@ -245,18 +273,21 @@ async function attempt(
   const now = new Date();
   const started = performance.now();
   const sent = await deps.sender.send(s.url, { id: d.id, body, secrets: deps.secretsOf(s, now) }, now);
-  const status = sent.status;
-  const error = attemptError(sent);
   const ms = performance.now() - started;
-  if (error === null) {
+  if (sent.delivered) {
     deps.onAttempt?.('delivered', ms);
-    await repo.recordAttempt(deps.db, d.id, { status: 'delivered', responseStatus: status, error: null, nextAt: null });
     // The health changes on the first success after failures (or ever); a healthy lane writes nothing more.
     const healthy =
       s.failing_since !== null || s.last_success_at === null ? await repo.recordHealth(deps.db, s.id, true, null) : s;
-    return { delivered: true, subscription: { ...s, failing_since: null, last_success_at: healthy.last_success_at } };
+    return {
+      delivered: true,
+      subscription: { ...s, failing_since: null, last_success_at: healthy.last_success_at },
+      accepted: { id: d.id, responseStatus: sent.status, at: new Date() },
+    };
   }
   deps.onAttempt?.('failed', ms);
+  const status = sent.status;
+  const error = attemptError(sent)!;
   const failingSince = s.failing_since?.getTime() ?? now.getTime();
   if (givesUp(failingSince, now.getTime(), deps.disableAfterMs)) {
     const disabled = await deps.db.transaction().execute(async (trx) => {

@@ -140,12 +140,13 @@ export async function fillLane(
   s: SubscriptionRow,
   to: LanePosition,
   deliveries: NewDelivery[],
+  accepted: readonly Accepted[] = [],
 ): Promise<LaneFill> {
   const d = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
   const { rows } = await sql<
     SubscriptionRow & { lane_moved: boolean; made_ids: string[]; made_seqs: string[]; others_pending: boolean }
   >`
-    with moved as (
+    with recorded as (${acceptedUpdate(accepted)}), moved as (
       update webhook_subscriptions
          set events_lo = ${to.events_lo}::int8, events_hi = ${to.events_hi}::int8, events_after_ms = ${to.events_after_ms}::int8,
              events_after_seq = ${to.events_after_seq}::int8, facts_txid = ${to.facts_txid}::int8
@@ -169,7 +170,8 @@ export async function fillLane(
     )
     select s.*, exists (select 1 from moved) as lane_moved,
            array(select id::text from made order by seq) as made_ids, array(select seq from made order by seq) as made_seqs,
-           exists (select 1 from webhook_deliveries p where p.subscription_id = ${s.id}::int8 and p.status = 'pending') as others_pending
+           exists (select 1 from webhook_deliveries p where p.subscription_id = ${s.id}::int8 and p.status = 'pending'
+                      and p.id <> all(${accepted.map((a) => a.id)}::uuid[])) as others_pending
       from (select * from moved
             union all
             select * from webhook_subscriptions where id = ${s.id}::int8 and not exists (select 1 from moved)) as s`.execute(
@@ -324,6 +326,30 @@ export async function insertDeliveries(
     returning *`.execute(trx);
   // The insert's rows come back in no promised order: the lane's order is seq.
   return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+}
+
+/**
+ * A delivery its receiver accepted, not yet written: the lane writes it with its next statement (a
+ * fill, or recordAccepted before it reads its head, waits or gives the lane up), so that a lane
+ * that is behind makes one statement per delivery, not two.
+ */
+export interface Accepted {
+  id: string;
+  responseStatus: number;
+  at: Date;
+}
+
+const acceptedUpdate = (accepted: readonly Accepted[]) => sql`
+  update webhook_deliveries d
+     set status = 'delivered', attempts = d.attempts + 1, last_attempt_at = a.at, response_status = a.status,
+         last_error = null, delivered_at = a.at
+    from unnest(${accepted.map((a) => a.id)}::uuid[], ${accepted.map((a) => a.responseStatus)}::int4[],
+                ${accepted.map((a) => a.at.toISOString())}::timestamptz[]) as a(id, status, at)
+   where d.id = a.id`;
+
+/** Writes deliveries their receivers accepted (Accepted). */
+export async function recordAccepted(db: Db, accepted: readonly Accepted[]): Promise<void> {
+  if (accepted.length > 0) await acceptedUpdate(accepted).execute(db);
 }
 
 export async function recordAttempt(

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { commitHorizon } from '../../src/db/horizon.ts';
 import { webhookEnvelope, webhookEnvelopeOf } from '../../src/net/webhook-sender.ts';
@@ -113,6 +114,136 @@ describe('a fill in one statement', () => {
 
     // Given up with deliveries due that the turn did not send: the release says so (the lane is worked again).
     assert.equal(await repo.releaseLane(db, id, null), true);
+  });
+});
+
+describe('deliveries accepted, written by the next statement', () => {
+  it('a fill writes the deliveries its receivers accepted, as of their answers, and does not count them pending', async () => {
+    const db = t.services.database.db;
+    const { id } = await subscribe('http://127.0.0.1:9/never');
+    const claimed = await until(() => repo.claimLane(db, id, 120_000));
+    const s = claimed.subscription;
+    const to = (n: number) => ({ ...eventPositionColumns(s), facts_txid: s.facts_txid + n });
+    const first = await repo.fillLane(db, s, to(1), [fact(1), fact(2)]);
+    const [a, b] = first.made as [repo.DeliveryRow, repo.DeliveryRow];
+    const answeredAt = new Date(Date.now() - 1500);
+
+    // The first accepted, written by the next fill: the second is still pending (othersPending).
+    const second = await repo.fillLane(
+      db,
+      first.subscription!,
+      to(2),
+      [fact(3)],
+      [{ id: a.id, responseStatus: 204, at: answeredAt }],
+    );
+    assert.equal(second.moved, true);
+    assert.equal(second.othersPending, true);
+    const { rows } = await t.services.database.pool.query<{
+      status: string;
+      attempts: number;
+      response_status: number | null;
+      delivered_at: Date | null;
+      last_attempt_at: Date | null;
+    }>(
+      'select status, attempts, response_status, delivered_at, last_attempt_at from webhook_deliveries where id = $1',
+      [a.id],
+    );
+    assert.deepEqual(rows[0], {
+      status: 'delivered',
+      attempts: 1,
+      response_status: 204,
+      delivered_at: answeredAt,
+      last_attempt_at: answeredAt,
+    });
+
+    // Both left accepted in the same statement that finds them: nothing else pending.
+    const third = await repo.fillLane(
+      db,
+      second.subscription!,
+      to(3),
+      [],
+      [
+        { id: b.id, responseStatus: 200, at: new Date() },
+        { id: second.made[0]!.id, responseStatus: 202, at: new Date() },
+      ],
+    );
+    assert.equal(third.othersPending, false);
+    assert.deepEqual(
+      (await deliveriesOf(id)).map((d) => d.status),
+      ['delivered', 'delivered', 'delivered'],
+    );
+
+    // Without a fill (before a wait, a head read, a release): the same write on its own.
+    const fourth = await repo.fillLane(db, third.subscription!, to(4), [fact(4)]);
+    await repo.recordAccepted(db, [{ id: fourth.made[0]!.id, responseStatus: 200, at: new Date() }]);
+    assert.deepEqual((await deliveriesOf(id)).at(-1)?.status, 'delivered');
+    await repo.releaseLane(db, id, null);
+  });
+
+  it('a lane behind makes one statement per delivery: fill and the last one’s record together', async () => {
+    // Only this lane works meanwhile: the earlier tests' lanes, whose receivers never answer, go.
+    await t.services.database.pool.query("delete from webhook_subscriptions where url like '%/never'");
+    const r = await startReceiver();
+    receivers.push(r);
+    const { id } = await subscribe(r.url);
+    const gateway = (await gatewayToken(t, account.facilities[0]!.id)).token;
+    // Held while 300 events commit: the lane then has three full deliveries to make.
+    const held = await until(() => repo.claimLane(t.services.database.db, id, 120_000));
+    assert.ok(held);
+    for (let batch = 0; batch < 3; batch++)
+      assert.equal(
+        (
+          await postEvents(
+            t,
+            gateway,
+            Array.from({ length: 100 }, () => event({}, 1)),
+          )
+        ).status,
+        200,
+      );
+    // Every statement on the pool the lanes use (Kysely checks a client out for each).
+    const statements: string[] = [];
+    const patched = new WeakSet<object>();
+    const record = (client: pg.PoolClient) => {
+      if (patched.has(client)) return;
+      patched.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((text: unknown, ...rest: unknown[]) => {
+        const sqlText = typeof text === 'string' ? text : (text as { text?: string }).text;
+        if (sqlText && /webhook_deliveries/.test(sqlText)) statements.push(sqlText);
+        return query(text, ...rest);
+      }) as typeof client.query;
+    };
+    const pool = t.services.database.tailPool;
+    pool.on('acquire', record);
+    try {
+      await repo.releaseLane(t.services.database.db, id, new Date());
+      t.services.push.deliveries.kick(id);
+      await until(() => r.received.filter((x) => x.json.type === 'gateway.events').length >= 3 || undefined, 20_000);
+      await until(async () => (await deliveriesOf(id)).every((d) => d.status === 'delivered') || undefined, 20_000);
+    } finally {
+      pool.off('acquire', record);
+    }
+    const sent = r.received.filter((x) => x.json.type === 'gateway.events');
+    assert.deepEqual(
+      sent.map((x) => x.json.data.events.length),
+      [100, 100, 100],
+    );
+    // Three fills, the second and third each writing the delivery before it, and the last delivery
+    // written before the lane waits (by a fill that finds nothing new, or on its own): four writes
+    // for three deliveries, where a write per attempt made six.
+    const kinds = statements.map((x) =>
+      /^\s*with recorded as/.test(x)
+        ? 'fill'
+        : /^\s*update webhook_deliveries d\s/.test(x)
+          ? 'accepted'
+          : /^\s*update webhook_deliveries set/.test(x)
+            ? 'attempt'
+            : 'read',
+    );
+    const shown = kinds.join(', ');
+    assert.equal(kinds.filter((k) => k === 'attempt').length, 0, shown);
+    assert.equal(kinds.filter((k) => k === 'fill' || k === 'accepted').length, 4, shown);
   });
 });
 
