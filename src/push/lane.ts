@@ -12,8 +12,6 @@
 // delivery its receiver accepted is written by the lane's next statement — the next fill, or before
 // the turn reads the head, waits for a kick or gives the lane up — so that a lane that is behind
 // makes one statement per delivery; until then the delivery log shows it pending (a turn or less).
-// And while the last delivery a fill made is being sent, the next fill runs (a lane that is behind
-// waits for the receiver or the database, not for one after the other).
 //
 // Head-of-line: a delivery that fails holds the ones behind it until it succeeds (the lane is
 // ordered), and the facts behind it wait where they are — in the tables that hold them, not as
@@ -84,15 +82,11 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
   // Deliveries their receivers accepted, written by the lane's next statement: its next fill, or
   // recordAccepted before the turn reads the head, waits for a kick or gives the lane up.
   let accepted: repo.Accepted[] = [];
-  const takeAccepted = () => {
-    const taken = accepted;
+  const recordAccepted = async () => {
+    const written = accepted;
     accepted = [];
-    return taken;
+    await repo.recordAccepted(deps.db, written);
   };
-  const recordAccepted = () => repo.recordAccepted(deps.db, takeAccepted());
-  // The next fill, started as the last delivery the turn knows of is sent (the lane is behind): its
-  // round trip to the database overlaps the receiver's.
-  let nextFill: Promise<Filled> | null = null;
   let delivered = 0;
   let retryAt: Date | null = null;
   const started = performance.now();
@@ -111,20 +105,18 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
         readHead = head !== null;
       }
       if (!head) {
-        if (fillState.caughtUp && !nextFill) {
+        if (fillState.caughtUp) {
           // Nothing new until the account commits more: wait for its next kick, at the next
           // gathering tick, with the other lanes in step (a tick or two at most).
           await recordAccepted();
           if (!signal || (await signal.next(2)) === 'leave') break;
         }
-        const prefetched = nextFill !== null;
-        const filled = await (nextFill ?? fill(deps, subscription, fillState.phaseDone, takeAccepted(), []));
-        nextFill = null;
+        const filled = await fill(deps, subscription, fillState.phaseDone, accepted);
+        accepted = [];
         if (filled === 'gone') break;
         fillState = filled.state;
         if (!('subscription' in filled)) continue;
-        // A fill that overlapped an attempt read the lane's health before the attempt told it.
-        subscription = prefetched ? { ...filled.subscription, ...healthOf(subscription) } : filled.subscription;
+        subscription = filled.subscription;
         seen = filled.subscription;
         if (filled.moved) for (const d of filled.made) bodies.set(d.id, filled.bodies.get(d.id)!);
         // A replay moved the lane meanwhile, or something put deliveries in it (they come first, by seq): read its head.
@@ -139,11 +131,6 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
       }
       const body = bodies.get(head.id) ?? (await bodyOf(deps, subscription, head));
       bodies.delete(head.id);
-      if (made.length === 0 && !readHead && !fillState.caughtUp) {
-        nextFill = fill(deps, subscription, fillState.phaseDone, takeAccepted(), [head.id]);
-        // Awaited at the next step or at the release; a failure is told there, not as unhandled.
-        nextFill.catch(() => {});
-      }
       const result = await attempt(deps, subscription, head, body);
       subscription = result.subscription;
       if (result.delivered) {
@@ -155,12 +142,6 @@ export async function workLane(deps: LaneDeps, id: EntityId, signal: LaneSignal 
       break;
     }
   } finally {
-    // A fill still under way moved the lane's positions: the release is told where it left them.
-    const filled = await nextFill?.catch((error) => {
-      deps.logger.warn({ err: error, subscriptionId: id }, 'webhook lane fill failed');
-      return null;
-    });
-    if (filled && filled !== 'gone' && 'subscription' in filled) seen = filled.subscription;
     // Not written (the database failed): the deliveries stay pending and are sent again (at least once).
     await recordAccepted().catch((error) =>
       deps.logger.warn(
@@ -209,7 +190,6 @@ async function fill(
   s: repo.SubscriptionRow,
   phaseTaken: boolean,
   accepted: readonly repo.Accepted[],
-  sending: readonly string[],
 ): Promise<Filled> {
   // The horizon as it is now, without waiting for it to pass the account's latest commits (a
   // reader of a page waits up to 500 ms for those; a lane need not: what it does not take now, the
@@ -264,7 +244,7 @@ async function fill(
     to.events_after_ms === s.events_after_ms &&
     to.events_after_seq === s.events_after_seq;
   if (unchanged && deliveries.length === 0 && accepted.length === 0) return { state };
-  const filled = await repo.fillLane(deps.db, s, to, deliveries, accepted, sending);
+  const filled = await repo.fillLane(deps.db, s, to, deliveries, accepted);
   if (filled.subscription === null) return 'gone';
   // Positions moved meanwhile (a replay): nothing was made, and the next fill starts from the lane's row.
   if (!filled.moved)
@@ -278,13 +258,6 @@ async function bodyOf(deps: LaneDeps, s: repo.SubscriptionRow, d: repo.DeliveryR
   const events = await deps.facts.events.eventsOf(eventSelection(s), repo.sliceOf(d)!);
   return webhookEnvelope(d.id, d.type, d.created_at, { events });
 }
-
-/** The lane's health, as its attempts tell it. */
-const healthOf = (s: repo.SubscriptionRow) => ({
-  failing_since: s.failing_since,
-  last_success_at: s.last_success_at,
-  last_error: s.last_error,
-});
 
 type AttemptResult =
   /** Accepted: written by the lane's next statement. */

@@ -123,7 +123,7 @@ export interface LaneFill {
   moved: boolean;
   /** The deliveries made, in the lane's order. */
   made: DeliveryRow[];
-  /** Whether the lane held pending deliveries besides those made, accepted and being sent (put there by someone else: a replay, a delivery sent again, a failed head). */
+  /** Whether the lane held pending deliveries besides those made (put there by someone else: a replay, a delivery sent again, a failed head). */
   othersPending: boolean;
 }
 
@@ -141,10 +141,7 @@ export async function fillLane(
   to: LanePosition,
   deliveries: NewDelivery[],
   accepted: readonly Accepted[] = [],
-  /** A delivery being sent as the fill runs: not counted among the others pending either. */
-  sending: readonly string[] = [],
 ): Promise<LaneFill> {
-  const settled = [...accepted.map((a) => a.id), ...sending];
   const d = (pick: (d: NewDelivery) => unknown) => deliveries.map(pick);
   const { rows } = await sql<
     SubscriptionRow & { lane_moved: boolean; made_ids: string[]; made_seqs: string[]; others_pending: boolean }
@@ -174,7 +171,7 @@ export async function fillLane(
     select s.*, exists (select 1 from moved) as lane_moved,
            array(select id::text from made order by seq) as made_ids, array(select seq from made order by seq) as made_seqs,
            exists (select 1 from webhook_deliveries p where p.subscription_id = ${s.id}::int8 and p.status = 'pending'
-                      and p.id <> all(${settled}::uuid[])) as others_pending
+                      and p.id <> all(${accepted.map((a) => a.id)}::uuid[])) as others_pending
       from (select * from moved
             union all
             select * from webhook_subscriptions where id = ${s.id}::int8 and not exists (select 1 from moved)) as s`.execute(
