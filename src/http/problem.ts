@@ -43,8 +43,12 @@ export const Problem = Type.Object(
 /** A refusal a route documents itself (a 404, a 409 with its code), in the Problem body: `Refused('UNIT_VACANT: …')`. */
 export const Refused = (description: string) => ({ ...Problem, description });
 
-export function problemBody(error: NormalizedError, traceId: string): ProblemBody {
+/** Members a face adds to its problem bodies (RFC 9457 §3.2 extension members). */
+export type ProblemExtensions = Record<string, unknown>;
+
+export function problemBody(error: NormalizedError, traceId: string, extensions: ProblemExtensions = {}): ProblemBody {
   return {
+    ...extensions,
     type: `urn:gatehouse:problem:${error.code.toLowerCase().replace(/_/g, '-')}`,
     title: error.title,
     status: error.status,
@@ -63,12 +67,16 @@ export function handleError(error: unknown, request: FastifyRequest): Normalized
   return normalized;
 }
 
-export function sendProblem(reply: FastifyReply, normalized: NormalizedError): FastifyReply {
+export function sendProblem(
+  reply: FastifyReply,
+  normalized: NormalizedError,
+  extensions?: ProblemExtensions,
+): FastifyReply {
   return reply
     .code(normalized.status)
     .headers(normalized.headers)
     .type(PROBLEM_TYPE)
-    .send(problemBody(normalized, reply.request.id));
+    .send(problemBody(normalized, reply.request.id, extensions));
 }
 
 /** Renders any error in a face's own shape. */

@@ -1150,7 +1150,7 @@ describe("a unit's visitors by unit number; delete/vacant answers true", () => {
     const { token, north } = seed.alpha;
     const one = await makeUnit(token, north.id, 'UN-1');
     const two = await makeUnit(token, north.id, 'UN-2');
-    const a = (await makeVisitor(token, north.id, { unitId: one.id, accessCode: '460001', firstName: 'Una' })).visitor;
+    const a = (await makeVisitor(token, north.id, { unitId: one.id, accessCode: '7460001', firstName: 'Una' })).visitor;
     const b = (
       await makeVisitor(token, north.id, { unitId: one.id, accessCode: '460002', firstName: 'Ulf', isTenant: false })
     ).visitor;
@@ -1569,5 +1569,192 @@ describe("cross-account isolation: another account's ids, and their neighbours, 
         );
       }
     }
+  });
+});
+
+// ---- Issue 26: the shapes real PMS code sends (second pass) -----------------------------------------
+
+describe('issue 26: a browser client on axios, and the incumbent binder’s readings', () => {
+  it('action routes take the JSON string "" (axios `data: ""`), `null` and a string of spaces as no body, under each accepted type', async () => {
+    const { token, north } = seed.alpha;
+    const unit = await makeUnit(token, north.id, 'AX-1');
+    const { visitor } = await makeVisitor(token, north.id, { unitId: unit.id, accessCode: '8460001', firstName: 'Ax' });
+    const u = `/facilities/${north.id}/units/${unit.id}`;
+    const v = `/facilities/${north.id}/visitors/${visitor.id}`;
+    // What axios puts on the wire for `data: ""` with that content type: the two bytes `""`.
+    const steps: [string, string, string][] = [
+      [`${u}/disable`, '""', 'application/json-patch+json'],
+      [`${u}/enable`, '""', 'application/json'],
+      [`${u}/disable`, 'null', 'application/json-patch+json'],
+      [`${u}/enable`, '"  "', 'application/json'],
+      [`${u}/disable`, '""', 'application/x-www-form-urlencoded'],
+      [`${u}/enable`, 'null', 'application/x-www-form-urlencoded'],
+      [`${v}/disable`, '""', 'application/json-patch+json'],
+      [`${v}/enable`, '""', 'application/json-patch+json'],
+      [`${v}/remove`, '""', 'application/json-patch+json'],
+      [`${u}/vacate`, '""', 'application/json-patch+json'],
+      [`${u}/vacate?suppressCommands=true`, '""', 'application/json-patch+json'],
+      [`${u}/delete/vacant`, '""', 'application/json-patch+json'],
+    ];
+    for (const [path, body, contentType] of steps) {
+      const answer = await send('POST', path, { token, body, contentType });
+      ok(answer, `POST ${path} with ${body} as ${contentType}`);
+    }
+    // And it did what each step says: the visitor removed, the unit vacated and deleted.
+    const units = await send('GET', `/facilities/${north.id}/units`, { token });
+    assert.ok(!units.body.some((x: any) => x.id === unit.id), 'the unit is gone');
+  });
+
+  it('a clean-up script vacates six units at once, each with `data: ""`', async () => {
+    const { token, north } = seed.alpha;
+    const units = [];
+    for (let i = 1; i <= 6; i++) {
+      const unit = await makeUnit(token, north.id, `AXC-${i}`);
+      await makeVisitor(token, north.id, { unitId: unit.id, accessCode: `846100${i}`, firstName: `C${i}` });
+      units.push(unit);
+    }
+    const answers = await Promise.all(
+      units.map((unit) =>
+        send('POST', `/facilities/${north.id}/units/${unit.id}/vacate`, {
+          token,
+          body: '""',
+          contentType: 'application/json-patch+json',
+        }),
+      ),
+    );
+    for (const answer of answers) ok(answer, 'vacate');
+    for (const unit of units) {
+      const visitors = await send('GET', `/facilities/${north.id}/units/${unit.id}/visitors`, { token });
+      assert.deepEqual(visitors.body, [], `unit ${unit.unitNumber} vacated`);
+    }
+  });
+
+  it('a body that says nothing is still refused where a body is needed (creating a unit)', async () => {
+    const { token, north } = seed.alpha;
+    const answer = await send('POST', `/facilities/${north.id}/units`, {
+      token,
+      body: '""',
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(answer.status, 400, answer.text);
+  });
+
+  it('"unitId": "" (a unit select reset for a non-tenant guest) is no unit; "timeGroupId": "" the default', async () => {
+    const { token, north } = seed.alpha;
+    const { timeGroup } = await defaultsOf(token, north.id);
+    const created = await send('POST', `/facilities/${north.id}/visitors`, {
+      token,
+      json: {
+        unitId: '',
+        isTenant: false,
+        lastName: 'Guest',
+        firstName: 'Empty',
+        accessCode: '8462001',
+        timeGroupId: '',
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.unit, null);
+    assert.equal(created.body.visitor.unitId ?? null, null);
+    assert.equal(created.body.visitor.timeGroupId, timeGroup.id);
+    // A tenant still needs a unit: "" is no unit, and the refusal names unitId.
+    const tenant = await send('POST', `/facilities/${north.id}/visitors`, {
+      token,
+      json: { unitId: '', isTenant: true, firstName: 'Ten', lastName: 'Tenant', accessCode: '8462002' },
+    });
+    assert.equal(tenant.status, 400, tenant.text);
+    assert.ok(
+      tenant.body.errors.some((e: any) => e.path === 'unitId'),
+      tenant.text,
+    );
+    // A required number sent as "" is refused naming it, not guessed.
+    const unit = await makeUnit(token, north.id, 'EMP-1');
+    const visitor = (await makeVisitor(token, north.id, { unitId: unit.id, accessCode: '8462003', firstName: 'Em' }))
+      .visitor;
+    const moved = await send('POST', `/facilities/${north.id}/visitors/${visitor.id}/update`, {
+      token,
+      json: { isTenant: '' },
+    });
+    assert.ok(moved.status === 200 || moved.status === 201, `"" for an optional boolean is absent: ${moved.text}`);
+  });
+
+  it('a 400 also names each bad field the incumbent’s way: error.response.data.UnitNumber', async () => {
+    const { token, north } = seed.alpha;
+    await makeUnit(token, north.id, 'PC-1');
+    const taken = await send('POST', `/facilities/${north.id}/units`, { token, json: { unitNumber: 'PC-1' } });
+    assert.equal(taken.status, 400, taken.text);
+    assert.deepEqual(taken.body.UnitNumber, ['is already in use at this facility (by another unit)']);
+    assert.ok(
+      taken.body.errors.some((e: any) => e.path === 'unitNumber'),
+      'errors[] as it was',
+    );
+    // Several bad fields at once, each under its own name; the problem's own members unchanged.
+    const bad = await send('POST', `/facilities/${north.id}/visitors`, {
+      token,
+      json: { unitId: 'x', isTenant: 'yes', firstName: 'Bad', lastName: 'Bad', accessCode: '12ab' },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.ok(Array.isArray(bad.body.UnitId) && bad.body.UnitId.length > 0, bad.text);
+    assert.ok(Array.isArray(bad.body.IsTenant) && bad.body.IsTenant.length > 0, bad.text);
+    assert.ok(Array.isArray(bad.body.AccessCode) && bad.body.AccessCode.length > 0, bad.text);
+    assert.equal(bad.body.status, 400);
+    assert.equal(bad.body.code, 'VALIDATION_FAILED');
+  });
+});
+
+describe('issue 26: the token endpoint answers a wrong client secret as the incumbent did', () => {
+  it('credentials in the body → 400 invalid_client; with HTTP Basic → 401 with WWW-Authenticate', async () => {
+    const { browserApp, key } = seed.alpha;
+    const inBody = await send('POST', '/auth/token', {
+      apiVersion: null,
+      form: {
+        grant_type: 'password',
+        client_id: browserApp.clientId,
+        client_secret: 'wrong-secret',
+        username: key.apiKey,
+        password: key.apiSecret,
+      },
+    });
+    assert.equal(inBody.status, 400, inBody.text);
+    assert.equal(inBody.body.error, 'invalid_client');
+    assert.equal(inBody.headers.get('www-authenticate'), null);
+    const asJson = await send('POST', '/auth/token', {
+      apiVersion: null,
+      json: { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' },
+    });
+    assert.equal(asJson.status, 400, asJson.text);
+    assert.equal(asJson.body.error, 'invalid_client');
+    const basic = await send('POST', '/auth/token', {
+      apiVersion: null,
+      form: { grant_type: 'password', username: key.apiKey, password: key.apiSecret },
+      headers: { authorization: `Basic ${Buffer.from(`${browserApp.clientId}:wrong-secret`).toString('base64')}` },
+    });
+    assert.equal(basic.status, 401, basic.text);
+    assert.equal(basic.body.error, 'invalid_client');
+    assert.match(basic.headers.get('www-authenticate') ?? '', /^Basic /);
+  });
+});
+
+describe('issue 26: JSON sent without its content type', () => {
+  it('curl -d (a form) and text/plain answer 415 saying to send Content-Type: application/json, on every face', async () => {
+    const { token, north } = seed.alpha;
+    const json = JSON.stringify({ unitNumber: 'CURL-1' });
+    for (const [path, auth] of [
+      [`/facilities/${north.id}/units`, token],
+      ['/admin/accounts', seed.operator],
+      ['/auth/token', null],
+    ] as const) {
+      for (const contentType of ['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8']) {
+        const answer = await send('POST', path, { token: auth, body: json, contentType });
+        assert.equal(answer.status, 415, `${path} as ${contentType}: ${answer.text}`);
+        assert.match(answer.text, /Content-Type: application\/json/, `${path} as ${contentType}`);
+      }
+    }
+    // Nothing was made; and the same JSON with its type works.
+    const made = await send('POST', `/facilities/${north.id}/units`, { token, json: { unitNumber: 'CURL-1' } });
+    assert.equal(made.status, 201, made.text);
+    // A form stays a form where the contract takes one.
+    const form = await send('POST', `/facilities/${north.id}/units`, { token, form: { unitNumber: 'CURL-2' } });
+    assert.equal(form.status, 201, form.text);
   });
 });
