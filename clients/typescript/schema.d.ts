@@ -780,7 +780,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableEmergencyMode"];
         delete?: never;
@@ -804,7 +804,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableEmergencyMode"];
         delete?: never;
@@ -850,7 +850,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableLockdown"];
         delete?: never;
@@ -874,7 +874,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableLockdown"];
         delete?: never;
@@ -918,7 +918,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["openActionGroup"];
         delete?: never;
@@ -942,7 +942,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["holdActionGroup"];
         delete?: never;
@@ -966,7 +966,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["closeActionGroup"];
         delete?: never;
@@ -994,7 +994,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["createUnit"];
         delete?: never;
@@ -1038,7 +1038,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableUnit"];
         delete?: never;
@@ -1062,7 +1062,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableUnit"];
         delete?: never;
@@ -1086,7 +1086,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["vacateUnit"];
         delete?: never;
@@ -1110,7 +1110,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["deleteVacantUnit"];
         delete?: never;
@@ -1157,7 +1157,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["refreshUnits"];
         delete?: never;
@@ -1187,7 +1187,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["createVisitor"];
         delete?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["updateVisitor"];
         delete?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["removeVisitor"];
         delete?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableVisitor"];
         delete?: never;
@@ -1305,7 +1305,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableVisitor"];
         delete?: never;
@@ -1330,7 +1330,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["refreshVisitors"];
         delete?: never;
@@ -1462,7 +1462,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`isManual`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`isManual`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["createActionGroup"];
         delete?: never;
@@ -2785,6 +2785,10 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        FieldError: {
+            path: string;
+            message: string;
+        };
         Problem: {
             /** @description urn:gatehouse:problem:<code in kebab case> */
             type: string;
@@ -2795,10 +2799,7 @@ export interface components {
             /** @description A sentence for people; never a stack trace, SQL or a secret. */
             detail: string;
             /** @description Every invalid field (400). */
-            errors?: {
-                path: string;
-                message: string;
-            }[];
+            errors?: components["schemas"]["FieldError"][];
             /** @description The request id, also in X-Correlation-ID. */
             traceId: string;
         };
@@ -2945,6 +2946,23 @@ export interface components {
             notifications: components["schemas"]["SupportNotification"][];
             hasMore: boolean;
             nextCursor: string | null;
+        };
+        /** @description A problem (RFC 9457); on a 400, each bad field is also a member named as the incumbent names it — its path in PascalCase (`UnitNumber`, `Items[0].UnitId`) — holding its messages, beside `errors[]`. */
+        LenientProblem: {
+            /** @description urn:gatehouse:problem:<code in kebab case> */
+            type: string;
+            title: string;
+            status: number;
+            /** @description UPPER_SNAKE code, stable for programs to branch on. */
+            code: string;
+            /** @description A sentence for people; never a stack trace, SQL or a secret. */
+            detail: string;
+            /** @description Every invalid field (400). */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request id, also in X-Correlation-ID. */
+            traceId: string;
+        } & {
+            [key: string]: string[];
         };
         FacilityStatus: {
             /** @enum {string} */
@@ -3335,7 +3353,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenResponse"];
                 };
             };
-            /** @description invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this client may use), unsupported_grant_type or invalid_scope (a scope the client may not have). */
+            /** @description invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this client may use), unsupported_grant_type or invalid_scope (a scope the client may not have); and invalid_client (unknown client, wrong secret, revoked credentials, or none sent) when the client sent its credentials in the body, or none. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description invalid_client: client authentication failed (unknown client, wrong secret, revoked credentials, or none sent); with HTTP Basic, a WWW-Authenticate challenge. */
+            /** @description invalid_client when the client authenticated with HTTP Basic (the Authorization header): unknown client, wrong secret, revoked credentials or malformed Basic credentials; with a WWW-Authenticate challenge. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6251,7 +6269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6319,7 +6337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6488,7 +6506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6565,7 +6583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6642,7 +6660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6725,7 +6743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6826,7 +6844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6921,7 +6939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7004,7 +7022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7105,7 +7123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7200,7 +7218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7285,7 +7303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7388,7 +7406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7491,7 +7509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7591,7 +7609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7717,7 +7735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7827,7 +7845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7946,7 +7964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8092,7 +8110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8238,7 +8256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8362,7 +8380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8468,7 +8486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8569,7 +8587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8719,7 +8737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8891,7 +8909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8997,7 +9015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9085,7 +9103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9216,7 +9234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9340,7 +9358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9464,7 +9482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9592,7 +9610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9687,7 +9705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9764,7 +9782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9847,7 +9865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9926,7 +9944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -10011,7 +10029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -10079,7 +10097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -10153,7 +10171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */

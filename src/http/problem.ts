@@ -22,6 +22,9 @@ export interface ProblemBody {
   traceId: string;
 }
 
+/** One invalid field of a 400: its path in the request (`unitNumber`, `items[0].id`) and what is wrong. */
+const FieldError = Type.Object({ path: Type.String(), message: Type.String() }, { $id: 'FieldError' });
+
 /** The problem+json body, as OpenAPI documents it on every route's error answers. */
 export const Problem = Type.Object(
   {
@@ -30,11 +33,7 @@ export const Problem = Type.Object(
     status: Type.Integer(),
     code: Type.String({ description: 'UPPER_SNAKE code, stable for programs to branch on.' }),
     detail: Type.String({ description: 'A sentence for people; never a stack trace, SQL or a secret.' }),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
-        description: 'Every invalid field (400).',
-      }),
-    ),
+    errors: Type.Optional(Type.Array(FieldError, { description: 'Every invalid field (400).' })),
     traceId: Type.String({ description: 'The request id, also in X-Correlation-ID.' }),
   },
   { $id: 'Problem' }, // application/problem+json (RFC 9457)
