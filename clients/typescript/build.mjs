@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Builds the typed client as an npm package in dist/: the package.json's `prepare` script, so that
-// `npm pack` (and `npm publish`, and `npm install` of this folder) builds it first and a tarball
-// never holds an old build or none. Run from the Gatehouse repository: it uses the repository's
-// esbuild (scripts/build.mjs uses it too) and TypeScript.
+// Builds the typed client as an npm package in dist/. It is the package.json's `prepack` script, so
+// `npm pack` builds it first: a tarball never holds an old build, or none.
+// `prepack` rather than `prepare`: npm lists a `prepare` as an install script to approve when the
+// tarball is installed, though it never runs there. Run from the Gatehouse repository: it uses the
+// repository's esbuild (scripts/build.mjs uses it too) and TypeScript. `node build.mjs` builds alone.
 //
 //   dist/index.mjs, dist/index.cjs    index.ts as ESM and as CommonJS, openapi-fetch bundled in: the
 //                                     package has no runtime dependency, so installing it needs no registry
@@ -49,6 +50,7 @@ export async function buildClient({ dir = here } = {}) {
   ]) {
     await esbuild({
       entryPoints: [entry],
+      absWorkingDir: dir, // the paths in its comments are from here, wherever npm runs it
       outfile: path.join(tmp, `index.${extension}`),
       bundle: true,
       format,
@@ -98,7 +100,10 @@ export async function buildClient({ dir = here } = {}) {
   const files = {
     index: { text: declarations, imports: { './schema.d.ts': 'schema', 'openapi-fetch': 'openapi-fetch' } },
     schema: { text: fs.readFileSync(path.join(dir, 'schema.d.ts'), 'utf8'), imports: {} },
-    'openapi-fetch': { text: fetchPackage.types, imports: { 'openapi-typescript-helpers': 'openapi-typescript-helpers' } },
+    'openapi-fetch': {
+      text: fetchPackage.types,
+      imports: { 'openapi-typescript-helpers': 'openapi-typescript-helpers' },
+    },
     'openapi-typescript-helpers': { text: helpers.types, imports: {} },
   };
   for (const [name, { text, imports }] of Object.entries(files)) {

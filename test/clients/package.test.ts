@@ -1,5 +1,5 @@
 // The typed client as an npm package (issue 26, item 7), used as an integrator's fresh Node.js
-// project uses it: clients/typescript packed with `npm pack` (its prepare script builds dist/),
+// project uses it: clients/typescript packed with `npm pack` (its prepack script builds dist/),
 // the tarball installed with no registry, then the first calls against the real server from a
 // CommonJS script (`require`) and from an ES module (`import`), each run by plain `node` (no tsx),
 // and a TypeScript consumer checked by `tsc` under `module: nodenext` with no other option.
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { markdownSection } from '../docs/markdown.ts';
 import { type Finished, runProgram } from '../helpers/process.ts';
 import { seedAccount } from '../helpers/seed.ts';
 import { realServer } from '../helpers/server.ts';
@@ -49,6 +50,14 @@ function run(file: string, args: string[], cwd: string, env: Record<string, stri
 
 const succeeded = (what: string, result: Finished) =>
   assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
+
+/** docs/API.md's first calls, as an integrator copies them: its ```js blocks, the ES module's, then the CommonJS one. */
+const DOCUMENTED = [
+  ...markdownSection(fs.readFileSync(path.join(root, 'docs/API.md'), 'utf8'), 'The TypeScript client').matchAll(
+    /^```js\n([\s\S]*?)^```$/gm,
+  ),
+].map((m) => m[1]!);
+const DOCUMENTED_URL = "'https://gatehouse.example.com'";
 
 /** The first calls, the same from either module system: a token, whoami, the facility list. */
 const FIRST_CALLS = `
@@ -105,16 +114,28 @@ describe('the typed client, packed and installed in a fresh project', () => {
     fs.mkdirSync(packed);
     succeeded('npm pack', await run('npm', ['pack', '--pack-destination', packed], copy));
     const tarballs = fs.readdirSync(packed);
-    assert.deepEqual(tarballs, ['gatehouse-client-0.1.0.tgz']);
+    const { version } = JSON.parse(fs.readFileSync(path.join(copy, 'package.json'), 'utf8'));
+    assert.deepEqual(tarballs, [`gatehouse-client-${version}.tgz`]);
     tarball = path.join(packed, tarballs[0]!);
 
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'integrator', private: true })}\n`);
-    succeeded(
-      'npm install of the tarball',
-      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], project),
-    );
+    const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+    succeeded('npm install of the tarball', install);
+    // Nothing for the integrator to approve: the package has no script that npm counts as an install script.
+    assert.doesNotMatch(install.stderr, /install-scripts/);
     for (const [name, text] of Object.entries(SCRIPTS)) fs.writeFileSync(path.join(project, name), text);
+    assert.equal(DOCUMENTED.length, 2, 'docs/API.md shows a first call as an ES module and in CommonJS');
+    for (const [name, text] of [
+      ['documented.mjs', DOCUMENTED[0]!],
+      ['documented.cjs', DOCUMENTED[1]!],
+    ] as const) {
+      assert.ok(text.includes(DOCUMENTED_URL), `${name} calls ${DOCUMENTED_URL}`);
+      fs.writeFileSync(
+        path.join(project, name),
+        text.replaceAll(DOCUMENTED_URL, () => JSON.stringify(served.url)),
+      );
+    }
     fs.writeFileSync(path.join(project, 'esm.mts'), consumer('esm'));
     fs.writeFileSync(path.join(project, 'cjs.cts'), consumer('cjs'));
     fs.writeFileSync(path.join(project, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
@@ -135,7 +156,10 @@ describe('the typed client, packed and installed in a fresh project', () => {
       assert.ok(files.includes(file), `dist/${file} is in the package (${files.join(', ')})`);
     assert.ok(!fs.existsSync(path.join(installed, 'index.ts')), 'the TypeScript sources are not');
     // The project's node_modules holds the client and nothing it brought along.
-    assert.deepEqual(fs.readdirSync(path.join(project, 'node_modules')).filter((n) => !n.startsWith('.')), ['@gatehouse']);
+    assert.deepEqual(
+      fs.readdirSync(path.join(project, 'node_modules')).filter((n) => !n.startsWith('.')),
+      ['@gatehouse'],
+    );
   });
 
   for (const [script, file] of [
@@ -164,6 +188,23 @@ describe('the typed client, packed and installed in a fresh project', () => {
         answer.facilities.map((f: { id: number; name: string }) => [f.id, f.name]).sort(),
         account.facilities.map((f) => [f.id, f.name]).sort(),
       );
+    });
+  }
+
+  for (const script of ['documented.mjs', 'documented.cjs']) {
+    it(`docs/API.md's first call (${script}) runs as written and prints the seeded account's facilities`, async () => {
+      const result = await run(process.execPath, [script], project, {
+        CLIENT_ID: account.pms.clientId,
+        CLIENT_SECRET: account.pms.clientSecret,
+        API_KEY: account.key.apiKey,
+        API_SECRET: account.key.apiSecret,
+      });
+      succeeded(script, result);
+      // console.log of the facility list: util.inspect's form, an `id: …,` and a `name: '…',` line per facility.
+      const printed = (field: string) =>
+        [...result.stdout.matchAll(new RegExp(`^\\s+${field}: '?([^',]*)'?,?$`, 'gm'))].map((m) => m[1]!).sort();
+      assert.deepEqual(printed('id'), account.facilities.map((f) => String(f.id)).sort(), result.stdout);
+      assert.deepEqual(printed('name'), account.facilities.map((f) => f.name).sort(), result.stdout);
     });
   }
 
