@@ -6,15 +6,7 @@ import { AppError, notFound, type FieldError } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
 import type { FacilityRow } from './repository.ts';
-import {
-  GUID_RULE,
-  firstAddressLine,
-  isGuid,
-  isTimeZone,
-  optionalText,
-  refuseFaults,
-  requireText,
-} from './rules.ts';
+import { GUID_RULE, firstAddressLine, isGuid, isTimeZone, optionalText, refuseFaults, requireText } from './rules.ts';
 
 /**
  * The postal address of a facility: every part optional (shown by PMS tools as given). addressLine1

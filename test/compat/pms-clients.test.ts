@@ -1674,7 +1674,11 @@ describe("the facility card reads addressLine1 and addressLine2; addressLine sta
     assert.equal(same.status, 201, same.text);
     assertCard(same.body, '1 Oak Ave', null, 'both names, one value');
     // A generated client sends every property of its model, the alias null beside addressLine1.
-    const nullAlias = await create('Golf Null', { addressLine1: '2 Oak Ave', addressLine2: 'Unit 4', addressLine: null });
+    const nullAlias = await create('Golf Null', {
+      addressLine1: '2 Oak Ave',
+      addressLine2: 'Unit 4',
+      addressLine: null,
+    });
     assert.equal(nullAlias.status, 201, nullAlias.text);
     assertCard(nullAlias.body, '2 Oak Ave', 'Unit 4', 'the alias null');
     const differ = await create('Golf Differ', { addressLine1: '3 Oak Ave', addressLine: '4 Pine Rd' });
@@ -1694,8 +1698,18 @@ describe('SmartLock and edge-router reports on combined events: types of familie
     const tenant = await separateTenant('Hotel Storage', {});
     const base = Math.floor(Date.now() / 1000) * 1000;
     const events = [
-      { eventId: 'lock-e1', eventType: 11, occurredAt: new Date(base - 3_600_000).toISOString(), details: 'door-offline' },
-      { eventId: 'lock-e2', eventType: 12, occurredAt: new Date(base - 1_800_000).toISOString(), details: 'door-online' },
+      {
+        eventId: 'lock-e1',
+        eventType: 11,
+        occurredAt: new Date(base - 3_600_000).toISOString(),
+        details: 'door-offline',
+      },
+      {
+        eventId: 'lock-e2',
+        eventType: 12,
+        occurredAt: new Date(base - 1_800_000).toISOString(),
+        details: 'door-online',
+      },
       { eventId: 'lock-e3', eventType: 18, occurredAt: new Date(base - 600_000).toISOString(), details: 'granted' },
     ].map((e) => ({ ...e, deviceId: 'door-7', deviceName: 'Unit Door 7' }));
     const posted = await send('POST', '/gateway/v1/events', {

@@ -18,7 +18,10 @@ describe("a facility's first street line: addressLine1, or addressLine, its depr
   });
 
   it('both with the same text: that text; null or blank beside text counts as not sent', () => {
-    assert.deepEqual(line({ addressLine1: '1 Oak Ave', addressLine: '1 Oak Ave ' }), { value: '1 Oak Ave', faults: [] });
+    assert.deepEqual(line({ addressLine1: '1 Oak Ave', addressLine: '1 Oak Ave ' }), {
+      value: '1 Oak Ave',
+      faults: [],
+    });
     assert.deepEqual(line({ addressLine1: '1 Oak Ave', addressLine: null }), { value: '1 Oak Ave', faults: [] });
     assert.deepEqual(line({ addressLine1: '', addressLine: '1 Oak Ave' }), { value: '1 Oak Ave', faults: [] });
   });
