@@ -1700,7 +1700,7 @@ export interface paths {
         };
         /**
          * A facility's events, newest first, in the combined-events shape.
-         * @description The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events as /gatewayevents, in the shape those integrations were written for. Items differ from /gatewayevents: eventType is the type's **name** and eventTypeEnum its number; eventDetails, createdOn (facility wall clock, no offset), createdUtc, unitName (the unit number); eventCategory is always "Gateway Controller Event". Filters: gtq (event types; none: every type), uq (a unit id), vq (a visitor id), minDate (inclusive) and maxDate (exclusive) in Unix seconds, by default the last 12 hours; etq and itq are accepted and add nothing. Newest first, paged by pageSize (1–10000, default 100) and pageNumber, at most the newest 10,000 events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain array. For complete walks and exports use /gatewayevents (cursor, CSV). Events older than the retention window (180 days) are deleted and never returned. Versions 3.0 (the default) and 2.0 answer alike. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
+         * @description The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events as /gatewayevents, in the shape those integrations were written for. Items differ from /gatewayevents: eventType is the type's **name** and eventTypeEnum its number; eventDetails, createdOn (facility wall clock, no offset), createdUtc, unitName (the unit number); eventCategory is always "Gateway Controller Event". Filters: gtq (event types; none: every type), uq (a unit id), vq (a visitor id), minDate (inclusive) and maxDate (exclusive) in Unix seconds, by default the last 12 hours. etq and itq (edge-router and IoT device types, families this service does not have) are accepted and match no event: naming types there and none in gtq answers no items; with gtq, gtq alone decides. Newest first, paged by pageSize (1–10000, default 100) and pageNumber, at most the newest 10,000 events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain array. For complete walks and exports use /gatewayevents (cursor, CSV). Events older than the retention window (180 days) are deleted and never returned. Versions 3.0 (the default) and 2.0 answer alike. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
          */
@@ -1946,11 +1946,19 @@ export interface components {
             name: string;
             propertyNumber: string | null;
             timeZone: string;
-            addressLine: string | null;
+            /** @description First street line of the postal address. */
+            addressLine1: string | null;
+            /** @description Second street line of the postal address (suite, building, …). */
+            addressLine2: string | null;
             city: string | null;
             state: string | null;
             postalCode: string | null;
             country: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
+             */
+            addressLine: string | null;
             guid: string | null;
             charityEnrolled: boolean;
         };
@@ -2324,11 +2332,19 @@ export interface components {
             propertyNumber: string | null;
             /** @description IANA time zone; time groups are in this local time. */
             timeZone: string;
-            addressLine: string | null;
+            /** @description First street line of the postal address. */
+            addressLine1: string | null;
+            /** @description Second street line of the postal address (suite, building, …). */
+            addressLine2: string | null;
             city: string | null;
             state: string | null;
             postalCode: string | null;
             country: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
+             */
+            addressLine: string | null;
         };
         FacilityStatusListRow: {
             /**
@@ -3749,6 +3765,14 @@ export interface operations {
                     timeZone: string;
                     /** @description 1–50 characters, unique within the service (409 PROPERTY_NUMBER_TAKEN). */
                     propertyNumber?: string;
+                    /** @description First street line of the postal address, at most 200 characters. */
+                    addressLine1?: string | null;
+                    /** @description Second street line of the postal address (suite, building, …), at most 200 characters. */
+                    addressLine2?: string | null;
+                    /**
+                     * @deprecated
+                     * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
+                     */
                     addressLine?: string | null;
                     city?: string | null;
                     state?: string | null;
@@ -11379,11 +11403,11 @@ export interface operations {
     listFacilityCombinedEvents: {
         parameters: {
             query?: {
-                /** @description Repeated (comma-separated also works): gateway-controller event type numbers (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39; GET /combinedevents/types). None: every type. A number that is no type (999) is a 400. */
+                /** @description Repeated (comma-separated also works): gateway-controller event type numbers (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39; GET /combinedevents/types). None: every type, unless etq or itq name types (then none). A number that is no type (999) is a 400. */
                 gtq?: string[];
-                /** @description Repeated: edge-router event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
+                /** @description Repeated: edge-router event types. Accepted so that existing integrations can send it; this service has no such devices, so these types match no event: a query that names types here and none in gtq answers no items (an empty list or page). With gtq, gtq alone decides the types returned. */
                 etq?: string[];
-                /** @description Repeated: IoT device event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
+                /** @description Repeated: IoT device (SmartLock) event types. Accepted so that existing integrations can send it; this service has no such devices, so these types match no event: a query that names types here and none in gtq answers no items (an empty list or page). With gtq, gtq alone decides the types returned. */
                 itq?: string[];
                 /** @description A unit id (a positive integer): only events that name that unit. Empty (or absent): no filter. Anything else is a 400. */
                 uq?: string;
