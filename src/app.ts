@@ -37,7 +37,7 @@ import { CORRELATION_HEADER, requestIdFor } from './http/request-id.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { registerValidation } from './http/validation.ts';
 import { loggableUrl } from './logger.ts';
-import { metricsSource } from './ops/cluster-metrics.ts';
+import { metricsSource } from './ops/index.ts';
 import { opsRoutes } from './ops/routes/index.ts';
 import type { Services } from './services.ts';
 import { serviceUrl } from './config.ts';

@@ -25,7 +25,7 @@
 //   primary (src/ops/cluster-metrics.ts).
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
-import { answerClusterMetrics } from './ops/cluster-metrics.ts';
+import { answerClusterMetrics } from './ops/index.ts';
 import type { Logger } from './logger.ts';
 import type { ServingFields } from './server.ts';
 

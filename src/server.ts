@@ -85,12 +85,30 @@ export async function checkPortAvailable(host: string, port: number, setting = '
   });
 }
 
+let rejectionsHeard = false;
+
+/**
+ * A promise rejected with no one awaiting it — a statement's failure that some path forgot to
+ * catch, e.g. a connection not found in time while the fleet saturates the database (seen once in
+ * the 10,000-facility benchmark, its origin not found) — is logged as an error, and the service goes
+ * on serving: Node's default would end the process, and with it every controller's connection, for
+ * one lost answer. (An exception thrown synchronously still ends it: its state cannot be trusted.)
+ */
+function logUnheardRejections(logger: pino.Logger): void {
+  if (rejectionsHeard) return;
+  rejectionsHeard = true;
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'a promise failed with no one to hear it (a bug: please report this line)');
+  });
+}
+
 export async function startServer(
   config: Config,
   logger: pino.Logger,
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
   if (!options.worker) await checkPortAvailable(config.host, config.port);
+  logUnheardRejections(logger);
   // Start-up overlaps what does not depend on each other: the database opens (the embedded one on
   // its own thread) while the service's modules load; the HTTP app is built while the job queue starts.
   const opening = openDatabase(config, { role: 'owner', command: 'serve' });

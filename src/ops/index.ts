@@ -8,3 +8,5 @@ export interface Ops {
   /** The Prometheus text: this process's metrics, or every worker's summed (src/ops/cluster-metrics.ts). */
   metrics(): Promise<string>;
 }
+
+export { answerClusterMetrics, metricsSource } from './cluster-metrics.ts';
