@@ -587,6 +587,25 @@ describe('every other face stays strict, and a GET with a content type and no bo
       payload: JSON.stringify({ name: 'x' }),
     });
     assert.equal(patch.statusCode, 415, patch.body);
+    // The JSON string "" is a body, and not an object: no "no body" reading here (issue 26's is the face's).
+    const nothing = await t.app.inject({
+      method: 'POST',
+      url: '/admin/accounts',
+      headers: { ...bearer(operator), 'content-type': 'application/json' },
+      payload: '""',
+    });
+    assert.equal(nothing.statusCode, 400, nothing.body);
+    assert.equal(nothing.json().errors[0].path, 'body');
+    // Nor is "" a missing number there: the admin face's 400 names the field, and has no incumbent members.
+    const blank = await t.app.inject({
+      method: 'POST',
+      url: '/admin/facilities',
+      headers: bearer(operator),
+      payload: { ...body, charityEnrolled: '' },
+    });
+    assert.equal(blank.statusCode, 400, blank.body);
+    assert.deepEqual(blank.json().errors, [{ path: 'charityEnrolled', message: 'must be true or false' }]);
+    assert.equal(blank.json().CharityEnrolled, undefined);
   });
 
   it('the gateway face refuses "12" for an event type', async () => {

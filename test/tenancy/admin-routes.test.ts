@@ -72,7 +72,8 @@ describe('admin routes', () => {
       client_id: gateway.json().clientId,
       client_secret: gateway.json().clientSecret,
     });
-    assert.equal(refused.status, 401);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error, 'invalid_client');
     assert.equal(
       (await post(`/admin/gateways/${gateway.json().clientId}/revoke`, {})).statusCode,
       404,
