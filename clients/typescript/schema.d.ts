@@ -780,7 +780,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableEmergencyMode"];
         delete?: never;
@@ -804,7 +804,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableEmergencyMode"];
         delete?: never;
@@ -850,7 +850,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableLockdown"];
         delete?: never;
@@ -874,7 +874,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableLockdown"];
         delete?: never;
@@ -918,7 +918,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["openActionGroup"];
         delete?: never;
@@ -942,7 +942,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["holdActionGroup"];
         delete?: never;
@@ -966,7 +966,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["closeActionGroup"];
         delete?: never;
@@ -994,7 +994,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["createUnit"];
         delete?: never;
@@ -1038,7 +1038,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableUnit"];
         delete?: never;
@@ -1062,7 +1062,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableUnit"];
         delete?: never;
@@ -1086,7 +1086,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["vacateUnit"];
         delete?: never;
@@ -1110,7 +1110,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["deleteVacantUnit"];
         delete?: never;
@@ -1157,7 +1157,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["refreshUnits"];
         delete?: never;
@@ -1187,7 +1187,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["createVisitor"];
         delete?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Integer fields (`unitId`, `timeGroupId`, `accessProfileId`) also accept a string of decimal digits without sign, spaces or leading zeros ("12"). Boolean fields (`isTenant`, `isPortalVisitor`, `suppressCommands`) also accept the strings "true" and "false", in any case. `accessCode` also accepts a non-negative JSON integer, read as its decimal digits. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["updateVisitor"];
         delete?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["removeVisitor"];
         delete?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["disableVisitor"];
         delete?: never;
@@ -1305,7 +1305,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["enableVisitor"];
         delete?: never;
@@ -1330,7 +1330,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `accesscontrol:write`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`suppressCommands`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["refreshVisitors"];
         delete?: never;
@@ -1462,7 +1462,7 @@ export interface paths {
          *
          *     Requires a bearer token with scope `admin`.
          *
-         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty JSON body is no body. Boolean fields (`isManual`) also accept the strings "true" and "false", in any case. Any other string is refused (400) naming the field.
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. Boolean fields (`isManual`) also accept the strings "true" and "false", in any case. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["createActionGroup"];
         delete?: never;
@@ -1700,7 +1700,7 @@ export interface paths {
         };
         /**
          * A facility's events, newest first, in the combined-events shape.
-         * @description The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events as /gatewayevents, in the shape those integrations were written for. Items differ from /gatewayevents: eventType is the type's **name** and eventTypeEnum its number; eventDetails, createdOn (facility wall clock, no offset), createdUtc, unitName (the unit number); eventCategory is always "Gateway Controller Event". Filters: gtq (event types; none: every type), uq (a unit id), vq (a visitor id), minDate (inclusive) and maxDate (exclusive) in Unix seconds, by default the last 12 hours; etq and itq are accepted and add nothing. Newest first, paged by pageSize (1–10000, default 100) and pageNumber, at most the newest 10,000 events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain array. For complete walks and exports use /gatewayevents (cursor, CSV). Events older than the retention window (180 days) are deleted and never returned. Versions 3.0 (the default) and 2.0 answer alike. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
+         * @description The combined-events route that existing PMS integrations read (reports, unit and visitor histories): same events as /gatewayevents, in the shape those integrations were written for. Items differ from /gatewayevents: eventType is the type's **name** and eventTypeEnum its number; eventDetails, createdOn (facility wall clock, no offset), createdUtc, unitName (the unit number); eventCategory is always "Gateway Controller Event". Filters: gtq (event types; none: every type), uq (a unit id), vq (a visitor id), minDate (inclusive) and maxDate (exclusive) in Unix seconds, by default the last 12 hours. etq and itq (edge-router and IoT device types, families this service does not have) are accepted and match no event: naming types there and none in gtq answers no items; with gtq, gtq alone decides. Newest first, paged by pageSize (1–10000, default 100) and pageNumber, at most the newest 10,000 events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain array. For complete walks and exports use /gatewayevents (cursor, CSV). Events older than the retention window (180 days) are deleted and never returned. Versions 3.0 (the default) and 2.0 answer alike. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
          */
@@ -1946,11 +1946,19 @@ export interface components {
             name: string;
             propertyNumber: string | null;
             timeZone: string;
-            addressLine: string | null;
+            /** @description First street line of the postal address. */
+            addressLine1: string | null;
+            /** @description Second street line of the postal address (suite, building, …). */
+            addressLine2: string | null;
             city: string | null;
             state: string | null;
             postalCode: string | null;
             country: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
+             */
+            addressLine: string | null;
             guid: string | null;
             charityEnrolled: boolean;
         };
@@ -2324,11 +2332,19 @@ export interface components {
             propertyNumber: string | null;
             /** @description IANA time zone; time groups are in this local time. */
             timeZone: string;
-            addressLine: string | null;
+            /** @description First street line of the postal address. */
+            addressLine1: string | null;
+            /** @description Second street line of the postal address (suite, building, …). */
+            addressLine2: string | null;
             city: string | null;
             state: string | null;
             postalCode: string | null;
             country: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
+             */
+            addressLine: string | null;
         };
         FacilityStatusListRow: {
             /**
@@ -2785,6 +2801,10 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        FieldError: {
+            path: string;
+            message: string;
+        };
         Problem: {
             /** @description urn:gatehouse:problem:<code in kebab case> */
             type: string;
@@ -2795,10 +2815,7 @@ export interface components {
             /** @description A sentence for people; never a stack trace, SQL or a secret. */
             detail: string;
             /** @description Every invalid field (400). */
-            errors?: {
-                path: string;
-                message: string;
-            }[];
+            errors?: components["schemas"]["FieldError"][];
             /** @description The request id, also in X-Correlation-ID. */
             traceId: string;
         };
@@ -2945,6 +2962,23 @@ export interface components {
             notifications: components["schemas"]["SupportNotification"][];
             hasMore: boolean;
             nextCursor: string | null;
+        };
+        /** @description A problem (RFC 9457); on a 400, each bad field is also a member named as the incumbent names it — its path in PascalCase (`UnitNumber`, `Items[0].UnitId`) — holding its messages, beside `errors[]`. */
+        LenientProblem: {
+            /** @description urn:gatehouse:problem:<code in kebab case> */
+            type: string;
+            title: string;
+            status: number;
+            /** @description UPPER_SNAKE code, stable for programs to branch on. */
+            code: string;
+            /** @description A sentence for people; never a stack trace, SQL or a secret. */
+            detail: string;
+            /** @description Every invalid field (400). */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request id, also in X-Correlation-ID. */
+            traceId: string;
+        } & {
+            [key: string]: string[];
         };
         FacilityStatus: {
             /** @enum {string} */
@@ -3335,7 +3369,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenResponse"];
                 };
             };
-            /** @description invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this client may use), unsupported_grant_type or invalid_scope (a scope the client may not have). */
+            /** @description invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this client may use), unsupported_grant_type or invalid_scope (a scope the client may not have); and invalid_client (unknown client, wrong secret, revoked credentials, or none sent) when the client sent its credentials in the body, or none. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,7 +3378,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description invalid_client: client authentication failed (unknown client, wrong secret, revoked credentials, or none sent); with HTTP Basic, a WWW-Authenticate challenge. */
+            /** @description invalid_client when the client authenticated with HTTP Basic (the Authorization header): unknown client, wrong secret, revoked credentials or malformed Basic credentials; with a WWW-Authenticate challenge. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3731,6 +3765,14 @@ export interface operations {
                     timeZone: string;
                     /** @description 1–50 characters, unique within the service (409 PROPERTY_NUMBER_TAKEN). */
                     propertyNumber?: string;
+                    /** @description First street line of the postal address, at most 200 characters. */
+                    addressLine1?: string | null;
+                    /** @description Second street line of the postal address (suite, building, …), at most 200 characters. */
+                    addressLine2?: string | null;
+                    /**
+                     * @deprecated
+                     * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
+                     */
                     addressLine?: string | null;
                     city?: string | null;
                     state?: string | null;
@@ -6251,7 +6293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6319,7 +6361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6488,7 +6530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6565,7 +6607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6642,7 +6684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6725,7 +6767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6826,7 +6868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -6921,7 +6963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7004,7 +7046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7105,7 +7147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7200,7 +7242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7285,7 +7327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7388,7 +7430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7491,7 +7533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7591,7 +7633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7717,7 +7759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7827,7 +7869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -7946,7 +7988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8092,7 +8134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8238,7 +8280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8362,7 +8404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8468,7 +8510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8569,7 +8611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8719,7 +8761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8891,7 +8933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -8997,7 +9039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9085,7 +9127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9216,7 +9258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9340,7 +9382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9464,7 +9506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9592,7 +9634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9687,7 +9729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9764,7 +9806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9847,7 +9889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -9926,7 +9968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -10011,7 +10053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -10079,7 +10121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -10153,7 +10195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LenientProblem"];
                 };
             };
             /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
@@ -11361,11 +11403,11 @@ export interface operations {
     listFacilityCombinedEvents: {
         parameters: {
             query?: {
-                /** @description Repeated (comma-separated also works): gateway-controller event type numbers (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39; GET /combinedevents/types). None: every type. A number that is no type (999) is a 400. */
+                /** @description Repeated (comma-separated also works): gateway-controller event type numbers (1, 3, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39; GET /combinedevents/types). None: every type, unless etq or itq name types (then none). A number that is no type (999) is a 400. */
                 gtq?: string[];
-                /** @description Repeated: edge-router event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
+                /** @description Repeated: edge-router event types. Accepted so that existing integrations can send it; this service has no such devices, so these types match no event: a query that names types here and none in gtq answers no items (an empty list or page). With gtq, gtq alone decides the types returned. */
                 etq?: string[];
-                /** @description Repeated: IoT device event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned). */
+                /** @description Repeated: IoT device (SmartLock) event types. Accepted so that existing integrations can send it; this service has no such devices, so these types match no event: a query that names types here and none in gtq answers no items (an empty list or page). With gtq, gtq alone decides the types returned. */
                 itq?: string[];
                 /** @description A unit id (a positive integer): only events that name that unit. Empty (or absent): no filter. Anything else is a 400. */
                 uq?: string;

@@ -62,6 +62,7 @@ type Client =
     }
   | { kind: 'gateway'; id: string; clientId: string; facilityId: EntityId; accountId: EntityId };
 
+/** Its status is the token route's to choose (401 with HTTP Basic, else 400: routes/token.ts). */
 const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
 const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
 const overloaded = () =>

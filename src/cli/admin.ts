@@ -87,7 +87,9 @@ ${examples(
     .option('--property-number <n>', 'property number, unique within the service (PMS integrations link a site by it)')
     .option('--guid <guid>', 'auction facility identifier, ≤ 20 characters, unique')
     .option('--charity-enrolled', 'enrolled in the charity auction programme', false)
-    .option('--address-line <text>', 'street address')
+    .option('--address-line1 <text>', 'first street line of the address')
+    .option('--address-line2 <text>', 'second street line (suite, building, …)')
+    .option('--address-line <text>', 'deprecated: the first street line (--address-line1)')
     .option('--city <text>', 'city')
     .option('--state <text>', 'state or region')
     .option('--postal-code <text>', 'postal code')
@@ -100,6 +102,8 @@ ${examples(
         propertyNumber?: string;
         guid?: string;
         charityEnrolled: boolean;
+        addressLine1?: string;
+        addressLine2?: string;
         addressLine?: string;
         city?: string;
         state?: string;
@@ -114,6 +118,8 @@ ${examples(
             propertyNumber: o.propertyNumber ?? null,
             guid: o.guid ?? null,
             charityEnrolled: o.charityEnrolled,
+            addressLine1: o.addressLine1 ?? null,
+            addressLine2: o.addressLine2 ?? null,
             addressLine: o.addressLine ?? null,
             city: o.city ?? null,
             state: o.state ?? null,

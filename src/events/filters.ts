@@ -145,11 +145,33 @@ export function parseLegacyFilter(scope: EventScope, params: LegacyParams): Even
 /** What the combined-events route (SPEC §6.3) is asked: its own parameter names, as the schema passes them. */
 export interface CombinedParams {
   gtq?: string[];
+  /** Edge-router and IoT device (SmartLock) event types: device families this service does not have. */
+  etq?: string[];
+  itq?: string[];
   uq?: string;
   vq?: string;
   minDate?: number;
   maxDate?: number;
 }
+
+/**
+ * Which gateway-controller event types a combined-events query selects (SPEC §6.3), from gtq's types
+ * (null: gtq names none) and whether etq or itq name any type. The incumbent's route reads three
+ * device families, each by its own list; this service has only gateway controllers, so:
+ * - gtq names types → those types, whatever etq and itq say (theirs select no event here);
+ * - only etq or itq name types → none ([]): a SmartLock offline/online report must not count the
+ *   gateway's door devices;
+ * - no list names a type → every type (null).
+ * A list that names no type (absent, or `etq=`) is no filter, as an empty gtq is.
+ */
+export function combinedEventTypes(gatewayTypes: number[] | null, otherFamiliesNamed: boolean): number[] | null {
+  if (gatewayTypes !== null) return gatewayTypes;
+  return otherFamiliesNamed ? [] : null;
+}
+
+/** Whether etq or itq name a type (their values are another family's types: not checked, only counted). */
+const namesOtherFamilies = (params: CombinedParams) =>
+  [params.etq, params.itq].some((values) => (splitList(values)?.length ?? 0) > 0);
 
 /** The window the combined-events route reads when minDate is absent: the 12 hours before maxDate. */
 export const COMBINED_DEFAULT_WINDOW_MS = 12 * 3_600_000;
@@ -176,7 +198,7 @@ function parseOptionalId(
  * that route too): gtq → eventTypes, uq → unitIds, vq → visitorIds, minDate (inclusive) and maxDate
  * (exclusive) in Unix seconds → start and end. maxDate defaults to `now`, minDate to 12 hours before
  * maxDate. Newest first. etq and itq (edge-router and IoT device types) select nothing here: this
- * service has no such devices. Throws a 400 naming every bad parameter.
+ * service has no such devices (combinedEventTypes). Throws a 400 naming every bad parameter.
  */
 export function parseCombinedFilter(scope: EventScope, params: CombinedParams, now: number): EventFilter {
   const faults: FieldError[] = [];
@@ -188,7 +210,10 @@ export function parseCombinedFilter(scope: EventScope, params: CombinedParams, n
 }
 
 function readCombinedFilter(params: CombinedParams, faults: FieldError[]) {
-  const eventTypes = parseEventTypes(params.gtq, faults, 'gtq', '/combinedevents/types');
+  const eventTypes = combinedEventTypes(
+    parseEventTypes(params.gtq, faults, 'gtq', '/combinedevents/types'),
+    namesOtherFamilies(params),
+  );
   const unitIds = parseOptionalId(params.uq, faults, 'uq', 'unit');
   const visitorIds = parseOptionalId(params.vq, faults, 'vq', 'visitor');
   if (params.minDate !== undefined && params.maxDate !== undefined && params.minDate > params.maxDate) {

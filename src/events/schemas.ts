@@ -317,12 +317,12 @@ export const V2Page = Type.Object(
 const unixSeconds = (description: string) =>
   Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description }));
 
-/** A repeated parameter that is accepted and has no effect (edge-router and IoT device types). */
-const ignoredList = (what: string) =>
+/** A repeated parameter of a device family this service does not have (edge-router and IoT device types). */
+const otherFamilyList = (what: string) =>
   Type.Optional(
     Type.Array(Type.String({ maxLength: 4000 }), {
       maxItems: MAX_FILTER_VALUES,
-      description: `Repeated: ${what} event types. Accepted so that existing integrations can send it; this service has no such devices, so it adds nothing (gtq alone decides the types returned).`,
+      description: `Repeated: ${what} event types. Accepted so that existing integrations can send it; this service has no such devices, so these types match no event: a query that names types here and none in gtq answers no items (an empty list or page). With gtq, gtq alone decides the types returned.`,
     }),
   );
 
@@ -347,11 +347,11 @@ export const CombinedEventsQuery = Type.Object({
   gtq: Type.Optional(
     Type.Array(Type.String({ maxLength: 4000 }), {
       maxItems: MAX_FILTER_VALUES,
-      description: `Repeated (comma-separated also works): gateway-controller event type numbers (${EVENT_TYPE_NUMBERS.join(', ')}; GET /combinedevents/types). None: every type. A number that is no type (999) is a 400.`,
+      description: `Repeated (comma-separated also works): gateway-controller event type numbers (${EVENT_TYPE_NUMBERS.join(', ')}; GET /combinedevents/types). None: every type, unless etq or itq name types (then none). A number that is no type (999) is a 400.`,
     }),
   ),
-  etq: ignoredList('edge-router'),
-  itq: ignoredList('IoT device'),
+  etq: otherFamilyList('edge-router'),
+  itq: otherFamilyList('IoT device (SmartLock)'),
   uq: singleId('unit'),
   vq: singleId('visitor'),
   minDate: unixSeconds(

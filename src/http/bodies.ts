@@ -105,10 +105,15 @@ function isJson(text: string): boolean {
   }
 }
 
-/** The app-wide JSON parser (a face with parsers of its own uses `jsonBodyParser` too). */
+/**
+ * The app-wide JSON parser (a face with parsers of its own uses `jsonBodyParser` too). Fastify's
+ * text/plain parser goes: no route takes text, and a body read as a string reached validation as
+ * "body must be an object" — it is refused 415, saying to send JSON.
+ */
 export function registerJsonBodies(app: App): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
+  app.removeContentTypeParser('text/plain');
 }
 
 // ---- forms ----
@@ -194,9 +199,23 @@ export function parseForm(bytes: Buffer, decoder: TextDecoder, fieldLimit: numbe
   return fields;
 }
 
-/** Form bodies for the whole app (every field a string; an empty body is no fields). */
+export const jsonSentAsForm = () =>
+  new AppError(
+    415,
+    'JSON_SENT_AS_FORM',
+    'The body is JSON, but its Content-Type says application/x-www-form-urlencoded (what `curl -d` sends): send it with Content-Type: application/json.',
+  );
+
+/** Whether a form body is in fact a JSON object or array (`curl -d '{…}'` without a content type). */
+export function isJsonNotForm(bytes: Buffer): boolean {
+  const text = bytes.toString('utf8').trim();
+  return (text.startsWith('{') || text.startsWith('[')) && isJson(text);
+}
+
+/** Form bodies for the whole app (every field a string; an empty body is no fields; JSON refused, saying so). */
 export function registerFormBodies(app: App, fieldLimit: number): void {
   app.addContentTypeParser(FORM_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
+    if (isJsonNotForm(body as Buffer)) return done(jsonSentAsForm());
     done(null, parseForm(body as Buffer, formDecoder(request.headers['content-type']), fieldLimit));
   });
 }

@@ -83,11 +83,14 @@ export interface VisibleFacility {
   name: string;
   propertyNumber: string | null;
   timeZone: string;
-  addressLine: string | null;
+  addressLine1: string | null;
+  addressLine2: string | null;
   city: string | null;
   state: string | null;
   postalCode: string | null;
   country: string | null;
+  /** Deprecated alias of addressLine1, shipped before the address had two lines: always its value. */
+  addressLine: string | null;
   guid: string | null;
   charityEnrolled: boolean;
 }

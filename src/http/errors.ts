@@ -50,7 +50,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail?: str
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
     code: 'UNSUPPORTED_MEDIA_TYPE',
-    detail: 'The Content-Type of the request body is not accepted by this route.',
+    detail:
+      'The Content-Type of the request body is not one this route accepts: send the body as JSON, with Content-Type: application/json.',
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,

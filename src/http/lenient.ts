@@ -5,18 +5,27 @@
 //
 // - Bodies may be sent as application/json, application/json-patch+json (read as JSON: clients
 //   generated for ASP.NET send it for plain JSON) or application/x-www-form-urlencoded (every field
-//   a string); an empty body of the two JSON types is no body (action routes need none).
+//   a string); an empty body is no body (action routes need none), and so is a body that says
+//   nothing: the JSON `null`, or a JSON string of nothing but spaces (`""`: what axios sends for
+//   `data: ""`), under any of the three types.
 // - Before validation, the body is coerced along the route's own body schema (`coerceBody`): an
 //   integer field takes a string of decimal digits within Number.MAX_SAFE_INTEGER, a boolean field
-//   "true"/"false" in any case, a string field marked ACCEPTS_INTEGER a non-negative JSON integer.
-//   Anything else is left as it came, so the validator refuses it naming the field ("must be integer").
+//   "true"/"false" in any case, a string field marked ACCEPTS_INTEGER a non-negative JSON integer,
+//   and `""` for a field that takes no string is null where the field takes null, else absent where
+//   it is optional (the incumbent's ASP.NET binder reads "" for a nullable number as null: a form's
+//   select reset to "no unit" sends `"unitId": ""`). Anything else is left as it came, so the
+//   validator refuses it naming the field ("must be integer").
+// - A 400 also names each bad field the incumbent's way, as a member of the problem body
+//   (`incumbentFieldMembers`: `"UnitNumber": ["is already in use…"]`), beside `errors[]`.
 //
 // Why not a second Ajv with `coerceTypes`: Ajv coerces " 12", "1e3" and "0x10" to numbers, "" to 0
 // or false, and number to string for every string field; and it coerces at the first branch of a
 // union that fits. The rules here are narrower, written down and tested, and the validator that
 // names bad fields stays the one every face uses.
+import { Type } from '@fastify/type-provider-typebox';
 import type { App } from './app-type.ts';
 import { jsonBodyParser } from './bodies.ts';
+import { Problem } from './problem.ts';
 import { ACCEPTS_INTEGER } from './schemas.ts';
 import { isPlainContainer } from './validation.ts';
 
@@ -66,6 +75,7 @@ function coerceScalar(schema: Schema, value: unknown): unknown {
   if (types.length === 0) return value;
   if (typeof value === 'string') {
     if (types.includes('string')) return value;
+    if (value === '' && types.includes('null')) return null;
     if (types.includes('integer') && INTEGER_TEXT.test(value)) {
       const number = Number(value);
       if (number <= Number.MAX_SAFE_INTEGER) return number;
@@ -165,14 +175,81 @@ export function coerceBody(schema: unknown, value: unknown): unknown {
     }
   } else {
     const object = result as Record<string, unknown>;
+    const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
     for (const key of Object.keys(object)) {
       const sub = memberSchema(schema, key);
       if (!sub) continue;
       const coerced = coerceBody(sub, object[key]);
-      if (coerced !== object[key]) object[key] = coerced;
+      // "" left for a field that takes no string: an optional one is absent, as if not sent.
+      if (coerced === '' && !admits(sub, '') && !required.includes(key)) delete object[key];
+      else if (coerced !== object[key]) object[key] = coerced;
     }
   }
   return result;
+}
+
+/**
+ * A body that says nothing, as a form: the two characters `""` (or `null`) sent as
+ * application/x-www-form-urlencoded parse as one field of that name and no value.
+ */
+const saysNothingAsForm = (body: unknown): boolean => {
+  if (!isPlainContainer(body) || Array.isArray(body)) return false;
+  const keys = Object.keys(body);
+  return (
+    keys.length === 1 && (keys[0] === '""' || keys[0] === 'null') && (body as Record<string, unknown>)[keys[0]!] === ''
+  );
+};
+
+/** A JSON body that says nothing: `null`, or a string of nothing but spaces. */
+const saysNothing = (value: unknown): boolean => value === null || (typeof value === 'string' && value.trim() === '');
+
+/** The member a field's path is named by in the incumbent's answers: `items[0].unitId` → `Items[0].UnitId`. */
+export const incumbentName = (path: string): string =>
+  path
+    .split('.')
+    .map((segment) => segment.charAt(0).toUpperCase() + segment.slice(1))
+    .join('.');
+
+/** The members of the problem body itself, which no field's member may shadow (a client may read names in any case). */
+const PROBLEM_MEMBERS = new Set(['type', 'title', 'status', 'code', 'detail', 'errors', 'traceid']);
+
+/**
+ * Each bad field of a 400 the way the incumbent's answers name it (ASP.NET's model state, which
+ * integrations read as `error.response.data.UnitNumber`): its messages under its PascalCase name.
+ * A path that is the whole body or the query ('body', 'querystring', 'params') names no field.
+ */
+export function incumbentFieldMembers(errors: readonly { path: string; message: string }[]): Record<string, string[]> {
+  const members: Record<string, string[]> = {};
+  for (const { path, message } of errors) {
+    if (path === 'body' || path === 'querystring' || path === 'params') continue;
+    const name = incumbentName(path);
+    if (PROBLEM_MEMBERS.has(name.toLowerCase())) continue;
+    (members[name] ??= []).push(message);
+  }
+  return members;
+}
+
+/** The problem body of a lenient face's 400: the Problem, with each bad field also under its incumbent name. */
+export const LenientProblem = Type.Object(Problem.properties, {
+  $id: 'LenientProblem',
+  description:
+    'A problem (RFC 9457); on a 400, each bad field is also a member named as the incumbent names it — its path in PascalCase (`UnitNumber`, `Items[0].UnitId`) — holding its messages, beside `errors[]`.',
+  patternProperties: { '^[A-Z]': Type.Array(Type.String()) },
+});
+
+/**
+ * Documents (and lets the serializer send) the incumbent's field members on the 400 of every route
+ * the scope registers from now on. (The app-wide hook that gives every route its face's error
+ * answers runs first: the 400 it made is replaced.)
+ */
+export function documentIncumbentFieldMembers(app: App): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as Record<string, unknown> | undefined;
+    const response = schema?.response as Record<string, { description?: string; content?: object }> | undefined;
+    const invalid = response?.[400];
+    if (!response || !invalid?.content) return;
+    response[400] = { ...invalid, content: { 'application/problem+json': { schema: LenientProblem } } };
+  });
 }
 
 /** The fields of a body schema the rules widen, by path (`items[].id`), for the OpenAPI description. */
@@ -212,7 +289,7 @@ export function lenientDescription(schema: unknown): string {
   const { integers, booleans, digitStrings } = lenientFields(schema);
   const rules = [
     'the body may also be sent as `application/json-patch+json` (read as JSON) or ' +
-      '`application/x-www-form-urlencoded`; an empty JSON body is no body.',
+      '`application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body.',
   ];
   if (integers.length > 0)
     rules.push(
@@ -222,6 +299,9 @@ export function lenientDescription(schema: unknown): string {
     rules.push(`Boolean fields (${quoted(booleans)}) also accept the strings "true" and "false", in any case.`);
   if (digitStrings.length > 0)
     rules.push(`${quoted(digitStrings)} also accepts a non-negative JSON integer, read as its decimal digits.`);
+  rules.push(
+    '`""` for a field that takes no string is null where the field takes null, and absent where it is optional.',
+  );
   rules.push('Any other string is refused (400) naming the field.');
   return `**Compatibility** (for existing PMS integrations): ${rules.join(' ')}`;
 }
@@ -241,12 +321,15 @@ export function acceptLenientBodies(app: App): void {
     { parseAs: 'string' },
     (request, body, done) => {
       if (typeof body === 'string' && body.trim() === '') return done(null, null);
-      json(request, body as string, done);
+      json(request, body as string, (error, value) =>
+        error ? done(error) : done(null, saysNothing(value) ? null : value),
+      );
     },
   );
 
   // After the app-wide depth check (a hook of the root runs first), before validation.
   app.addHook('preValidation', async (request) => {
+    if (saysNothingAsForm(request.body)) request.body = null;
     const schema = request.routeOptions.schema?.body;
     if (schema !== undefined && request.body !== null && request.body !== undefined)
       request.body = coerceBody(schema, request.body);

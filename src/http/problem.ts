@@ -22,6 +22,9 @@ export interface ProblemBody {
   traceId: string;
 }
 
+/** One invalid field of a 400: its path in the request (`unitNumber`, `items[0].id`) and what is wrong. */
+const FieldError = Type.Object({ path: Type.String(), message: Type.String() }, { $id: 'FieldError' });
+
 /** The problem+json body, as OpenAPI documents it on every route's error answers. */
 export const Problem = Type.Object(
   {
@@ -30,11 +33,7 @@ export const Problem = Type.Object(
     status: Type.Integer(),
     code: Type.String({ description: 'UPPER_SNAKE code, stable for programs to branch on.' }),
     detail: Type.String({ description: 'A sentence for people; never a stack trace, SQL or a secret.' }),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
-        description: 'Every invalid field (400).',
-      }),
-    ),
+    errors: Type.Optional(Type.Array(FieldError, { description: 'Every invalid field (400).' })),
     traceId: Type.String({ description: 'The request id, also in X-Correlation-ID.' }),
   },
   { $id: 'Problem' }, // application/problem+json (RFC 9457)
@@ -43,8 +42,12 @@ export const Problem = Type.Object(
 /** A refusal a route documents itself (a 404, a 409 with its code), in the Problem body: `Refused('UNIT_VACANT: …')`. */
 export const Refused = (description: string) => ({ ...Problem, description });
 
-export function problemBody(error: NormalizedError, traceId: string): ProblemBody {
+/** Members a face adds to its problem bodies (RFC 9457 §3.2 extension members). */
+export type ProblemExtensions = Record<string, unknown>;
+
+export function problemBody(error: NormalizedError, traceId: string, extensions: ProblemExtensions = {}): ProblemBody {
   return {
+    ...extensions,
     type: `urn:gatehouse:problem:${error.code.toLowerCase().replace(/_/g, '-')}`,
     title: error.title,
     status: error.status,
@@ -63,12 +66,16 @@ export function handleError(error: unknown, request: FastifyRequest): Normalized
   return normalized;
 }
 
-export function sendProblem(reply: FastifyReply, normalized: NormalizedError): FastifyReply {
+export function sendProblem(
+  reply: FastifyReply,
+  normalized: NormalizedError,
+  extensions?: ProblemExtensions,
+): FastifyReply {
   return reply
     .code(normalized.status)
     .headers(normalized.headers)
     .type(PROBLEM_TYPE)
-    .send(problemBody(normalized, reply.request.id));
+    .send(problemBody(normalized, reply.request.id, extensions));
 }
 
 /** Renders any error in a face's own shape. */

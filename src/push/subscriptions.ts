@@ -117,6 +117,14 @@ export async function ownerOf(tenancy: PushTenancy, principal: Principal): Promi
   throw forbidden('Only an account’s or an auction partner’s token has webhook subscriptions.');
 }
 
+/**
+ * What allows a receiver on a non-public address, said with each refusal of one: an integrator with
+ * a receiver on localhost learns what to ask the operator for (config.ts: OUTBOUND_ALLOW_HOSTS, or
+ * WEBHOOK_ALLOW_HOSTS once the lists are set per purpose), or to expose it publicly.
+ */
+const NON_PUBLIC_REMEDY =
+  'a webhook reaches one only if the operator allow-lists its host (OUTBOUND_ALLOW_HOSTS, or WEBHOOK_ALLOW_HOSTS where the lists are set per purpose); otherwise use a public receiver, such as a tunnel';
+
 /** A delivery URL: http(s), no credentials, and every address it resolves to public — unless allow-listed. */
 async function urlFaults(deps: SubscriptionDeps, raw: string): Promise<FieldError[]> {
   if (raw.length > LIMITS.urlLength)
@@ -127,7 +135,7 @@ async function urlFaults(deps: SubscriptionDeps, raw: string): Promise<FieldErro
       INVALID_URL: 'is not an absolute URL',
       SCHEME_NOT_ALLOWED: 'must be an http or https URL',
       CREDENTIALS_NOT_ALLOWED: 'must not carry a user name or password',
-      ADDRESS_NOT_ALLOWED: 'is a loopback, private, link-local or otherwise non-public address',
+      ADDRESS_NOT_ALLOWED: `is a loopback, private, link-local or otherwise non-public address: ${NON_PUBLIC_REMEDY}`,
     }[checked.refusal];
     return [{ path: 'url', message }];
   }
@@ -139,7 +147,7 @@ async function urlFaults(deps: SubscriptionDeps, raw: string): Promise<FieldErro
   } catch (error) {
     // A name that does not resolve yet is accepted (DNS may follow); each delivery checks it again.
     if (error instanceof FetchError && error.code === 'ADDRESS_NOT_ALLOWED')
-      return [{ path: 'url', message: `resolves to a non-public address (${error.message})` }];
+      return [{ path: 'url', message: `resolves to a non-public address (${error.message}): ${NON_PUBLIC_REMEDY}` }];
   }
   return [];
 }

@@ -6,11 +6,15 @@ import { AppError, notFound, type FieldError } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
 import type { FacilityRow } from './repository.ts';
-import { GUID_RULE, isGuid, isTimeZone, optionalText, refuseFaults, requireText } from './rules.ts';
+import { GUID_RULE, firstAddressLine, isGuid, isTimeZone, optionalText, refuseFaults, requireText } from './rules.ts';
 
-/** The postal address of a facility: every part optional (shown by PMS tools as given). */
+/**
+ * The postal address of a facility: every part optional (shown by PMS tools as given). addressLine1
+ * is also written and read as `addressLine`, its deprecated alias (firstAddressLine, facilityView).
+ */
 export const ADDRESS_FIELDS = {
-  addressLine: { column: 'address_line', max: 200 },
+  addressLine1: { column: 'address_line', max: 200 },
+  addressLine2: { column: 'address_line2', max: 200 },
   city: { column: 'city', max: 100 },
   state: { column: 'state', max: 100 },
   postalCode: { column: 'postal_code', max: 20 },
@@ -19,6 +23,8 @@ export const ADDRESS_FIELDS = {
 type AddressField = keyof typeof ADDRESS_FIELDS;
 
 export interface FacilityInput extends Partial<Record<AddressField, string | null>> {
+  /** Deprecated alias of addressLine1: either may be sent, both only when they agree. */
+  addressLine?: string | null;
   /** A number, or its digits (the command line). */
   accountId: EntityId | string;
   name: string;
@@ -45,11 +51,13 @@ export function facilityView(row: Omit<FacilityRow, 'created_at'>): FacilityView
     name: row.name,
     propertyNumber: row.property_number,
     timeZone: row.time_zone,
-    addressLine: row.address_line,
+    addressLine1: row.address_line,
+    addressLine2: row.address_line2,
     city: row.city,
     state: row.state,
     postalCode: row.postal_code,
     country: row.country,
+    addressLine: row.address_line,
     guid: row.guid,
     charityEnrolled: row.charity_enrolled,
   };
@@ -73,7 +81,10 @@ export async function createFacility(db: Db, input: FacilityInput): Promise<Faci
   if (input.guid != null && !isGuid(input.guid)) faults.push({ path: 'guid', message: GUID_RULE });
   const address: Partial<Record<(typeof ADDRESS_FIELDS)[AddressField]['column'], string | null>> = {};
   for (const [field, { column, max }] of Object.entries(ADDRESS_FIELDS)) {
-    address[column] = optionalText(faults, field, input[field as AddressField], max);
+    address[column] =
+      field === 'addressLine1'
+        ? firstAddressLine(faults, input, max)
+        : optionalText(faults, field, input[field as AddressField], max);
   }
   refuseFaults(faults);
   if (!(await repository.accountExists(db, accountId!))) throw notFound('The account');
@@ -84,6 +95,7 @@ export async function createFacility(db: Db, input: FacilityInput): Promise<Faci
       time_zone: input.timeZone,
       property_number: input.propertyNumber?.trim() ?? null,
       address_line: address.address_line ?? null,
+      address_line2: address.address_line2 ?? null,
       city: address.city ?? null,
       state: address.state ?? null,
       postal_code: address.postal_code ?? null,

@@ -36,6 +36,31 @@ export function optionalText(faults: FieldError[], path: string, value: unknown,
   return value.trim();
 }
 
+/**
+ * The first street line of a facility write: `addressLine1`, or `addressLine`, its deprecated alias
+ * (shipped before the address had two lines). Absent, null and blank mean "not sent" for either,
+ * because generated clients (.NET's among them) send every property of their model, null when unset:
+ * a client that knows both names sends the alias as null. When both carry text they must say the same
+ * (after trimming), else a fault names `addressLine` — the deprecated one, which the client should
+ * stop sending; one line is never silently chosen over the other.
+ */
+export function firstAddressLine(
+  faults: FieldError[],
+  input: { addressLine1?: unknown; addressLine?: unknown },
+  max: number,
+): string | null {
+  const line1 = optionalText(faults, 'addressLine1', input.addressLine1, max);
+  const alias = optionalText(faults, 'addressLine', input.addressLine, max);
+  if (line1 !== null && alias !== null && line1 !== alias) {
+    faults.push({
+      path: 'addressLine',
+      message: 'is the deprecated alias of addressLine1 and differs from it: send addressLine1 alone',
+    });
+    return null;
+  }
+  return line1 ?? alias;
+}
+
 /** Refuses with every fault found, if any. */
 export function refuseFaults(faults: FieldError[]): void {
   if (faults.length > 0) throw validationFailed(faults);

@@ -14,6 +14,16 @@ export const CreateAccountBody = Type.Object(
   { examples: [{ name: 'Sunrise Self Storage' }] },
 );
 
+/** A text or null, described (and marked deprecated) on the property itself, where generators read it. */
+export const NullableText = (description: string, options: { deprecated?: true } = {}) =>
+  Type.Union([Type.String(), Type.Null()], { description, ...options });
+
+/** What `addressLine` is, on reads and writes: said once, for every schema that carries it. */
+export const ADDRESS_LINE_ALIAS =
+  'Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. ' +
+  'Reads carry both names with the same value. A write may send either; when both carry text they must ' +
+  'be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.';
+
 /** A facility's fields as every view shows them (the account's view in access control adds nothing but descriptions). */
 export const FACILITY_FIELDS = {
   id: EntityId('The facility id.'),
@@ -23,11 +33,13 @@ export const FACILITY_FIELDS = {
     Type.String({ description: 'Unique within the service: PMS integrations link a site by it.' }),
   ),
   timeZone: Type.String(),
-  addressLine: Nullable(Type.String()),
+  addressLine1: NullableText('First street line of the postal address.'),
+  addressLine2: NullableText('Second street line of the postal address (suite, building, …).'),
   city: Nullable(Type.String()),
   state: Nullable(Type.String()),
   postalCode: Nullable(Type.String()),
   country: Nullable(Type.String()),
+  addressLine: NullableText(ADDRESS_LINE_ALIAS, { deprecated: true }),
 };
 
 // Named AdminFacility: the facility as the operator created it (the access-control face's Facility is the account's view).

@@ -14,7 +14,9 @@ export interface FacilitiesTable {
   name: string;
   property_number: string | null;
   time_zone: string;
+  /** addressLine1 (and its deprecated alias addressLine): the column kept its first name (0012). */
   address_line: string | null;
+  address_line2: string | null;
   city: string | null;
   state: string | null;
   postal_code: string | null;

@@ -43,6 +43,8 @@ describe('facilities', () => {
     assert.deepEqual(Object.keys(one).sort(), [
       'accountId',
       'addressLine',
+      'addressLine1',
+      'addressLine2',
       'city',
       'country',
       'id',

@@ -81,11 +81,11 @@ describe('the /api/3 envelope on every answer', () => {
       headers: { ...bearer(p.token), 'content-type': 'text/plain' },
       payload: 'hello',
     });
-    assert.equal(text.statusCode, 400);
-    assert.deepEqual(
-      envelopeOf(text).meta.errors.map((e) => e.code),
-      ['INVALID_TYPE'],
-    );
+    // No route takes text (issue 26): 415, saying to send JSON, in the envelope.
+    assert.equal(text.statusCode, 415);
+    const [refusal] = envelopeOf(text).meta.errors;
+    assert.equal(refusal?.code, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.match(refusal?.message ?? '', /Content-Type: application\/json/);
   });
 
   it('wraps an unexpected failure as a 500 that says nothing of its cause', async () => {
@@ -330,6 +330,30 @@ describe('bad input: refused whole, every fault listed by path', () => {
     assert.equal(response.statusCode, 400, response.body);
     return envelopeOf(response).meta.errors;
   }
+
+  it('keeps its strict reading: none of the access-control face’s leniencies (issue 26) reaches it', async () => {
+    const p = await setupPartner(t);
+    // `""` for a number is a bad number here, not "absent" or null.
+    const errors = await refused(p, [record('S-1', { minimumBid: '', unitWidth: '' })]);
+    const paths = errors.map((e) => e.path).sort();
+    assert.deepEqual(paths, ['auctionableUnitInfo[0].minimumBid', 'auctionableUnitInfo[0].unitWidth']);
+    // A body that says nothing is no list: refused in the envelope, as any body that is not an object.
+    for (const payload of ['""', 'null']) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/3/auctioninfo',
+        headers: { ...bearer(p.token), 'content-type': 'application/json' },
+        payload,
+      });
+      assert.equal(response.statusCode, 400, `${payload}: ${response.body}`);
+      assert.ok(envelopeOf(response).meta.hasErrors);
+    }
+    assert.equal(
+      envelopeOf(await listAuctions(t, p, { guid: p.guid })).data.auctions.length,
+      0,
+      'nothing was imported',
+    );
+  });
 
   it('lists every fault of every record, and applies nothing', async () => {
     const p = await setupPartner(t);

@@ -37,12 +37,12 @@ if (redisUrl) {
       const address = '198.51.100.1';
       const token = (instance: TestApp, remoteAddress: string) =>
         typedClient(instance, null, { remoteAddress }).POST('/auth/token', { body: wrong });
-      for (let i = 0; i < 3; i++) assert.equal((await token(one, address)).response.status, 401);
+      for (let i = 0; i < 3; i++) assert.equal((await token(one, address)).response.status, 400);
       const there = (await token(two, address)).response;
       assert.equal(there.status, 429);
       assert.ok(Number(there.headers.get('retry-after')) > 0);
       // Per (client, address): from another address the client's requests are still checked.
-      assert.equal((await token(two, '198.51.100.99')).response.status, 401);
+      assert.equal((await token(two, '198.51.100.99')).response.status, 400);
     });
 
     it('the request rate limit is counted across instances', async () => {

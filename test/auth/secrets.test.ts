@@ -75,7 +75,8 @@ describe('hashes of an earlier version in the database', () => {
     });
 
     const wrongClient = await requestToken(t, form(`${account.pms.clientSecret}x`, account.key.apiSecret));
-    assert.equal(wrongClient.status, 401);
+    assert.equal(wrongClient.status, 400);
+    assert.equal(wrongClient.body.error, 'invalid_client');
     assert.ok(isLegacyHash(await storedHash('applications', 'client_id', account.pms.clientId)), 'not on a failure');
     // The client's secret is right (its hash is replaced), the account key's is not (its hash stays).
     const wrongKey = await requestToken(t, form(account.pms.clientSecret, `${account.key.apiSecret}x`));

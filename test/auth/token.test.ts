@@ -95,10 +95,16 @@ describe('password grant', () => {
 });
 
 describe('client authentication and request errors', () => {
-  it('refuses a wrong client secret and an unknown client with 401 invalid_client', async () => {
-    assertOAuthError(await requestToken(t, { ...passwordForm(), client_secret: 'gh_cs_wrong' }), 401, 'invalid_client');
-    assertOAuthError(await requestToken(t, { ...passwordForm(), client_id: 'app_unknown' }), 401, 'invalid_client');
-    assertOAuthError(await requestToken(t, { grant_type: 'client_credentials' }), 401, 'invalid_client');
+  it('refuses a wrong client secret, an unknown client and none, sent in the body, with 400 invalid_client (RFC 6749 §5.2, as the incumbent answers)', async () => {
+    for (const form of [
+      { ...passwordForm(), client_secret: 'gh_cs_wrong' },
+      { ...passwordForm(), client_id: 'app_unknown' },
+      { grant_type: 'client_credentials' },
+    ]) {
+      const answer = await requestToken(t, form);
+      assertOAuthError(answer, 400, 'invalid_client');
+      assert.equal(answer.headers['www-authenticate'], undefined, 'no challenge: the client did not use the header');
+    }
   });
 
   it('answers a failed Basic authentication with a Basic challenge', async () => {
@@ -370,7 +376,7 @@ describe('throttling of failed token requests', () => {
     assert.equal(right.statusCode, 200, right.body);
     // Wrong client secrets still throttle the client at that address, as before.
     for (let i = 0; i < 10; i++)
-      assert.equal((await fromThere({ ...password, client_secret: 'gh_cs_wrong' })).statusCode, 401);
+      assert.equal((await fromThere({ ...password, client_secret: 'gh_cs_wrong' })).statusCode, 400);
     assert.equal((await fromThere(password)).statusCode, 429, 'wrong client secrets throttle the client as before');
   });
 });

@@ -1150,7 +1150,7 @@ describe("a unit's visitors by unit number; delete/vacant answers true", () => {
     const { token, north } = seed.alpha;
     const one = await makeUnit(token, north.id, 'UN-1');
     const two = await makeUnit(token, north.id, 'UN-2');
-    const a = (await makeVisitor(token, north.id, { unitId: one.id, accessCode: '460001', firstName: 'Una' })).visitor;
+    const a = (await makeVisitor(token, north.id, { unitId: one.id, accessCode: '7460001', firstName: 'Una' })).visitor;
     const b = (
       await makeVisitor(token, north.id, { unitId: one.id, accessCode: '460002', firstName: 'Ulf', isTenant: false })
     ).visitor;
@@ -1297,7 +1297,7 @@ describe('reports: combined events (GET /combinedevents/facilities/{id})', () =>
     assert.deepEqual(combinedKeys(wide.body), ['compat-e1', 'compat-e3', 'compat-e6']);
   });
 
-  it('uq and vq narrow to one unit and one visitor; empty uq/vq mean no filter; etq/itq add nothing', async () => {
+  it('uq and vq narrow to one unit and one visitor; empty uq/vq mean no filter; etq/itq add nothing to gtq', async () => {
     const { u1, v1, base } = await reportedEvents();
     const window = `minDate=${unixSeconds(base - 6 * 3_600_000)}&maxDate=${unixSeconds(base + 60_000)}&hideMetadata=true`;
     const read = async (query: string) => {
@@ -1310,7 +1310,7 @@ describe('reports: combined events (GET /combinedevents/facilities/{id})', () =>
     assert.deepEqual(await read(`uq=${u1.id}&vq=${v1.id}&gtq=18`), ['compat-e1']);
     const all = ['compat-e1', 'compat-e2', 'compat-e3', 'compat-e4', 'compat-e5'];
     assert.deepEqual(await read('uq=&vq='), all);
-    assert.deepEqual(await read('etq=1&itq=2'), all);
+    // etq/itq alone select nothing (issue 26): the block "combined events filtered to other device families".
     assert.deepEqual(await read('gtq=18&gtq=15&gtq=33&gtq=10&etq=5'), all);
   });
 
@@ -1569,5 +1569,384 @@ describe("cross-account isolation: another account's ids, and their neighbours, 
         );
       }
     }
+  });
+});
+
+// ---- Issue 26: the shapes real PMS code sends (second pass) -----------------------------------------
+
+describe('issue 26: a browser client on axios, and the incumbent binder’s readings', () => {
+  it('action routes take the JSON string "" (axios `data: ""`), `null` and a string of spaces as no body, under each accepted type', async () => {
+    const { token, north } = seed.alpha;
+    const unit = await makeUnit(token, north.id, 'AX-1');
+    const { visitor } = await makeVisitor(token, north.id, { unitId: unit.id, accessCode: '8460001', firstName: 'Ax' });
+    const u = `/facilities/${north.id}/units/${unit.id}`;
+    const v = `/facilities/${north.id}/visitors/${visitor.id}`;
+    // What axios puts on the wire for `data: ""` with that content type: the two bytes `""`.
+    const steps: [string, string, string][] = [
+      [`${u}/disable`, '""', 'application/json-patch+json'],
+      [`${u}/enable`, '""', 'application/json'],
+      [`${u}/disable`, 'null', 'application/json-patch+json'],
+      [`${u}/enable`, '"  "', 'application/json'],
+      [`${u}/disable`, '""', 'application/x-www-form-urlencoded'],
+      [`${u}/enable`, 'null', 'application/x-www-form-urlencoded'],
+      [`${v}/disable`, '""', 'application/json-patch+json'],
+      [`${v}/enable`, '""', 'application/json-patch+json'],
+      [`${v}/remove`, '""', 'application/json-patch+json'],
+      [`${u}/vacate`, '""', 'application/json-patch+json'],
+      [`${u}/vacate?suppressCommands=true`, '""', 'application/json-patch+json'],
+      [`${u}/delete/vacant`, '""', 'application/json-patch+json'],
+    ];
+    for (const [path, body, contentType] of steps) {
+      const answer = await send('POST', path, { token, body, contentType });
+      ok(answer, `POST ${path} with ${body} as ${contentType}`);
+    }
+    // And it did what each step says: the visitor removed, the unit vacated and deleted.
+    const units = await send('GET', `/facilities/${north.id}/units`, { token });
+    assert.ok(!units.body.some((x: any) => x.id === unit.id), 'the unit is gone');
+  });
+
+  it('a clean-up script vacates six units at once, each with `data: ""`', async () => {
+    const { token, north } = seed.alpha;
+    const units = [];
+    for (let i = 1; i <= 6; i++) {
+      const unit = await makeUnit(token, north.id, `AXC-${i}`);
+      await makeVisitor(token, north.id, { unitId: unit.id, accessCode: `846100${i}`, firstName: `C${i}` });
+      units.push(unit);
+    }
+    const answers = await Promise.all(
+      units.map((unit) =>
+        send('POST', `/facilities/${north.id}/units/${unit.id}/vacate`, {
+          token,
+          body: '""',
+          contentType: 'application/json-patch+json',
+        }),
+      ),
+    );
+    for (const answer of answers) ok(answer, 'vacate');
+    for (const unit of units) {
+      const visitors = await send('GET', `/facilities/${north.id}/units/${unit.id}/visitors`, { token });
+      assert.deepEqual(visitors.body, [], `unit ${unit.unitNumber} vacated`);
+    }
+  });
+
+  it('a body that says nothing is still refused where a body is needed (creating a unit)', async () => {
+    const { token, north } = seed.alpha;
+    const answer = await send('POST', `/facilities/${north.id}/units`, {
+      token,
+      body: '""',
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(answer.status, 400, answer.text);
+  });
+
+  it('"unitId": "" (a unit select reset for a non-tenant guest) is no unit; "timeGroupId": "" the default', async () => {
+    const { token, north } = seed.alpha;
+    const { timeGroup } = await defaultsOf(token, north.id);
+    const created = await send('POST', `/facilities/${north.id}/visitors`, {
+      token,
+      json: {
+        unitId: '',
+        isTenant: false,
+        lastName: 'Guest',
+        firstName: 'Empty',
+        accessCode: '8462001',
+        timeGroupId: '',
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.unit, null);
+    assert.equal(created.body.visitor.unitId ?? null, null);
+    assert.equal(created.body.visitor.timeGroupId, timeGroup.id);
+    // A tenant still needs a unit: "" is no unit, and the refusal names unitId.
+    const tenant = await send('POST', `/facilities/${north.id}/visitors`, {
+      token,
+      json: { unitId: '', isTenant: true, firstName: 'Ten', lastName: 'Tenant', accessCode: '8462002' },
+    });
+    assert.equal(tenant.status, 400, tenant.text);
+    assert.ok(
+      tenant.body.errors.some((e: any) => e.path === 'unitId'),
+      tenant.text,
+    );
+    // A required number sent as "" is refused naming it, not guessed.
+    const unit = await makeUnit(token, north.id, 'EMP-1');
+    const visitor = (await makeVisitor(token, north.id, { unitId: unit.id, accessCode: '8462003', firstName: 'Em' }))
+      .visitor;
+    const moved = await send('POST', `/facilities/${north.id}/visitors/${visitor.id}/update`, {
+      token,
+      json: { isTenant: '' },
+    });
+    assert.ok(moved.status === 200 || moved.status === 201, `"" for an optional boolean is absent: ${moved.text}`);
+  });
+
+  it('a 400 also names each bad field the incumbent’s way: error.response.data.UnitNumber', async () => {
+    const { token, north } = seed.alpha;
+    await makeUnit(token, north.id, 'PC-1');
+    const taken = await send('POST', `/facilities/${north.id}/units`, { token, json: { unitNumber: 'PC-1' } });
+    assert.equal(taken.status, 400, taken.text);
+    assert.deepEqual(taken.body.UnitNumber, ['is already in use at this facility (by another unit)']);
+    assert.ok(
+      taken.body.errors.some((e: any) => e.path === 'unitNumber'),
+      'errors[] as it was',
+    );
+    // Several bad fields at once, each under its own name; the problem's own members unchanged.
+    const bad = await send('POST', `/facilities/${north.id}/visitors`, {
+      token,
+      json: { unitId: 'x', isTenant: 'yes', firstName: 'Bad', lastName: 'Bad', accessCode: '12ab' },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.ok(Array.isArray(bad.body.UnitId) && bad.body.UnitId.length > 0, bad.text);
+    assert.ok(Array.isArray(bad.body.IsTenant) && bad.body.IsTenant.length > 0, bad.text);
+    assert.ok(Array.isArray(bad.body.AccessCode) && bad.body.AccessCode.length > 0, bad.text);
+    assert.equal(bad.body.status, 400);
+    assert.equal(bad.body.code, 'VALIDATION_FAILED');
+  });
+});
+
+describe('issue 26: the token endpoint answers a wrong client secret as the incumbent did', () => {
+  it('credentials in the body → 400 invalid_client; with HTTP Basic → 401 with WWW-Authenticate', async () => {
+    const { browserApp, key } = seed.alpha;
+    const inBody = await send('POST', '/auth/token', {
+      apiVersion: null,
+      form: {
+        grant_type: 'password',
+        client_id: browserApp.clientId,
+        client_secret: 'wrong-secret',
+        username: key.apiKey,
+        password: key.apiSecret,
+      },
+    });
+    assert.equal(inBody.status, 400, inBody.text);
+    assert.equal(inBody.body.error, 'invalid_client');
+    assert.equal(inBody.headers.get('www-authenticate'), null);
+    const asJson = await send('POST', '/auth/token', {
+      apiVersion: null,
+      json: { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' },
+    });
+    assert.equal(asJson.status, 400, asJson.text);
+    assert.equal(asJson.body.error, 'invalid_client');
+    const basic = await send('POST', '/auth/token', {
+      apiVersion: null,
+      form: { grant_type: 'password', username: key.apiKey, password: key.apiSecret },
+      headers: { authorization: `Basic ${Buffer.from(`${browserApp.clientId}:wrong-secret`).toString('base64')}` },
+    });
+    assert.equal(basic.status, 401, basic.text);
+    assert.equal(basic.body.error, 'invalid_client');
+    assert.match(basic.headers.get('www-authenticate') ?? '', /^Basic /);
+  });
+});
+
+describe('issue 26: JSON sent without its content type', () => {
+  it('curl -d (a form) and text/plain answer 415 saying to send Content-Type: application/json, on every face', async () => {
+    const { token, north } = seed.alpha;
+    const json = JSON.stringify({ unitNumber: 'CURL-1' });
+    for (const [path, auth] of [
+      [`/facilities/${north.id}/units`, token],
+      ['/admin/accounts', seed.operator],
+      ['/auth/token', null],
+    ] as const) {
+      for (const contentType of ['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8']) {
+        const answer = await send('POST', path, { token: auth, body: json, contentType });
+        assert.equal(answer.status, 415, `${path} as ${contentType}: ${answer.text}`);
+        assert.match(answer.text, /Content-Type: application\/json/, `${path} as ${contentType}`);
+      }
+    }
+    // Nothing was made; and the same JSON with its type works.
+    const made = await send('POST', `/facilities/${north.id}/units`, { token, json: { unitNumber: 'CURL-1' } });
+    assert.equal(made.status, 201, made.text);
+    // A form stays a form where the contract takes one.
+    const form = await send('POST', `/facilities/${north.id}/units`, { token, form: { unitNumber: 'CURL-2' } });
+    assert.equal(form.status, 201, form.text);
+  });
+});
+
+// ---- Issue 26, items 2 and 5: each block provisions an account of its own (operator, admin routes),
+// so that what other blocks make does not show in its answers, nor its facilities in theirs.
+
+async function separateTenant(
+  name: string,
+  facility: Record<string, unknown>,
+): Promise<{ account: any; facility: any; token: string; gatewayToken: string }> {
+  const admin = async (path: string, json: unknown) => {
+    const answer = await send('POST', path, { token: seed.operator, json, apiVersion: null });
+    ok(answer, `POST ${path} ${JSON.stringify(json)}`);
+    return answer.body;
+  };
+  const account = await admin('/admin/accounts', { name });
+  const site = await admin('/admin/facilities', {
+    accountId: account.id,
+    name: `${name} Main St`,
+    timeZone: 'America/Chicago',
+    ...facility,
+  });
+  const app = seed.alpha.browserApp;
+  const key = await admin('/admin/account-keys', { accountId: account.id, clientId: app.clientId });
+  const gateway = await admin('/admin/gateways', { facilityId: site.id });
+  const token = await tokenAnswer({
+    grant_type: 'password',
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    username: key.apiKey,
+    password: key.apiSecret,
+  });
+  const gatewayToken = await tokenAnswer({
+    grant_type: 'client_credentials',
+    client_id: gateway.clientId,
+    client_secret: gateway.clientSecret,
+  });
+  return { account, facility: site, token: token.access_token, gatewayToken: gatewayToken.access_token };
+}
+
+describe("the facility card reads addressLine1 and addressLine2; addressLine stays addressLine1's alias (issue 26)", () => {
+  const ADDRESS = {
+    addressLine1: '500 Market St',
+    addressLine2: 'Building C, Suite 210',
+    city: 'Dallas',
+    state: 'TX',
+    postalCode: '75202',
+    country: 'US',
+  };
+
+  /** What the card shows: the two street lines; and the alias, equal to the first. */
+  function assertCard(facility: any, line1: string | null, line2: string | null, what: string) {
+    assert.equal(facility?.addressLine1, line1, `${what}: addressLine1 in ${JSON.stringify(facility)}`);
+    assert.equal(facility?.addressLine2, line2, `${what}: addressLine2 in ${JSON.stringify(facility)}`);
+    assert.equal(facility?.addressLine, line1, `${what}: addressLine is addressLine1`);
+  }
+
+  it('GET /facilities, /facilities/{id} and /facilities/detail answer addressLine1 and addressLine2 as the operator set them', async () => {
+    const { facility, token } = await separateTenant('Echo Storage', { propertyNumber: '26201', ...ADDRESS });
+    assertCard(facility, ADDRESS.addressLine1, ADDRESS.addressLine2, 'the operator’s create answer');
+    const list = await send('GET', '/facilities', { token, origin: ALLOWED_ORIGIN });
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(
+      list.body.map((f: any) => f.id),
+      [facility.id],
+    );
+    assertCard(list.body[0], ADDRESS.addressLine1, ADDRESS.addressLine2, 'GET /facilities');
+    const one = await send('GET', `/facilities/${facility.id}`, { token, origin: ALLOWED_ORIGIN });
+    assert.equal(one.status, 200, one.text);
+    assertCard(one.body, ADDRESS.addressLine1, ADDRESS.addressLine2, 'GET /facilities/{id}');
+    assert.equal(one.body.city, 'Dallas');
+    const detail = await send('GET', '/facilities/detail?propertyNumber=26201', { token });
+    assert.equal(detail.status, 200, detail.text);
+    assertCard(detail.body, ADDRESS.addressLine1, ADDRESS.addressLine2, 'GET /facilities/detail');
+  });
+
+  it('a facility written with addressLine (the shape shipped first) reads it as addressLine1, addressLine2 null', async () => {
+    // The seeded facilities were created with addressLine, as provisioning scripts written before send it.
+    const { token, north } = seed.alpha;
+    const seeded = await send('GET', `/facilities/${north.id}`, { token });
+    assert.equal(seeded.status, 200, seeded.text);
+    assertCard(seeded.body, SITES.north.addressLine, null, 'a facility created with addressLine');
+    const { facility, token: own } = await separateTenant('Foxtrot Storage', { addressLine: '9 Elm St' });
+    assertCard(facility, '9 Elm St', null, 'the create answer');
+    const read = await send('GET', `/facilities/${facility.id}`, { token: own });
+    assertCard(read.body, '9 Elm St', null, 'GET /facilities/{id}');
+  });
+
+  it('addressLine1 and addressLine both sent: equal → created; different → 400 naming addressLine, nothing created', async () => {
+    const account = await send('POST', '/admin/accounts', {
+      token: seed.operator,
+      apiVersion: null,
+      json: { name: 'Golf Storage' },
+    });
+    ok(account, 'account');
+    const create = (name: string, fields: object) =>
+      send('POST', '/admin/facilities', {
+        token: seed.operator,
+        apiVersion: null,
+        json: { accountId: account.body.id, name, timeZone: 'America/Chicago', ...fields },
+      });
+    const same = await create('Golf Same', { addressLine1: '1 Oak Ave', addressLine: ' 1 Oak Ave ' });
+    assert.equal(same.status, 201, same.text);
+    assertCard(same.body, '1 Oak Ave', null, 'both names, one value');
+    // A generated client sends every property of its model, the alias null beside addressLine1.
+    const nullAlias = await create('Golf Null', {
+      addressLine1: '2 Oak Ave',
+      addressLine2: 'Unit 4',
+      addressLine: null,
+    });
+    assert.equal(nullAlias.status, 201, nullAlias.text);
+    assertCard(nullAlias.body, '2 Oak Ave', 'Unit 4', 'the alias null');
+    const differ = await create('Golf Differ', { addressLine1: '3 Oak Ave', addressLine: '4 Pine Rd' });
+    assertNamesField(differ, 'addressLine', 'addressLine1 and addressLine that disagree');
+    const listed = await send('GET', `/admin/facilities?accountId=${account.body.id}`, {
+      token: seed.operator,
+      apiVersion: null,
+    });
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body.map((f: any) => f.name).sort(), ['Golf Null', 'Golf Same']);
+  });
+});
+
+describe('SmartLock and edge-router reports on combined events: types of families this service lacks select nothing (issue 26)', () => {
+  /** A facility whose controller reported its door devices going offline and online, and an access. */
+  const reported = once(async () => {
+    const tenant = await separateTenant('Hotel Storage', {});
+    const base = Math.floor(Date.now() / 1000) * 1000;
+    const events = [
+      {
+        eventId: 'lock-e1',
+        eventType: 11,
+        occurredAt: new Date(base - 3_600_000).toISOString(),
+        details: 'door-offline',
+      },
+      {
+        eventId: 'lock-e2',
+        eventType: 12,
+        occurredAt: new Date(base - 1_800_000).toISOString(),
+        details: 'door-online',
+      },
+      { eventId: 'lock-e3', eventType: 18, occurredAt: new Date(base - 600_000).toISOString(), details: 'granted' },
+    ].map((e) => ({ ...e, deviceId: 'door-7', deviceName: 'Unit Door 7' }));
+    const posted = await send('POST', '/gateway/v1/events', {
+      token: tenant.gatewayToken,
+      apiVersion: null,
+      json: { events },
+    });
+    assert.equal(posted.status, 200, posted.text);
+    assert.equal(posted.body.accepted, 3, posted.text);
+    const window = `minDate=${unixSeconds(base - 6 * 3_600_000)}&maxDate=${unixSeconds(base + 60_000)}`;
+    const read = (query: string) =>
+      send('GET', `/combinedevents/facilities/${tenant.facility.id}?${query}`, {
+        token: tenant.token,
+        origin: ALLOWED_ORIGIN,
+      });
+    return { read, window };
+  });
+
+  it('a SmartLock offline/online report (itq only, no gtq) answers an empty list while the gateway reported such events', async () => {
+    const { read, window } = await reported();
+    // The gateway's events are there, found by gtq, and by no type filter at all.
+    const gateway = await read(`gtq=11&gtq=12&${window}&hideMetadata=true`);
+    assert.equal(gateway.status, 200, gateway.text);
+    assert.deepEqual(combinedKeys(gateway.body), ['door-online', 'door-offline']);
+    const everything = await read(`${window}&hideMetadata=true`);
+    assert.deepEqual(combinedKeys(everything.body), ['granted', 'door-online', 'door-offline']);
+
+    for (const query of ['itq=11&itq=12', 'etq=1&etq=2', 'etq=1&itq=11&itq=12', 'itq=11,12']) {
+      const list = await read(`${query}&${window}&hideMetadata=true`);
+      assert.equal(list.status, 200, `${query}: ${list.text}`);
+      assert.deepEqual(list.body, [], `${query}: a plain empty array`);
+    }
+    // Without dates (the last 12 hours) and as a page: an empty page, counted as such.
+    const bare = await read('itq=11&itq=12&hideMetadata=true');
+    assert.equal(bare.status, 200, bare.text);
+    assert.deepEqual(bare.body, []);
+    const page = await read(`itq=11&itq=12&${window}&pageSize=50`);
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(page.body, {
+      metadata: { totalResults: 0, pageSize: 50, pageNumber: 1, totalPages: 0 },
+      items: [],
+    });
+  });
+
+  it("with gtq as well, only gtq's types select", async () => {
+    const { read, window } = await reported();
+    const offline = await read(`gtq=11&itq=12&${window}&hideMetadata=true`);
+    assert.equal(offline.status, 200, offline.text);
+    assert.deepEqual(combinedKeys(offline.body), ['door-offline']);
+    const granted = await read(`gtq=18&etq=11&itq=12&${window}&hideMetadata=true`);
+    assert.deepEqual(combinedKeys(granted.body), ['granted']);
   });
 });

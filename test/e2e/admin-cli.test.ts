@@ -137,7 +137,7 @@ describe('gatehouse admin', () => {
       {},
     );
     assert.equal(refused.code, 1);
-    const told = `the gateway credential ${gateway.clientId} was refused (401 invalid_client): check --gateway clientId:clientSecret`;
+    const told = `the gateway credential ${gateway.clientId} was refused (400 invalid_client): check --gateway clientId:clientSecret`;
     assert.ok(refused.stderr.includes(`gatehouse: ${told}\n`), refused.stderr);
     assert.ok(
       refused.stderr.endsWith(`gatehouse: the service accepted nothing during the run: ${told}\n`),

@@ -135,9 +135,9 @@ it('the status list, /health and the token during a flood answer 200; the flood 
     assert.equal(round.valid.status, 200);
     assert.equal(round.cached.status, 200);
     assert.equal(total(round.flood.statuses), options.floodRequests);
-    // Made-up client ids: 401 invalid_client, 503 when the line of checks is full, 429 when throttled.
+    // Made-up client ids (in the body): 400 invalid_client, 503 when the line of checks is full, 429 when throttled.
     assert.deepEqual(
-      statuses(round.flood.statuses).filter((s) => ![401, 429, 503].includes(s)),
+      statuses(round.flood.statuses).filter((s) => ![400, 429, 503].includes(s)),
       [],
     );
   }

@@ -197,10 +197,11 @@ describe('filters', () => {
     assert.deepEqual(await details(''), IN_WINDOW);
   });
 
-  it('etq and itq are accepted and add nothing', async () => {
-    assert.deepEqual(await details('etq=1&itq=2&etq=3'), IN_WINDOW);
+  it('etq and itq are accepted and select nothing: alone they answer no items; with gtq, gtq decides', async () => {
+    assert.deepEqual(await details('etq=1&itq=2&etq=3'), []);
     assert.deepEqual(await details('gtq=18&etq=5&itq=7'), ['e1', 'e3']);
-    assert.deepEqual(await details('etq=anything'), IN_WINDOW);
+    assert.deepEqual(await details('etq=anything'), []);
+    assert.deepEqual(await details('etq=&itq='), IN_WINDOW, 'lists that name no type are no filter');
   });
 
   it("uq and vq: one unit's or one visitor's events; empty means no filter", async () => {

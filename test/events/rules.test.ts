@@ -22,7 +22,7 @@ import {
   queryFingerprint,
   type CursorState,
 } from '../../src/events/cursor.ts';
-import { parseCombinedFilter, parseFilter, splitList } from '../../src/events/filters.ts';
+import { combinedEventTypes, parseCombinedFilter, parseFilter, splitList } from '../../src/events/filters.ts';
 import { judgeBatch, maskCode } from '../../src/events/judge.ts';
 import { monthOf, monthsAhead, monthsOf, partitionsToDrop } from '../../src/events/partitions.ts';
 import { eventsJson, pageJson } from '../../src/events/render.ts';
@@ -379,6 +379,26 @@ describe('filters and SQL', () => {
       ),
       ['gtq', 'uq', 'vq', 'minDate', 'maxDate'],
     );
+  });
+
+  it('combined events: etq/itq types (device families this service lacks) select nothing; gtq alone decides when given', () => {
+    // The rule itself: gtq's types win; only other families named → none; nothing named → every type.
+    assert.deepEqual(combinedEventTypes([11, 12], true), [11, 12]);
+    assert.deepEqual(combinedEventTypes([11, 12], false), [11, 12]);
+    assert.deepEqual(combinedEventTypes(null, true), []);
+    assert.equal(combinedEventTypes(null, false), null);
+    // Through the parameters, as a SmartLock offline/online report or an edge-router report sends them.
+    const facility = { kind: 'facility' as const, facilityId: 3, accountId: 11 };
+    const types = (params: Parameters<typeof parseCombinedFilter>[1]) =>
+      parseCombinedFilter(facility, params, Date.UTC(2026, 2, 1)).eventTypes;
+    assert.deepEqual(types({ itq: ['11', '12'] }), []);
+    assert.deepEqual(types({ etq: ['1'] }), []);
+    assert.deepEqual(types({ etq: ['1,2'], itq: ['SmartLockOffline'] }), [], 'their values are not checked');
+    assert.deepEqual(types({ gtq: [''], itq: ['11'] }), [], 'an empty gtq names no type');
+    assert.deepEqual(types({ gtq: ['11'], itq: ['12'], etq: ['5'] }), [11]);
+    // A list that names no type is no filter.
+    assert.equal(types({ etq: [''], itq: [' , '] }), null);
+    assert.equal(types({}), null);
   });
 
   it('never reads before the retention cutoff, whatever startDate says', () => {

@@ -121,7 +121,7 @@ describe('CORS with the default CORS_ORIGINS (*)', () => {
       headers: { origin: PMS, 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
     });
-    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.statusCode, 400);
     assert.equal(refused.json().error, 'invalid_client');
     assertReadableBy(refused.headers, PMS, '*');
   });

@@ -3,14 +3,17 @@ import { describe, it } from 'node:test';
 import { Type } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import { CreateUnitBody, CreateVisitorBody, UpdateVisitorBody } from '../../src/access-control/schemas.ts';
-import { coerceBody, lenientDescription, lenientFields } from '../../src/http/lenient.ts';
+import { coerceBody, incumbentFieldMembers, lenientDescription, lenientFields } from '../../src/http/lenient.ts';
 import { ACCEPTS_INTEGER, Nullable, StringAcceptingInteger } from '../../src/http/schemas.ts';
 import { faultsFromAjv, withSafeIntegers } from '../../src/http/validation.ts';
 import { malformed, pms, type Reply } from '../access-control/helpers.ts';
 import { ok, refused } from '../helpers/client.ts';
 import { bearer, gatewayToken, operatorToken, tenantFixture } from '../helpers/tenants.ts';
 
-/** Every string an integer field must refuse: it stays a string and fails as "must be a whole number". */
+/**
+ * Every string an integer field must refuse: it stays a string and fails as "must be a whole number".
+ * (`""` has a rule of its own: null for a field that takes null, absent for an optional one.)
+ */
 const BAD_INTEGERS = [
   '12a',
   '1e3',
@@ -25,9 +28,8 @@ const BAD_INTEGERS = [
   '١٢',
   '99999999999999999999',
   '9007199254740992',
-  '',
 ];
-const BAD_BOOLEANS = ['yes', 'no', '1', '0', 't', ' true', 'true ', 'truee', ''];
+const BAD_BOOLEANS = ['yes', 'no', '1', '0', 't', ' true', 'true ', 'truee'];
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value));
 
@@ -61,6 +63,54 @@ describe('coerceBody: the rules over a schema', () => {
     for (const bad of BAD_BOOLEANS) assert.deepEqual(coerceBody(Scalars, { flag: bad }), { flag: bad }, bad);
     // Numbers are not in the rules: a decimal field keeps its string.
     assert.deepEqual(coerceBody(Scalars, { ratio: '1' }), { ratio: '1' });
+  });
+
+  it('reads "" for a field that takes no string as null where it takes null, else absent where it is optional', () => {
+    const Fields = Type.Object({
+      count: Type.Integer(),
+      flag: Type.Boolean(),
+      unitId: Type.Optional(Nullable(Type.Integer())),
+      groupId: Nullable(Type.Integer()),
+      ratio: Type.Optional(Type.Number()),
+      tenant: Type.Optional(Type.Boolean()),
+      name: Type.Optional(Type.String()),
+      items: Type.Array(Type.Object({ id: Type.Optional(Type.Integer()), note: Type.String() })),
+    });
+    assert.deepEqual(
+      coerceBody(Fields, {
+        count: '',
+        flag: '',
+        unitId: '',
+        groupId: '',
+        ratio: '',
+        tenant: '',
+        name: '',
+        items: [{ id: '', note: '' }],
+      }),
+      // A required field keeps its "" (validation refuses it, naming it); a string field keeps it.
+      { count: '', flag: '', unitId: null, groupId: null, name: '', items: [{ note: '' }] },
+    );
+    // Only "": a string of spaces is not nothing for a number.
+    assert.deepEqual(coerceBody(Fields, { unitId: ' ', ratio: ' ' }), { unitId: ' ', ratio: ' ' });
+  });
+
+  it('names each bad field of a 400 the incumbent’s way, never shadowing the problem’s own members', () => {
+    assert.deepEqual(
+      incumbentFieldMembers([
+        { path: 'unitNumber', message: 'is already in use' },
+        { path: 'items[0].unitId', message: 'must be a whole number' },
+        { path: 'accessCode', message: 'must be 1 to 10 digits' },
+        { path: 'accessCode', message: 'is already in use' },
+        { path: 'body', message: 'must be an object' },
+        { path: 'status', message: 'must be one of …' },
+        { path: 'traceId', message: 'x' },
+      ]),
+      {
+        UnitNumber: ['is already in use'],
+        'Items[0].UnitId': ['must be a whole number'],
+        AccessCode: ['must be 1 to 10 digits', 'is already in use'],
+      },
+    );
   });
 
   it('keeps values of the right JSON type, and never turns a number into a string field by itself', () => {
@@ -537,6 +587,25 @@ describe('every other face stays strict, and a GET with a content type and no bo
       payload: JSON.stringify({ name: 'x' }),
     });
     assert.equal(patch.statusCode, 415, patch.body);
+    // The JSON string "" is a body, and not an object: no "no body" reading here (issue 26's is the face's).
+    const nothing = await t.app.inject({
+      method: 'POST',
+      url: '/admin/accounts',
+      headers: { ...bearer(operator), 'content-type': 'application/json' },
+      payload: '""',
+    });
+    assert.equal(nothing.statusCode, 400, nothing.body);
+    assert.equal(nothing.json().errors[0].path, 'body');
+    // Nor is "" a missing number there: the admin face's 400 names the field, and has no incumbent members.
+    const blank = await t.app.inject({
+      method: 'POST',
+      url: '/admin/facilities',
+      headers: bearer(operator),
+      payload: { ...body, charityEnrolled: '' },
+    });
+    assert.equal(blank.statusCode, 400, blank.body);
+    assert.deepEqual(blank.json().errors, [{ path: 'charityEnrolled', message: 'must be true or false' }]);
+    assert.equal(blank.json().CharityEnrolled, undefined);
   });
 
   it('the gateway face refuses "12" for an event type', async () => {

@@ -47,6 +47,8 @@ it('refuses a webhook to a host allow-listed for images only, and delivers to on
   assert.equal(refused.status, 400, JSON.stringify(refused.body));
   assert.match(JSON.stringify(refused.body), /"url"/);
   assert.match(JSON.stringify(refused.body), /non-public address/);
+  // … and says what would allow it: here, the webhook list.
+  assert.match(JSON.stringify(refused.body), /WEBHOOK_ALLOW_HOSTS/);
 
   const accepted = await subscribe(hook.url);
   assert.equal(accepted.status, 201, JSON.stringify(accepted.body));

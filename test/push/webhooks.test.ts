@@ -283,6 +283,28 @@ describe('webhook subscriptions: bad input and attacks', () => {
     }
   });
 
+  it('names what allows a receiver on a non-public address, at creation and at a change', async () => {
+    // The remedy is the operator's allow-list (OUTBOUND_ALLOW_HOSTS, or the webhook-specific list)
+    // or a public receiver: an integrator refused for a local receiver learns what to ask for.
+    const namesRemedy = (answer: Awaited<ReturnType<typeof subscribe>>, url: string) => {
+      assert.equal(answer.status, 400, url);
+      const fault = answer.body.errors.find((e: { path: string }) => e.path === 'url');
+      assert.ok(fault, `${url}: ${JSON.stringify(answer.body)}`);
+      assert.match(fault.message, /OUTBOUND_ALLOW_HOSTS/, url);
+      assert.match(fault.message, /WEBHOOK_ALLOW_HOSTS/, url);
+      assert.match(fault.message, /public receiver/, url);
+    };
+    // An address written in the URL, and a name that resolves to loopback.
+    const local = ['http://10.0.0.1/hook', 'http://127.0.0.2:8080/hook', 'http://localhost:9/hook'];
+    for (const url of local) namesRemedy(await subscribe(account.token, { url, topics: ['gateway.events'] }), url);
+    const sub = await subscribed((await receiver()).url);
+    for (const url of local)
+      namesRemedy(
+        await inject(t.app, 'PATCH', `/webhooks/subscriptions/${sub.id}`, { token: account.token, body: { url } }),
+        url,
+      );
+  });
+
   it('names every bad field at once', async () => {
     const answer = await subscribe(account.token, {
       url: 'http://10.1.1.1/',

@@ -103,7 +103,7 @@ describe('the server while Redis is away', () => {
     assert.equal(response.status, 200);
     assert.equal(body.checks.redis, 'ok');
     const from = loopback(10, 0);
-    assert.equal((await postToken(served.url, guess(0), from)).status, 401);
+    assert.equal((await postToken(served.url, guess(0), from)).status, 400);
     assert.equal(await redis.hget(`gh:tokenfail:client-at-address:${target.clientId} ${from}`, 'failed'), '1');
   });
 
@@ -147,7 +147,7 @@ describe('the server while Redis is away', () => {
 
       // The failed-token throttle still counts (in memory): limit 3, then 429 at that address.
       const from = loopback(12, outages);
-      for (let i = 1; i <= 3; i++) assert.equal((await postToken(served.url, guess(i), from)).status, 401);
+      for (let i = 1; i <= 3; i++) assert.equal((await postToken(served.url, guess(i), from)).status, 400);
       const refused = await postToken(served.url, guess(4), from);
       assert.equal(refused.status, 429);
       assert.ok(Number(refused.headers['retry-after']) > 0);
@@ -160,7 +160,7 @@ describe('the server while Redis is away', () => {
       assert.equal(await logged('Redis is back', outages), outages);
       assert.equal(await logged('Redis is unavailable', outages), outages);
       const after = loopback(13, outages);
-      assert.equal((await postToken(served.url, guess(5), after)).status, 401);
+      assert.equal((await postToken(served.url, guess(5), after)).status, 400);
       assert.equal(
         await redis.hget(`gh:tokenfail:client-at-address:${target.clientId} ${after}`, 'failed'),
         '1',

@@ -58,10 +58,10 @@ describe('a flood of wrong secrets', () => {
         postToken(served.url, clientCredentials(clients.victim, `gh_cs_guess${i}`), from),
       ),
     );
-    const checked = answers.filter((a) => a.status === 401);
+    const checked = answers.filter((a) => a.status === 400);
     const refused = answers.filter((a) => a.status === 429);
     const statuses = JSON.stringify(answers.map((a) => a.status));
-    assert.ok(checked.length <= 10, `${checked.length} secrets checked (401): ${statuses}`);
+    assert.ok(checked.length <= 10, `${checked.length} secrets checked (400 invalid_client): ${statuses}`);
     assert.equal(checked.length + refused.length, 200, statuses);
     for (const answer of refused) {
       assert.equal(answer.body.error, 'invalid_request');
@@ -113,9 +113,9 @@ describe('a flood of wrong secrets', () => {
       console.log(`# round ${round}: ${report} (no flood: ${Math.round(quiet.ms)} ms uncached)`);
       assert.equal(uncached.status, 200, `${JSON.stringify(uncached.body)} — ${report}`);
       assert.equal(cached.status, 200, `${JSON.stringify(cached.body)} — ${report}`);
-      // The flood was answered: checked (401) or refused at once (503 + Retry-After), never a 500.
+      // The flood was answered: checked (400 invalid_client) or refused at once (503 + Retry-After), never a 500.
       assert.equal(
-        (flooded.statuses[401] ?? 0) + (flooded.statuses[503] ?? 0) + (flooded.statuses[429] ?? 0),
+        (flooded.statuses[400] ?? 0) + (flooded.statuses[503] ?? 0) + (flooded.statuses[429] ?? 0),
         400,
         report,
       );

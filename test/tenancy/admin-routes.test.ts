@@ -33,11 +33,13 @@ describe('admin routes', () => {
         name: 'Main St',
         propertyNumber: '7',
         timeZone: 'America/Denver',
-        addressLine: '12 Main St',
+        addressLine1: '12 Main St',
+        addressLine2: null,
         city: 'Denver',
         state: 'CO',
         postalCode: '80202',
         country: null,
+        addressLine: '12 Main St',
         guid: 'FAC-ADM-1',
         charityEnrolled: false,
       },
@@ -70,7 +72,8 @@ describe('admin routes', () => {
       client_id: gateway.json().clientId,
       client_secret: gateway.json().clientSecret,
     });
-    assert.equal(refused.status, 401);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error, 'invalid_client');
     assert.equal(
       (await post(`/admin/gateways/${gateway.json().clientId}/revoke`, {})).statusCode,
       404,

@@ -11,7 +11,7 @@
 // document. This face imports none of them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { acceptLenientBodies } from '../../http/lenient.ts';
+import { acceptLenientBodies, documentIncumbentFieldMembers, incumbentFieldMembers } from '../../http/lenient.ts';
 import { handleError, sendProblem } from '../../http/problem.ts';
 import type { AccessControl } from '../index.ts';
 import { ACCESS_CODE_RULE } from '../rules.ts';
@@ -42,7 +42,8 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesO
   acceptLenientBodies(app);
   const options = { face };
 
-  // The code's rule in words, instead of the schema's pattern.
+  // The code's rule in words, instead of the schema's pattern; and a 400's bad fields also named
+  // the incumbent's way, as members of the body (`"UnitNumber": [...]`, http/lenient.ts).
   app.setErrorHandler((error, request, reply: FastifyReply) => {
     const normalized = handleError(error, request);
     if (normalized.code === 'VALIDATION_FAILED') {
@@ -50,8 +51,9 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesO
         e.path === 'accessCode' ? { path: e.path, message: ACCESS_CODE_RULE } : e,
       );
     }
-    return sendProblem(reply, normalized);
+    return sendProblem(reply, normalized, normalized.status === 400 ? incumbentFieldMembers(normalized.errors) : {});
   });
+  documentIncumbentFieldMembers(app);
 
   // In the order of the API document.
   await app.register(facilityRoutes, options);

@@ -192,10 +192,17 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app
     mediaType: 'application/json',
     render(error, request, reply) {
       if (error instanceof OAuthError) {
+        // invalid_client (RFC 6749 §5.2): 401 with a challenge when the client authenticated with the
+        // Authorization header; 400 when it sent its credentials in the body, or none (SPEC §1: as the
+        // incumbent answers, and as its integrations' own mocks expect).
         const viaBasic = /^Basic /i.test(request.headers.authorization ?? '');
-        const challenge: Record<string, string> =
-          error.error === 'invalid_client' && viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
-        return sendOAuthError(reply, error.status, error.error, error.message, { ...error.headers, ...challenge });
+        if (error.error !== 'invalid_client')
+          return sendOAuthError(reply, error.status, error.error, error.message, error.headers);
+        const challenge: Record<string, string> = viaBasic ? { 'www-authenticate': 'Basic realm="gatehouse"' } : {};
+        return sendOAuthError(reply, viaBasic ? 401 : 400, error.error, error.message, {
+          ...error.headers,
+          ...challenge,
+        });
       }
       const answer = oauthAnswer(handleError(error, request));
       return reply.code(answer.status).headers(answer.headers).send(answer.body);
@@ -225,11 +232,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app
           400: oauthError(
             'invalid_request (a missing or malformed parameter, grant_type missing), invalid_grant (a wrong account key ' +
               'or secret, an unknown, used or revoked refresh token), unauthorized_client (the grant is not one this ' +
-              'client may use), unsupported_grant_type or invalid_scope (a scope the client may not have).',
+              'client may use), unsupported_grant_type or invalid_scope (a scope the client may not have); and ' +
+              'invalid_client (unknown client, wrong secret, revoked credentials, or none sent) when the client sent ' +
+              'its credentials in the body, or none.',
           ),
           401: oauthError(
-            'invalid_client: client authentication failed (unknown client, wrong secret, revoked credentials, or none ' +
-              'sent); with HTTP Basic, a WWW-Authenticate challenge.',
+            'invalid_client when the client authenticated with HTTP Basic (the Authorization header): unknown client, ' +
+              'wrong secret, revoked credentials or malformed Basic credentials; with a WWW-Authenticate challenge.',
           ),
           429: oauthError(
             'invalid_request: too many failed authentications of this client from this address, too many failures ' +

@@ -79,7 +79,9 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
           'eventDetails, createdOn (facility wall clock, no offset), createdUtc, unitName (the unit number); ' +
           'eventCategory is always "Gateway Controller Event". Filters: gtq (event types; none: every type), ' +
           'uq (a unit id), vq (a visitor id), minDate (inclusive) and maxDate (exclusive) in Unix seconds, by default the ' +
-          `last 12 hours; etq and itq are accepted and add nothing. Newest first, paged by pageSize (1–${MAX_PAGE_SIZE}, ` +
+          'last 12 hours. etq and itq (edge-router and IoT device types, families this service does not have) are ' +
+          'accepted and match no event: naming types there and none in gtq answers no items; with gtq, gtq alone ' +
+          `decides. Newest first, paged by pageSize (1–${MAX_PAGE_SIZE}, ` +
           `default ${DEFAULT_PAGE_SIZE}) and pageNumber, at most the newest ${MAX_COMBINED_RESULTS.toLocaleString('en-US')} ` +
           'events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain ' +
           'array. For complete walks and exports use /gatewayevents (cursor, CSV). ' +

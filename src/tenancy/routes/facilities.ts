@@ -3,7 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId, Nullable } from '../../http/schemas.ts';
 import type { Tenancy } from '../index.ts';
-import { Facility, tags } from '../schemas.ts';
+import { ADDRESS_LINE_ALIAS, Facility, NullableText, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
 const FacilityBody = Type.Object({
@@ -14,7 +14,11 @@ const FacilityBody = Type.Object({
     Type.String({ description: '1–50 characters, unique within the service (409 PROPERTY_NUMBER_TAKEN).' }),
   ),
   // Lengths are checked with the other rules of a facility, so that one 400 names every bad field.
-  addressLine: Type.Optional(Nullable(Type.String({ description: 'Street address, at most 200 characters.' }))),
+  addressLine1: Type.Optional(NullableText('First street line of the postal address, at most 200 characters.')),
+  addressLine2: Type.Optional(
+    NullableText('Second street line of the postal address (suite, building, …), at most 200 characters.'),
+  ),
+  addressLine: Type.Optional(NullableText(ADDRESS_LINE_ALIAS, { deprecated: true })),
   city: Type.Optional(Nullable(Type.String({ description: 'At most 100 characters.' }))),
   state: Type.Optional(Nullable(Type.String({ description: 'At most 100 characters.' }))),
   postalCode: Type.Optional(Nullable(Type.String({ description: 'At most 20 characters.' }))),
