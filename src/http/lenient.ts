@@ -224,7 +224,7 @@ export function incumbentFieldMembers(errors: readonly { path: string; message: 
     if (path === 'body' || path === 'querystring' || path === 'params') continue;
     const name = incumbentName(path);
     if (PROBLEM_MEMBERS.has(name.toLowerCase())) continue;
-    (members[name] ??= []).push(message);
+    members[name] = [...(members[name] ?? []), message];
   }
   return members;
 }
