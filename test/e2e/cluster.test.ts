@@ -181,13 +181,14 @@ if (!onPostgres) {
       assert.equal(new Set([line.pid, ...line.pids]).size, 3, 'a primary and two workers, each its own process');
       assert.equal(new URL(served.url).port, String(line.port));
       // The first worker served before the second was started: it migrated and made the keys alone.
-      const output = served.server.output();
+      // (A worker's lines reach the pipe on their own: the primary's "serving" line may come first.)
+      const output = await served.server.logged('"worker is serving"', 2);
       const [a, b] = line.pids as [number, number];
       const servedAt = (pid: number) => output.indexOf(`"pid":${pid},"worker"`);
       assert.ok(output.indexOf('"worker is serving"', servedAt(a)) < servedAt(b), output);
       // Every line of a worker carries its pid and worker id.
       const workerLines = output.split('\n').filter((l) => l.includes(`"pid":${a}`) || l.includes(`"pid":${b}`));
-      assert.ok(workerLines.length >= 4);
+      assert.ok(workerLines.length >= 4, output);
       for (const l of workerLines) assert.match(l, /"pid":\d+,"worker":[12],/);
       // One signing key (and one gate-code key) in the fresh data directory, for both workers.
       const keys = fs.readdirSync(path.join(served.env.DATA_DIR!, 'keys')).sort();
