@@ -16,6 +16,7 @@
 // its tests failed (details.type 'suite'); a file that fails outside any test (it throws on load)
 // is a `test:fail` of the file itself, the reason in its `test:stderr`. The totals are
 // `test:diagnostic` lines at nesting 0: "tests 5", "pass 3", …
+import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 
@@ -30,6 +31,21 @@ const indent = (text) => text.replace(/^(?=.)/gm, '    ');
 function describeError(error) {
   const thrown = error?.code === 'ERR_TEST_FAILURE' && error.cause ? error.cause : error;
   return typeof thrown === 'string' ? thrown : inspect(thrown, { depth: 4, colors: false });
+}
+
+/**
+ * On SIGINT or SIGTERM (Ctrl-C, or scripts/test.mjs passing it on), `report` prints what ran so far and the
+ * run ends with 130 — node 20's test runner exits at a signal without a word. The test files' processes
+ * get the same signal from their process group.
+ */
+function onInterrupt(report) {
+  const handler = (signal) => {
+    report(signal);
+    process.exit(130);
+  };
+  // Before node's own handler, which exits at once.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.prependListener(signal, handler);
+  return { dispose: () => ['SIGINT', 'SIGTERM'].forEach((signal) => process.off(signal, handler)) };
 }
 
 export default async function* progressReporter(source) {
@@ -69,6 +85,42 @@ export default async function* progressReporter(source) {
       printed++;
     }
   }
+
+  /** The failures in full, then the totals: at the end of the run, or so far when it is interrupted. */
+  function* ending(interruptedBy) {
+    if (failures.length > 0) {
+      yield `\n✖ ${plural(failures.length, 'failure')}:\n`;
+      for (const failure of failures) {
+        // The file, not node's line and column: under tsx those are of the compiled code; the stack has the real ones.
+        yield `\n✖ ${relative(failure.file)}  ${failure.name}\n${indent(describeError(failure.error))}\n`;
+      }
+      // What each failed file printed: a file that throws on load says why only there.
+      for (const file of files.values())
+        if (file.failed && file.output.trim())
+          yield `\n--- what ${relative(file.name)} printed ---\n${indent(file.output.trimEnd())}\n`;
+    }
+    for (const note of notes) yield `ℹ ${note}\n`;
+    const failedFiles = [...files.values()].filter((f) => f.failed).length;
+    if (interruptedBy) {
+      // node prints no totals of its own when a signal ends the run: these are the tests that ended.
+      const ended = [...files.values()].filter((f) => f.ended !== null);
+      const sum = (key) => [...files.values()].reduce((total, f) => total + f[key], 0);
+      const tests = sum('pass') + sum('fail') + sum('skipped') + sum('todo');
+      yield `\n✖ interrupted (${interruptedBy}) after ${ended.length} of ${order.length} files · ${plural(tests, 'test')} so far: ${sum('pass').toLocaleString('en-US')} passed, ${sum('fail').toLocaleString('en-US')} failed, ${sum('skipped').toLocaleString('en-US')} skipped${failedFiles ? ` · ${failedFiles} files failed` : ''} · ${seconds(performance.now() - startedAt)}\n`;
+      return;
+    }
+    const n = (key) => (totals[key] ?? 0).toLocaleString('en-US');
+    const more = [totals.todo && `${n('todo')} todo`, totals.cancelled && `${n('cancelled')} cancelled`].filter(
+      Boolean,
+    );
+    yield `\n${failures.length > 0 || failedFiles > 0 ? '✖' : '✔'} tests ${n('tests')}: ${n('pass')} passed, ${n('fail')} failed, ${n('skipped')} skipped${more.map((m) => `, ${m}`).join('')} · files ${order.length}${failedFiles ? ` (${failedFiles} failed)` : ''} · ${seconds(totals.duration_ms ?? 0)}\n`;
+  }
+  const startedAt = performance.now();
+  const interruption = onInterrupt((signal) => {
+    // Written at once (the run ends here): the lines not yet printed, then what ran so far.
+    reported = order.length;
+    fs.writeSync(1, [...ready(), ...ending(signal)].join(''));
+  });
 
   for await (const { type, data: event } of source) {
     const where = event?.file === undefined ? undefined : path.resolve(event.file);
@@ -141,23 +193,8 @@ export default async function* progressReporter(source) {
     yield* ready();
   }
   // The end of the run: every event is in.
+  interruption.dispose();
   reported = order.length;
   yield* ready();
-
-  if (failures.length > 0) {
-    yield `\n✖ ${plural(failures.length, 'failure')}:\n`;
-    for (const failure of failures) {
-      // The file, not node's line and column: under tsx those are of the compiled code; the stack has the real ones.
-      yield `\n✖ ${relative(failure.file)}  ${failure.name}\n${indent(describeError(failure.error))}\n`;
-    }
-    // What each failed file printed: a file that throws on load says why only there.
-    for (const file of files.values())
-      if (file.failed && file.output.trim())
-        yield `\n--- what ${relative(file.name)} printed ---\n${indent(file.output.trimEnd())}\n`;
-  }
-  for (const note of notes) yield `ℹ ${note}\n`;
-  const failedFiles = [...files.values()].filter((f) => f.failed).length;
-  const n = (key) => (totals[key] ?? 0).toLocaleString('en-US');
-  const more = [totals.todo && `${n('todo')} todo`, totals.cancelled && `${n('cancelled')} cancelled`].filter(Boolean);
-  yield `\n${failures.length > 0 || failedFiles > 0 ? '✖' : '✔'} tests ${n('tests')}: ${n('pass')} passed, ${n('fail')} failed, ${n('skipped')} skipped${more.map((m) => `, ${m}`).join('')} · files ${order.length}${failedFiles ? ` (${failedFiles} failed)` : ''} · ${seconds(totals.duration_ms ?? 0)}\n`;
+  yield* ending();
 }

@@ -49,12 +49,25 @@ function ensureChromium(files) {
   );
 }
 
+/** The signal that interrupted the run (Ctrl-C), if one did; the test run it is passed on to. */
+let interrupted = null;
+let running = null;
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    interrupted = signal;
+    try {
+      if (running) process.kill(-running.pid, signal);
+    } catch {} // the run has just ended
+  });
+
 async function main() {
   const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : listTests(path.join(root, 'test')).sort();
   ensureChromium(files);
-  const env = { ...process.env, GATEHOUSE_TEST_WORKDIR: workDir, GATEHOUSE_TEST_RUN_ID: runId };
-  let admin = null;
-  let templateDb = null;
+  // Whatever a test, a server it starts or the browser puts in the temp folder lands in the run's own
+  // folder, removed at the end: a run leaves nothing behind.
+  const tmp = path.join(workDir, 'tmp');
+  fs.mkdirSync(tmp);
+  const env = { ...process.env, TMPDIR: tmp, GATEHOUSE_TEST_WORKDIR: workDir, GATEHOUSE_TEST_RUN_ID: runId };
   const started = Date.now();
   if (databaseUrl) {
     admin = new pg.Client({ connectionString: databaseUrl });
@@ -69,6 +82,7 @@ async function main() {
     templateDb = `gh_tpl_${runId}`;
     await admin.query(`create database ${templateDb}`);
     migrateTemplate({ DATABASE_URL: withDatabase(databaseUrl, templateDb) });
+    if (interrupted) throw new Error(`interrupted (${interrupted}) while making the template`);
     env.GATEHOUSE_TEST_TEMPLATE_DB = templateDb;
     console.log(`# database: PostgreSQL (${new URL(databaseUrl).host}), template ${templateDb}`);
   } else {
@@ -92,11 +106,22 @@ async function main() {
         '--test-reporter-destination=stdout',
         ...files,
       ],
-      { stdio: 'inherit', env, cwd: root },
+      // A process group of its own: an interruption reaches the runner (which prints what ran so far) and
+      // every test file's process at once, from here, and then this one cleans up.
+      { stdio: 'inherit', env, cwd: root, detached: true },
     );
-    child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0)));
+    running = child;
+    child.on('exit', (status, signal) => resolve(interrupted ? 130 : (status ?? (signal ? 1 : 0))));
   });
 
+  await cleanUp();
+  process.exitCode = code;
+}
+
+/** The run's databases (on PostgreSQL) and its folder go, however it ended. */
+let admin = null;
+let templateDb = null;
+async function cleanUp() {
   if (admin) {
     const { rows } = await admin.query('select datname from pg_database where datname like $1 or datname = $2', [
       `gh_t_${runId}%`,
@@ -105,13 +130,13 @@ async function main() {
     for (const { datname } of rows)
       await admin.query(`drop database if exists ${datname} with (force)`).catch(() => {});
     await admin.end();
+    admin = null;
   }
   fs.rmSync(workDir, { recursive: true, force: true });
-  process.exitCode = code;
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   console.error(`test: ${error.message}`);
-  fs.rmSync(workDir, { recursive: true, force: true });
+  await cleanUp().catch(() => {});
   process.exitCode = 1;
 });
