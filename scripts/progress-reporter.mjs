@@ -44,8 +44,13 @@ function onInterrupt(report) {
     process.exit(130);
   };
   // Before node's own handler, which exits at once.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.prependListener(signal, handler);
-  return { dispose: () => ['SIGINT', 'SIGTERM'].forEach((signal) => process.off(signal, handler)) };
+  const signals = ['SIGINT', 'SIGTERM'];
+  for (const signal of signals) process.prependListener(signal, handler);
+  return {
+    dispose: () => {
+      for (const signal of signals) process.off(signal, handler);
+    },
+  };
 }
 
 export default async function* progressReporter(source) {
