@@ -9,6 +9,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { MigrationMismatchError, migrate, migrationsApplied, permissionRefusal } from './db/migrate.ts';
 import { installJobSchema, JobQueue } from './jobs/queue.ts';
 import { Metrics } from './http/metrics.ts';
+import { Gauge } from 'prom-client';
 import { createAccessControl, openAccessCodeVault, type AccessControl } from './access-control/index.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
@@ -146,6 +147,37 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const stopKicking = events.signals.onStored((accountId) => push.eventsStored(accountId));
     opened.push(stopKicking);
 
+    async function readiness() {
+      // Well inside the request deadline, so that /availability always gives its own answer.
+      const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
+      const [databaseOk, migrationsOk] = await Promise.all([
+        withTimeout(
+          database.pool.query('select 1').then(() => true),
+          checkMs,
+        ),
+        withTimeout(migrationsApplied(database.pool), checkMs),
+      ]);
+      // The queue's work lives in the database: it runs only when the database answers.
+      return {
+        database: databaseOk,
+        migrations: migrationsOk,
+        jobs: jobs.isRunning && databaseOk,
+        redis: sharedState.status,
+      };
+    }
+    new Gauge({
+      name: 'gatehouse_ready',
+      help: 'What /availability checks, 1 when it passes: database (a statement answers within 2 s), migrations, jobs.',
+      labelNames: ['check'] as const,
+      registers: [metrics.registry],
+      // Under WORKERS, 0 when any worker's check fails (src/ops/cluster-metrics.ts).
+      aggregator: 'min',
+      async collect() {
+        const checks = await readiness();
+        for (const check of ['database', 'migrations', 'jobs'] as const) this.set({ check }, checks[check] ? 1 : 0);
+      },
+    });
+
     const services: Services = {
       config,
       logger,
@@ -163,24 +195,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       auctions,
       push,
       support,
-      async readiness() {
-        // Well inside the request deadline, so that /availability always gives its own answer.
-        const checkMs = Math.min(2000, Math.floor(config.requestTimeoutMs / 2));
-        const [databaseOk, migrationsOk] = await Promise.all([
-          withTimeout(
-            database.pool.query('select 1').then(() => true),
-            checkMs,
-          ),
-          withTimeout(migrationsApplied(database.pool), checkMs),
-        ]);
-        // The queue's work lives in the database: it runs only when the database answers.
-        return {
-          database: databaseOk,
-          migrations: migrationsOk,
-          jobs: jobs.isRunning && databaseOk,
-          redis: sharedState.status,
-        };
-      },
+      readiness,
       close: closeOpened,
     };
     const starting = jobs

@@ -18,4 +18,6 @@ export interface CommandsDeps {
   codes: CodeUnsealer;
   /** What other faces do at each poll, before it looks for commands (the composition root hands them in). */
   whenPolled: readonly WhenPolled[];
+  /** Seconds from a command's creation to its first delivery to the controller (gatehouse_command_delivery_seconds). */
+  deliveryLag: { observe(seconds: number): void };
 }

@@ -11,7 +11,7 @@
 //   reads        reads.ts: the PMS's list and read, gate codes left out
 //   background   retention.ts (expiries recorded, old commands deleted), as jobs.ts defines them
 // Pure rules (types, statuses, gate codes inside payloads) in rules.ts; the SQL in repository.ts.
-import { Gauge } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { BatchUpkeep } from '../events/index.ts';
@@ -69,8 +69,22 @@ export async function createCommands({ database, config, logger, codes, whenPoll
       this.set(signals.waiting);
     },
   });
+  const deliveryLag = new Histogram({
+    name: 'gatehouse_command_delivery_seconds',
+    help: 'From a command’s creation (a PMS change) to its first delivery to the facility’s controller.',
+    // A controller that holds its poll has a change in milliseconds; one that was offline, when it is back.
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    registers: [metrics.registry],
+  });
   await signals.listen();
-  const deps: CommandsDeps = { db: database.db, notifyAcrossInstances: postgres, signals, codes, whenPolled };
+  const deps: CommandsDeps = {
+    db: database.db,
+    notifyAcrossInstances: postgres,
+    signals,
+    codes,
+    whenPolled,
+    deliveryLag,
+  };
   const bind =
     <A extends unknown[], R>(operation: (deps: CommandsDeps, ...args: A) => R) =>
     (...args: A): R =>

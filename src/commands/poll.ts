@@ -3,11 +3,10 @@
 // process or, on PostgreSQL, from another instance through LISTEN/NOTIFY), the wait ends, the
 // client goes away, or the service shuts down — then no commands at once, so that SIGTERM is not
 // held by waiting polls. Waiting holds no database connection (signals.ts).
-import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { CommandsDeps } from './deps.ts';
 import * as repo from './repository.ts';
-import { type CodeUnsealer, type CommandType, revealCodes } from './rules.ts';
+import { type CommandType, revealCodes } from './rules.ts';
 
 export interface PollRequest {
   /** The last sequence the controller applied. */
@@ -19,7 +18,13 @@ export interface PollRequest {
 
 /** The facility's commands after `after` for its controller (delivered, codes unsealed); [] when none came in time. */
 export async function waitForCommands(
-  { db, codes, signals, whenPolled }: Pick<CommandsDeps, 'db' | 'codes' | 'signals' | 'whenPolled'>,
+  {
+    db,
+    codes,
+    signals,
+    whenPolled,
+    deliveryLag,
+  }: Pick<CommandsDeps, 'db' | 'codes' | 'signals' | 'whenPolled' | 'deliveryLag'>,
   facilityId: EntityId,
   { after, limit, waitMs }: PollRequest,
   clientGone?: AbortSignal,
@@ -36,7 +41,7 @@ export async function waitForCommands(
       // Register interest before looking, so that a command committed in between still wakes us.
       const remaining = deadline - Date.now();
       const woken = remaining > 0 ? signals.wait(facilityId, remaining, abort.signal) : null;
-      const commands = await deliverCommands(db, codes, facilityId, after, limit);
+      const commands = await deliverCommands({ db, codes, deliveryLag }, facilityId, after, limit);
       if (commands.length > 0 || !woken) return commands;
       if ((await woken) !== 'notified') return [];
     }
@@ -59,15 +64,21 @@ export interface DeliveredCommand {
  * marked delivered, gate codes unsealed.
  */
 async function deliverCommands(
-  db: Db,
-  codes: CodeUnsealer,
+  { db, codes, deliveryLag }: Pick<CommandsDeps, 'db' | 'codes' | 'deliveryLag'>,
   facilityId: EntityId,
   after: number,
   limit: number,
 ): Promise<DeliveredCommand[]> {
   const rows = await repo.selectCommandsToDeliver(db, facilityId, after, limit);
-  const first = rows.filter((r) => r.delivered_at === null).map((r) => r.id);
-  if (first.length > 0) await repo.markCommandsDelivered(db, first);
+  const first = rows.filter((r) => r.delivered_at === null);
+  if (first.length > 0) {
+    await repo.markCommandsDelivered(
+      db,
+      first.map((r) => r.id),
+    );
+    const now = Date.now();
+    for (const r of first) deliveryLag.observe(Math.max(0, now - r.created_at.getTime()) / 1000);
+  }
   return rows.map((r) => ({
     id: r.id,
     sequence: r.sequence,

@@ -71,7 +71,6 @@ export interface PushDeps {
 export async function createPush(deps: PushDeps) {
   const { database, config, logger } = deps;
   const { db } = database;
-  const metrics = createPushMetrics(deps.metrics.registry);
   const sender = new WebhookSender({
     allowHosts: config.webhookAllowHosts,
     timeoutMs: config.webhookTimeoutMs,
@@ -84,6 +83,11 @@ export async function createPush(deps: PushDeps) {
   // fair share); kept by the sweep and by this instance's changes.
   let lanesOfAccount = new Map<EntityId, EntityId[]>();
   let lanes = new Map<EntityId, LaneInfo>();
+  const metrics = createPushMetrics(deps.metrics.registry, () => {
+    let failing = 0;
+    for (const lane of lanes.values()) if (lane.failing) failing++;
+    return failing;
+  });
   const refreshLanes = async () => {
     const signalled = new Map<EntityId, EntityId[]>();
     const info = new Map<EntityId, LaneInfo>();
@@ -124,6 +128,7 @@ export async function createPush(deps: PushDeps) {
             await deps.raise(trx, now, [disabledNotification(subscription)]);
           },
           onAttempt: (outcome, ms) => metrics.attempts.observe({ outcome }, ms / 1000),
+          onDelivered: (createdAt, at) => metrics.delivered.observe(Math.max(0, at - createdAt) / 1000),
         },
         id,
         signal,

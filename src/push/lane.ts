@@ -46,6 +46,8 @@ export interface LaneDeps {
   onDisabled: (trx: Db, s: repo.SubscriptionRow, now: Date) => Promise<void>;
   /** Told of every attempt (metrics). */
   onAttempt?: (outcome: 'delivered' | 'failed', ms: number) => void;
+  /** A delivery accepted at `at` (ms), made at `createdAt` (ms). */
+  onDelivered?: (createdAt: number, at: number) => void;
 }
 
 export type TurnResult =
@@ -276,6 +278,7 @@ async function attempt(
   const ms = performance.now() - started;
   if (sent.delivered) {
     deps.onAttempt?.('delivered', ms);
+    deps.onDelivered?.(d.created_at.getTime(), Date.now());
     // The health changes on the first success after failures (or ever); a healthy lane writes nothing more.
     const healthy =
       s.failing_since !== null || s.last_success_at === null ? await repo.recordHealth(deps.db, s.id, true, null) : s;
