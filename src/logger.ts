@@ -75,7 +75,10 @@ export function createLogger(
   );
 }
 
-/** A destination that writes each of pino's JSON lines to `to` as a readable line, synchronously. */
+/**
+ * A destination that writes each of pino's JSON lines to `to` as a readable line, formatted in this
+ * thread as it is written (no transport worker whose last lines an exit could lose).
+ */
 function readableLines(to: pino.DestinationStream): pino.DestinationStream {
   return { write: (line: string) => void to.write(readableLine(line)) };
 }
