@@ -56,6 +56,10 @@ export async function buildApp(services: Services): Promise<App> {
     // One log line per request, written by the onResponse hook below (no headers, no bodies).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
+    // TRUST_PROXY: request.ip (the per-address limits, the request log) is the client X-Forwarded-For
+    // names when the connection comes from a listed proxy, else the connection's peer; the forwarded
+    // protocol and host are believed from those proxies only (nothing builds URLs from them: PUBLIC_URL).
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: 'idle',
     return503OnClosing: true,

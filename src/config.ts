@@ -1,5 +1,6 @@
 // The only reader of process.env. Every setting, its default and its rule lives here;
 // docs/CONFIGURATION.md lists the same table for operators.
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -95,7 +96,80 @@ export interface Config {
   accessCodeKey: Buffer | null;
   /** Browser origins allowed to call the service (CORS): every origin, or these exactly (`scheme://host[:port]`). */
   corsOrigins: '*' | string[];
+  /**
+   * The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses, CIDR ranges and
+   * proxy-addr's names of ranges (loopback, linklocal, uniquelocal), as fastify's `trustProxy` takes
+   * them. Empty: nobody's (the default); the client is the connection's peer.
+   */
+  trustProxy: string[];
+  /** How log lines are written: JSON, readable text, or readable text when stdout is a terminal (auto). */
+  logFormat: 'auto' | 'json' | 'pretty';
 }
+
+/**
+ * Every setting's name: the one list that loadConfig may read (the readers below take a `Setting`,
+ * so a name read but not listed does not compile; test/config.test.ts checks that each listed name is
+ * read) and that misspeltSettings compares the environment with.
+ */
+export const SETTINGS = [
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'TRUST_PROXY',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'WORKERS',
+  'DATABASE_STATEMENT_TIMEOUT_MS',
+  'DATABASE_LOCK_TIMEOUT_MS',
+  'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'EMBEDDED_SHARED_BUFFERS_MB',
+  'REDIS_URL',
+  'REDIS_COMMAND_TIMEOUT_MS',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'BODY_LIMIT_BYTES',
+  'BODY_UPLOAD_TIMEOUT_MS',
+  'BODY_FIELD_LIMIT',
+  'TOKEN_TTL_SECONDS',
+  'REFRESH_TOKEN_TTL_SECONDS',
+  'JWT_PRIVATE_KEY',
+  'JWT_ISSUER',
+  'TOKEN_FAILURE_LIMIT',
+  'TOKEN_FAILURE_WINDOW_SECONDS',
+  'ACCESS_CODE_CONFLICTS_PER_MINUTE',
+  'RATE_LIMIT_PER_MINUTE',
+  'EVENT_RETENTION_DAYS',
+  'EVENT_STREAMS_PER_CREDENTIAL',
+  'AUCTION_RECREATE_WAIT_MINUTES',
+  'IMAGE_FETCH_ALLOW_HOSTS',
+  'WEBHOOK_ALLOW_HOSTS',
+  'OUTBOUND_ALLOW_HOSTS',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_CONNECT_TIMEOUT_MS',
+  'WEBHOOK_FIRST_BYTE_TIMEOUT_MS',
+  'WEBHOOK_CONCURRENCY',
+  'WEBHOOK_FAILING_CONCURRENCY',
+  'WEBHOOK_LANES_PER_OWNER',
+  'WEBHOOK_PENDING_PER_SUBSCRIPTION',
+  'WEBHOOK_RETRY_BASE_MS',
+  'WEBHOOK_DISABLE_AFTER_SECONDS',
+  'WEBHOOK_SWEEP_MS',
+  'IMAGE_FETCH_TIMEOUT_MS',
+  'BLOB_STORE',
+  'S3_ENDPOINT',
+  'S3_BUCKET',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'SUPPORT_WEBHOOK_URL',
+  'SUPPORT_WEBHOOK_SECRET',
+  'ACCESS_CODE_KEY',
+  'SHUTDOWN_TIMEOUT_SECONDS',
+  'CORS_ORIGINS',
+] as const;
+
+export type Setting = (typeof SETTINGS)[number];
 
 export class ConfigError extends Error {
   constructor(
@@ -109,7 +183,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function text(env: Env, name: string): string | null {
+function text(env: Env, name: Setting): string | null {
   const value = env[name];
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
@@ -127,7 +201,7 @@ interface Range {
  * A whole number within its range. Every numeric setting is read here, so that each refusal says
  * the same things: the unit, the range (and what 0 means) and what was given.
  */
-function integer(env: Env, name: string, fallback: number, { min, max, unit, zero }: Range): number {
+function integer(env: Env, name: Setting, fallback: number, { min, max, unit, zero }: Range): number {
   const raw = text(env, name);
   if (raw === null) return fallback;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -140,7 +214,7 @@ function integer(env: Env, name: string, fallback: number, { min, max, unit, zer
   );
 }
 
-function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+function oneOf<T extends string>(env: Env, name: Setting, fallback: T, allowed: readonly T[]): T {
   const raw = text(env, name);
   if (raw === null) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) {
@@ -153,7 +227,7 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
  * A URL of one of `protocols`. A refusal shows the form to write (`form`), never the value: a URL
  * may hold a password.
  */
-function url(env: Env, name: string, protocols: string[], form: string): string | null {
+function url(env: Env, name: Setting, protocols: string[], form: string): string | null {
   const raw = text(env, name);
   if (raw === null) return null;
   let parsed: URL;
@@ -177,7 +251,7 @@ const HTTP_URL = 'https://host[:port][/path]';
  * a path, a trailing slash, credentials or a wildcard. Each is kept in the form of the browser's
  * `Origin` header (host lower-cased, a default port dropped), so that comparing is exact.
  */
-function corsOrigins(env: Env, name: string): '*' | string[] {
+function corsOrigins(env: Env, name: Setting): '*' | string[] {
   const raw = text(env, name);
   if (raw === null || raw === '*') return '*';
   const listed = raw
@@ -214,7 +288,7 @@ function originOf(entry: string): string | null {
  * or without the `whsec_` prefix), of at least 16 bytes (the specification asks for 24 to 64).
  * The error never quotes the value: it is a secret.
  */
-function webhookSecret(env: Env, name: string): string | null {
+function webhookSecret(env: Env, name: Setting): string | null {
   const raw = text(env, name);
   if (raw === null) return null;
   const base64 = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : raw;
@@ -234,7 +308,7 @@ function webhookSecret(env: Env, name: string): string | null {
 }
 
 /** A comma-separated list of `host` or `host:port` entries, lower-cased, without repeats; null when unset or empty. */
-function hostList(env: Env, name: string): string[] | null {
+function hostList(env: Env, name: Setting): string[] | null {
   const hosts: string[] = [];
   for (const entry of (text(env, name) ?? '').split(',')) {
     const host = entry.trim().toLowerCase();
@@ -246,12 +320,57 @@ function hostList(env: Env, name: string): string[] | null {
   return hosts.length > 0 ? hosts : null;
 }
 
+/** proxy-addr's names of ranges (fastify's `trustProxy` expands them): 127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10; 10/8, 172.16/12, 192.168/16 and fc00::/7. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+const TRUST_PROXY_FORM =
+  'an IPv4 or IPv6 address, a CIDR range (10.0.0.0/8, fd00::/8) or loopback, linklocal, uniquelocal';
+
+/**
+ * TRUST_PROXY: a comma-separated list of the proxies whose forwarding headers are believed. Each entry is
+ * checked here, strictly (node's own address grammar, a prefix length of at least 1), so that a typing
+ * slip stops the start naming the entry instead of reaching fastify, whose address parser also takes
+ * forms no one means (`10` as 0.0.0.10). Trusting every address is refused: anyone could then choose
+ * the address the per-address limits count.
+ */
+function trustProxy(env: Env, name: Setting): string[] {
+  const trusted: string[] = [];
+  for (const raw of (text(env, name) ?? '').split(',')) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    const normal = PROXY_RANGE_NAMES.includes(entry.toLowerCase()) ? entry.toLowerCase() : proxyRange(entry);
+    if (normal === null) {
+      const everyone = ['*', 'true', 'all', '0.0.0.0/0', '::/0'].includes(entry.toLowerCase());
+      throw new ConfigError(
+        name,
+        everyone
+          ? `"${entry}" would trust every address, so that any client could choose its own; list the proxies' addresses or ranges`
+          : `"${entry}" is not ${TRUST_PROXY_FORM}`,
+      );
+    }
+    if (!trusted.includes(normal)) trusted.push(normal);
+  }
+  return trusted;
+}
+
+/** An address, or `address/prefix` with a prefix from 1 to its width; null when it is not one. */
+function proxyRange(entry: string): string | null {
+  const slash = entry.indexOf('/');
+  const address = slash < 0 ? entry : entry.slice(0, slash);
+  const family = address.includes('%') ? 0 : net.isIP(address); // a zone (fe80::1%eth0) names no peer address
+  if (family === 0) return null;
+  if (slash < 0) return address.toLowerCase();
+  const prefix = entry.slice(slash + 1);
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : 0;
+  return bits >= 1 && bits <= (family === 4 ? 32 : 128) ? `${address.toLowerCase()}/${bits}` : null;
+}
+
 /**
  * WORKERS: how many processes serve the port (src/cluster.ts). `auto` is one per core on PostgreSQL
  * and 1 on the embedded database; more than 1 needs PostgreSQL: the embedded database is served by
  * one process (its data directory is locked to it).
  */
-function workers(env: Env, name: string, databaseUrl: string | null): number {
+function workers(env: Env, name: Setting, databaseUrl: string | null): number {
   const raw = text(env, name);
   if (raw === null) return 1;
   if (raw.toLowerCase() === 'auto') return databaseUrl ? os.availableParallelism() : 1;
@@ -273,6 +392,7 @@ function workers(env: Env, name: string, databaseUrl: string | null): number {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const blobStore = oneOf(env, 'BLOB_STORE', 'fs', ['fs', 's3'] as const);
@@ -431,6 +551,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     workers: workers(env, 'WORKERS', databaseUrl),
     accessCodeKey,
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    logFormat: oneOf(env, 'LOG_FORMAT', 'auto', LOG_FORMATS),
   };
 }
 
@@ -443,4 +565,73 @@ export function serviceUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, 
   if (config.publicUrl) return config.publicUrl;
   if (['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(config.host)) return `http://localhost:${port}`;
   return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+}
+
+/** A variable that is not a setting but is spelt nearly like one: most likely that setting, mistyped. */
+export interface MisspeltSetting {
+  variable: string;
+  setting: Setting;
+}
+
+/**
+ * The variables of `env` that look like a mistyped setting (PROT for PORT, DATABSE_URL, REDIS_ULR,
+ * OUTBOUND_ALLOW_HOST), each with the setting it is nearest to, in the variables' order by name.
+ * A misspelt setting is otherwise silently ignored: the service starts as if it were unset.
+ *
+ * The whole environment of the user comes in (PATH, HOME, npm_*, a container's or CI's own), so only
+ * names written as ours count, upper-case letters, digits and `_` (or a setting's exact name in
+ * another case, `port`), and the distance allowed grows with the names: 2 edits when both have 6
+ * characters or more, else 1 — HOME is 2 edits from HOST, PGHOST (libpq's) 2 from HOST, while PROT, a
+ * transposition, is 1 from PORT.
+ */
+export function misspeltSettings(env: Env = process.env): MisspeltSetting[] {
+  const settings: readonly string[] = SETTINGS;
+  const found: MisspeltSetting[] = [];
+  for (const variable of Object.keys(env).sort()) {
+    if (settings.includes(variable)) continue;
+    if (!/^[A-Z][A-Z0-9_]*$/.test(variable)) {
+      const upper = variable.toUpperCase();
+      if (settings.includes(upper)) found.push({ variable, setting: upper as Setting });
+      continue;
+    }
+    let nearest: { setting: Setting; distance: number } | null = null;
+    for (const setting of SETTINGS) {
+      const allowed = Math.min(variable.length, setting.length) >= 6 ? 2 : 1;
+      if (Math.abs(setting.length - variable.length) > allowed) continue;
+      const distance = editDistance(variable, setting, allowed);
+      if (distance <= allowed && (nearest === null || distance < nearest.distance)) nearest = { setting, distance };
+    }
+    if (nearest) found.push({ variable, setting: nearest.setting });
+  }
+  return found;
+}
+
+/** The warning a misspelt setting gets at start-up. */
+export const misspeltSettingWarning = ({ variable, setting }: MisspeltSetting): string =>
+  `${variable}: not a setting; did you mean ${setting}?`;
+
+/**
+ * Damerau–Levenshtein distance in its optimal-string-alignment form (insertions, deletions,
+ * substitutions, and transpositions of two adjacent characters), or `limit + 1` once it is sure to
+ * exceed `limit`.
+ */
+export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
+  // Three rows of the table: two back (for transpositions), the previous, the current.
+  let twoBack: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, twoBack[j - 2]! + 1);
+      current.push(d);
+      rowMin = Math.min(rowMin, d);
+    }
+    if (rowMin > limit) return limit + 1;
+    twoBack = previous;
+    previous = current;
+  }
+  return Math.min(previous[b.length]!, limit + 1);
 }

@@ -2,16 +2,20 @@
 // Failures print one line on stderr ("gatehouse: …") and exit non-zero; no stack dumps.
 // Only what every command needs is imported here; each command loads its own modules when it runs
 // (the server's start-up must not load the simulator, the demo or the admin commands).
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, type Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { DataDirError } from './db/data-dir.ts';
+import { ConfigError, loadConfig, misspeltSettings, misspeltSettingWarning, type Config } from './config.ts';
+import { DataDirError, dataDirLayout } from './db/data-dir.ts';
+import { CodeKeyRefusedError, describeDatabaseUrl, explainCodeKeyFailure } from './db/start-failures.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 
 // Failures that a command reports in one line, by name: their modules are loaded only when used.
 const EXPECTED = new Set([
+  'CodeKeyMismatchError',
+  'CodeKeyRefusedError',
   'ConfigError',
   'DataDirError',
   'DatabaseUnavailableError',
@@ -21,6 +25,17 @@ const EXPECTED = new Set([
 ]);
 const isExpected = (error: unknown) =>
   error instanceof ConfigError || error instanceof DataDirError || (error instanceof Error && EXPECTED.has(error.name));
+
+/** Where this instance's gate-code key came from, and the database it was refused by, for its start-failure sentence. */
+function codeKeyFacts(config: Config) {
+  return {
+    fromSetting: config.accessCodeKey !== null,
+    keyFile: path.join(dataDirLayout(config.dataDir).keysDir, 'access-codes.key'),
+    database: config.databaseUrl
+      ? `database ${describeDatabaseUrl(config.databaseUrl)}`
+      : `the embedded database in ${config.dataDir}`,
+  };
+}
 
 /** The version in package.json (beside src/ and dist/ alike). */
 function packageVersion(): string {
@@ -40,15 +55,24 @@ function serveCommand(): Command {
       if (options.workers !== undefined) process.env.WORKERS = options.workers;
       const config: Config = loadConfig();
       const logger = createLogger(config);
-      if (config.workers > 1) {
-        const { serveCluster } = await import('./cluster.ts');
-        await serveCluster(config, logger);
-        return;
+      // Once per start: a cluster's workers read the same environment.
+      if (cluster.isPrimary) {
+        for (const misspelt of misspeltSettings()) logger.warn(misspelt, misspeltSettingWarning(misspelt));
       }
-      const { closeOnSignals, startServer } = await import('./server.ts');
-      await startServer(config, logger, {
-        beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
-      });
+      try {
+        if (config.workers > 1) {
+          const { serveCluster } = await import('./cluster.ts');
+          await serveCluster(config, logger);
+          return;
+        }
+        const { closeOnSignals, startServer } = await import('./server.ts');
+        await startServer(config, logger, {
+          beforeServing: (server) => closeOnSignals(server, logger, config.shutdownTimeoutSeconds),
+        });
+      } catch (error) {
+        const codeKey = explainCodeKeyFailure(error, codeKeyFacts(config));
+        throw codeKey ? new CodeKeyRefusedError(codeKey) : error;
+      }
     })
     .addHelpText(
       'after',

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import {
+  ConfigError,
+  editDistance,
+  loadConfig,
+  misspeltSettings,
+  misspeltSettingWarning,
+  SETTINGS,
+} from '../src/config.ts';
 import { describeDatabaseUrl } from '../src/db/start-failures.ts';
 
 describe('configuration', () => {
@@ -96,6 +103,8 @@ describe('configuration', () => {
     [{ SUPPORT_WEBHOOK_SECRET: 'whsec_' }, 'SUPPORT_WEBHOOK_SECRET'],
     [{ SUPPORT_WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }, 'SUPPORT_WEBHOOK_SECRET'],
     [{ SUPPORT_WEBHOOK_SECRET: 'hunter2-hunter2-hunter2' }, 'SUPPORT_WEBHOOK_SECRET'],
+    [{ TRUST_PROXY: '10.0.0.300' }, 'TRUST_PROXY'],
+    [{ LOG_FORMAT: 'text' }, 'LOG_FORMAT'],
   ];
   for (const [env, variable] of bad) {
     it(`names ${variable} when it is invalid (${JSON.stringify(env)})`, () => {
@@ -234,5 +243,128 @@ describe('configuration', () => {
         },
       );
     }
+  });
+
+  it('trusts no proxy by default, and reads TRUST_PROXY as addresses, CIDR ranges and named ranges', () => {
+    assert.deepEqual(loadConfig({}).trustProxy, []);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' , ' }).trustProxy, []);
+    assert.deepEqual(
+      loadConfig({
+        TRUST_PROXY: '10.0.0.7, 10.1.0.0/16,2001:DB8::/32 ,::1, Loopback,uniquelocal,10.0.0.7, ::ffff:192.0.2.1',
+      }).trustProxy,
+      ['10.0.0.7', '10.1.0.0/16', '2001:db8::/32', '::1', 'loopback', 'uniquelocal', '::ffff:192.0.2.1'],
+    );
+  });
+
+  it('says which TRUST_PROXY entry it cannot read, and refuses to trust every address', () => {
+    const refusal = (value: string) => {
+      try {
+        loadConfig({ TRUST_PROXY: value });
+      } catch (error) {
+        assert.ok(error instanceof ConfigError && error.variable === 'TRUST_PROXY', String(error));
+        return error.message;
+      }
+      assert.fail(`TRUST_PROXY=${value} was accepted`);
+    };
+    const form = 'an IPv4 or IPv6 address, a CIDR range (10.0.0.0/8, fd00::/8) or loopback, linklocal, uniquelocal';
+    // fastify's own parser would take `10` (0.0.0.10) and a host name would never match a peer.
+    for (const entry of [
+      '10.0.0.300',
+      '10',
+      'proxy.internal',
+      '10.0.0.0/33',
+      '10.0.0.0/8x',
+      '::1/129',
+      'fe80::1%eth0',
+    ]) {
+      assert.equal(refusal(`127.0.0.1, ${entry}`), `TRUST_PROXY: "${entry}" is not ${form}`);
+    }
+    for (const entry of ['*', 'true', '0.0.0.0/0', '::/0']) {
+      assert.match(
+        refusal(entry),
+        new RegExp(`^TRUST_PROXY: "${entry.replace(/[*/]/g, '\\$&')}" would trust every address`),
+      );
+    }
+  });
+
+  it('reads LOG_FORMAT: auto by default, json or pretty', () => {
+    assert.equal(loadConfig({}).logFormat, 'auto');
+    assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
+    assert.equal(loadConfig({ LOG_FORMAT: 'json' }).logFormat, 'json');
+    assert.throws(() => loadConfig({ LOG_FORMAT: 'text' }), {
+      message: 'LOG_FORMAT: must be one of auto, json, pretty, got "text"',
+    });
+  });
+
+  it('reads exactly the settings SETTINGS lists: the one list misspelt names are compared with', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env, '/x');
+    assert.deepEqual([...read].sort(), [...SETTINGS].sort());
+  });
+});
+
+describe('misspelt settings', () => {
+  it('names the setting each misspelling of the issue most likely meant', () => {
+    const env = { PROT: '8081', DATABSE_URL: 'postgres://x', REDIS_ULR: 'redis://x', OUTBOUND_ALLOW_HOST: 'a.local' };
+    assert.deepEqual(misspeltSettings(env).map(misspeltSettingWarning), [
+      'DATABSE_URL: not a setting; did you mean DATABASE_URL?',
+      'OUTBOUND_ALLOW_HOST: not a setting; did you mean OUTBOUND_ALLOW_HOSTS?',
+      'PROT: not a setting; did you mean PORT?',
+      'REDIS_ULR: not a setting; did you mean REDIS_URL?',
+    ]);
+  });
+
+  it('finds two edits in a long name, one in a short one, a setting in the wrong case, and the nearest setting', () => {
+    assert.deepEqual(
+      misspeltSettings({
+        TOKN_TTL_SECOND: '1', // two deletions
+        LOGLEVEL: 'debug',
+        HOTS: '::', // a transposition
+        port: '8080',
+        WEBHOK_TIMEOUT_MS: '1', // one edit from WEBHOOK_TIMEOUT_MS
+      }),
+      [
+        { variable: 'HOTS', setting: 'HOST' },
+        { variable: 'LOGLEVEL', setting: 'LOG_LEVEL' },
+        { variable: 'TOKN_TTL_SECOND', setting: 'TOKEN_TTL_SECONDS' },
+        { variable: 'WEBHOK_TIMEOUT_MS', setting: 'WEBHOOK_TIMEOUT_MS' },
+        { variable: 'port', setting: 'PORT' },
+      ],
+    );
+  });
+
+  it('says nothing of the settings themselves, nor of what a shell, npm, a container or libpq sets', () => {
+    const settings = Object.fromEntries(SETTINGS.map((name) => [name, 'x']));
+    const usual =
+      'HOME PATH PWD OLDPWD USER SHELL TERM LANG HOSTNAME LOGNAME SHLVL TMPDIR TMP TEMP EDITOR PAGER TZ NODE_ENV ' +
+      'NODE_OPTIONS CI DEBUG COLORTERM MAIL LC_ALL XDG_RUNTIME_DIR SSH_AUTH_SOCK HTTP_PROXY HTTPS_PROXY NO_PROXY ' +
+      'KUBERNETES_PORT KUBERNETES_SERVICE_HOST REDIS_PORT REDIS_HOST REDIS_SERVICE_HOST POSTGRES_PORT POSTGRES_HOST ' +
+      'PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD DATABASE_HOST DATABASE_PORT DOCKER_HOST INVOCATION_ID ' +
+      'JOURNAL_STREAM LISTEN_PID NOTIFY_SOCKET AWS_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY FORCE_COLOR NO_COLOR';
+    const env = {
+      ...settings,
+      ...Object.fromEntries(usual.split(' ').map((name) => [name, 'x'])),
+      npm_config_port: '1',
+      npm_package_name: 'gatehouse',
+      http_proxy: 'x',
+    };
+    assert.deepEqual(misspeltSettings(env), []);
+  });
+
+  it('measures the Damerau–Levenshtein distance (a transposition is one edit)', () => {
+    assert.equal(editDistance('PROT', 'PORT'), 1);
+    assert.equal(editDistance('HOME', 'HOST'), 2);
+    assert.equal(editDistance('REDIS_ULR', 'REDIS_URL'), 1);
+    assert.equal(editDistance('', 'PORT'), 4);
+    assert.equal(editDistance('PORT', 'PORT'), 0);
+    assert.equal(editDistance('KITTEN', 'SITTING'), 3);
+    assert.equal(editDistance('CA', 'ABC'), 3); // the optimal-string-alignment form: no edit of a transposed pair
+    assert.equal(editDistance('DATABASE_URL', 'WEBHOOK_SWEEP_MS', 2), 3, 'gives up past the limit');
   });
 });

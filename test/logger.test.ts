@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger, loggableUrl, SECRET_NAMES } from '../src/logger.ts';
+import { createLogger, loggableUrl, readableLine, SECRET_NAMES } from '../src/logger.ts';
 
 describe('loggableUrl', () => {
   it('blanks every secret-named query value, whatever the spelling of the name', () => {
@@ -66,5 +66,77 @@ describe('log records', () => {
 
   it('keeps an error code: `code` is a secret only in a query string', () => {
     assert.equal(logged({ code: 'INVALID_TOKEN' }).code, 'INVALID_TOKEN');
+  });
+});
+
+describe('log formats (LOG_FORMAT)', () => {
+  /** A destination that keeps what is written, a terminal or not. */
+  function sink(isTTY = false) {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    }) as Writable & { isTTY?: boolean };
+    if (isTTY) stream.isTTY = true;
+    return { stream, lines };
+  }
+  const record = {
+    method: 'POST',
+    url: '/auth/token',
+    statusCode: 401,
+    remoteAddress: '203.0.113.7',
+    client_secret: 'gh_cs_hunter2',
+    nested: { password: 'p4ss', note: 'two words' },
+  };
+
+  it('json: one JSON object a line, the secrets redacted', () => {
+    const { stream, lines } = sink(true); // forced: JSON even at a terminal
+    createLogger({ logLevel: 'info', logFormat: 'json' }, stream).info(record, 'request');
+    const line = JSON.parse(lines[0]!);
+    assert.equal(line.msg, 'request');
+    assert.equal(line.level, 30);
+    assert.equal(line.remoteAddress, '203.0.113.7');
+    assert.equal(line.client_secret, '[redacted]');
+    assert.doesNotMatch(lines.join(''), /hunter2|p4ss/);
+  });
+
+  it('pretty: time, level, message and the fields as key=value, the secrets redacted', () => {
+    const { stream, lines } = sink();
+    const logger = createLogger({ logLevel: 'info', logFormat: 'pretty' }, stream);
+    logger.child({ reqId: 'req-1' }).info(record, 'request');
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0]!,
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}request reqId=req-1 method=POST url=\/auth\/token statusCode=401 remoteAddress=203\.0\.113\.7 client_secret=\[redacted\] nested=\{"password":"\[redacted\]","note":"two words"\}\n$/,
+    );
+    assert.doesNotMatch(lines.join(''), /hunter2|p4ss|service=/);
+  });
+
+  it('pretty: an error with its stack on the lines below; a quoted value when it holds spaces', () => {
+    const { stream, lines } = sink();
+    const logger = createLogger({ logLevel: 'info', logFormat: 'pretty' }, stream);
+    logger.warn({ variable: 'PROT', why: 'a b=c' }, 'PROT: not a setting; did you mean PORT?');
+    logger.error({ err: new Error('boom') }, 'failed');
+    assert.match(lines[0]!, / WARN {2}PROT: not a setting; did you mean PORT\? variable=PROT why="a b=c"\n$/);
+    const [first, ...stack] = lines[1]!.trimEnd().split('\n');
+    assert.match(first!, / ERROR failed err=\{"type":"Error","message":"boom"\}$/);
+    assert.ok(stack.length > 0 && stack.every((l) => l.startsWith('    ')), lines[1]);
+    assert.equal(stack[0], '    Error: boom');
+  });
+
+  it('auto: readable at a terminal, JSON elsewhere (a pipe, a file)', () => {
+    const terminal = sink(true);
+    createLogger({ logLevel: 'info' }, terminal.stream).info({ port: 8080 }, 'gatehouse is serving');
+    assert.match(terminal.lines[0]!, / INFO {2}gatehouse is serving port=8080\n$/);
+    const pipe = sink(false);
+    createLogger({ logLevel: 'info', logFormat: 'auto' }, pipe.stream).info({ port: 8080 }, 'gatehouse is serving');
+    assert.equal(JSON.parse(pipe.lines[0]!).port, 8080);
+  });
+
+  it('writes a line that is not a JSON object as it is', () => {
+    assert.equal(readableLine('not json\n'), 'not json\n');
+    assert.equal(readableLine('[1,2]'), '[1,2]\n');
   });
 });

@@ -179,6 +179,44 @@ export function explainDataDirFailure(failure: DataDirFailure): string {
   }
 }
 
+/** The gate codes of the database were sealed with another key than this instance's: it cannot start on it. One line, by name (main.ts). */
+export class CodeKeyRefusedError extends Error {
+  override name = 'CodeKeyRefusedError';
+}
+
+/** What the caller knows of the key an instance was refused with, for explainCodeKeyFailure. */
+export interface CodeKeyFacts {
+  /** ACCESS_CODE_KEY is set; else the key is the data directory's key file. */
+  fromSetting: boolean;
+  /** DATA_DIR/keys/access-codes.key, resolved. */
+  keyFile: string;
+  /** The database as a sentence names it: `database host:5432/gh`, `the embedded database in /x`. */
+  database: string;
+}
+
+/**
+ * The one line for an instance whose gate-code key is not the one the database's codes were sealed
+ * with (access-control/codes.ts refuses it: it would seal new codes another instance cannot read,
+ * and read none of theirs) — typically a second instance given another ACCESS_CODE_KEY, or none
+ * (then it made a key file of its own at its first start). Null for any other error.
+ */
+export function explainCodeKeyFailure(error: unknown, facts: CodeKeyFacts): string | null {
+  const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape & {
+    name?: unknown;
+  };
+  // The other refusal of the same name (a key file that holds no key) says its own sentence.
+  if (name !== 'CodeKeyMismatchError' || typeof message !== 'string' || !/sealed with another/.test(message))
+    return null;
+  const whose = facts.fromSetting
+    ? "this instance's ACCESS_CODE_KEY"
+    : `this instance's key, ${facts.keyFile} (ACCESS_CODE_KEY is not set: it was made at this instance's first start)`;
+  return (
+    `ACCESS_CODE_KEY: the gate codes in ${facts.database} were sealed with another key than ${whose}: ` +
+    'every instance on one database needs the same key; set ACCESS_CODE_KEY to the key of the instance that ' +
+    'started first (its ACCESS_CODE_KEY, or the contents of its DATA_DIR/keys/access-codes.key when it has none)'
+  );
+}
+
 /** A database URL fit for a log line or an error message: no password. */
 export function describeDatabaseUrl(databaseUrl: string): string {
   try {
