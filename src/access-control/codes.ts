@@ -18,8 +18,18 @@ import { firstCodeKey, forgetCodeKey, recordCodeKey } from './repository.ts';
 
 export const KEY_FILE = 'access-codes.key';
 
+/**
+ * This instance's gate-code key cannot serve: its key file holds no key (`unreadable`), or the
+ * database's codes were sealed with another key (`another`: a second instance given another key).
+ */
 export class CodeKeyMismatchError extends Error {
   override name = 'CodeKeyMismatchError';
+  constructor(
+    message: string,
+    readonly reason: 'unreadable' | 'another',
+  ) {
+    super(message);
+  }
 }
 
 export class AccessCodeVault {
@@ -76,7 +86,7 @@ function keyFromDataDir(dataDir: string): Buffer {
     }
   }
   const key = parseCodeKey(fs.readFileSync(file, 'utf8'));
-  if (!key) throw new CodeKeyMismatchError(`${file} does not hold a 32-byte key`);
+  if (!key) throw new CodeKeyMismatchError(`${file} does not hold a 32-byte key`, 'unreadable');
   return key;
 }
 
@@ -95,6 +105,7 @@ export async function openAccessCodeVault(
     throw new CodeKeyMismatchError(
       'the gate codes in this database were sealed with another access code key: give every instance the same ' +
         'ACCESS_CODE_KEY (or the same DATA_DIR/keys/access-codes.key)',
+      'another',
     );
   }
   return vault;

@@ -201,12 +201,12 @@ export interface CodeKeyFacts {
  * (then it made a key file of its own at its first start). Null for any other error.
  */
 export function explainCodeKeyFailure(error: unknown, facts: CodeKeyFacts): string | null {
-  const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape & {
+  const { name, reason } = (typeof error === 'object' && error !== null ? error : {}) as {
     name?: unknown;
+    reason?: unknown;
   };
   // The other refusal of the same name (a key file that holds no key) says its own sentence.
-  if (name !== 'CodeKeyMismatchError' || typeof message !== 'string' || !/sealed with another/.test(message))
-    return null;
+  if (name !== 'CodeKeyMismatchError' || reason !== 'another') return null;
   const whose = facts.fromSetting
     ? "this instance's ACCESS_CODE_KEY"
     : `this instance's key, ${facts.keyFile} (ACCESS_CODE_KEY is not set: it was made at this instance's first start)`;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/harness.ts';
 import { BIN, runCli, startServerProcess } from '../helpers/process.ts';
+import { CodeKeyMismatchError } from '../../src/access-control/codes.ts';
 import { explainCodeKeyFailure } from '../../src/db/start-failures.ts';
 
 let database: TestDatabase;
@@ -160,14 +161,14 @@ describe('the gate-code key refusal’s sentence', () => {
   const facts = { fromSetting: false, keyFile: '/x/keys/access-codes.key', database: 'database db:5432/gh' };
 
   it('is for the key mismatch only: a key file that holds no key, or another error, keeps its own', () => {
-    const named = (message: string) => Object.assign(new Error(message), { name: 'CodeKeyMismatchError' });
-    assert.equal(explainCodeKeyFailure(named('/x/keys/access-codes.key does not hold a 32-byte key'), facts), null);
+    const unreadable = new CodeKeyMismatchError('/x/keys/access-codes.key does not hold a 32-byte key', 'unreadable');
+    assert.equal(explainCodeKeyFailure(unreadable, facts), null);
     assert.equal(
       explainCodeKeyFailure(new Error('the gate codes … were sealed with another access code key'), facts),
       null,
     );
     assert.match(
-      explainCodeKeyFailure(named('the gate codes in this database were sealed with another access code key'), facts)!,
+      explainCodeKeyFailure(new CodeKeyMismatchError('sealed with another access code key', 'another'), facts)!,
       /^ACCESS_CODE_KEY: the gate codes in database db:5432\/gh were sealed with another key than this instance's key, \/x\/keys\/access-codes.key \(ACCESS_CODE_KEY is not set/,
     );
   });
