@@ -48,7 +48,12 @@ const listeningPort = (app: App): number | null => {
   return typeof address === 'object' && address ? address.port : null;
 };
 
-export async function buildApp(services: Services): Promise<App> {
+export interface AppOptions {
+  /** Whether the instance is shutting down (src/server.ts): /availability answers 503 meanwhile. */
+  draining?: () => boolean;
+}
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
   const { config } = services;
   const errorRenderers: FaceErrorRenderer[] = [];
   const app = Fastify({
@@ -134,6 +139,7 @@ export async function buildApp(services: Services): Promise<App> {
         await registerSwaggerUi(scope);
         await scope.register(opsRoutes, {
           readiness: services.readiness,
+          draining: options.draining ?? (() => false),
           metrics: metricsSource(services.metrics.registry),
         });
         await scope.register(authRoutes, { face: services.auth });

@@ -88,8 +88,13 @@ export interface Config {
   supportWebhookUrl: string | null;
   /** Signs the support webhook's deliveries (Standard Webhooks): `whsec_` + base64, or base64; null: unsigned. */
   supportWebhookSecret: string | null;
-  /** Seconds a graceful shutdown waits for in-flight work before it closes anyway. */
+  /** Seconds a graceful shutdown waits for in-flight work before it closes anyway (the drain delay included). */
   shutdownTimeoutSeconds: number;
+  /**
+   * Seconds between SIGTERM and the close during which the instance serves as before but /availability answers
+   * 503, so that a load balancer takes it out before it stops accepting (0: it closes at once).
+   */
+  shutdownDrainDelaySeconds: number;
   /** Processes serving the port (cluster.ts): 1, or more on PostgreSQL only. */
   workers: number;
   /** 32-byte key that seals gate codes at rest (else DATA_DIR/keys/access-codes.key). */
@@ -431,6 +436,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
 
   const port = integer(env, 'PORT', 8080, { min: 0, max: 65535, zero: 'any free port' });
+  const shutdownTimeoutSeconds = integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, { min: 1, max: 600, unit: 'seconds' });
+  const shutdownDrainDelaySeconds = integer(env, 'SHUTDOWN_DRAIN_DELAY_SECONDS', 0, {
+    min: 0,
+    max: 600,
+    unit: 'seconds',
+    zero: 'close at once',
+  });
+  // The delay is part of the shutdown's time: a delay as long would leave the close no time at all.
+  if (shutdownDrainDelaySeconds > 0 && shutdownDrainDelaySeconds >= shutdownTimeoutSeconds) {
+    throw new ConfigError(
+      'SHUTDOWN_DRAIN_DELAY_SECONDS',
+      `must be less than SHUTDOWN_TIMEOUT_SECONDS (${shutdownTimeoutSeconds}), which it is part of (got ${shutdownDrainDelaySeconds})`,
+    );
+  }
   const databaseUrl = url(
     env,
     'DATABASE_URL',
@@ -547,7 +566,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     s3,
     supportWebhookUrl: url(env, 'SUPPORT_WEBHOOK_URL', ['http:', 'https:'], HTTP_URL),
     supportWebhookSecret: webhookSecret(env, 'SUPPORT_WEBHOOK_SECRET'),
-    shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 35, { min: 1, max: 600, unit: 'seconds' }),
+    shutdownTimeoutSeconds,
+    shutdownDrainDelaySeconds,
     workers: workers(env, 'WORKERS', databaseUrl),
     accessCodeKey,
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),

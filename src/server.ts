@@ -13,7 +13,16 @@ export interface RunningServer {
   services: Services;
   /** What the "gatehouse is serving" line says: port, database, location, code, url, ready. */
   serving: ServingFields;
-  /** Stops accepting, finishes in-flight requests, stops jobs, closes the database. */
+  /**
+   * A graceful shutdown's first step: /availability answers 503 from now on, so that a load balancer
+   * takes the instance out, while everything else is served as before (closeOnSignals waits
+   * SHUTDOWN_DRAIN_DELAY_SECONDS before it closes).
+   */
+  beginDraining(): void;
+  /**
+   * Stops accepting, answers the waiting long polls (no commands), ends the live streams (with a retry
+   * hint), finishes in-flight requests, stops jobs, closes the database. /availability answers 503.
+   */
   close(): Promise<void>;
 }
 
@@ -120,6 +129,8 @@ export async function startServer(
     },
   );
   let app: App | undefined;
+  // From the first step of a shutdown on: /availability answers 503 (beginDraining, close).
+  let draining = false;
   // Connections that have not carried a request yet: fastify's close ends idle keep-alive
   // connections, but one that was opened and never used would hold shutdown until its timeout.
   const unused = new Set<Socket>();
@@ -129,7 +140,7 @@ export async function startServer(
     runJobs: true,
     database: opening,
     whileJobsStart: async (services) => {
-      app = await buildApp(services);
+      app = await buildApp(services, { draining: () => draining });
       app.server.on('connection', (socket: Socket) => {
         unused.add(socket);
         socket.once('close', () => unused.delete(socket));
@@ -167,7 +178,11 @@ export async function startServer(
     app: served,
     services,
     serving,
+    beginDraining() {
+      draining = true;
+    },
     close() {
+      draining = true;
       closing ??= (async () => {
         const closed = served.close();
         for (const socket of unused) socket.destroy();
@@ -186,6 +201,13 @@ export async function startServer(
  * The graceful close, bounded in time, then the exit: 0 when it closed cleanly, 1 when it failed
  * or took longer than `timeoutSeconds`. Returns what begins it, once (a later call does nothing);
  * `why` is logged with "shutting down".
+ *
+ * Behind a load balancer the close waits SHUTDOWN_DRAIN_DELAY_SECONDS first (Kubernetes' "sleep
+ * before close"): the instance answers /availability 503 at once but goes on serving everything
+ * else, accepting new connections too, until the balancer's health checks have taken it out. Only
+ * then does it stop listening, answer its long polls, end its streams and finish in-flight work:
+ * a request the balancer sent just before it noticed is served, not refused. The delay counts in
+ * `timeoutSeconds` (config.ts refuses a delay as long).
  */
 function exitGracefully(
   server: RunningServer,
@@ -193,25 +215,35 @@ function exitGracefully(
   timeoutSeconds: number,
 ): (why: Record<string, unknown>) => void {
   let begun = false;
+  const drainDelaySeconds = server.services.config.shutdownDrainDelaySeconds;
   return (why) => {
     if (begun) return;
     begun = true;
-    logger.info(why, 'shutting down');
+    server.beginDraining();
+    logger.info({ ...why, drainDelaySeconds }, 'shutting down');
     const timer = setTimeout(() => {
       logger.error({ timeoutSeconds }, 'shutdown took too long: exiting');
       process.exit(1);
     }, timeoutSeconds * 1000);
     timer.unref();
-    server.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    const drained =
+      drainDelaySeconds > 0
+        ? new Promise<void>((resolve) => setTimeout(resolve, drainDelaySeconds * 1000)).then(() =>
+            logger.info({ drainDelaySeconds }, 'drain delay over: closing'),
+          )
+        : Promise.resolve();
+    drained
+      .then(() => server.close())
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
 }
 

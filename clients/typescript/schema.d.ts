@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).
-         * @description `database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false.
+         * @description `database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false, or while the instance drains (`draining`: it is shutting down).
          */
         get: operations["getAvailability"];
         put?: never;
@@ -1634,7 +1634,7 @@ export interface paths {
         };
         /**
          * The account's events as they are stored (server-sent events).
-         * @description The events of every facility of the token's own account (any other account: 404); facilityIds narrows them as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, with startDate, with every retained event since startDate (oldest first), then what is stored later. A reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list route with the same filters and sort=asc. A comment line comes after 15 s without an event. The stream ends when the service shuts down: reconnect (with Last-Event-ID). It also ends when the token expires or its credential is revoked, within 2 s (plus a lookup), with a final `event: end` whose data is `{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a new token and Last-Event-ID). One credential may hold 20 streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS with Retry-After. Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
+         * @description The events of every facility of the token's own account (any other account: 404); facilityIds narrows them as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, with startDate, with every retained event since startDate (oldest first), then what is stored later. A reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list route with the same filters and sort=asc. A comment line comes after 15 s without an event. The stream ends when the service shuts down, after a `retry:` field (1 to 2 s) and a comment: reconnect (with Last-Event-ID); behind a load balancer the reconnect reaches another instance. It also ends when the token expires or its credential is revoked, within 2 s (plus a lookup), with a final `event: end` whose data is `{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a new token and Last-Event-ID). One credential may hold 20 streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS with Retry-After. Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
          */
@@ -1656,7 +1656,7 @@ export interface paths {
         };
         /**
          * A facility's events as they are stored (server-sent events).
-         * @description The events of one facility of the token's account (any other: 404) as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, with startDate, with every retained event since startDate (oldest first), then what is stored later. A reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list route with the same filters and sort=asc. A comment line comes after 15 s without an event. The stream ends when the service shuts down: reconnect (with Last-Event-ID). It also ends when the token expires or its credential is revoked, within 2 s (plus a lookup), with a final `event: end` whose data is `{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a new token and Last-Event-ID). One credential may hold 20 streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS with Retry-After. Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
+         * @description The events of one facility of the token's account (any other: 404) as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list route in `data:`, its cursor in `id:`. Filters as the list route (eventTypes, unitIds, visitorIds, startDate, endDate); no paging or sort: events come in delivery order. Without Last-Event-ID the stream starts now — or, with startDate, with every retained event since startDate (oldest first), then what is stored later. A reconnect with the Last-Event-ID header (an EventSource sends it) continues exactly after that event: nothing missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list route with the same filters and sort=asc. A comment line comes after 15 s without an event. The stream ends when the service shuts down, after a `retry:` field (1 to 2 s) and a comment: reconnect (with Last-Event-ID); behind a load balancer the reconnect reaches another instance. It also ends when the token expires or its credential is revoked, within 2 s (plus a lookup), with a final `event: end` whose data is `{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a new token and Last-Event-ID). One credential may hold 20 streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS with Retry-After. Events older than the retention window (180 days) are deleted and never returned. Version 3.0 (current, the default): name it with the api-version header or query parameter, or name none. Errors are application/problem+json; a 400 lists every invalid parameter.
          *
          *     Requires a bearer token with scope `accessevent:read`.
          */
@@ -2821,6 +2821,11 @@ export interface components {
         };
         ServiceAvailability: {
             status: "available" | "unavailable";
+            /**
+             * @description Present while the instance is shutting down (SIGTERM): it finishes what it has and answers 503 here, so that a load balancer sends it nothing new, until it stops accepting SHUTDOWN_DRAIN_DELAY_SECONDS later.
+             * @enum {boolean}
+             */
+            draining?: true;
             checks: {
                 database: boolean;
                 migrations: boolean;
@@ -3254,7 +3259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The service cannot serve now (a check is false): retry after the Retry-After seconds. */
+            /** @description The service cannot serve now (a check is false, or it is draining): retry after the Retry-After seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -9,7 +9,8 @@
 // batch of at most `batch` events at a time), so a slow client slows its own stream and nothing
 // piles up in memory; a client that reads nothing at all for `stallMs` while its buffers are full is
 // dropped (it reconnects with Last-Event-ID and misses nothing). On shutdown every stream ends at once
-// (beginClosing): the server's close does not wait for them, and clients reconnect elsewhere.
+// (beginClosing), after a `retry:` field and a comment (shutdownFrames): the server's close does not
+// wait for them, and clients reconnect elsewhere.
 //
 // A stream lives no longer than what opened it: every `credentialCheckMs` the credentials of the
 // open streams are looked up afresh (one statement per kind, however many streams) and the token
@@ -94,6 +95,16 @@ export type StreamEndCode = keyof typeof STREAM_ENDS;
 /** The final event of a stream the service ends: `event: end`, data `{"code": …, "detail": …}`. */
 export const endEvent = (code: StreamEndCode): string =>
   sseNamedEvent('end', JSON.stringify({ code, detail: STREAM_ENDS[code] }));
+
+/**
+ * What a stream ended by the shutdown sends last: the wait before the client reconnects (an
+ * EventSource does so by itself, sending Last-Event-ID, through the balancer to another instance)
+ * and a comment saying why. The wait is spread between `retryMs` and twice that (`spread`, from 0
+ * to 1), so that the streams of an instance that closes do not all reconnect in the same moment.
+ */
+export const shutdownFrames = (retryMs: number, spread: number): string =>
+  sseRetry(retryMs * (1 + Math.min(1, Math.max(0, spread)))) +
+  sseComment('the service is shutting down: reconnect, sending Last-Event-ID');
 
 /** A stream's place in its credential's count (admit), given back once when the stream ends. */
 export interface StreamSlot {
@@ -241,10 +252,14 @@ export class LiveStreams {
     return data;
   }
 
-  /** The stream's frames, then, when the service ended it, the final event saying why. */
+  /**
+   * The stream's frames, then, when the service ended it, the final event saying why — or, at
+   * shutdown, when to reconnect.
+   */
   private async *run(open: OpenStream, filter: EventFilter, first: TailBatch): AsyncGenerator<string> {
     yield* this.follow(filter, first, open.stop.signal);
     if (open.ending) yield endEvent(open.ending);
+    else if (this.closing && !open.response.destroyed) yield shutdownFrames(this.settings.retryMs, Math.random());
   }
 
   private async *follow(filter: EventFilter, first: TailBatch, stop: AbortSignal): AsyncGenerator<string> {

@@ -63,7 +63,8 @@ export const streamRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async 
     'missed or repeated, events stored late with an old occurredAt included. An id is also a cursor of the list ' +
     `route with the same filters and sort=asc. A comment line comes after ${heartbeatSeconds} s without an event. ` +
     'The stream ends ' +
-    'when the service shuts down: reconnect (with Last-Event-ID). It also ends when the token expires or its ' +
+    'when the service shuts down, after a `retry:` field (1 to 2 s) and a comment: reconnect (with Last-Event-ID); ' +
+    'behind a load balancer the reconnect reaches another instance. It also ends when the token expires or its ' +
     'credential is revoked, within ' +
     `${Math.ceil(streams.settings.credentialCheckMs / 1000)} s (plus a lookup), with a final \`event: end\` whose data is ` +
     '`{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a ' +

@@ -12,6 +12,13 @@ const Health = Type.Object({ status: Type.Literal('ok') }, { $id: 'ServiceHealth
 const Availability = Type.Object(
   {
     status: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
+    draining: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'Present while the instance is shutting down (SIGTERM): it finishes what it has and answers 503 here, so ' +
+          'that a load balancer sends it nothing new, until it stops accepting SHUTDOWN_DRAIN_DELAY_SECONDS later.',
+      }),
+    ),
     checks: Type.Object({
       database: Type.Boolean(),
       migrations: Type.Boolean(),
@@ -51,12 +58,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) => 
         summary:
           'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
         description:
-          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false.',
+          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false, or while the instance drains (`draining`: it is shutting down).',
         response: {
           200: Answer('The service can serve; every check is reported.', Availability),
           // In the content form: the 503 is this body, not the face's problem+json (src/http/access.ts).
           503: {
-            description: 'The service cannot serve now (a check is false): retry after the Retry-After seconds.',
+            description:
+              'The service cannot serve now (a check is false, or it is draining): retry after the Retry-After seconds.',
             content: { 'application/json': { schema: Availability } },
           },
         },
@@ -64,9 +72,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) => 
     },
     async (_request, reply) => {
       const checks = await ops.readiness();
-      const ok = checks.database && checks.migrations && checks.jobs;
+      // Read after the checks: a drain that began while they ran is answered 503.
+      const draining = ops.draining();
+      const ok = !draining && checks.database && checks.migrations && checks.jobs;
       if (!ok) reply.header('retry-after', String(AVAILABILITY_RETRY_AFTER_SECONDS));
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'available' : 'unavailable', checks });
+      return reply
+        .code(ok ? 200 : 503)
+        .send({ status: ok ? 'available' : 'unavailable', ...(draining ? { draining } : {}), checks });
     },
   );
 };
