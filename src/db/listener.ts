@@ -3,6 +3,10 @@
 // instance that listens hears it. The connection reconnects with back-off when it is lost; since
 // notifications sent while no listener was connected are lost, `onConnected` runs after each
 // (re)connection so the face can let its waiters look again.
+// The back-off stops growing at 2 s: after a failover of 30 s a listener that waited 10 s between
+// attempts came back about 6 s after the database (issue 27), and until then a long poll or a live
+// stream held on this instance slept through what other instances wrote. Two connection attempts a
+// second per instance, against a database that refuses them, cost nothing worth that.
 // The embedded database is one process's, and its NOTIFY does not cross connections: there a face
 // wakes its waiters in-process only, and no listener is opened (databaseUrl null).
 import pg from 'pg';
@@ -19,11 +23,18 @@ export interface ChannelListenerOptions {
   onConnected?(): void;
 }
 
+const FIRST_RETRY_MS = 250;
+const LONGEST_RETRY_MS = 2000;
+
 export class ChannelListener {
   private closing = false;
   private client: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private reconnectDelayMs = 250;
+  private reconnectDelayMs = FIRST_RETRY_MS;
+  /** When the listening connection was lost (or first failed to connect); null while it listens. */
+  private lostSince: number | null = null;
+  /** Connection attempts failed since it last listened. */
+  private failedAttempts = 0;
 
   constructor(
     private readonly logger: pino.Logger,
@@ -51,7 +62,9 @@ export class ChannelListener {
       await client.connect();
       await client.query(`listen ${channel}`);
     } catch (error) {
-      this.logger.warn({ err: error }, `${name} could not connect; retrying`);
+      // Once per outage at warn: the attempts every 2 s that follow would fill the log.
+      const level = this.failedAttempts++ === 0 ? 'warn' : 'debug';
+      this.logger[level]({ err: error }, `${name} could not connect; retrying`);
       this.drop(client);
       return;
     }
@@ -60,12 +73,19 @@ export class ChannelListener {
       return;
     }
     this.client = client;
-    this.reconnectDelayMs = 250;
+    this.reconnectDelayMs = FIRST_RETRY_MS;
+    if (this.lostSince !== null) {
+      const downMs = Date.now() - this.lostSince;
+      this.logger.info({ downMs, failedAttempts: this.failedAttempts }, `${name} is listening again`);
+      this.lostSince = null;
+    }
+    this.failedAttempts = 0;
     this.options.onConnected?.();
   }
 
   private drop(client: pg.Client): void {
     if (this.client === client) this.client = null;
+    this.lostSince ??= Date.now();
     client.removeAllListeners('notification');
     client.end().catch(() => {});
     if (this.closing || this.reconnectTimer) return;
@@ -74,7 +94,7 @@ export class ChannelListener {
       void this.listen();
     }, this.reconnectDelayMs);
     this.reconnectTimer.unref();
-    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 10_000);
+    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, LONGEST_RETRY_MS);
   }
 
   async close(): Promise<void> {

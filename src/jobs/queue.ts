@@ -1,6 +1,7 @@
 // The job queue: pg-boss on the service's own pool (one set of connections, and jobs can be
 // enqueued inside a business transaction). Faces contribute job definitions; this module owns
 // the queue's life cycle.
+import { createRequire } from 'node:module';
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
@@ -40,7 +41,24 @@ export function sqlRunner(db: Db): SqlRunner {
   };
 }
 
+const SCHEMA = 'pgboss';
 const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * The statements by which pg-boss records a worked job's outcome (complete; fail, for a handler that
+ * threw), exactly as it builds them. pg-boss 10 sends them without awaiting them (manager.js, watch):
+ * when the database is unreachable at that moment — a failover while a handler ran — the rejection
+ * reaches no one (the process's "a promise failed with no one to hear it") and the job stays active
+ * until it expires (15 minutes by default), then runs again. So these two are repeated here until the
+ * database answers (issue 27). Read from pg-boss itself: should a version build them differently,
+ * nothing matches and they run once, as pg-boss sends them.
+ */
+const OUTCOME_STATEMENTS: ReadonlySet<string> = (() => {
+  const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as Record<string, (schema: string) => string>;
+  return new Set([plans.completeJobs!(SCHEMA), plans.failJobsById!(SCHEMA)]);
+})();
+const OUTCOME_RETRY_FIRST_MS = 250;
+const OUTCOME_RETRY_LONGEST_MS = 2000;
 /** Instances starting together: how often one tries to make a queue whose creation PostgreSQL aborted. */
 const QUEUE_CREATION_ATTEMPTS = 8;
 
@@ -64,8 +82,11 @@ export class JobQueue {
   ) {
     this.supervise = options.supervise;
     this.boss = new PgBoss({
-      db: { executeSql: (text, values) => this.track(pool.query(text, values)) },
-      schema: 'pgboss',
+      db: {
+        executeSql: (text, values) =>
+          this.track(OUTCOME_STATEMENTS.has(text) ? this.recordOutcome(pool, text, values) : pool.query(text, values)),
+      },
+      schema: SCHEMA,
       supervise: options.supervise,
       schedule: options.supervise,
       migrate: true,
@@ -133,6 +154,53 @@ export class JobQueue {
     );
   }
 
+  /**
+   * A job's outcome, tried again while the database does not answer: after a failover the job is
+   * completed (or failed, and retried by its policy) within seconds of the database's return,
+   * instead of being left active until it expires. Whether the database answers is asked of it (a
+   * `select 1`), not read from the error: a failure while it answers is tried once more (it may have
+   * just come back), then thrown as the fault it is. Given up when the queue stops: the job then
+   * expires and runs again, as it would have.
+   */
+  private async recordOutcome(pool: pg.Pool, text: string, values: unknown[] | undefined) {
+    const outcome = { queue: values?.[0], jobs: (values?.[1] as unknown[] | undefined)?.length };
+    let delayMs = OUTCOME_RETRY_FIRST_MS;
+    let warned = false;
+    let failedWhileAnswering = 0;
+    for (;;) {
+      try {
+        return await pool.query(text, values);
+      } catch (error) {
+        if (!this.started) {
+          this.logger.warn(
+            { ...outcome, err: error },
+            "a job's outcome was not recorded; it runs again when it expires",
+          );
+          // What pg-boss reads of the answer: no job changed.
+          return { rows: [{ count: 0 }] };
+        }
+        const answers = await pool.query('select 1').then(
+          () => true,
+          () => false,
+        );
+        if (answers) {
+          // pg-boss does not await it: the process logs it as a promise that failed unheard.
+          if (++failedWhileAnswering > 1) throw error;
+          continue;
+        }
+        failedWhileAnswering = 0;
+        if (!warned)
+          this.logger.warn(
+            { ...outcome, err: error },
+            "a job's outcome cannot be recorded while the database does not answer; it is tried again until it does",
+          );
+        warned = true;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        delayMs = Math.min(delayMs * 2, OUTCOME_RETRY_LONGEST_MS);
+      }
+    }
+  }
+
   private track<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
     work.then(
@@ -186,7 +254,7 @@ export class JobQueue {
 export async function installJobSchema(pool: pg.Pool): Promise<void> {
   const boss = new PgBoss({
     db: { executeSql: (text, values) => pool.query(text, values) },
-    schema: 'pgboss',
+    schema: SCHEMA,
     supervise: false,
     schedule: false,
     migrate: true,

@@ -1,12 +1,19 @@
 // A TCP proxy on loopback that a reliability test puts between the server and a dependency
 // (PostgreSQL, Redis) to play the network: pass traffic, freeze it (a partition: connections stay
-// open, nothing moves), or cut it (every connection reset, new ones refused). It can also listen on
-// and reach Unix sockets (the embedded database's socket), and tell when a statement is in flight:
-// bytes went upstream and no answer has come back yet.
+// open, nothing moves), cut it (every connection reset, new ones accepted and reset at once), or
+// take the dependency away (every connection reset and nothing listening: a new one is refused,
+// ECONNREFUSED, as when the database server stops, restarts or fails over) — for a given time with
+// `cutFor`. It can also listen on and reach Unix sockets (the embedded database's socket), and tell
+// when a statement is in flight: bytes went upstream and no answer has come back yet.
 import { EventEmitter, once } from 'node:events';
 import net from 'node:net';
 
-export type ProxyMode = 'pass' | 'freeze' | 'down';
+/**
+ * `down`: every connection reset, a new one accepted and reset at once (a proxy or balancer in front
+ * of a dead server). `refuse`: every connection reset, and nothing listens, so that a new one is
+ * refused (the server itself stopped, restarting, or failed over); any other mode listens again.
+ */
+export type ProxyMode = 'pass' | 'freeze' | 'down' | 'refuse';
 
 export interface TcpProxy {
   port: number;
@@ -14,6 +21,11 @@ export interface TcpProxy {
   address: string;
   mode: ProxyMode;
   setMode(mode: ProxyMode): void;
+  /**
+   * An outage of `ms`: every connection cut at once and new ones refused (mode `refuse`), then
+   * traffic passes again. Resolves with when it began and when the proxy listened again.
+   */
+  cutFor(ms: number): Promise<{ cutAt: number; backAt: number }>;
   /** Connections relayed now. */
   readonly connections: number;
   /** Connections that sent bytes upstream and have had no answer yet (a statement in flight). */
@@ -36,8 +48,8 @@ export async function startTcpProxy(target: Target, listenOn: { path?: string } 
   const signals = new EventEmitter();
   let mode: ProxyMode = 'pass';
 
-  const server = net.createServer((client) => {
-    if (mode === 'down') {
+  const relay = (client: net.Socket) => {
+    if (mode === 'down' || mode === 'refuse') {
       reset(client);
       return;
     }
@@ -61,7 +73,7 @@ export async function startTcpProxy(target: Target, listenOn: { path?: string } 
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-  });
+  };
 
   // A frozen pair stops reading on both sides: bytes sit in kernel buffers, as on a partition.
   const freeze = (pair: Pair) => {
@@ -77,14 +89,35 @@ export async function startTcpProxy(target: Target, listenOn: { path?: string } 
     pair.upstream.resume();
   };
 
-  await new Promise<void>((resolve) =>
-    listenOn.path ? server.listen(listenOn.path, resolve) : server.listen(0, '127.0.0.1', resolve),
-  );
+  // A listener of its own for each time the proxy listens (`refuse` closes it), on the same address.
+  const listen = (port: number) =>
+    new Promise<net.Server>((resolve, reject) => {
+      const listener = net.createServer(relay);
+      listener.once('error', reject);
+      const listening = () => {
+        listener.off('error', reject);
+        resolve(listener);
+      };
+      if (listenOn.path) listener.listen(listenOn.path, listening);
+      else listener.listen(port, '127.0.0.1', listening);
+    });
+  let server = await listen(0);
   const port = listenOn.path ? 0 : (server.address() as net.AddressInfo).port;
+  /** The listener coming back after `refuse`: what `cutFor` and `close` wait for. */
+  let relistening: Promise<void> = Promise.resolve();
+  const stopListening = () => {
+    const closing = server;
+    relistening = relistening.then(() => new Promise<void>((resolve) => closing.close(() => resolve())));
+  };
+  const listenAgain = () => {
+    relistening = relistening.then(async () => {
+      server = await listen(port);
+    });
+  };
   // A TCP connection is reset (RST), as a failing network or server does; a Unix socket has no RST, it is closed.
   const reset = (socket: net.Socket) => (listenOn.path ? socket.destroy() : socket.resetAndDestroy());
   const awaitingReply = () => [...pairs].filter((pair) => pair.awaiting).length;
-  return {
+  const proxy: TcpProxy = {
     port,
     address: listenOn.path ?? `127.0.0.1:${port}`,
     get mode() {
@@ -102,8 +135,10 @@ export async function startTcpProxy(target: Target, listenOn: { path?: string } 
     setMode(next: ProxyMode) {
       const previous = mode;
       mode = next;
+      if (next === 'refuse' && previous !== 'refuse') stopListening();
+      if (previous === 'refuse' && next !== 'refuse') listenAgain();
       for (const pair of [...pairs]) {
-        if (next === 'down') {
+        if (next === 'down' || next === 'refuse') {
           reset(pair.client);
           pair.upstream.destroy();
           pairs.delete(pair);
@@ -111,13 +146,25 @@ export async function startTcpProxy(target: Target, listenOn: { path?: string } 
         else if (next === 'pass' && previous === 'freeze') thaw(pair);
       }
     },
+    async cutFor(ms: number) {
+      const cutAt = Date.now();
+      proxy.setMode('refuse');
+      await relistening;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, cutAt + ms - Date.now())));
+      proxy.setMode('pass');
+      await relistening;
+      return { cutAt, backAt: Date.now() };
+    },
     async close() {
+      const previous = mode;
       mode = 'down';
       for (const pair of pairs) {
         pair.client.destroy();
         pair.upstream.destroy();
       }
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await relistening;
+      if (previous !== 'refuse') await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }
