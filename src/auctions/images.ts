@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 // file-type and sharp (libvips: ~0.1 s and tens of MiB) are loaded at the first image, not at start-up.
 import type { Metadata } from 'sharp';
+import { databaseUnavailable } from '../db/errors.ts';
 import { FetchError } from '../net/safe-fetch.ts';
 import type { AuctionDeps } from './deps.ts';
 import * as repo from './images-repository.ts';
@@ -134,6 +135,9 @@ async function fetchImage(
     await repo.recordImageOutcome(deps.db, claim, { status: 'stored', sha256 });
     return { kind: 'stored' };
   } catch (error) {
+    // The database, not the image, failed (an outage while it was stored): the job is retried whole
+    // by the queue, and the image's attempts are not spent on it.
+    if (databaseUnavailable(error)) throw error;
     const { code, message, retryable } = describeFailure(error);
     if (!(error instanceof FetchError) && !(error instanceof ImageRejected)) {
       const image = { auctionId: claim.auction_id, position: claim.position };

@@ -29,6 +29,8 @@ const BY_SQLSTATE: Record<string, DatabaseUnavailable> = {
   '57P01': UNREACHABLE, // admin_shutdown: the server is shutting down, or our session was terminated
   '57P02': UNREACHABLE, // crash_shutdown
   '57P03': UNREACHABLE, // cannot_connect_now: starting up or in recovery
+  // read_only_sql_transaction: a standby still read-only (a failover's DNS moved before the promotion)
+  '25006': UNREACHABLE,
   '57014': BUSY, // query_canceled: statement_timeout (nothing here cancels statements otherwise)
   '55P03': BUSY, // lock_not_available: lock_timeout
   '25P03': BUSY, // idle_in_transaction_session_timeout ended the session
