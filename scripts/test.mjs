@@ -70,9 +70,10 @@ async function main() {
   const env = { ...process.env, TMPDIR: tmp, GATEHOUSE_TEST_WORKDIR: workDir, GATEHOUSE_TEST_RUN_ID: runId };
   const started = Date.now();
   if (databaseUrl) {
-    admin = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({ connectionString: databaseUrl });
     try {
-      await admin.connect();
+      await client.connect();
+      admin = client; // only a connected client: cleanUp's queries on another would never settle
     } catch (error) {
       // The service's own sentence for it, with the fix (a missing database, a refused password…).
       const { tsImport } = await import('tsx/esm/api');
@@ -137,6 +138,6 @@ async function cleanUp() {
 
 main().catch(async (error) => {
   console.error(`test: ${error.message}`);
-  await cleanUp().catch(() => {});
   process.exitCode = 1;
+  await cleanUp().catch(() => {});
 });
