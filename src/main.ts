@@ -179,6 +179,7 @@ Examples:
   $ gatehouse serve                                   # the service, on ./data (or DATA_DIR)
   $ gatehouse --data-dir /var/lib/gatehouse admin account list
   $ gatehouse admin account create --name "Acme Storage"
+  $ gatehouse backup /backups/gatehouse.tar.gz        # while it serves; gatehouse restore puts it back
   $ gatehouse simulate --url http://localhost:8080 --gateway gwc_…:gh_gs_…
   $ gatehouse demo`,
     );
@@ -186,12 +187,16 @@ Examples:
   program.addCommand(migrateCommand());
   const named = commandName(argv);
   if (named !== 'serve' && named !== 'migrate') {
-    const [{ adminCommand }, { simulatorCommand }, { demoCommand }] = await Promise.all([
-      import('./cli/admin.ts'),
-      import('./simulator/command.ts'),
-      import('./demo/command.ts'),
-    ]);
+    const [{ adminCommand }, { simulatorCommand }, { demoCommand }, { backupCommand, restoreCommand }] =
+      await Promise.all([
+        import('./cli/admin.ts'),
+        import('./simulator/command.ts'),
+        import('./demo/command.ts'),
+        import('./cli/backup.ts'),
+      ]);
     program.addCommand(adminCommand());
+    program.addCommand(backupCommand());
+    program.addCommand(restoreCommand());
     program.addCommand(simulatorCommand());
     program.addCommand(demoCommand());
   }

@@ -12,6 +12,8 @@ export function dataDirLayout(dataDir: string) {
     /** `pg` reaches a Unix socket as host = directory, port = the number in the file name. */
     socketDir: dataDir,
     socketPath: path.join(dataDir, `.s.PGSQL.${EMBEDDED_PORT}`),
+    /** The running server's admin socket: `gatehouse backup` asks it for a consistent copy of the database. */
+    adminSocketPath: path.join(dataDir, '.s.gatehouse'),
     lockFile: path.join(dataDir, 'gatehouse.lock'),
     keysDir: path.join(dataDir, 'keys'),
     blobsDir: path.join(dataDir, 'blobs'),

@@ -45,11 +45,12 @@ export async function startEmbeddedServer(
   dataDir: string,
   options: EmbeddedServerOptions = {},
 ): Promise<EmbeddedServer> {
-  const { pgData, socketPath } = dataDirLayout(dataDir);
+  const { pgData, socketPath, adminSocketPath } = dataDirLayout(dataDir);
   fs.mkdirSync(pgData, { recursive: true });
   // A socket file left by a process that was killed would make listen() fail; the caller holds
   // the data directory lock, so no live server owns it.
   fs.rmSync(socketPath, { force: true });
+  fs.rmSync(adminSocketPath, { force: true });
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
     // The database's data lives in WASM memory, not in this thread's JS heap, whose objects are
     // short-lived wrappers of protocol messages: a small young generation is enough and keeps
@@ -58,6 +59,7 @@ export async function startEmbeddedServer(
     workerData: {
       pgDataDir: pgData,
       socketPath,
+      adminSocketPath,
       idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 0,
       sharedBuffersMb: options.sharedBuffersMb ?? 16,
     },
@@ -82,6 +84,7 @@ export async function startEmbeddedServer(
           clearTimeout(timer);
           await worker.terminate();
           fs.rmSync(socketPath, { force: true });
+          fs.rmSync(adminSocketPath, { force: true });
         }
       })();
       return stopped;
