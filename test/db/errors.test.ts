@@ -19,7 +19,19 @@ function serverError(code: string, message = 'canceling statement due to lock ti
 
 describe('databaseUnavailable', () => {
   it('recognises a server that is shutting down, starting, out of connections, or ended the session', () => {
-    for (const code of ['57P01', '57P02', '57P03', '25006', '53300', '25P03', '08000', '08003', '08006', '08001', '08P01']) {
+    for (const code of [
+      '57P01',
+      '57P02',
+      '57P03',
+      '25006',
+      '53300',
+      '25P03',
+      '08000',
+      '08003',
+      '08006',
+      '08001',
+      '08P01',
+    ]) {
       const found = databaseUnavailable(serverError(code, 'terminating connection due to administrator command'));
       assert.ok(found, code);
       assert.equal(found.status, 503, code);
