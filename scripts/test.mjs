@@ -14,6 +14,10 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const databaseUrl = process.env.DATABASE_URL || null;
 const runId = `${process.pid}_${Date.now().toString(36)}`;
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
+// Whatever a test, a server it starts, the browser or tsx's cache puts in the temp folder lands in the
+// run's own folder, removed at the end: a run leaves nothing behind.
+process.env.TMPDIR = path.join(workDir, 'tmp');
+fs.mkdirSync(process.env.TMPDIR);
 
 function listTests(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -63,11 +67,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
 async function main() {
   const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : listTests(path.join(root, 'test')).sort();
   ensureChromium(files);
-  // Whatever a test, a server it starts or the browser puts in the temp folder lands in the run's own
-  // folder, removed at the end: a run leaves nothing behind.
-  const tmp = path.join(workDir, 'tmp');
-  fs.mkdirSync(tmp);
-  const env = { ...process.env, TMPDIR: tmp, GATEHOUSE_TEST_WORKDIR: workDir, GATEHOUSE_TEST_RUN_ID: runId };
+  const env = { ...process.env, GATEHOUSE_TEST_WORKDIR: workDir, GATEHOUSE_TEST_RUN_ID: runId };
   const started = Date.now();
   if (databaseUrl) {
     const client = new pg.Client({ connectionString: databaseUrl });

@@ -58,7 +58,8 @@ const shown = ({ error, response }: Answer) => ({
   status: response.status,
   retryAfter: response.headers.has('retry-after'),
   code: error?.code,
-  detail: error?.detail,
+  // The seconds left count down between two answers (59 for one, 60 for the other at a second's edge).
+  detail: error?.detail?.replace(/\b\d+ seconds\b/, '<n> seconds'),
   errors: error?.errors,
 });
 

@@ -14,8 +14,8 @@ import pg from 'pg';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = ['test/fixtures/passing.fixture.ts', 'test/fixtures/runner-temp.fixture.ts'];
 
-/** `npm test -- <files>` in a temp folder of its own; `interrupt` is called with the process as output comes. */
-function runTests(env: Record<string, string>, interrupt?: (child: ReturnType<typeof spawn>, stdout: string) => void) {
+/** `npm test -- <files>` in a temp folder of its own; `interrupt` is called with the process as output comes and every 100 ms. */
+function runTests(env: Record<string, string>, interrupt?: (child: ReturnType<typeof spawn>) => void) {
   // Without this test's own runner context: with it, the inner node --test would report to this run instead.
   const { NODE_TEST_CONTEXT: _, ...outer } = process.env;
   const child = spawn(process.execPath, ['scripts/test.mjs', ...fixtures], {
@@ -27,13 +27,13 @@ function runTests(env: Record<string, string>, interrupt?: (child: ReturnType<ty
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     stdout += chunk.toString('utf8');
-    interrupt?.(child, stdout);
+    interrupt?.(child);
   });
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
   // Also between outputs: what it waits for may come after the last one.
-  const polling = interrupt && setInterval(() => interrupt(child, stdout), 100);
+  const polling = interrupt && setInterval(() => interrupt(child), 100);
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.once('close', (code) => {
       clearInterval(polling);
@@ -81,19 +81,20 @@ it('an interrupted run prints its totals so far, stops its test files’ process
   const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runner-pid-')), 'pid');
   const before = await templateDatabases();
   let sent = false;
-  const { code, stdout } = await runTests({ TMPDIR: tmp, GATEHOUSE_FIXTURE_HANG: pidFile }, (child, output) => {
-    // Once the first file has its line and the second waits in its second test: Ctrl-C, as npm passes it on.
-    if (sent || !output.includes('[1/2]') || !fs.existsSync(pidFile)) return;
+  const { code, stdout } = await runTests({ TMPDIR: tmp, GATEHOUSE_FIXTURE_HANG: pidFile }, (child) => {
+    // Once the second file waits in its second test: Ctrl-C, as npm passes it on. (Whether the first file's
+    // line is out by then depends on the order its events and the second file's reached the reporter.)
+    if (sent || !fs.existsSync(pidFile)) return;
     sent = true;
     child.kill('SIGINT');
   });
   assert.ok(sent, `the run was interrupted:\n${stdout}`);
   assert.equal(code, 130, stdout);
-  assert.match(stdout, /\[1\/2\] ✔ test\/fixtures\/passing\.fixture\.ts/);
   assert.match(
     stdout,
-    /✖ interrupted \(SIGINT\) after 1 of 2 files · 2 tests so far: 2 passed, 0 failed, 0 skipped · /,
+    /✖ interrupted \(SIGINT\) after [01] of 2 files · \d+ tests? so far: \d+ passed, 0 failed, 0 skipped · /,
   );
+  assert.doesNotMatch(stdout, /✔ tests /, 'not the totals of a run that ended by itself');
   const hanging = Number(fs.readFileSync(pidFile, 'utf8'));
   for (let i = 0; i < 50 && alive(hanging); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(alive(hanging), false, 'the waiting test file’s process is stopped');
