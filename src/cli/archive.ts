@@ -5,6 +5,7 @@
 // place, and the refusals in words. The library checks every header's checksum and gzip's CRC and
 // length; with `strict` it refuses a name that would leave the target (`..`, an absolute path).
 import fs from 'node:fs';
+import path from 'node:path';
 import * as tar from 'tar';
 
 export const MANIFEST_NAME = 'gatehouse-backup.json';
@@ -90,8 +91,10 @@ export async function writeArchive(
     bytes: items.reduce((sum, item) => sum + item.size, 0),
   };
   const temporary = `${file}.${process.pid}.partial`;
-  const manifestFile = `${file}.${process.pid}.manifest`;
-  const names = new Map([[manifestFile, MANIFEST_NAME], ...items.map((item) => [item.from, item.name] as const)]);
+  const manifestFile = path.resolve(`${file}.${process.pid}.manifest`);
+  // By absolute path, as tar resolves them (entry.absolute), whatever the caller gave.
+  const sources = items.map((item) => path.resolve(item.from));
+  const names = new Map([[manifestFile, MANIFEST_NAME], ...items.map((item, i) => [sources[i]!, item.name] as const)]);
   let files = 0;
   let bytes = 0;
   try {
@@ -105,6 +108,9 @@ export async function writeArchive(
         strict: true,
         // The items are named by absolute path (they live in more than one folder); each is renamed below.
         preservePaths: true,
+        // Whatever the command's working directory: cwd only decides which hard links tar would record
+        // as links (those under it, here all), and the link cache below records none.
+        cwd: '/',
         noDirRecurse: true,
         // As listTree: a symbolic link is archived as what it points to.
         follow: true,
@@ -120,7 +126,7 @@ export async function writeArchive(
           bytes += entry.stat?.size ?? 0;
         },
       },
-      [manifestFile, ...items.map((item) => item.from)],
+      [manifestFile, ...sources],
     );
     // tar sizes each file when it reaches it: one that changed since it was listed is caught here.
     if (files !== complete.files || bytes !== complete.bytes)
@@ -163,9 +169,9 @@ function refusal(error: TarError, manifestRead: boolean): Error {
     case 'TAR_ENTRY_ERROR':
     case 'TAR_ENTRY_INFO':
       // `..` in a name, an absolute name, a path through a link: strict mode refuses what would land elsewhere.
-      return new ArchiveError(
-        `an entry named ${JSON.stringify(error.path)} would leave the target directory (${reason})`,
-      );
+      return /\.\.|absolute|escape|symbolic link/.test(reason)
+        ? new ArchiveError(`an entry named ${JSON.stringify(error.path)} would leave the target directory (${reason})`)
+        : new ArchiveError(`${error.path}: ${reason}`);
     default:
       return error;
   }
@@ -190,7 +196,8 @@ function requireGzip(file: string): void {
 function readManifest(file: string): Promise<Manifest> {
   return new Promise((resolve, reject) => {
     const source = fs.createReadStream(file);
-    const parser = new tar.Parser({ strict: true });
+    // No ratio limit here either (see extractArchive): only the first entry is read.
+    const parser = new tar.Parser({ strict: true, maxDecompressionRatio: Number.POSITIVE_INFINITY });
     const settle = (error: Error | null, manifest?: Manifest) => {
       source.destroy();
       if (error) reject(error);
