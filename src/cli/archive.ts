@@ -1,14 +1,12 @@
-// The backup archive: a gzip-compressed POSIX tar (ustar), so that `tar -tzvf` lists it and `gzip
-// -t` checks it anywhere, written and read here with no dependency. Its first entry is the
-// manifest (what made it, when, how many files and bytes follow); then directories and regular
-// files only. Reading checks every header's checksum, gzip's CRC and length (a damaged or cut file
-// fails), the manifest first, and the counts against it; a name that would leave the target
-// directory, or an entry of another type (a link, a device), is refused.
+// The backup archive: a gzip-compressed tar, written and read by the `tar` package (so `tar -tzvf`
+// lists it and `gzip -t` checks it anywhere). Its first entry is the manifest (what made it, when,
+// how many entries and bytes follow); then directories and regular files only. What is ours on top
+// of the library: the manifest first and the counts against it, the temporary name renamed into
+// place, and the refusals in words. The library checks every header's checksum and gzip's CRC and
+// length; with `strict` it refuses a name that would leave the target (`..`, an absolute path).
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
+import * as tar from 'tar';
 
 export const MANIFEST_NAME = 'gatehouse-backup.json';
 export const ARCHIVE_FORMAT = 'gatehouse-backup';
@@ -44,10 +42,8 @@ export interface ArchiveItem {
   name: string;
   /** The file or directory it is read from. */
   from: string;
-  directory: boolean;
+  /** Its bytes (0 for a directory). */
   size: number;
-  mode: number;
-  mtimeMs: number;
 }
 
 /** Every directory and regular file under `dir`, named under `as`, parents first, in a stable order. */
@@ -57,10 +53,10 @@ export function listTree(dir: string, as: string): ArchiveItem[] {
   const walk = (from: string, name: string) => {
     const stats = fs.statSync(from);
     if (stats.isDirectory()) {
-      items.push({ name, from, directory: true, size: 0, mode: stats.mode, mtimeMs: stats.mtimeMs });
-      for (const child of fs.readdirSync(from).sort()) walk(path.join(from, child), `${name}/${child}`);
+      items.push({ name, from, size: 0 });
+      for (const child of fs.readdirSync(from).sort()) walk(`${from}/${child}`, `${name}/${child}`);
     } else if (stats.isFile()) {
-      items.push({ name, from, directory: false, size: stats.size, mode: stats.mode, mtimeMs: stats.mtimeMs });
+      items.push({ name, from, size: stats.size });
     }
     // Anything else (a socket, a fifo) is not data: left out.
   };
@@ -68,68 +64,21 @@ export function listTree(dir: string, as: string): ArchiveItem[] {
   return items;
 }
 
-const BLOCK = 512;
-
-function octal(block: Buffer, offset: number, length: number, value: number): void {
-  block.write(`${value.toString(8).padStart(length - 1, '0')}\0`, offset, length, 'ascii');
-}
-
-/** A ustar header; a name over 100 bytes is split at a / into prefix (155) and name (100). */
-function header(name: string, size: number, mode: number, mtimeMs: number, directory: boolean): Buffer {
-  const full = directory ? `${name}/` : name;
-  let prefix = '';
-  let base = full;
-  if (Buffer.byteLength(full) > 100) {
-    const cut = full.lastIndexOf('/', full.length - 2);
-    prefix = full.slice(0, cut);
-    base = full.slice(cut + 1);
-    if (cut <= 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(base) > 100)
-      throw new ArchiveError(`${name}: too long a path for the archive`);
+/**
+ * A link cache that remembers nothing: tar would archive a second name of a hard-linked file as a
+ * link, which restore refuses; every file goes in whole instead.
+ */
+class NoHardLinks extends Map<`${number}:${number}`, string> {
+  override set(): this {
+    return this;
   }
-  if (size > 0o77777777777) throw new ArchiveError(`${name}: too large a file for the archive`);
-  const block = Buffer.alloc(BLOCK);
-  block.write(base, 0, 100, 'utf8');
-  octal(block, 100, 8, mode & 0o7777);
-  octal(block, 108, 8, 0);
-  octal(block, 116, 8, 0);
-  octal(block, 124, 12, size);
-  octal(block, 136, 12, Math.floor(mtimeMs / 1000));
-  block.fill(' ', 148, 156);
-  block.write(directory ? '5' : '0', 156, 'ascii');
-  block.write('ustar\0', 257, 'ascii');
-  block.write('00', 263, 'ascii');
-  block.write(prefix, 345, 155, 'utf8');
-  let sum = 0;
-  for (const byte of block) sum += byte;
-  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'ascii');
-  return block;
-}
-
-const padding = (size: number) => Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
-
-async function* tarBlocks(manifest: Manifest, items: ArchiveItem[]): AsyncGenerator<Buffer> {
-  const text = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
-  yield header(MANIFEST_NAME, text.length, 0o644, Date.parse(manifest.createdAt), false);
-  yield text;
-  yield padding(text.length);
-  for (const item of items) {
-    yield header(item.name, item.size, item.mode, item.mtimeMs, item.directory);
-    if (item.directory || item.size === 0) continue;
-    // Exactly the size listed: a file that changed since is caught, not archived half.
-    let read = 0;
-    for await (const chunk of fs.createReadStream(item.from, { end: item.size - 1 })) {
-      read += (chunk as Buffer).length;
-      yield chunk as Buffer;
-    }
-    if (read !== item.size) throw new ArchiveError(`${item.from} changed while it was archived`);
-    yield padding(item.size);
-  }
-  yield Buffer.alloc(2 * BLOCK);
 }
 
 /**
  * Writes the archive to `file` by way of a temporary file beside it, renamed into place once
- * complete: a failure never leaves a half archive under the name asked for.
+ * complete: a failure never leaves a half archive under the name asked for. The items are read
+ * from where they are (`from`) and named as listed (`name`), the manifest first; exactly these
+ * items, so that the manifest counts what follows it.
  */
 export async function writeArchive(
   file: string,
@@ -142,186 +91,204 @@ export async function writeArchive(
     bytes: items.reduce((sum, item) => sum + item.size, 0),
   };
   const temporary = `${file}.${process.pid}.partial`;
+  const manifestFile = path.resolve(`${file}.${process.pid}.manifest`);
+  // By absolute path, as tar resolves them (entry.absolute), whatever the caller gave.
+  const sources = items.map((item) => path.resolve(item.from));
+  const names = new Map([[manifestFile, MANIFEST_NAME], ...items.map((item, i) => [sources[i]!, item.name] as const)]);
+  let files = 0;
+  let bytes = 0;
   try {
-    await pipeline(
-      Readable.from(tarBlocks(complete, items)),
-      zlib.createGzip(),
-      fs.createWriteStream(temporary, { mode: 0o600 }),
+    fs.writeFileSync(manifestFile, `${JSON.stringify(complete, null, 2)}\n`, { mode: 0o644 });
+    await tar.create(
+      {
+        file: temporary,
+        mode: 0o600,
+        gzip: true,
+        portable: true,
+        strict: true,
+        // The items are named by absolute path (they live in more than one folder); each is renamed below.
+        preservePaths: true,
+        // Whatever the command's working directory: cwd only decides which hard links tar would record
+        // as links (those under it, here all), and the link cache below records none.
+        cwd: '/',
+        noDirRecurse: true,
+        // As listTree: a symbolic link is archived as what it points to.
+        follow: true,
+        linkCache: new NoHardLinks(),
+        onWriteEntry(entry) {
+          const name = names.get(entry.absolute);
+          // Only what was listed is added (noDirRecurse). A stranger would be a bug: thrown in the entry's
+          // constructor (the stat is cached by then), so the archive fails rather than holding a wrong name.
+          if (name === undefined) throw new Error(`${entry.absolute} was not listed for the archive`);
+          entry.path = entry.type === 'Directory' ? `${name}/` : name;
+          if (entry.absolute === manifestFile) return;
+          files++;
+          bytes += entry.stat?.size ?? 0;
+        },
+      },
+      [manifestFile, ...sources],
     );
+    // tar sizes each file when it reaches it: one that changed since it was listed is caught here.
+    if (files !== complete.files || bytes !== complete.bytes)
+      throw new ArchiveError(
+        `the files changed while they were archived (${files} entries of ${bytes} bytes; ${complete.files} of ${complete.bytes} were listed)`,
+      );
     fs.renameSync(temporary, file);
   } catch (error) {
     fs.rmSync(temporary, { force: true });
+    // A listed file that shrank (tar reads exactly the size it found) or went away meanwhile.
+    const { code, path: failed } = error as NodeJS.ErrnoException;
+    if ((code === 'EOF' || code === 'ENOENT') && failed && names.has(failed))
+      throw new ArchiveError(`${failed} changed while it was archived`);
     throw error;
+  } finally {
+    fs.rmSync(manifestFile, { force: true });
   }
   return complete;
 }
 
-function parseOctal(block: Buffer, offset: number, length: number): number {
-  const text = block
-    .toString('ascii', offset, offset + length)
-    .replace(/\0.*$/s, '')
-    .trim();
-  return text === '' ? 0 : Number.parseInt(text, 8);
+/** What tar attaches to the errors it raises. */
+type TarError = Error & { tarCode?: string; code?: string; syscall?: string; path?: string };
+
+/** The one-line reason for a refusal the library raised, given whether the manifest was read. */
+function refusal(error: TarError, manifestRead: boolean): Error {
+  if (error instanceof ArchiveError) return error;
+  // A file system failure while writing (a full disk) is not the archive's fault.
+  if (error.syscall) return error;
+  const reason = error.message.replace(/^(TAR_\w+|zlib): /, '');
+  switch (error.tarCode) {
+    case 'TAR_ABORT':
+      // zlib's refusal: a cut or corrupted file (its CRC, its length).
+      return new ArchiveError(`it is damaged (${reason})`);
+    case 'TAR_ENTRY_INVALID':
+    case 'TAR_BAD_ARCHIVE':
+      // A header that is not one: before the manifest, a gzip of something else.
+      return manifestRead
+        ? new ArchiveError(`it is damaged (${reason})`)
+        : new ArchiveError('it is not a tar archive', true);
+    case 'TAR_ENTRY_ERROR':
+    case 'TAR_ENTRY_INFO':
+      // `..` in a name, an absolute name, a path through a link: strict mode refuses what would land elsewhere.
+      return /\.\.|absolute|escape|symbolic link/.test(reason)
+        ? new ArchiveError(`an entry named ${JSON.stringify(error.path)} would leave the target directory (${reason})`)
+        : new ArchiveError(`${error.path}: ${reason}`);
+    default:
+      return error;
+  }
 }
 
-function checksumOk(block: Buffer): boolean {
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i]!;
-  return parseOctal(block, 148, 8) === sum;
+/** Refuses what is not gzip: tar reads an uncompressed tar just as well, but a backup is always gzip. */
+function requireGzip(file: string): void {
+  const magic = Buffer.alloc(2);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const read = fs.readSync(fd, magic, 0, 2, 0);
+    if (read < 2 || magic[0] !== 0x1f || magic[1] !== 0x8b) throw new ArchiveError('it is not a gzip file', true);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
-const cString = (block: Buffer, offset: number, length: number) => {
-  const end = block.indexOf(0, offset);
-  return block.toString('utf8', offset, end === -1 || end > offset + length ? offset + length : end);
-};
-
-/** A name that stays inside the target: relative, no `..`, no empty or `.` parts. */
-function safeName(name: string): string {
-  const trimmed = name.replace(/\/$/, '');
-  const parts = trimmed.split('/');
-  if (trimmed === '' || name.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..'))
-    throw new ArchiveError(`an entry named ${JSON.stringify(name)} would leave the target directory`);
-  return trimmed;
+/**
+ * The manifest, checked (format, version): the first entry, read without reading further — before
+ * anything is extracted, and so that a foreign file is told apart from a damaged one.
+ */
+function readManifest(file: string): Promise<Manifest> {
+  return new Promise((resolve, reject) => {
+    const source = fs.createReadStream(file);
+    // No ratio limit here either (see extractArchive): only the first entry is read.
+    const parser = new tar.Parser({ strict: true, maxDecompressionRatio: Number.POSITIVE_INFINITY });
+    const settle = (error: Error | null, manifest?: Manifest) => {
+      source.destroy();
+      if (error) reject(error);
+      else resolve(manifest!);
+    };
+    parser.once('entry', (entry: tar.ReadEntry) => {
+      if (entry.path !== MANIFEST_NAME || entry.type !== 'File' || entry.size > 1 << 20) {
+        settle(new ArchiveError(`its first entry is ${JSON.stringify(entry.path)}, not ${MANIFEST_NAME}`, true));
+        return;
+      }
+      const text: Buffer[] = [];
+      entry.on('data', (chunk: Buffer) => text.push(chunk));
+      entry.on('end', () => {
+        try {
+          settle(null, checkManifest(Buffer.concat(text).toString('utf8')));
+        } catch (error) {
+          settle(error as Error);
+        }
+      });
+    });
+    parser.on('error', (error: TarError) => settle(refusal(error, false)));
+    // tar raises an error for an archive without a valid entry; this only keeps the promise from hanging.
+    parser.on('end', () => settle(new ArchiveError('it is empty or cut short before its manifest', true)));
+    source.on('error', (error) => settle(error));
+    source.pipe(parser);
+  });
 }
 
 /**
  * Extracts the archive into the directory `into` (which exists), checking it as it goes; answers
- * its manifest once every entry was written and the counts agree with it.
+ * its manifest once every entry was written and the counts agree with it. The manifest is read
+ * first and not extracted; an entry other than a directory or a regular file is refused, as is
+ * one more than the manifest counts (which bounds what a damaged or hostile archive can write).
  */
 export async function extractArchive(file: string, into: string): Promise<Manifest> {
-  return readArchive(file, into);
-}
-
-async function readArchive(file: string, into: string | null): Promise<Manifest> {
-  let buffer: Buffer = Buffer.alloc(0);
-  let manifest: Manifest | null = null;
-  let manifestText: Buffer[] | null = null;
-  type Open = { fd: number | null; remaining: number; pad: number; name: string };
-  let current = null as Open | null;
-  let skip = 0;
-  let ended = false;
+  requireGzip(file);
+  const manifest = await readManifest(file);
+  let seen = 0;
   let files = 0;
   let bytes = 0;
-
-  const take = (block: Buffer) => {
-    if (!checksumOk(block)) {
-      throw new ArchiveError(
-        manifest ? 'a damaged entry (its header checksum does not match)' : 'it is not a tar archive',
-        !manifest,
-      );
-    }
-    const name = `${cString(block, 345, 155) ? `${cString(block, 345, 155)}/` : ''}${cString(block, 0, 100)}`;
-    const size = parseOctal(block, 124, 12);
-    const type = String.fromCharCode(block[156]!);
-    const mode = parseOctal(block, 100, 8) & 0o777;
-    if (!manifest) {
-      if (name !== MANIFEST_NAME || type !== '0' || size > 1 << 20)
-        throw new ArchiveError(`its first entry is ${JSON.stringify(name)}, not ${MANIFEST_NAME}`, true);
-      manifestText = [];
-      current = { fd: null, remaining: size, pad: padding(size).length, name };
-      return;
-    }
-    const relative = safeName(name);
-    if (type === '5') {
-      if (into) fs.mkdirSync(path.join(into, relative), { recursive: true, mode: mode || 0o700 });
-      files++;
-      return;
-    }
-    if (type !== '0' && type !== '\0') throw new ArchiveError(`${relative}: an entry of type ${JSON.stringify(type)}`);
-    files++;
-    bytes += size;
-    let fd: number | null = null;
-    if (into) {
-      const target = path.join(into, relative);
-      fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      fd = fs.openSync(target, 'wx', mode || 0o600);
-    }
-    current = { fd, remaining: size, pad: padding(size).length, name: relative };
-    if (size === 0) finishFile();
-  };
-
-  const finishFile = () => {
-    const done = current!;
-    current = null;
-    skip = done.pad;
-    if (done.fd !== null) fs.closeSync(done.fd);
-    if (manifestText) {
-      try {
-        manifest = JSON.parse(Buffer.concat(manifestText).toString('utf8')) as Manifest;
-      } catch {
-        throw new ArchiveError(`its ${MANIFEST_NAME} is not JSON`, true);
-      }
-      manifestText = null;
-      if (manifest.format !== ARCHIVE_FORMAT)
-        throw new ArchiveError(`its ${MANIFEST_NAME} is not a Gatehouse manifest`, true);
-      if (manifest.version !== ARCHIVE_VERSION)
-        throw new ArchiveError(
-          `it is of format version ${manifest.version}; this Gatehouse reads version ${ARCHIVE_VERSION}`,
-        );
-    }
-  };
-
-  const consume = () => {
-    while (!ended) {
-      if (current) {
-        if (buffer.length === 0 && current.remaining > 0) return;
-        const part = buffer.subarray(0, Math.min(current.remaining, buffer.length));
-        if (current.fd !== null) fs.writeSync(current.fd, part);
-        if (manifestText) manifestText.push(Buffer.from(part));
-        current.remaining -= part.length;
-        buffer = buffer.subarray(part.length);
-        if (current.remaining === 0) finishFile();
-        continue;
-      }
-      if (skip > 0) {
-        const skipped = Math.min(skip, buffer.length);
-        if (skipped === 0) return;
-        skip -= skipped;
-        buffer = buffer.subarray(skipped);
-        continue;
-      }
-      if (buffer.length < BLOCK) return;
-      const block = buffer.subarray(0, BLOCK);
-      buffer = buffer.subarray(BLOCK);
-      if (block.every((byte) => byte === 0)) {
-        ended = true;
-        return;
-      }
-      take(block);
-    }
-  };
-
-  // The archive's own failure, kept: pipeline may answer with the abort of the streams it ended instead.
-  let refusal: ArchiveError | null = null;
   try {
-    await pipeline(fs.createReadStream(file), zlib.createGunzip(), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) {
-        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-        try {
-          consume();
-        } catch (error) {
-          if (error instanceof ArchiveError) refusal = error;
-          throw error;
+    await tar.extract({
+      file,
+      cwd: into,
+      strict: true,
+      // Owned by whoever restores, as any file they write; modes as archived (keys 0600).
+      preserveOwner: false,
+      // The manifest bounds what is written instead: a data directory's WAL can be mostly zeros.
+      maxDecompressionRatio: Number.POSITIVE_INFINITY,
+      filter(this: tar.Unpack, name, entry) {
+        if (seen++ === 0) return false; // the manifest, read above
+        const { type, size } = entry as tar.ReadEntry;
+        if (type !== 'File' && type !== 'Directory') {
+          this.abort(new ArchiveError(`${name}: an entry of type ${type}`));
+          return false;
         }
-      }
+        files++;
+        bytes += size;
+        if (files > manifest.files || bytes > manifest.bytes) {
+          this.abort(
+            new ArchiveError(
+              `it holds more than its manifest says (${manifest.files} entries of ${manifest.bytes} bytes)`,
+            ),
+          );
+          return false;
+        }
+        return true;
+      },
     });
-  } catch (caught) {
-    const error = refusal ?? caught;
-    const open = current as Open | null;
-    if (open?.fd != null) fs.closeSync(open.fd);
-    if (error instanceof ArchiveError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'Z_DATA_ERROR' && !manifest) throw new ArchiveError('it is not a gzip file', true);
-    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR')
-      throw new ArchiveError(`it is damaged (${(error as Error).message})`);
-    throw error;
+  } catch (error) {
+    throw refusal(error as TarError, true);
   }
-  if (!manifest) throw new ArchiveError('it is empty or cut short before its manifest', true);
-  if (!ended || current) throw new ArchiveError('it is cut short');
-  const found = manifest as Manifest;
-  if (found.files !== files || found.bytes !== bytes)
+  if (manifest.files !== files || manifest.bytes !== bytes)
     throw new ArchiveError(
-      `it holds ${files} entries of ${bytes} bytes; its manifest says ${found.files} of ${found.bytes}`,
+      `it holds ${files} entries of ${bytes} bytes; its manifest says ${manifest.files} of ${manifest.bytes}`,
     );
-  return found;
+  return manifest;
+}
+
+function checkManifest(text: string): Manifest {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(text) as Manifest;
+  } catch {
+    throw new ArchiveError(`its ${MANIFEST_NAME} is not JSON`, true);
+  }
+  if (manifest?.format !== ARCHIVE_FORMAT)
+    throw new ArchiveError(`its ${MANIFEST_NAME} is not a Gatehouse manifest`, true);
+  if (manifest.version !== ARCHIVE_VERSION)
+    throw new ArchiveError(
+      `it is of format version ${manifest.version}; this Gatehouse reads version ${ARCHIVE_VERSION}`,
+    );
+  return manifest;
 }
