@@ -10,7 +10,15 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { dataDirLayout, lockDataDir, prepareDataDir, readLockOwner, socketAccepts } from '../db/data-dir.ts';
-import { ArchiveError, ARCHIVE_FORMAT, ARCHIVE_VERSION, extractArchive, listTree, writeArchive } from './archive.ts';
+import {
+  ArchiveError,
+  ARCHIVE_FORMAT,
+  ARCHIVE_VERSION,
+  extractArchive,
+  listTree,
+  type Manifest,
+  writeArchive,
+} from './archive.ts';
 import { CliError, printJson, requireServiceData, tell } from './support.ts';
 
 /** What a data directory holds that a backup keeps, as named in the archive. */
@@ -82,6 +90,18 @@ export async function backup(file: string, options: { force?: boolean }): Promis
   const createdAt = new Date().toISOString();
   const base = { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, createdAt, gatehouse: packageVersion() } as const;
   const keysAndBlobs = () => [...listTree(layout.keysDir, 'keys'), ...listTree(layout.blobsDir, 'blobs')];
+  /** What the command answers: the archive written, and how long the server's database was held for it. */
+  const written = (manifest: Manifest, heldMs: number) =>
+    printJson({
+      file: target,
+      dataDir,
+      createdAt,
+      snapshot: manifest.snapshot,
+      heldMs,
+      files: manifest.files,
+      bytes: manifest.bytes,
+      archiveBytes: fs.statSync(target).size,
+    });
 
   const server = readLockOwner(dataDir);
   if (server) {
@@ -101,16 +121,7 @@ export async function backup(file: string, options: { force?: boolean }): Promis
         { ...base, database: 'embedded', snapshot: `running server (process ${server.pid})` },
         items,
       );
-      printJson({
-        file: target,
-        dataDir,
-        createdAt,
-        snapshot: manifest.snapshot,
-        heldMs,
-        files: manifest.files,
-        bytes: manifest.bytes,
-        archiveBytes: fs.statSync(target).size,
-      });
+      written(manifest, heldMs);
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
@@ -126,16 +137,7 @@ export async function backup(file: string, options: { force?: boolean }): Promis
       { ...base, database: 'embedded', snapshot: 'stopped data directory' },
       items,
     );
-    printJson({
-      file: target,
-      dataDir,
-      createdAt,
-      snapshot: manifest.snapshot,
-      heldMs: 0,
-      files: manifest.files,
-      bytes: manifest.bytes,
-      archiveBytes: fs.statSync(target).size,
-    });
+    written(manifest, 0);
   } finally {
     lock.release();
   }
