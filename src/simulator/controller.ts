@@ -2,6 +2,15 @@
 // changes it. Pure: applyCommand returns the next state and never touches the one given.
 import type { EntityId } from '../ids.ts';
 import type { UnitStatus, TimeWindow } from '../access-control/index.ts';
+import {
+  bucketOf,
+  type Digest,
+  hashedUnits,
+  hashedVisitors,
+  kindDigest,
+  type UnitHeld,
+  type VisitorHeld,
+} from '../drift/index.ts';
 
 export interface UnitCopy {
   id: EntityId;
@@ -118,4 +127,39 @@ export function applyCommand(state: ControllerState, command: ReceivedCommand): 
 export function visitorByCode(state: ControllerState, code: string): VisitorCopy | undefined {
   for (const v of state.visitors.values()) if (v.isEnabled && v.accessCode === code) return v;
   return undefined;
+}
+
+// ---- what the controller says it holds (SPEC §4.1 "Drift"; the rules are src/drift's) ----
+
+const heldUnits = (state: ControllerState): UnitHeld[] =>
+  [...state.units.values()].map((u) => ({ id: u.id, unitNumber: u.unitNumber, status: u.status }));
+const heldVisitors = (state: ControllerState): VisitorHeld[] =>
+  [...state.visitors.values()].map((v) => ({
+    id: v.id,
+    unitId: v.unitId,
+    isEnabled: v.isEnabled,
+    timeGroupId: v.timeGroup.id,
+    accessProfileId: v.accessProfile.id,
+    accessCode: v.accessCode,
+  }));
+
+/** The digest of the controller's copy: 64 bucket hashes per kind, whatever the facility's size. */
+export function digestOf(state: ControllerState): Digest {
+  return {
+    units: kindDigest(hashedUnits(heldUnits(state))),
+    visitors: kindDigest(hashedVisitors(heldVisitors(state))),
+  };
+}
+
+/** The items of the buckets the service asked for: ids, hashes and fields, never a gate code. */
+export function itemsOf(state: ControllerState, buckets: { units: number[]; visitors: number[] }) {
+  const units = new Set(buckets.units);
+  const visitors = new Set(buckets.visitors);
+  return {
+    buckets,
+    units: hashedUnits(heldUnits(state).filter((u) => units.has(bucketOf(u.id)))),
+    visitors: hashedVisitors(heldVisitors(state).filter((v) => visitors.has(bucketOf(v.id)))).map(
+      ({ accessCode: _code, ...rest }) => rest,
+    ),
+  };
 }
