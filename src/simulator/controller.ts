@@ -49,7 +49,7 @@ export interface ReceivedCommand {
   payload: unknown;
 }
 
-export const emptyState = (): ControllerState => ({
+export const emptyState = (): WritableState => ({
   units: new Map(),
   visitors: new Map(),
   timeZone: 'UTC',
@@ -68,15 +68,28 @@ type Payload = {
   enabled?: boolean;
 };
 
+/** A controller's own copy, changed in place as it applies commands (the simulated facility keeps one). */
+export interface WritableState extends ControllerState {
+  units: Map<EntityId, UnitCopy>;
+  visitors: Map<EntityId, VisitorCopy>;
+}
+
 /** The state after applying one command; an unknown command type changes nothing. */
 export function applyCommand(state: ControllerState, command: ReceivedCommand): ControllerState {
+  const next: WritableState = { ...state, units: new Map(state.units), visitors: new Map(state.visitors) };
+  return applyInPlace(next, command) ? next : state;
+}
+
+/**
+ * Applies one command to the copy itself (a controller applying thousands of commands does not copy
+ * its whole state for each); returns whether the command changes state.
+ */
+export function applyInPlace(state: WritableState, command: ReceivedCommand): boolean {
   const p = (command.payload ?? {}) as Payload;
-  const units = new Map(state.units);
-  const visitors = new Map(state.visitors);
-  let { timeZone, emergency, lockdown } = state;
+  const { units, visitors } = state;
   const putVisitor = (v: VisitorCopy) => {
     visitors.set(v.id, v);
-    if (v.timeGroup?.timeZone) timeZone = v.timeGroup.timeZone;
+    if (v.timeGroup?.timeZone) state.timeZone = v.timeGroup.timeZone;
   };
   switch (command.type) {
     case 'unit.upsert':
@@ -111,16 +124,16 @@ export function applyCommand(state: ControllerState, command: ReceivedCommand): 
       for (const v of p.visitors ?? []) putVisitor(v);
       break;
     case 'emergency.set':
-      emergency = p.enabled === true;
+      state.emergency = p.enabled === true;
       break;
     case 'lockdown.set':
-      lockdown = p.enabled === true;
+      state.lockdown = p.enabled === true;
       break;
     default:
       // action-group.run changes no state: the gate moves, the controller reports it (decide.ts).
-      return state;
+      return false;
   }
-  return { units, visitors, timeZone, emergency, lockdown };
+  return true;
 }
 
 /** The enabled visitor whose code this is, if any (codes are unique among enabled visitors). */
