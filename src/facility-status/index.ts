@@ -108,7 +108,7 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
       past: facilityStatusFactsPast,
     },
     /** The face's background jobs, worked by the server's queue. */
-    jobs: facilityStatusJobs({ db: database.db, logger }) as JobDefinition[],
+    jobs: facilityStatusJobs({ db: database.db, logger, clock }) as JobDefinition[],
     /** Nothing long-lived to close: the memories of what was written are plain maps. */
     async close() {},
   };

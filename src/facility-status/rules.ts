@@ -434,7 +434,9 @@ export function parseDateTime(text: string): number | null {
   const at = Date.parse(text);
   const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   const sameDay =
-    day.getUTCFullYear() === Number(m[1]) && day.getUTCMonth() === Number(m[2]) - 1 && day.getUTCDate() === Number(m[3]);
+    day.getUTCFullYear() === Number(m[1]) &&
+    day.getUTCMonth() === Number(m[2]) - 1 &&
+    day.getUTCDate() === Number(m[3]);
   return Number.isNaN(at) || !sameDay ? null : at;
 }
 

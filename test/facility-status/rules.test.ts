@@ -233,7 +233,10 @@ describe('maintenance windows', () => {
       status: 'maintenance',
       message: 'Maintenance until 2026-11-23T12:20:00Z (Keypad firmware): the gateway controller has never connected.',
     });
-    const connected = gatewayStatus(during({ lastPolledAt: T, maintenanceWindows: [window(-1, 5, { reason: null })] }), T);
+    const connected = gatewayStatus(
+      during({ lastPolledAt: T, maintenanceWindows: [window(-1, 5, { reason: null })] }),
+      T,
+    );
     assert.deepEqual(connected, {
       status: 'maintenance',
       message: 'Maintenance until 2026-11-23T12:05:00Z: connected; last heard at 2026-11-23T12:00:00Z.',

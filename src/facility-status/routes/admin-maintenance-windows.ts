@@ -30,7 +30,9 @@ const MaintenanceWindow = Type.Object(
         'At the time of the answer: scheduled (to come), underway, ended, or cancelled (before it started, or ' +
         'while underway: then it ended at cancelledAt).',
     }),
-    scheduledBy: Type.String({ description: 'Who scheduled it: operator:<clientId>, or cli:<user> (the command line).' }),
+    scheduledBy: Type.String({
+      description: 'Who scheduled it: operator:<clientId>, or cli:<user> (the command line).',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     cancelledAt: Nullable(Type.String({ format: 'date-time' })),
     cancelledBy: Nullable(Type.String()),
@@ -81,7 +83,8 @@ const ListQuery = Type.Object({
   include: Type.Optional(
     StringEnum(MAINTENANCE_WINDOWS_INCLUDE, {
       default: 'upcoming',
-      description: 'upcoming: underway and to come, by start; all: every window, ended and cancelled too, newest first.',
+      description:
+        'upcoming: underway and to come, by start; all: every window, ended and cancelled too, newest first.',
     }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAINTENANCE_WINDOWS_PAGE_MAX, default: 100 })),
