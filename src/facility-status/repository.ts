@@ -27,6 +27,9 @@ export interface StatusFactsRow {
   oldest_pending_at: Date | null;
   /** The facility's windows not over at the time read (JSON: times as ISO strings). */
   maintenance_windows: MaintenanceWindowFactRow[];
+  /** The facility's open drift (src/drift): when found and how many items, or nulls. */
+  drift_found_at: Date | null;
+  drift_items: number | null;
 }
 
 export interface MaintenanceWindowFactRow {
@@ -50,7 +53,8 @@ export interface ActiveAlarmRow {
  * The status facts of the facilities chosen by `where` (over `f`, the facilities table), by name,
  * at `now` (the face's clock: the windows not over then). Each part is an index probe per facility:
  * devices by their primary key, offline devices and active alarms by partial indexes, open commands
- * by the unacknowledged-commands index, maintenance windows by (facility, end).
+ * by the unacknowledged-commands index, maintenance windows by (facility, end), the open drift by its
+ * partial unique index.
  */
 function selectFacts(db: Db, where: ReturnType<typeof sql>, now: number) {
   const at = new Date(now).toISOString();
@@ -67,6 +71,7 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>, now: number) {
                                      order by al.changed_at)
                        from facility_alarms al where al.facility_id = f.id and al.active), '[]') as active_alarms,
            c.pending_commands, c.oldest_pending_at,
+           dr.found_at as drift_found_at, jsonb_array_length(dr.items) as drift_items,
            coalesce((select json_agg(json_build_object('id', w.id, 'starts_at', w.starts_at, 'ends_at', w.ends_at,
                                                        'reason', w.reason, 'cancelled_at', w.cancelled_at)
                                      order by w.starts_at, w.id)
@@ -77,6 +82,7 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>, now: number) {
       join accounts a on a.id = f.account_id
       left join facility_states s on s.facility_id = f.id
       left join facility_recorded_statuses r on r.facility_id = f.id
+      left join drifts dr on dr.facility_id = f.id and dr.healed_at is null
       cross join lateral (select count(*)::int as pending_commands, min(created_at) as oldest_pending_at
                             from commands cm
                            where cm.facility_id = f.id and cm.acknowledged_at is null and cm.expires_at > now()) c
@@ -105,6 +111,7 @@ export function statusFactsOf(row: StatusFactsRow): StatusFacts {
     lockdownReported: row.lockdown_reported,
     pendingCommands: row.pending_commands,
     oldestPendingAt: ms(row.oldest_pending_at),
+    openDrift: row.drift_found_at === null ? null : { foundAt: ms(row.drift_found_at)!, items: row.drift_items ?? 0 },
     maintenanceWindows: row.maintenance_windows.map((w) => ({
       id: w.id,
       startsAt: Date.parse(w.starts_at),

@@ -237,6 +237,8 @@ export interface StatusFacts {
   oldestPendingAt: number | null;
   /** The facility's maintenance windows not over when read (the current and the future ones). */
   maintenanceWindows: MaintenanceWindowTimes[];
+  /** The controller's drift from the PMS not yet healed (src/drift): when found, how many items. */
+  openDrift: { foundAt: number; items: number } | null;
 }
 
 export interface FacilityStatuses {
@@ -309,7 +311,18 @@ export function alarmStatus(facts: StatusFacts): Status {
   return { status: 'ok', message: 'No active alarms.' };
 }
 
+/** Whether changes reach the site: commands acknowledged in time, and what the controller holds agreeing with the PMS. */
 export function pmsInterfaceStatus(facts: StatusFacts, now: number): Status {
+  const commands = commandsStatus(facts, now);
+  if (facts.openDrift === null) return commands;
+  const n = facts.openDrift.items;
+  const drift = `The controller has differed from the PMS since ${iso(facts.openDrift.foundAt)} (${n} item${n === 1 ? '' : 's'}); corrections are on their way.`;
+  // A drift is a warning; commands that are not reaching the site stay the error they are.
+  if (commands.status === 'error') return { status: 'error', message: `${commands.message} ${drift}` };
+  return { status: 'warning', message: commands.status === 'warning' ? `${commands.message} ${drift}` : drift };
+}
+
+function commandsStatus(facts: StatusFacts, now: number): Status {
   if (facts.oldestPendingAt === null || facts.pendingCommands === 0)
     return { status: 'ok', message: 'Every change has reached the site.' };
   const age = now - facts.oldestPendingAt;

@@ -41,6 +41,10 @@ const drifts = () =>
     }),
     200,
   );
+const pmsInterface = async () => {
+  const list = await ok(typedClient(t, site.account.token).GET('/facilities/statuslist'), 200);
+  return list.find((row) => row.facilityId === facilityA())!;
+};
 const commandCount = async () => (await pms(t, site.account.token, facilityA()).commands({ limit: 1000 })).length;
 
 describe('a controller’s digest', () => {
@@ -92,6 +96,12 @@ describe('a controller’s digest', () => {
     assert.equal(open!.id, second.driftId);
     assert.equal(open!.healedAt, null);
     assert.equal(JSON.stringify(open).includes('7777'), false);
+    // The status list says so while it lasts.
+    const during = await pmsInterface();
+    assert.deepEqual(
+      [during.pmsInterfaceStatus, /differed from the PMS since .* \(3 items\)/.test(during.pmsInterfaceStatusMessage)],
+      ['warning', true],
+    );
 
     // Exactly three commands, marked as the heal, then the next digest agrees and the drift is healed.
     const corrections = await applyAll();
@@ -100,6 +110,8 @@ describe('a controller’s digest', () => {
     assert.equal((await digest()).status, 'in-sync');
     const [healed] = await drifts();
     assert.equal(healed!.status, 'healed');
+    const after = await pmsInterface();
+    assert.equal(after.pmsInterfaceStatusMessage.includes('differed'), false, after.pmsInterfaceStatusMessage);
     assert.ok(Date.parse(healed!.healedAt!) >= Date.parse(healed!.foundAt));
   });
 

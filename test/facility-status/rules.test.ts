@@ -42,6 +42,7 @@ const facts = (over: Partial<StatusFacts> = {}): StatusFacts => ({
   pendingCommands: 0,
   oldestPendingAt: null,
   maintenanceWindows: [],
+  openDrift: null,
   ...over,
 });
 
@@ -139,6 +140,21 @@ describe('the status words', () => {
     assert.equal(at(60).status, 'warning');
     assert.equal(at(61).status, 'error');
     assert.equal(pmsInterfaceStatus(facts(), T).status, 'ok');
+  });
+
+  it('pmsInterface: a warning while a drift is unhealed; commands not reaching the site stay an error', () => {
+    const openDrift = { foundAt: T - 2 * MIN, items: 9 };
+    assert.deepEqual(pmsInterfaceStatus(facts({ openDrift }), T), {
+      status: 'warning',
+      message:
+        'The controller has differed from the PMS since 2026-11-23T11:58:00Z (9 items); corrections are on their way.',
+    });
+    const stuck = pmsInterfaceStatus(facts({ openDrift, pendingCommands: 9, oldestPendingAt: T - 61 * MIN }), T);
+    assert.equal(stuck.status, 'error');
+    assert.match(stuck.message, /^Changes are not reaching the site: .* The controller has differed from the PMS/);
+    const slow = pmsInterfaceStatus(facts({ openDrift, pendingCommands: 9, oldestPendingAt: T - 6 * MIN }), T);
+    assert.equal(slow.status, 'warning');
+    assert.match(slow.message, /^Changes are slow to reach the site: .* The controller has differed/);
   });
 
   it('overall: the worst part, with the messages of every part at that level', () => {
