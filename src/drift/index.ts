@@ -38,6 +38,16 @@ export {
   type VisitorHeld,
 } from './rules.ts';
 
+// What the gateway face's digest routes declare (the controller's side of a comparison).
+export {
+  DIGEST_TAGS,
+  DigestAnswer as DigestAnswerSchema,
+  DigestBody,
+  DigestItemsAnswer as DigestItemsAnswerSchema,
+  DigestItemsBody,
+  MAX_ITEMS_BODY_BYTES,
+} from './schemas.ts';
+
 export interface DriftFaceDeps {
   database: Database;
   logger: Logger;

@@ -1,15 +1,15 @@
 // POST /gateway/v1/digest and /gateway/v1/digest/items — the controller says what it holds (SPEC §4.1
 // "Drift"; src/drift/digest.ts). The facility is the token's (a gateway credential names one facility).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Drift } from '../../drift/index.ts';
 import {
   DIGEST_TAGS,
-  DigestAnswer,
+  DigestAnswerSchema,
   DigestBody,
-  DigestItemsAnswer,
+  DigestItemsAnswerSchema,
   DigestItemsBody,
+  type Drift,
   MAX_ITEMS_BODY_BYTES,
-} from '../../drift/schemas.ts';
+} from '../../drift/index.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { scoped } from '../../http/access.ts';
 import { principalOf } from '../../http/caller.ts';
@@ -42,7 +42,7 @@ export const gatewayDigestRoutes: FastifyPluginAsyncTypebox<{ drift: Drift }> = 
           'in-sync: nothing to do. differs: send the items of the buckets named to POST /gateway/v1/digest/items.',
         body: DigestBody,
         response: {
-          200: Answer('in-sync, or the buckets that differ.', DigestAnswer),
+          200: Answer('in-sync, or the buckets that differ.', DigestAnswerSchema),
           404: Refused('The facilityId given is not the token’s facility.'),
         },
       },
@@ -71,7 +71,7 @@ export const gatewayDigestRoutes: FastifyPluginAsyncTypebox<{ drift: Drift }> = 
           'healed by one refresh of that kind.',
         body: DigestItemsBody,
         response: {
-          200: Answer('in-sync, or the drift found and the corrections queued.', DigestItemsAnswer),
+          200: Answer('in-sync, or the drift found and the corrections queued.', DigestItemsAnswerSchema),
           404: Refused('The facilityId given is not the token’s facility.'),
         },
       },
