@@ -21,6 +21,7 @@ import { createLogger } from '../logger.ts';
 import { CliError } from '../cli/support.ts';
 import { checkPortAvailable, type RunningServer, startServer } from '../server.ts';
 import { runSimulator } from '../simulator/command.ts';
+import { DriftWatch } from './drift-watch.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
 import { DEMO_FACILITIES, FIRST_NAMES, LAST_NAMES } from './data.ts';
 import { PmsActivity } from './pms-changes.ts';
@@ -155,6 +156,7 @@ Examples:
       let stopping = false;
       let simulating = false;
       let pmsActivity: PmsActivity | undefined;
+      let driftWatch: DriftWatch | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
         if (stopping) process.exit(1);
         stopping = true;
@@ -363,6 +365,7 @@ Examples:
         );
         out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/${facilities[0]!.id}/commands?limit=10"`);
         out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/statuslist"`);
+        out(`  curl -s -H "Authorization: Bearer $TOKEN" "${url}/facilities/${facilities[0]!.id}/drift"`);
         out();
         const seconds = (n: number) => String(Math.round(n * 10) / 10);
         out(
@@ -384,29 +387,41 @@ Examples:
         const simulator = new Simulator(
           url,
           gateways.map((g) => ({ clientId: g.clientId, clientSecret: g.clientSecret })),
-          // Devices drop and doors alarm often enough that the status list changes colour while one watches.
+          // Devices drop and doors alarm often enough that the status list changes colour while one watches;
+          // each controller drifts once, soon after it has caught up, and the service heals it (DriftWatch).
           {
             ...DEFAULT_OPTIONS,
             entriesPerMinute: 30,
             healthIntervalSeconds: 30,
             deviceDropsPerHour: 12,
             doorAlarmsPerHour: 12,
+            driftPlan: { loseVisitors: 1, alterUnits: 1, addVisitors: 1 },
           },
+        );
+        driftWatch = new DriftWatch(
+          pms,
+          facilities.map((f) => ({ id: f.id, name: f.name })),
+          (line) => out(`${clearProgress}${line}`),
         );
         simulating = true;
         const activity = pmsActivity;
         const summary = await runSimulator(simulator, {
           durationSeconds: duration,
           quiet: false,
-          onStart: () => activity.start(),
+          onStart: () => {
+            activity.start();
+            driftWatch?.start();
+          },
         });
         await activity.stop();
+        await driftWatch.stop();
         out(
           `Stopped: ${summary.commandsApplied} commands applied, ${summary.eventsAccepted} events sent, ${summary.errors} errors, ${activity.changes} PMS changes.`,
         );
       } finally {
         // A PMS change under way finishes before the service closes under it.
         await pmsActivity?.stop();
+        await driftWatch?.stop();
         await server?.close();
         await images?.close();
         process.off('SIGINT', onSignal);

@@ -48,11 +48,11 @@ function signalDemo(
   );
 }
 
-it('provisions, simulates for the given duration, prints credentials and the four curl commands, and cleans up', async () => {
+it('provisions, simulates for the given duration, prints credentials and the five curl commands, heals each controller’s drift, and cleans up', async () => {
   // DATABASE_URL is ignored on purpose: the demo always runs on its own embedded database.
   const result = await runCli(
     // No PMS change after set-up (--pms-every 0): the count of commands below is exact.
-    ['demo', '--duration', '4', '--port', '0', '--pms-every', '0'],
+    ['demo', '--duration', '6', '--port', '0', '--pms-every', '0'],
     { DATABASE_URL: 'postgres://127.0.0.1:1/not-used' },
     180_000,
   );
@@ -70,17 +70,22 @@ it('provisions, simulates for the given duration, prints credentials and the fou
   assert.match(out, /console\s+http:\/\/localhost:\d+\/console\s+client_id app_\S+\s+client_secret gh_cs_\S+/);
   assert.match(out, /export TOKEN=eyJ/);
   const curls = out.split('\n').filter((line) => line.trim().startsWith('curl -s -H "Authorization: Bearer $TOKEN"'));
-  assert.equal(curls.length, 4);
+  assert.equal(curls.length, 5);
   assert.match(curls[0]!, /\/gatewayevents\/facilities\/[0-9]+\?pageSize=5/);
   assert.match(curls[1]!, /\/gatewayevents\/accounts\/[0-9]+\/export/);
   assert.match(curls[2]!, /\/facilities\/[0-9]+\/commands/);
   assert.match(curls[3]!, /\/facilities\/statuslist"$/);
-  assert.match(out, /running for 4 s; no PMS changes \(--pms-every 0\):/);
+  assert.match(curls[4]!, /\/facilities\/[0-9]+\/drift"$/);
+  // Each controller drifts once (a visitor lost, a unit changed, a code added at the controller) and is healed.
+  const drifts =
+    out.match(/^Drift at Demo (East|West): .* found and healed by 3 corrective commands in \d+ ms/gm) ?? [];
+  assert.equal(drifts.length, 2, out);
+  assert.match(out, /running for 6 s; no PMS changes \(--pms-every 0\):/);
   const stopped = /Stopped: (\d+) commands applied, (\d+) events sent, (\d+) errors, 0 PMS changes\./.exec(out);
   assert.ok(stopped, out);
-  // 2 facilities × (8 units, 6 tenants, 1 helper, 1 disable) = 32 commands.
-  assert.equal(Number(stopped[1]), 32);
-  assert.ok(Number(stopped[2]) > 32, 'at least an acknowledgement per command, plus site events');
+  // 2 facilities × (8 units, 6 tenants, 1 helper, 1 disable, 3 corrections) = 38 commands.
+  assert.equal(Number(stopped[1]), 38);
+  assert.ok(Number(stopped[2]) > 38, 'at least an acknowledgement per command, plus site events');
   const { existsSync } = await import('node:fs');
   assert.equal(existsSync(dataDir), false, 'the temporary data directory is removed');
 });
