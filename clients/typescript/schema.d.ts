@@ -1955,7 +1955,7 @@ export interface components {
             createdAt: string;
         };
         /**
-         * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked. Default: digits, 4 to 10 characters.
+         * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters.
          * @example {
          *       "characters": "digits",
          *       "minLength": 4,
@@ -3078,7 +3078,7 @@ export interface components {
         };
         CreateVisitorRequest: {
             unitId?: number | null;
-            /** @description Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
+            /** @description Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as its digits; a number cannot keep leading zeros). An update that sends the visitor’s code unchanged is accepted whatever the rules now say. Unique among the facility’s enabled visitors. Write-only: never returned. */
             accessCode: string;
             firstName: string;
             lastName: string;
@@ -3106,7 +3106,7 @@ export interface components {
         };
         UpdateVisitorRequest: {
             unitId?: number | null;
-            /** @description Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
+            /** @description Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as its digits; a number cannot keep leading zeros). An update that sends the visitor’s code unchanged is accepted whatever the rules now say. Unique among the facility’s enabled visitors. Write-only: never returned. */
             accessCode?: string;
             firstName?: string;
             lastName?: string;
@@ -3828,7 +3828,7 @@ export interface operations {
                     guid?: string;
                     charityEnrolled?: boolean;
                     /**
-                     * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked. Default: digits, 4 to 10 characters. A sub-field left out takes the default.
+                     * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters. A sub-field left out takes the default.
                      * @example {
                      *       "characters": "alphanumeric",
                      *       "minLength": 6,
@@ -3956,7 +3956,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked. Default: digits, 4 to 10 characters. A sub-field left out keeps its value.
+                     * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters. A sub-field left out keeps its value.
                      * @example {
                      *       "characters": "alphanumeric",
                      *       "minLength": 6,

@@ -51,5 +51,5 @@ export type { FacilityHolder } from './repository.ts';
 export { facilityExists };
 export type { ApplicationInput } from './applications.ts';
 export { facilityView, type FacilityChanges, type FacilityInput, type FacilityView } from './facilities.ts';
-export { ACCESS_CODE_LENGTH } from './rules.ts';
+export { ACCESS_CODE_LENGTH, type AccessCodeRulesInput } from './rules.ts';
 export { FACILITY_FIELDS } from './schemas.ts';
