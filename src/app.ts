@@ -6,13 +6,18 @@ import { registerGuard } from './auth/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
-import { adminActionGroupRoutes, facilityStatusRoutes } from './facility-status/routes/index.ts';
+import {
+  adminActionGroupRoutes,
+  adminMaintenanceWindowRoutes,
+  facilityStatusRoutes,
+} from './facility-status/routes/index.ts';
 import { auctionRoutes, mediaRoutes } from './auctions/routes/index.ts';
 import { commandRoutes } from './commands/routes/index.ts';
 import { supportRoutes } from './support/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
+import { driftRoutes } from './drift/routes/index.ts';
 import { gatewayRoutes } from './gateway/routes/index.ts';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -161,12 +166,20 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             commands: async (pms) => {
               await pms.register(commandRoutes, commands);
             },
+            drift: async (pms) => {
+              await pms.register(driftRoutes, { face: services.drift });
+            },
             adminActionGroups: async (pms) => {
               await pms.register(adminActionGroupRoutes, facilityStatus);
+              await pms.register(adminMaintenanceWindowRoutes, facilityStatus);
             },
           },
         });
-        await scope.register(gatewayRoutes, { events: services.events, commands: services.commands });
+        await scope.register(gatewayRoutes, {
+          events: services.events,
+          commands: services.commands,
+          drift: services.drift,
+        });
         await scope.register(eventRoutes, events);
         await scope.register(pushRoutes, { face: services.push });
         await scope.register(consoleRoutes);

@@ -708,7 +708,7 @@ export interface paths {
         };
         /**
          * Every visible facility with its status words (the operator’s first screen).
-         * @description One row per facility, by name; an operator’s token sees every facility. Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).
+         * @description One row per facility, by name; an operator’s token sees every facility. Statuses are ok, maintenance, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. maintenance: while a maintenance window the operator scheduled is underway, gateway and device say maintenance whatever the controller and devices report (the message names the window’s end and reason, then what the part would say otherwise); alarms and the PMS interface keep their rules. The overall status ranks them ok < maintenance < warning < error. The edge-router fields are always null (no such devices here).
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
@@ -730,7 +730,7 @@ export interface paths {
         };
         /**
          * The facility’s overall status, devices, alarms, switches and waiting commands.
-         * @description The overall status is the worst of the four parts, with their messages. Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).
+         * @description The overall status is the worst of the four parts, with their messages. Statuses are ok, maintenance, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. maintenance: while a maintenance window the operator scheduled is underway, gateway and device say maintenance whatever the controller and devices report (the message names the window’s end and reason, then what the part would say otherwise); alarms and the PMS interface keep their rules. The overall status ranks them ok < maintenance < warning < error. The edge-router fields are always null (no such devices here).
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
@@ -1443,6 +1443,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/facilities/{facilityId}/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The facility's drifts: what its controller held that differed from the PMS, found and healed.
+         * @description Newest first. A drift is open until the controller’s digest agrees with the PMS again (healed). Each item names a unit or visitor and how it differed — missing at the controller, unexpected there, or altered (the fields; never a gate code). Healed drifts are kept 180 days.
+         *
+         *     Requires a bearer token with scope `accesscontrol:read`.
+         */
+        get: operations["listDrifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/audit/code-reads": {
         parameters: {
             query?: never;
@@ -1493,6 +1515,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/facilities/{facilityId}/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A facility’s maintenance windows: underway and to come (or every one).
+         * @description At most limit (1–1000, default 100); the next page with after = the last id. 400 for an after that is not a window of this facility; 404 for a facility that does not exist.
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        /**
+         * Schedule a maintenance window for a facility.
+         * @description While the window is underway the status list’s gateway and device parts say maintenance (with the window’s end and reason): a silent controller and offline devices raise nothing; alarms still show. 400 names each bad field: a date that is not one, endsAt not after startsAt or already past, a window over 7 days, a reason over 200 characters. Windows may overlap. 404 for a facility that does not exist.
+         *
+         *     Requires a bearer token with scope `admin`.
+         *
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
+         */
+        post: operations["scheduleMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/facilities/{facilityId}/maintenance-windows/{windowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a maintenance window: one to come never starts, one underway ends now.
+         * @description Cancelling a cancelled window answers it as it is. 409 MAINTENANCE_WINDOW_OVER for a window that has ended; 404 for a window of another facility, or a facility that does not exist.
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        delete: operations["cancelMaintenanceWindow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gateway/v1/events": {
         parameters: {
             query?: never;
@@ -1531,6 +1605,50 @@ export interface paths {
         get: operations["pollGatewayCommands"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/v1/digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The controller’s digest of the units and visitors it holds, compared with the PMS’s.
+         * @description Send it when connecting, every nextDigestSeconds, and after applying a batch of commands. Each kind (units, visitors) is 64 buckets by id mod 64; a bucket is the XOR of its items’ hashes, an item’s hash the first 8 bytes of SHA-256 of its fingerprint, the JSON array ["unit", id, unitNumber, status] or ["visitor", id, unitId, isEnabled, timeGroupId, accessProfileId, accessCode] (docs/faces/drift.md). in-sync: nothing to do. differs: send the items of the buckets named to POST /gateway/v1/digest/items.
+         *
+         *     Requires a bearer token with scope `gateway`.
+         */
+        post: operations["reportGatewayDigest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/v1/digest/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The items of the buckets that differ; what differs is recorded as drift and healed by commands.
+         * @description Every unit and visitor the controller holds in the buckets named (ids, hashes, and fields but never a gate code). Items that a command not yet applied (sequence > appliedSequence) will change are left out. What differs is recorded as the facility’s drift (GET /facilities/{facilityId}/drift, webhook facility.drift) and healed by exactly the commands that put each item back (payload action "correct", driftId), delivered by GET /gateway/v1/commands as any other; more than 256 items of one kind are healed by one refresh of that kind.
+         *
+         *     Requires a bearer token with scope `gateway`.
+         */
+        post: operations["reportGatewayDigestItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2397,16 +2515,16 @@ export interface components {
             facilityPropertyNumber: string | null;
             accountName: string;
             /** @enum {string} */
-            gatewayStatus: "ok" | "warning" | "error";
+            gatewayStatus: "ok" | "maintenance" | "warning" | "error";
             gatewayStatusMessage: string;
             /** @enum {string} */
-            deviceStatus: "ok" | "warning" | "error";
+            deviceStatus: "ok" | "maintenance" | "warning" | "error";
             deviceStatusMessage: string;
             /** @enum {string} */
-            alarmStatus: "ok" | "warning" | "error";
+            alarmStatus: "ok" | "maintenance" | "warning" | "error";
             alarmStatusMessage: string;
             /** @enum {string} */
-            pmsInterfaceStatus: "ok" | "warning" | "error";
+            pmsInterfaceStatus: "ok" | "maintenance" | "warning" | "error";
             pmsInterfaceStatusMessage: string;
             edgeRouterStatus: null;
             edgeRouterStatusMessage: null;
@@ -2426,6 +2544,22 @@ export interface components {
         SwitchState: {
             reported: boolean | null;
             desired: boolean | null;
+        };
+        /** @description The maintenance window underway (null: none); scheduled by the operator (/admin/…). */
+        MaintenanceUnderway: {
+            /**
+             * Format: int64
+             * @description The maintenance window id.
+             */
+            id: number;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When it stops (earlier when it was cancelled).
+             */
+            endsAt: string;
+            reason: string | null;
         };
         Device: {
             /** @description The controller’s device id. */
@@ -2572,6 +2706,34 @@ export interface components {
             deliveredAt: string | null;
             acknowledgedAt: string | null;
         };
+        Drift: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "open" | "healed";
+            /** Format: date-time */
+            foundAt: string;
+            healedAt: string | null;
+            /** @description Corrective commands queued for it. */
+            corrections: number;
+            items: components["schemas"]["DriftItem"][];
+        };
+        DriftItem: {
+            /** @enum {string} */
+            kind: "unit" | "visitor";
+            /**
+             * Format: int64
+             * @description The unit or visitor id.
+             */
+            id: number;
+            /**
+             * @description missing at the controller · unexpected there (not in the PMS) · altered (see fields).
+             * @enum {string}
+             */
+            change: "missing" | "unexpected" | "altered";
+            /** @description For altered: the fields that differ (accessCode when the code does — its value is never named). */
+            fields: string[];
+        };
         CodeRead: {
             /** @description Increases with each record; page back with beforeId. */
             id: number;
@@ -2616,6 +2778,51 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /**
+         * @example {
+         *       "id": 7,
+         *       "facilityId": 42,
+         *       "startsAt": "2026-11-27T09:00:00.000Z",
+         *       "endsAt": "2026-11-27T09:30:00.000Z",
+         *       "reason": "Keypad firmware update",
+         *       "state": "scheduled",
+         *       "scheduledBy": "operator:app_3kq9w2",
+         *       "createdAt": "2026-11-26T16:12:40.000Z",
+         *       "cancelledAt": null,
+         *       "cancelledBy": null
+         *     }
+         */
+        MaintenanceWindow: {
+            /**
+             * Format: int64
+             * @description The maintenance window id.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description As scheduled (a cancellation does not change it).
+             */
+            endsAt: string;
+            reason: string | null;
+            /**
+             * @description At the time of the answer: scheduled (to come), underway, ended, or cancelled (before it started, or while underway: then it ended at cancelledAt).
+             * @enum {string}
+             */
+            state: "scheduled" | "underway" | "ended" | "cancelled";
+            /** @description Who scheduled it: operator:<clientId>, or cli:<user> (the command line). */
+            scheduledBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            cancelledAt: string | null;
+            cancelledBy: string | null;
+        };
         RejectedGatewayEvent: {
             /** @description Position of the event in the batch. */
             index: number;
@@ -2642,6 +2849,12 @@ export interface components {
             payload: unknown;
             /** Format: date-time */
             createdAt: string;
+        };
+        KindDigest: {
+            /** @description How many items of the kind the controller holds. */
+            count: number;
+            /** @description Exactly 64: bucket b holds the items whose id mod 64 is b. */
+            buckets: string[];
         };
         /** @description An event type of the catalogue. */
         GatewayEventType: {
@@ -2788,7 +3001,7 @@ export interface components {
              */
             id: number;
             url: string;
-            topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            topics: ("gateway.events" | "command.status" | "facility.status" | "facility.drift" | "auction.status")[];
             eventTypes: number[] | null;
             facilityIds: number[] | null;
             description: string | null;
@@ -2811,7 +3024,7 @@ export interface components {
         WebhookDelivery: {
             /** @description The webhook-id. */
             id: string;
-            /** @description The message type: a topic (gateway.events, command.status, facility.status, auction.status) or ping (a test). */
+            /** @description The message type: a topic (gateway.events, command.status, facility.status, facility.drift, auction.status) or ping (a test). */
             type: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -3028,7 +3241,7 @@ export interface components {
         };
         FacilityStatus: {
             /** @enum {string} */
-            gatewayControllerPlatformOverallStatus: "ok" | "warning" | "error";
+            gatewayControllerPlatformOverallStatus: "ok" | "maintenance" | "warning" | "error";
             gatewayControllerPlatformOverallStatusMessage: string;
             edgeRouterPlatformOverallStatus: null;
             edgeRouterPlatformOverallStatusMessage: null;
@@ -3045,6 +3258,7 @@ export interface components {
                 pending: number;
                 oldestPendingAt: string | null;
             };
+            maintenance: components["schemas"]["MaintenanceUnderway"] | null;
         };
         SwitchChange: {
             command: components["schemas"]["CommandRef"] | null;
@@ -3134,6 +3348,19 @@ export interface components {
             /** @default true */
             isManual: boolean;
         };
+        ScheduleMaintenanceWindowRequest: {
+            /**
+             * Format: date-time
+             * @description When it starts, with an offset. A time in the past starts the window now.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When it ends: after startsAt, in the future, at most 7 days after the start.
+             */
+            endsAt: string;
+            reason?: string | null;
+        };
         GatewayEventBatch: {
             /** @description Up to 1000 events (none is a batch too), each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}. */
             events: unknown[];
@@ -3149,6 +3376,88 @@ export interface components {
         };
         CommandPoll: {
             commands: components["schemas"]["DeliveredCommand"][];
+        };
+        Digest: {
+            /**
+             * Format: int64
+             * @description The last command sequence the controller applied: the digest is of its state after it.
+             */
+            appliedSequence: number;
+            units: components["schemas"]["KindDigest"];
+            visitors: components["schemas"]["KindDigest"];
+            /**
+             * Format: int64
+             * @description Optional; when given it must be the token's own facility (else 404).
+             */
+            facilityId?: number;
+        };
+        DigestAnswer: {
+            /**
+             * @description in-sync: the controller holds what the PMS asked for. differs: send the items of `buckets`.
+             * @enum {string}
+             */
+            status: "in-sync" | "differs";
+            buckets?: {
+                units: number[];
+                visitors: number[];
+            };
+            /** @description Send the next digest after this long (or after applying commands). */
+            nextDigestSeconds: number;
+        };
+        DigestItems: {
+            /**
+             * Format: int64
+             * @description The last command sequence the controller applied: the digest is of its state after it.
+             */
+            appliedSequence: number;
+            /** @description The buckets the lists are complete for (those the digest named). */
+            buckets: {
+                units: number[];
+                visitors: number[];
+            };
+            units: {
+                /**
+                 * Format: int64
+                 * @description The unit id.
+                 */
+                id: number;
+                /** @description The item’s hash, 16 lower-case hex digits. */
+                hash: string;
+                unitNumber: string;
+                status: string;
+            }[];
+            visitors: {
+                /**
+                 * Format: int64
+                 * @description The visitor id.
+                 */
+                id: number;
+                /** @description The item’s hash, 16 lower-case hex digits. */
+                hash: string;
+                unitId: number | null;
+                isEnabled: boolean;
+                /** Format: int64 */
+                timeGroupId: number;
+                /** Format: int64 */
+                accessProfileId: number;
+            }[];
+            /**
+             * Format: int64
+             * @description Optional; when given it must be the token's own facility (else 404).
+             */
+            facilityId?: number;
+        };
+        DigestItemsAnswer: {
+            /**
+             * @description correcting: the corrective commands are queued; apply them as any other.
+             * @enum {string}
+             */
+            status: "in-sync" | "correcting";
+            /** Format: uuid */
+            driftId?: string;
+            /** @description How many corrective commands were queued. */
+            corrections?: number;
+            items?: components["schemas"]["DriftItem"][];
         };
         GatewayEventPage: {
             metadata: {
@@ -3168,8 +3477,8 @@ export interface components {
         CreateWebhookSubscriptionRequest: {
             /** @description http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
             url: string;
-            /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
-            topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            /** @description gateway.events, command.status, facility.status and facility.drift for an account token; auction.status for an auction partner. */
+            topics: ("gateway.events" | "command.status" | "facility.status" | "facility.drift" | "auction.status")[];
             eventTypes?: number[] | null;
             facilityIds?: number[] | null;
             description?: string | null;
@@ -3182,8 +3491,8 @@ export interface components {
         UpdateWebhookSubscriptionRequest: {
             /** @description http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
             url?: string;
-            /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
-            topics?: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            /** @description gateway.events, command.status, facility.status and facility.drift for an account token; auction.status for an auction partner. */
+            topics?: ("gateway.events" | "command.status" | "facility.status" | "facility.drift" | "auction.status")[];
             eventTypes?: number[] | null;
             facilityIds?: number[] | null;
             description?: string | null;
@@ -6702,7 +7011,8 @@ export interface operations {
                      *       "commands": {
                      *         "pending": 1,
                      *         "oldestPendingAt": "2026-11-25T14:01:57Z"
-                     *       }
+                     *       },
+                     *       "maintenance": null
                      *     }
                      */
                     "application/json": components["schemas"]["FacilityStatus"];
@@ -10202,6 +10512,86 @@ export interface operations {
             };
         };
     };
+    listDrifts: {
+        parameters: {
+            query?: {
+                /** @description 1–100, default 20. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The drifts, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Drift"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listCodeReads: {
         parameters: {
             query?: {
@@ -10429,6 +10819,306 @@ export interface operations {
             };
             /** @description The Content-Type is not one this route accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description upcoming: underway and to come, by start; all: every window, ended and cancelled too, newest first. */
+                include?: "upcoming" | "all";
+                limit?: number;
+                /** @description The last window id of the page before: the list continues after it. */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows, in the order include names. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scheduleMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleMaintenanceWindowRequest"];
+                "application/json-patch+json": components["schemas"]["ScheduleMaintenanceWindowRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduleMaintenanceWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description The window, scheduled. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "facilityId": 42,
+                     *       "startsAt": "2026-11-27T09:00:00.000Z",
+                     *       "endsAt": "2026-11-27T09:30:00.000Z",
+                     *       "reason": "Keypad firmware update",
+                     *       "state": "scheduled",
+                     *       "scheduledBy": "operator:app_3kq9w2",
+                     *       "createdAt": "2026-11-26T16:12:40.000Z",
+                     *       "cancelledAt": null,
+                     *       "cancelledBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The maintenance window id. */
+                windowId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window, cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "facilityId": 42,
+                     *       "startsAt": "2026-11-27T09:00:00.000Z",
+                     *       "endsAt": "2026-11-27T09:30:00.000Z",
+                     *       "reason": "Keypad firmware update",
+                     *       "state": "scheduled",
+                     *       "scheduledBy": "operator:app_3kq9w2",
+                     *       "createdAt": "2026-11-26T16:12:40.000Z",
+                     *       "cancelledAt": null,
+                     *       "cancelledBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility or the window does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description MAINTENANCE_WINDOW_OVER: the window has ended. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10706,6 +11396,198 @@ export interface operations {
             };
             /** @description The facilityId given is not the token’s facility. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportGatewayDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Digest"];
+            };
+        };
+        responses: {
+            /** @description in-sync, or the buckets that differ. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestAnswer"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facilityId given is not the token’s facility. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportGatewayDigestItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigestItems"];
+            };
+        };
+        responses: {
+            /** @description in-sync, or the drift found and the corrections queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestItemsAnswer"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facilityId given is not the token’s facility. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

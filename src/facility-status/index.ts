@@ -7,6 +7,7 @@
 //   reads            status.ts (status list, a facility's status, devices), switches.ts (reported)
 //   remote actions   switches.ts (emergency, lockdown), action-groups.ts (run; the operator's list
 //                    and create) — each a command written through the command queue's door
+//   maintenance      maintenance-windows.ts (the operator's windows: schedule, list, cancel)
 //   background       status-changes.ts, as jobs.ts defines it
 // The words are decided by the pure rules in rules.ts; the SQL is in repository.ts.
 import type { Database } from '../db/database.ts';
@@ -25,6 +26,7 @@ import {
   facilityStatusFactsPast,
 } from './facts.ts';
 import { facilityStatusJobs } from './jobs.ts';
+import { cancelMaintenanceWindow, listMaintenanceWindows, scheduleMaintenanceWindow } from './maintenance-windows.ts';
 import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { recordStatusChanges } from './status-changes.ts';
 import { facilityStatus, listDevices, statusList } from './status.ts';
@@ -35,6 +37,22 @@ export type { FacilitySwitch } from './rules.ts';
 export type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from './facts.ts';
 // For the command line (`gatehouse admin action-group …`), which opens the database and builds no face.
 export { createActionGroup, listActionGroups } from './action-groups.ts';
+// For the command line (`gatehouse admin maintenance …`) and the routes, as above.
+export {
+  cancelMaintenanceWindow,
+  listMaintenanceWindows,
+  MAINTENANCE_WINDOWS_INCLUDE,
+  MAINTENANCE_WINDOWS_PAGE_MAX,
+  type MaintenanceWindowView,
+  scheduleMaintenanceWindow,
+} from './maintenance-windows.ts';
+export {
+  MAINTENANCE_REASON_MAX_LENGTH,
+  MAINTENANCE_WINDOW_MAX_MS,
+  MAINTENANCE_WINDOW_STATES,
+  STATUS_WORDS,
+  type StatusWord,
+} from './rules.ts';
 
 export interface FacilityStatusFaceDeps {
   database: Database;
@@ -68,6 +86,10 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
     // The operator's action groups.
     createActionGroup: (input: Parameters<typeof createActionGroup>[1]) => createActionGroup(deps.db, input),
     listActionGroups: (facility: EntityId | string) => listActionGroups(deps.db, facility),
+    // The operator's maintenance windows.
+    scheduleMaintenanceWindow: bind(scheduleMaintenanceWindow),
+    listMaintenanceWindows: bind(listMaintenanceWindows),
+    cancelMaintenanceWindow: bind(cancelMaintenanceWindow),
     /** What the job runs every minute (also run by tests at a chosen time). */
     recordStatusChanges: (now: number) => recordStatusChanges(deps.db, now),
     /**
@@ -86,7 +108,7 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
       past: facilityStatusFactsPast,
     },
     /** The face's background jobs, worked by the server's queue. */
-    jobs: facilityStatusJobs({ db: database.db, logger }) as JobDefinition[],
+    jobs: facilityStatusJobs({ db: database.db, logger, clock }) as JobDefinition[],
     /** Nothing long-lived to close: the memories of what was written are plain maps. */
     async close() {},
   };
