@@ -171,6 +171,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/facilities/{facilityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a facility's settings: its gate-code rules.
+         * @description The rules apply to the codes PMS send from now on; the codes visitors already hold are not re-checked. A minimum above the maximum (after the change) is a 400 naming the bound sent.
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        patch: operations["updateFacility"];
+        trace?: never;
+    };
     "/admin/applications": {
         parameters: {
             query?: never;
@@ -2050,6 +2072,23 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /**
+         * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters.
+         * @example {
+         *       "characters": "digits",
+         *       "minLength": 4,
+         *       "maxLength": 10
+         *     }
+         */
+        AccessCodeRules: {
+            /**
+             * @description digits: 0–9 only; alphanumeric: letters A–Z (either case) and digits.
+             * @enum {string}
+             */
+            characters: "digits" | "alphanumeric";
+            minLength: number;
+            maxLength: number;
+        };
         AdminFacility: {
             /**
              * Format: int64
@@ -2077,6 +2116,7 @@ export interface components {
              * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
              */
             addressLine: string | null;
+            accessCodeRules: components["schemas"]["AccessCodeRules"];
             guid: string | null;
             charityEnrolled: boolean;
         };
@@ -2463,6 +2503,7 @@ export interface components {
              * @description Deprecated: addressLine1 under the name it was shipped with, before the address had two lines. Reads carry both names with the same value. A write may send either; when both carry text they must be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.
              */
             addressLine: string | null;
+            accessCodeRules: components["schemas"]["AccessCodeRules"];
         };
         FacilityStatusListRow: {
             /**
@@ -2618,7 +2659,7 @@ export interface components {
             extendedData: {
                 [key: string]: unknown;
             };
-            /** @description The gate code (digits, leading zeros kept): only for a token with the scope accesscontrol:codes, and every such read is recorded for audit. Absent otherwise. */
+            /** @description The gate code (digits, leading zeros kept; letters in upper case): only for a token with the scope accesscontrol:codes, and every such read is recorded for audit. Absent otherwise. */
             code?: string;
         };
         TimeGroup: {
@@ -3251,7 +3292,7 @@ export interface components {
         };
         CreateVisitorRequest: {
             unitId?: number | null;
-            /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
+            /** @description Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as its digits; a number cannot keep leading zeros). An update that sends the visitor’s code unchanged is accepted whatever the rules now say. Unique among the facility’s enabled visitors. Write-only: never returned. */
             accessCode: string;
             firstName: string;
             lastName: string;
@@ -3279,7 +3320,7 @@ export interface components {
         };
         UpdateVisitorRequest: {
             unitId?: number | null;
-            /** @description Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned. */
+            /** @description Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as its digits; a number cannot keep leading zeros). An update that sends the visitor’s code unchanged is accepted whatever the rules now say. Unique among the facility’s enabled visitors. Write-only: never returned. */
             accessCode?: string;
             firstName?: string;
             lastName?: string;
@@ -4095,6 +4136,25 @@ export interface operations {
                     /** @description Auction facility identifier, 1–20 characters, unique across the service. */
                     guid?: string;
                     charityEnrolled?: boolean;
+                    /**
+                     * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters. A sub-field left out takes the default.
+                     * @example {
+                     *       "characters": "alphanumeric",
+                     *       "minLength": 6,
+                     *       "maxLength": 8
+                     *     }
+                     */
+                    accessCodeRules?: {
+                        /**
+                         * @description digits: 0–9 only; alphanumeric: letters A–Z (either case) and digits.
+                         * @enum {string}
+                         */
+                        characters?: "digits" | "alphanumeric";
+                        /** @description 1–16; minLength at most maxLength. */
+                        minLength?: number;
+                        /** @description 1–16; minLength at most maxLength. */
+                        maxLength?: number;
+                    };
                 };
             };
         };
@@ -4146,6 +4206,125 @@ export interface operations {
             };
             /** @description The guid (GUID_TAKEN) or the property number (PROPERTY_NUMBER_TAKEN) is already assigned to another facility. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters. A sub-field left out keeps its value.
+                     * @example {
+                     *       "characters": "alphanumeric",
+                     *       "minLength": 6,
+                     *       "maxLength": 8
+                     *     }
+                     */
+                    accessCodeRules: {
+                        /**
+                         * @description digits: 0–9 only; alphanumeric: letters A–Z (either case) and digits.
+                         * @enum {string}
+                         */
+                        characters?: "digits" | "alphanumeric";
+                        /** @description 1–16; minLength at most maxLength. */
+                        minLength?: number;
+                        /** @description 1–16; minLength at most maxLength. */
+                        maxLength?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The facility, changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminFacility"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No facility has that id (NOT_FOUND). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,7 @@ import { refresh } from './refresh.ts';
 import { listTimeGroups } from './time-groups.ts';
 import { actOnUnit, createUnit, getUnit, listUnits } from './units.ts';
 import {
+  accessCodeFault,
   createVisitor,
   getVisitor,
   listUnitVisitors,
@@ -84,6 +85,7 @@ export function createAccessControl({ database, config, sharedState, clock, vaul
     updateVisitor: withParts(updateVisitor),
     removeVisitor: withParts(removeVisitor),
     switchVisitorAccess: withParts(switchVisitorAccess),
+    accessCodeFault: withParts(accessCodeFault),
     // A full refresh of what the controller holds.
     refresh: withParts(refresh),
     // Reads of the facility's settings, and the operator's audit of gate-code reads.

@@ -1,6 +1,8 @@
 // The rules of access control as pure functions over plain data: a unit's states and the actions
-// allowed in each, where a visitor may be placed, gate-code form, and time-group windows.
-// Routes and the simulated controller both decide through these; they are tested without I/O.
+// allowed in each, where a visitor may be placed, a gate code against its facility's rules, and
+// time-group windows. Routes and the simulated controller both decide through these; they are
+// tested without I/O.
+import type { AccessCodeRules } from '../http/caller.ts';
 
 export const UNIT_STATUSES = ['Vacant', 'Rented', 'Delinquent'] as const;
 export type UnitStatus = (typeof UNIT_STATUSES)[number];
@@ -75,21 +77,48 @@ export function switchVisitor(
   return { isEnabled: next, changed: next !== isEnabled };
 }
 
-export const ACCESS_CODE_PATTERN = '^\\d{1,10}$';
-/** The gate-code rule in words, for a 400 (instead of the schema's pattern). */
-export const ACCESS_CODE_RULE = 'must be 1 to 10 digits, as a string of digits or a whole number';
-export const ACCESS_CODE_MAX = 9_999_999_999;
-const ACCESS_CODE = /^\d{1,10}$/;
+// ---- gate codes ----
+
+/** Letters and digits: what a code is made of under any facility's rules (their lengths bound it). */
+const CODE = /^[0-9A-Za-z]+$/;
+const DIGITS = /^[0-9]+$/;
 
 /**
- * A gate code as sent: a string of 1–10 digits, or a whole number (legacy integrations send
- * numbers; a number cannot carry leading zeros). Returns the digits, or null when not a code.
+ * A gate code as sent, in the form it is kept: letters and digits, the letters in upper case — a
+ * keypad has one case, so "ab12" and "AB12" are one code (one digest, one uniqueness rule). A whole
+ * number (legacy integrations send numbers; a number cannot carry leading zeros) is its digits.
+ * Null when it is no code under any facility's rules (whose lengths judgeAccessCode checks).
  */
 export function normalizeAccessCode(value: unknown): string | null {
-  if (typeof value === 'number')
-    return Number.isInteger(value) && value >= 0 && value <= ACCESS_CODE_MAX ? String(value) : null;
-  if (typeof value === 'string') return ACCESS_CODE.test(value) ? value : null;
-  return null;
+  const text = typeof value === 'number' ? (Number.isSafeInteger(value) && value >= 0 ? String(value) : null) : value;
+  return typeof text === 'string' && CODE.test(text) ? text.toUpperCase() : null;
+}
+
+/** The facility's rules in words, for a 400: "must be 4 to 10 digits", "must be 6 letters or digits". */
+export function accessCodeRuleText(rules: AccessCodeRules): string {
+  const one = rules.maxLength === 1;
+  const length =
+    rules.minLength === rules.maxLength ? `${rules.minLength}` : `${rules.minLength} to ${rules.maxLength}`;
+  const characters =
+    rules.characters === 'digits' ? (one ? 'digit' : 'digits') : one ? 'letter or digit' : 'letters or digits';
+  return `must be ${length} ${characters}`;
+}
+
+/**
+ * A code sent for a visitor, judged by the facility's rules: the code as kept (normalizeAccessCode),
+ * or the rules in words. `current` is the visitor's code as it is: sent again, it is accepted whatever
+ * the rules now say — it is not a new code (a PMS that sends its whole visitor on every update sends
+ * it again), and the codes held before a change of the rules are not re-checked.
+ */
+export function judgeAccessCode(value: unknown, rules: AccessCodeRules, current?: string): Decision<string> {
+  const code = normalizeAccessCode(value);
+  if (code !== null && code === current) return allow(code);
+  const follows =
+    code !== null &&
+    code.length >= rules.minLength &&
+    code.length <= rules.maxLength &&
+    (rules.characters === 'alphanumeric' || DIGITS.test(code));
+  return follows ? allow(code) : refuse('ACCESS_CODE_RULES', accessCodeRuleText(rules));
 }
 
 /** extendedData (of a unit or a visitor) is any JSON object of at most this many bytes as JSON. */

@@ -3,9 +3,15 @@
 // with the notes and tags its routes share.
 import { Type } from '@fastify/type-provider-typebox';
 import { Answer, EntityId, Nullable, StringAcceptingInteger, StringEnum } from '../http/schemas.ts';
-import { ACCESS_CODE_PATTERN, EXTENDED_DATA_MAX_BYTES, UNIT_STATUSES } from './rules.ts';
+import { EXTENDED_DATA_MAX_BYTES, UNIT_STATUSES } from './rules.ts';
 import { MAX_BODY_DEPTH } from '../http/validation.ts';
-import { FACILITY_FIELDS } from '../tenancy/index.ts';
+import { ACCESS_CODE_LENGTH, FACILITY_FIELDS } from '../tenancy/index.ts';
+
+/**
+ * The widest code any facility's rules admit: letters and digits, as long as a rule may say. It is the
+ * schema's bound; the facility's own rules (SPEC §1 accessCodeRules) are checked by the operation.
+ */
+const ACCESS_CODE_PATTERN = `^[0-9A-Za-z]{${ACCESS_CODE_LENGTH.min},${ACCESS_CODE_LENGTH.max}}$`;
 
 // ---- what the routes' documentation shares ----
 
@@ -197,21 +203,25 @@ export const Visitor = Type.Object(
       Type.String({
         pattern: ACCESS_CODE_PATTERN,
         description:
-          'The gate code (digits, leading zeros kept): only for a token with the scope accesscontrol:codes, and every ' +
-          'such read is recorded for audit. Absent otherwise.',
+          'The gate code (digits, leading zeros kept; letters in upper case): only for a token with the scope ' +
+          'accesscontrol:codes, and every such read is recorded for audit. Absent otherwise.',
       }),
     ),
   },
   { $id: 'Visitor' },
 );
 
-// A string of digits; a JSON number is read as its digits before validation (the face's lenient
-// bodies, src/http/lenient.ts), so every rule below is one pattern on one string.
+// A string of letters and digits, or a JSON number, read as its digits before validation (the face's
+// lenient bodies, src/http/lenient.ts). The schema holds it to the widest rule a facility may have;
+// the facility's own rules (accessCodeRules) are checked by the operation, and a 400 joins both.
 const AccessCode = StringAcceptingInteger({
   pattern: ACCESS_CODE_PATTERN,
   description:
-    'Gate code: 1–10 digits, as a string ("0042") or a whole number (42, read as its digits; a number cannot keep ' +
-    'leading zeros). Unique among the facility’s enabled visitors. Write-only: never returned.',
+    'Gate code, following the facility’s accessCodeRules (GET /facilities/{facilityId}; default 4 to 10 digits), ' +
+    'else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). A string ("0042"; letters where ' +
+    'the rules allow them, compared without regard to case and kept in upper case) or a whole number (42, read as ' +
+    'its digits; a number cannot keep leading zeros). An update that sends the visitor’s code unchanged is accepted ' +
+    'whatever the rules now say. Unique among the facility’s enabled visitors. Write-only: never returned.',
   writeOnly: true,
 });
 

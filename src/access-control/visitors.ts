@@ -1,5 +1,6 @@
 // Visitors of a facility (tenants and the people they allow in), with their gate codes: create,
-// update, remove, disable/enable, and reads. A code goes in as digest + sealed copy (codes.ts) and
+// update, remove, disable/enable, and reads. A new code must follow the facility's rules (judged
+// first, before anything is written or counted); it goes in as digest + sealed copy (codes.ts) and
 // comes out to the controller, inside a command, and to a reader holding accesscontrol:codes,
 // audited (code-reads.ts). A change that sets a code and meets it in use is audited the same way,
 // and throttled per credential (code-conflicts.ts).
@@ -7,7 +8,7 @@ import type { Updateable } from 'kysely';
 import type { VisibleFacility } from '../http/caller.ts';
 import { sealedField } from '../commands/index.ts';
 import type { Db } from '../db/tables.ts';
-import { AppError, concurrentChange, conflict, notFound, validationFailed } from '../errors.ts';
+import { AppError, concurrentChange, conflict, type FieldError, notFound, validationFailed } from '../errors.ts';
 import { type EntityId, isEntityId } from '../ids.ts';
 import { resolveAccessProfile } from './access-profiles.ts';
 import { inChange, violates } from './change.ts';
@@ -17,7 +18,7 @@ import { type Reader, withCodes } from './code-reads.ts';
 import type { AccessControlParts } from './deps.ts';
 import * as repo from './repository.ts';
 import type { UnitRow, VisitorRow } from './repository.ts';
-import { ACCESS_CODE_RULE, normalizeAccessCode, placeVisitor, switchVisitor, visitorName } from './rules.ts';
+import { judgeAccessCode, placeVisitor, switchVisitor, visitorName } from './rules.ts';
 import type { VisitorsTable } from './tables.ts';
 import { resolveTimeGroup } from './time-groups.ts';
 import { extendedDataText, getUnit, lockUnit, type UnitState, unitState, unitView, type UnitView } from './units.ts';
@@ -152,26 +153,69 @@ export async function getVisitor(
 
 // ---- changes ----
 
-/** The stored forms of a gate code: its digest (the uniqueness rule) and its sealed copy. */
-function codeColumns(vault: AccessCodeVault, facilityId: EntityId, visitorId: EntityId, accessCode: string | number) {
-  // The schema admits only codes; normalizeAccessCode is the same rule, applied to the value kept.
-  const code = normalizeAccessCode(accessCode);
-  if (code === null) throw validationFailed([{ path: 'accessCode', message: ACCESS_CODE_RULE }]);
-  return { access_code_digest: vault.digest(facilityId, code), access_code_sealed: vault.seal(visitorId, code) };
+/**
+ * A code a change sends, judged by the facility's rules: the code as kept, or the fault naming
+ * accessCode. The visitor's own code sent again (`current`) is not a new code: never re-checked.
+ */
+function codeFault(
+  vault: AccessCodeVault,
+  facility: VisibleFacility,
+  sent: unknown,
+  current?: VisitorRow,
+): { code: string; fault: null } | { code: null; fault: FieldError } {
+  const judged = judgeAccessCode(
+    sent,
+    facility.accessCodeRules,
+    current && vault.unseal(current.id, current.access_code_sealed),
+  );
+  return judged.ok
+    ? { code: judged.value, fault: null }
+    : { code: null, fault: { path: 'accessCode', message: judged.reason } };
 }
 
-/** Who holds the code a change asked for, when the change met it in use (a valid code by then). */
+/** The code a change sends, as kept, when it may be kept (codeFault); else a 400 naming accessCode. */
+function acceptedCode(vault: AccessCodeVault, facility: VisibleFacility, sent: unknown, current?: VisitorRow): string {
+  const { code, fault } = codeFault(vault, facility, sent, current);
+  if (fault) throw validationFailed([fault]);
+  return code;
+}
+
+/**
+ * What a 400 of a visitor change says of its code when the schema refused the request for other
+ * fields (the code within the schema's widest bound): the facility's rules, checked as the operation
+ * would, so that one answer names every bad field. Null when the code is not at fault.
+ */
+export async function accessCodeFault(
+  ac: AccessControlParts,
+  facility: VisibleFacility,
+  sent: unknown,
+  visitorId?: EntityId,
+): Promise<FieldError | null> {
+  if (sent === undefined) return null;
+  const current =
+    visitorId !== undefined && isEntityId(visitorId)
+      ? await repo.findVisitor(ac.db, facility.id, visitorId)
+      : undefined;
+  return codeFault(ac.vault, facility, sent, current).fault;
+}
+
+/** The stored forms of a gate code (as kept): its digest (the uniqueness rule) and its sealed copy. */
+const codeColumns = (vault: AccessCodeVault, facilityId: EntityId, visitorId: EntityId, code: string) => ({
+  access_code_digest: vault.digest(facilityId, code),
+  access_code_sealed: vault.seal(visitorId, code),
+});
+
+/** Who holds the code a change asked for, when the change met it in use. */
 const holdersOf =
-  (ac: AccessControlParts, facilityId: EntityId, accessCode: string | number): CodeHolders =>
+  (ac: AccessControlParts, facilityId: EntityId, code: string): CodeHolders =>
   (db) =>
-    repo.visitorsHoldingCode(db, facilityId, { digest: ac.vault.digest(facilityId, normalizeAccessCode(accessCode)!) });
+    repo.visitorsHoldingCode(db, facilityId, { digest: ac.vault.digest(facilityId, code) });
 
 const blankToNull = (value: string | null | undefined) =>
   value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
 
 /** A tenant is placed on a unit; only a visitor who is not a tenant may have none. */
-const tenantNeedsUnit = () =>
-  validationFailed([{ path: 'unitId', message: 'is required for a tenant (isTenant true)' }]);
+const tenantNeedsUnit: FieldError = { path: 'unitId', message: 'is required for a tenant (isTenant true)' };
 
 export async function createVisitor(
   ac: AccessControlParts,
@@ -181,9 +225,14 @@ export async function createVisitor(
   suppressCommands: boolean,
 ): Promise<{ visitor: VisitorView; unit: UnitView | null }> {
   const unitId = input.unitId ?? null;
-  if (unitId === null && input.isTenant) throw tenantNeedsUnit();
+  // The code first, with the other faults of the request: nothing is written or counted for a code the
+  // facility's rules refuse.
+  const { code, fault } = codeFault(ac.vault, facility, input.accessCode);
+  const faults: FieldError[] = fault ? [fault] : [];
+  if (unitId === null && input.isTenant) faults.push(tenantNeedsUnit);
+  if (code === null || faults.length > 0) throw validationFailed(faults);
   const extended = extendedDataText(input.extendedData);
-  const holders = holdersOf(ac, facility.id, input.accessCode);
+  const holders = holdersOf(ac, facility.id, code);
   return ac.codeConflicts.guard(ac.db, facility, writer, holders, () =>
     inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
       let unit: UnitRow | null = null;
@@ -212,7 +261,7 @@ export async function createVisitor(
         time_group_id: timeGroupId,
         access_profile_id: accessProfileId,
         extended_data: extended,
-        ...codeColumns(ac.vault, facility.id, id, input.accessCode),
+        ...codeColumns(ac.vault, facility.id, id, code),
       });
       const row = await loadVisitor(trx, facility.id, id);
       const visitor = visitorState(row, facility.timeZone);
@@ -236,14 +285,15 @@ export async function updateVisitor(
   suppressCommands: boolean,
 ): Promise<VisitorView> {
   const current = await loadVisitor(ac.db, facility.id, visitorId);
-  const code = input.accessCode === undefined ? {} : codeColumns(ac.vault, facility.id, current.id, input.accessCode);
+  const sentCode = input.accessCode === undefined ? null : acceptedCode(ac.vault, facility, input.accessCode, current);
+  const code = sentCode === null ? {} : codeColumns(ac.vault, facility.id, current.id, sentCode);
   const extended = input.extendedData === undefined ? undefined : extendedDataText(input.extendedData);
   const change = () =>
     inChange(ac, facility.id, suppressCommands, async ({ trx, command }) => {
       // Lock order everywhere: units (by id), then visitors — never the other way round.
       const targetUnitId = input.unitId === undefined ? current.unit_id : input.unitId;
       const isTenant = input.isTenant ?? current.is_tenant;
-      if (targetUnitId === null && isTenant) throw tenantNeedsUnit();
+      if (targetUnitId === null && isTenant) throw validationFailed([tenantNeedsUnit]);
       const unitIds = [...new Set([current.unit_id, targetUnitId])]
         .filter((id): id is EntityId => id !== null)
         .sort((a, b) => a - b);
@@ -292,9 +342,9 @@ export async function updateVisitor(
       await command('visitor.upsert', { action: 'update', visitor, unit: unitRow && unitState(unitRow) });
       return visitorView(row);
     });
-  // Only a new code can meet one in use.
-  if (input.accessCode === undefined) return change();
-  return ac.codeConflicts.guard(ac.db, facility, writer, holdersOf(ac, facility.id, input.accessCode), change);
+  // Only a code sent can meet one in use.
+  if (sentCode === null) return change();
+  return ac.codeConflicts.guard(ac.db, facility, writer, holdersOf(ac, facility.id, sentCode), change);
 }
 
 /** Removes the visitor: their code stops opening the gate. */

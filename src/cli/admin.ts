@@ -15,7 +15,7 @@ import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../http/caller.ts';
 import { printJson, requireServiceData, tell, withDatabase } from './support.ts';
 import { dataDirLayout } from '../db/data-dir.ts';
 import { SCOPE_DESCRIPTIONS } from '../http/access.ts';
-import { createTenancy, type Tenancy } from '../tenancy/index.ts';
+import { type AccessCodeRulesInput, createTenancy, type Tenancy } from '../tenancy/index.ts';
 import type { Db } from '../db/tables.ts';
 
 const list = (value: string) =>
@@ -34,6 +34,25 @@ function run(command: string, action: (parts: { db: Db; tenancy: Tenancy }) => P
 }
 
 const items = async (rows: Promise<unknown[]>) => ({ items: await rows });
+
+// A facility's gate-code rules (accessCodeRules), as flags of facility create and update; each checked,
+// and named in a refusal, by the tenancy face (`accessCodeRules.minLength must be …`).
+const CODE_CHARACTERS_FLAG = [
+  '--code-characters <digits|alphanumeric>',
+  'gate codes of digits only, or of letters and digits (default digits)',
+] as const;
+const CODE_MIN_LENGTH_FLAG = ['--code-min-length <n>', 'shortest gate code, 1–16 (default 4)'] as const;
+const CODE_MAX_LENGTH_FLAG = ['--code-max-length <n>', 'longest gate code, 1–16 (default 10)'] as const;
+interface CodeRuleFlags {
+  codeCharacters?: string;
+  codeMinLength?: string;
+  codeMaxLength?: string;
+}
+const accessCodeRulesOf = (o: CodeRuleFlags): AccessCodeRulesInput => ({
+  characters: o.codeCharacters,
+  minLength: o.codeMinLength,
+  maxLength: o.codeMaxLength,
+});
 
 /** The scopes an account key may hold, each with what it allows: from the one list the service checks. */
 function scopesHelp(): string {
@@ -102,22 +121,27 @@ ${examples(
     .option('--state <text>', 'state or region')
     .option('--postal-code <text>', 'postal code')
     .option('--country <text>', 'country')
+    .option(...CODE_CHARACTERS_FLAG)
+    .option(...CODE_MIN_LENGTH_FLAG)
+    .option(...CODE_MAX_LENGTH_FLAG)
     .action(
-      (o: {
-        account: string;
-        name: string;
-        timeZone: string;
-        propertyNumber?: string;
-        guid?: string;
-        charityEnrolled: boolean;
-        addressLine1?: string;
-        addressLine2?: string;
-        addressLine?: string;
-        city?: string;
-        state?: string;
-        postalCode?: string;
-        country?: string;
-      }) =>
+      (
+        o: {
+          account: string;
+          name: string;
+          timeZone: string;
+          propertyNumber?: string;
+          guid?: string;
+          charityEnrolled: boolean;
+          addressLine1?: string;
+          addressLine2?: string;
+          addressLine?: string;
+          city?: string;
+          state?: string;
+          postalCode?: string;
+          country?: string;
+        } & CodeRuleFlags,
+      ) =>
         run('facility create', async ({ tenancy }) => {
           const created = await tenancy.createFacility({
             accountId: o.account,
@@ -133,9 +157,32 @@ ${examples(
             state: o.state ?? null,
             postalCode: o.postalCode ?? null,
             country: o.country ?? null,
+            accessCodeRules: accessCodeRulesOf(o),
           });
           return { id: created.id, guid: created.guid };
         })(),
+    );
+  facility
+    .command('update')
+    .description("Change a facility's settings (its gate-code rules); prints its id and accessCodeRules.")
+    .addHelpText(
+      'after',
+      `
+The gate-code rules apply to the codes a PMS sends from now on; the codes visitors hold are not
+re-checked. A setting left out keeps its value.
+${examples(
+  'gatehouse admin facility update --facility 1 --code-characters alphanumeric --code-min-length 6 --code-max-length 8',
+)}`,
+    )
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .option(...CODE_CHARACTERS_FLAG)
+    .option(...CODE_MIN_LENGTH_FLAG)
+    .option(...CODE_MAX_LENGTH_FLAG)
+    .action((o: { facility: string } & CodeRuleFlags) =>
+      run('facility update', async ({ tenancy }) => {
+        const updated = await tenancy.updateFacility(o.facility, { accessCodeRules: accessCodeRulesOf(o) });
+        return { id: updated.id, accessCodeRules: updated.accessCodeRules };
+      })(),
     );
   facility
     .command('list')

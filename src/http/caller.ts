@@ -76,6 +76,16 @@ export const OPERATOR_SCOPES: Scope[] = ['admin'];
 
 export const isScope = (value: string): value is Scope => (ALL_SCOPES as string[]).includes(value);
 
+/**
+ * A facility's gate-code rules (SPEC §1 `accessCodeRules`): which characters a code may have and how
+ * long it may be. Tenancy keeps them (the operator sets them), access control holds every new code to them.
+ */
+export interface AccessCodeRules {
+  characters: 'digits' | 'alphanumeric';
+  minLength: number;
+  maxLength: number;
+}
+
 /** A facility the caller may see, as every face shows it. */
 export interface VisibleFacility {
   id: EntityId;
@@ -91,6 +101,7 @@ export interface VisibleFacility {
   country: string | null;
   /** Deprecated alias of addressLine1, shipped before the address had two lines: always its value. */
   addressLine: string | null;
+  accessCodeRules: AccessCodeRules;
   guid: string | null;
   charityEnrolled: boolean;
 }

@@ -1,12 +1,23 @@
 // Facilities: the sites of an account, each with its time zone, postal address, property number
-// (how PMS integrations link a site) and, for auctions, its guid.
+// (how PMS integrations link a site), gate-code rules and, for auctions, its guid.
 import type { Db } from '../db/tables.ts';
-import type { VisibleFacility } from '../http/caller.ts';
+import type { AccessCodeRules, VisibleFacility } from '../http/caller.ts';
 import { AppError, notFound, type FieldError } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
 import type { FacilityRow } from './repository.ts';
-import { GUID_RULE, firstAddressLine, isGuid, isTimeZone, optionalText, refuseFaults, requireText } from './rules.ts';
+import {
+  type AccessCodeRulesInput,
+  DEFAULT_ACCESS_CODE_RULES,
+  GUID_RULE,
+  accessCodeRulesOf,
+  firstAddressLine,
+  isGuid,
+  isTimeZone,
+  optionalText,
+  refuseFaults,
+  requireText,
+} from './rules.ts';
 
 /**
  * The postal address of a facility: every part optional (shown by PMS tools as given). addressLine1
@@ -32,10 +43,17 @@ export interface FacilityInput extends Partial<Record<AddressField, string | nul
   propertyNumber?: string | null;
   guid?: string | null;
   charityEnrolled?: boolean;
+  /** Sub-fields left out take the default (digits, 4–10). */
+  accessCodeRules?: AccessCodeRulesInput;
 }
 
-/** A facility as every face shows it: the one mapping of its row. */
-/** The facility as every face shows it (the caller-identity mechanism's shape). */
+/** What an operator changes on a facility after its creation. */
+export interface FacilityChanges {
+  /** Sub-fields left out keep their value. */
+  accessCodeRules?: AccessCodeRulesInput;
+}
+
+/** The facility as every face shows it (the caller-identity mechanism's shape): the one mapping of its row. */
 export type FacilityView = VisibleFacility;
 
 /** A facility by id, as every face shows it; null when there is none. */
@@ -58,10 +76,25 @@ export function facilityView(row: Omit<FacilityRow, 'created_at'>): FacilityView
     postalCode: row.postal_code,
     country: row.country,
     addressLine: row.address_line,
+    accessCodeRules: accessCodeRulesView(row),
     guid: row.guid,
     charityEnrolled: row.charity_enrolled,
   };
 }
+
+const accessCodeRulesView = (
+  row: Pick<FacilityRow, 'access_code_characters' | 'access_code_min_length' | 'access_code_max_length'>,
+): AccessCodeRules => ({
+  characters: row.access_code_characters,
+  minLength: row.access_code_min_length,
+  maxLength: row.access_code_max_length,
+});
+
+const accessCodeRulesColumns = (rules: AccessCodeRules) => ({
+  access_code_characters: rules.characters,
+  access_code_min_length: rules.minLength,
+  access_code_max_length: rules.maxLength,
+});
 
 // The unique constraints of facilities (0002_tenancy.sql) and the field each one is about.
 const UNIQUE_FIELDS: Record<string, { path: 'guid' | 'propertyNumber'; code: string; what: string }> = {
@@ -86,6 +119,7 @@ export async function createFacility(db: Db, input: FacilityInput): Promise<Faci
         ? firstAddressLine(faults, input, max)
         : optionalText(faults, field, input[field as AddressField], max);
   }
+  const accessCodeRules = accessCodeRulesOf(faults, input.accessCodeRules, DEFAULT_ACCESS_CODE_RULES);
   refuseFaults(faults);
   if (!(await repository.accountExists(db, accountId!))) throw notFound('The account');
   try {
@@ -102,6 +136,7 @@ export async function createFacility(db: Db, input: FacilityInput): Promise<Faci
       country: address.country ?? null,
       guid: input.guid ?? null,
       charity_enrolled: input.charityEnrolled ?? false,
+      ...accessCodeRulesColumns(accessCodeRules),
     });
     return facilityView(row);
   } catch (error) {
@@ -112,6 +147,28 @@ export async function createFacility(db: Db, input: FacilityInput): Promise<Faci
       { path: taken.path, message: 'is already in use' },
     ]);
   }
+}
+
+/**
+ * Changes the facility's settings given. Its gate-code rules apply to codes sent from now on: the
+ * codes its visitors hold are not re-checked. The row is locked while the change is decided, so that
+ * two partial changes at once cannot together make a minimum above the maximum.
+ */
+export async function updateFacility(
+  db: Db,
+  facilityId: EntityId | string,
+  changes: FacilityChanges,
+): Promise<FacilityView> {
+  const id = parseEntityId(facilityId);
+  if (id === null) throw notFound('The facility');
+  return db.transaction().execute(async (trx) => {
+    const current = await repository.lockFacility(trx, id);
+    if (!current) throw notFound('The facility');
+    const faults: FieldError[] = [];
+    const accessCodeRules = accessCodeRulesOf(faults, changes.accessCodeRules, accessCodeRulesView(current));
+    refuseFaults(faults);
+    return facilityView(await repository.updateFacilityRow(trx, id, accessCodeRulesColumns(accessCodeRules)));
+  });
 }
 
 /** Every facility, or an account's (none for a value that cannot be an account id). */

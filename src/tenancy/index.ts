@@ -11,7 +11,7 @@ import {
   listApplications,
   revokeApplication,
 } from './applications.ts';
-import { createFacility, facilitiesAmong, findFacility, listFacilities } from './facilities.ts';
+import { createFacility, facilitiesAmong, findFacility, listFacilities, updateFacility } from './facilities.ts';
 import { createGatewayCredential, listGatewayCredentials, revokeGatewayCredential } from './gateways.ts';
 import { facilityExists } from './repository.ts';
 
@@ -25,6 +25,7 @@ export function createTenancy(db: Db) {
     createAccount: withDb(createAccount),
     listAccounts: withDb(listAccounts),
     createFacility: withDb(createFacility),
+    updateFacility: withDb(updateFacility),
     findFacility: withDb(findFacility),
     listFacilities: withDb(listFacilities),
     facilityExists: withDb(facilityExists),
@@ -49,5 +50,6 @@ export type { FacilityHolder } from './repository.ts';
 // calls it without the face).
 export { facilityExists };
 export type { ApplicationInput } from './applications.ts';
-export { facilityView, type FacilityInput, type FacilityView } from './facilities.ts';
+export { facilityView, type FacilityChanges, type FacilityInput, type FacilityView } from './facilities.ts';
+export { ACCESS_CODE_LENGTH, type AccessCodeRulesInput } from './rules.ts';
 export { FACILITY_FIELDS } from './schemas.ts';

@@ -2,7 +2,7 @@
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import type { FacilitiesTable } from './tables.ts';
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, sql, type Updateable } from 'kysely';
 
 export type FacilityRow = Selectable<FacilitiesTable>;
 /** Who may name facilities: an account (its own), or an application (the facilities its list names). */
@@ -23,6 +23,14 @@ export const facilityExists = async (db: Db, id: EntityId) =>
 
 export const insertFacility = (db: Db, values: Omit<FacilityRow, 'id' | 'created_at'>) =>
   db.insertInto('facilities').values(values).returningAll().executeTakeFirstOrThrow();
+
+/** The facility, its row locked until the transaction ends. */
+export const lockFacility = (trx: Db, id: EntityId) =>
+  trx.selectFrom('facilities').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+
+/** Sets the columns given; the facility as it now is. */
+export const updateFacilityRow = (trx: Db, id: EntityId, values: Updateable<FacilitiesTable>) =>
+  trx.updateTable('facilities').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 
 export function facilitiesOf(db: Db, accountId: EntityId | null) {
   let query = db.selectFrom('facilities').selectAll().orderBy('id');

@@ -1,6 +1,7 @@
-// The tenancy face's input rules, pure: what a name, a time zone, a guid may be. Every fault is
-// collected, and one 400 names them all.
+// The tenancy face's input rules, pure: what a name, a time zone, a guid, a facility's gate-code rules
+// may be. Every fault is collected, and one 400 names them all.
 import { validationFailed, type FieldError } from '../errors.ts';
+import type { AccessCodeRules } from '../http/caller.ts';
 
 // Printable, no spaces or control characters: identifiers travel in JSON bodies, URLs and logs.
 const GUID = /^[\x21-\x7e]{1,20}$/;
@@ -64,4 +65,78 @@ export function firstAddressLine(
 /** Refuses with every fault found, if any. */
 export function refuseFaults(faults: FieldError[]): void {
   if (faults.length > 0) throw validationFailed(faults);
+}
+
+// ---- a facility's gate-code rules (SPEC §1 accessCodeRules) ----
+
+export const ACCESS_CODE_CHARACTERS = [
+  'digits',
+  'alphanumeric',
+] as const satisfies readonly AccessCodeRules['characters'][];
+/**
+ * The lengths a rule may name. 16 is the widest code the service takes (the schema's bound of
+ * accessCode); 1 keeps the codes stored before rules existed (1–10 digits) within some rule.
+ */
+export const ACCESS_CODE_LENGTH = { min: 1, max: 16 } as const;
+/** What every facility starts with, those created before the rules existed included (0013). */
+export const DEFAULT_ACCESS_CODE_RULES: AccessCodeRules = { characters: 'digits', minLength: 4, maxLength: 10 };
+
+/** The rules as a write sends them: any sub-field may be left out; a length may come as digits (the command line). */
+export interface AccessCodeRulesInput {
+  characters?: string;
+  minLength?: number | string;
+  maxLength?: number | string;
+}
+
+const LENGTH_RULE = `must be a whole number from ${ACCESS_CODE_LENGTH.min} to ${ACCESS_CODE_LENGTH.max}`;
+
+/** A length as sent, or null when it is not a whole number within ACCESS_CODE_LENGTH. */
+function lengthOf(value: number | string): number | null {
+  const length = typeof value === 'string' && /^[0-9]{1,3}$/.test(value) ? Number(value) : value;
+  return typeof length === 'number' &&
+    Number.isInteger(length) &&
+    length >= ACCESS_CODE_LENGTH.min &&
+    length <= ACCESS_CODE_LENGTH.max
+    ? length
+    : null;
+}
+
+/**
+ * The rules a write asks for: each sub-field sent replaces that of `base` (the default when a facility
+ * is created, its own rules when it is changed). A fault names the sub-field (`accessCodeRules.maxLength`).
+ * A minimum above the maximum names the one sent — maxLength when both were: it is the bound the
+ * operator just gave that contradicts the other.
+ */
+export function accessCodeRulesOf(
+  faults: FieldError[],
+  input: AccessCodeRulesInput | undefined,
+  base: AccessCodeRules,
+): AccessCodeRules {
+  const rules = { ...base };
+  if (input === undefined) return rules;
+  if (input.characters !== undefined) {
+    if ((ACCESS_CODE_CHARACTERS as readonly string[]).includes(input.characters)) {
+      rules.characters = input.characters as AccessCodeRules['characters'];
+    } else {
+      faults.push({ path: 'accessCodeRules.characters', message: `must be ${ACCESS_CODE_CHARACTERS.join(' or ')}` });
+    }
+  }
+  let lengthsValid = true;
+  for (const field of ['minLength', 'maxLength'] as const) {
+    const sent = input[field];
+    if (sent === undefined) continue;
+    const length = lengthOf(sent);
+    if (length === null) {
+      faults.push({ path: `accessCodeRules.${field}`, message: LENGTH_RULE });
+      lengthsValid = false;
+    } else rules[field] = length;
+  }
+  if (lengthsValid && rules.minLength > rules.maxLength) {
+    faults.push(
+      input.maxLength !== undefined
+        ? { path: 'accessCodeRules.maxLength', message: `must be at least minLength (${rules.minLength})` }
+        : { path: 'accessCodeRules.minLength', message: `must be at most maxLength (${rules.maxLength})` },
+    );
+  }
+  return rules;
 }

@@ -1,6 +1,7 @@
 // TypeBox schemas of the tenancy face's admin routes.
 import { Type } from '@fastify/type-provider-typebox';
-import { EntityId, Nullable } from '../http/schemas.ts';
+import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
+import { ACCESS_CODE_CHARACTERS, ACCESS_CODE_LENGTH, DEFAULT_ACCESS_CODE_RULES } from './rules.ts';
 
 export const tags = ['admin'];
 
@@ -24,6 +25,48 @@ export const ADDRESS_LINE_ALIAS =
   'Reads carry both names with the same value. A write may send either; when both carry text they must ' +
   'be equal (else 400 naming addressLine), and null or blank counts as not sent. Send addressLine1.';
 
+const { minLength: defaultMin, maxLength: defaultMax, characters: defaultCharacters } = DEFAULT_ACCESS_CODE_RULES;
+
+/** What the gate-code rules are and do: said once, on the read and on the writes. */
+export const ACCESS_CODE_RULES_NOTE =
+  'The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must ' +
+  'follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare ' +
+  'without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. ' +
+  'Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the ' +
+  'visitor’s code unchanged, keeps it. ' +
+  `Default: ${defaultCharacters}, ${defaultMin} to ${defaultMax} characters.`;
+
+const CHARACTERS_NOTE = 'digits: 0–9 only; alphanumeric: letters A–Z (either case) and digits.';
+const LENGTH_NOTE = `${ACCESS_CODE_LENGTH.min}–${ACCESS_CODE_LENGTH.max}; minLength at most maxLength.`;
+
+export const AccessCodeRules = Type.Object(
+  {
+    characters: StringEnum(ACCESS_CODE_CHARACTERS, { description: CHARACTERS_NOTE }),
+    minLength: Type.Integer({ minimum: ACCESS_CODE_LENGTH.min, maximum: ACCESS_CODE_LENGTH.max }),
+    maxLength: Type.Integer({ minimum: ACCESS_CODE_LENGTH.min, maximum: ACCESS_CODE_LENGTH.max }),
+  },
+  { $id: 'AccessCodeRules', description: ACCESS_CODE_RULES_NOTE, examples: [DEFAULT_ACCESS_CODE_RULES] },
+);
+
+/** The rules as a write sends them: a sub-field left out takes the default (create) or keeps its value (update). */
+export const AccessCodeRulesChange = (leftOut: string, options: { minProperties?: number } = {}) =>
+  Type.Object(
+    {
+      characters: Type.Optional(StringEnum(ACCESS_CODE_CHARACTERS, { description: CHARACTERS_NOTE })),
+      minLength: Type.Optional(
+        Type.Integer({ minimum: ACCESS_CODE_LENGTH.min, maximum: ACCESS_CODE_LENGTH.max, description: LENGTH_NOTE }),
+      ),
+      maxLength: Type.Optional(
+        Type.Integer({ minimum: ACCESS_CODE_LENGTH.min, maximum: ACCESS_CODE_LENGTH.max, description: LENGTH_NOTE }),
+      ),
+    },
+    {
+      ...options,
+      description: `${ACCESS_CODE_RULES_NOTE} ${leftOut}`,
+      examples: [{ characters: 'alphanumeric', minLength: 6, maxLength: 8 }],
+    },
+  );
+
 /** A facility's fields as every view shows them (the account's view in access control adds nothing but descriptions). */
 export const FACILITY_FIELDS = {
   id: EntityId('The facility id.'),
@@ -40,6 +83,7 @@ export const FACILITY_FIELDS = {
   postalCode: Nullable(Type.String()),
   country: Nullable(Type.String()),
   addressLine: NullableText(ADDRESS_LINE_ALIAS, { deprecated: true }),
+  accessCodeRules: AccessCodeRules,
 };
 
 // Named AdminFacility: the facility as the operator created it (the access-control face's Facility is the account's view).

@@ -23,6 +23,10 @@ export interface FacilitiesTable {
   country: string | null;
   guid: string | null;
   charity_enrolled: Generated<boolean>;
+  /** The gate-code rules (0013), read together as accessCodeRules. */
+  access_code_characters: Generated<'digits' | 'alphanumeric'>;
+  access_code_min_length: Generated<number>;
+  access_code_max_length: Generated<number>;
   created_at: CreatedAt;
 }
 

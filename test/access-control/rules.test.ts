@@ -1,9 +1,13 @@
-// The pure rules: the unit state table, visitor placement, the visitor switch, code form, time windows.
+// The pure rules: the unit state table, visitor placement, the visitor switch, gate codes against a
+// facility's rules, time windows.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { AccessCodeRules } from '../../src/http/caller.ts';
 import {
+  accessCodeRuleText,
   decideUnitAction,
   isWithinTimeWindows,
+  judgeAccessCode,
   localTime,
   normalizeAccessCode,
   placeVisitor,
@@ -64,26 +68,27 @@ describe('the visitor switch', () => {
 });
 
 describe('access codes', () => {
-  it('accepts 1–10 digits as a string (leading zeros kept) or a whole number', () => {
+  it('keeps letters and digits as a string (leading zeros kept, letters in upper case), a whole number as its digits', () => {
     assert.equal(normalizeAccessCode('0042'), '0042');
     assert.equal(normalizeAccessCode('1'), '1');
-    assert.equal(normalizeAccessCode('1234567890'), '1234567890');
+    assert.equal(normalizeAccessCode('1234567890123456'), '1234567890123456');
+    assert.equal(normalizeAccessCode('ab12Cd'), 'AB12CD');
     assert.equal(normalizeAccessCode(42), '42');
     assert.equal(normalizeAccessCode(0), '0');
     assert.equal(normalizeAccessCode(9_999_999_999), '9999999999');
   });
-  it('refuses empty, 11 digits, letters, signs, fractions and other types', () => {
+  it('refuses empty, signs, spaces, other scripts, fractions, unsafe numbers and other types', () => {
     for (const bad of [
       '',
-      '12345678901',
-      '12a4',
+      '12-4',
       ' 1234',
       '-123',
       '+123',
       '１２３',
+      'ÄB12',
       1.5,
       -1,
-      10_000_000_000,
+      2 ** 53,
       Number.NaN,
       null,
       true,
@@ -92,6 +97,48 @@ describe('access codes', () => {
       assert.equal(normalizeAccessCode(bad), null, JSON.stringify(bad));
     }
   });
+
+  const DIGITS: AccessCodeRules = { characters: 'digits', minLength: 4, maxLength: 10 };
+  const LETTERS: AccessCodeRules = { characters: 'alphanumeric', minLength: 6, maxLength: 8 };
+  const judged = (value: unknown, rules: AccessCodeRules, current?: string) => {
+    const decision = judgeAccessCode(value, rules, current);
+    return decision.ok ? decision.value : `refused: ${decision.reason}`;
+  };
+
+  it('says the rules in words', () => {
+    assert.equal(accessCodeRuleText(DIGITS), 'must be 4 to 10 digits');
+    assert.equal(accessCodeRuleText(LETTERS), 'must be 6 to 8 letters or digits');
+    assert.equal(accessCodeRuleText({ characters: 'digits', minLength: 6, maxLength: 6 }), 'must be 6 digits');
+    assert.equal(accessCodeRuleText({ characters: 'digits', minLength: 1, maxLength: 1 }), 'must be 1 digit');
+    assert.equal(
+      accessCodeRuleText({ characters: 'alphanumeric', minLength: 1, maxLength: 1 }),
+      'must be 1 letter or digit',
+    );
+  });
+
+  it('holds a code to its facility’s length and characters, the bounds included', () => {
+    assert.equal(judged('1234', DIGITS), '1234');
+    assert.equal(judged('0123456789', DIGITS), '0123456789');
+    assert.equal(judged(4321, DIGITS), '4321');
+    assert.equal(judged('123', DIGITS), 'refused: must be 4 to 10 digits');
+    assert.equal(judged(123, DIGITS), 'refused: must be 4 to 10 digits');
+    assert.equal(judged('12345678901', DIGITS), 'refused: must be 4 to 10 digits');
+    assert.equal(judged('12AB', DIGITS), 'refused: must be 4 to 10 digits');
+    assert.equal(judged('ab12cd', LETTERS), 'AB12CD');
+    assert.equal(judged('123456', LETTERS), '123456', 'digits alone are letters-or-digits too');
+    assert.equal(judged('AB12C', LETTERS), 'refused: must be 6 to 8 letters or digits');
+    assert.equal(judged('AB12CD345', LETTERS), 'refused: must be 6 to 8 letters or digits');
+    assert.equal(judged('AB-12CD', LETTERS), 'refused: must be 6 to 8 letters or digits');
+    assert.equal(judged(true, LETTERS), 'refused: must be 6 to 8 letters or digits');
+  });
+
+  it('accepts the visitor’s own code sent again, whatever the rules now say; any other code is judged', () => {
+    assert.equal(judged('042', DIGITS, '042'), '042');
+    assert.equal(judged('ab12', DIGITS, 'AB12'), 'AB12', 'the same code in another case');
+    assert.equal(judged('043', DIGITS, '042'), 'refused: must be 4 to 10 digits');
+    assert.equal(judged(42, DIGITS, '042'), 'refused: must be 4 to 10 digits', '42 is not 042');
+  });
+
   it('names a visitor "First Last"', () => {
     assert.equal(visitorName('Ada', 'Lovelace'), 'Ada Lovelace');
     assert.equal(visitorName('Cher', ''), 'Cher');

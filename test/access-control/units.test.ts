@@ -41,6 +41,7 @@ describe('facilities', () => {
     assert.deepEqual(list.map((f) => f.id).sort(), site.account.facilities.map((f) => f.id).sort());
     const one = await ok(client.GET('/facilities/{facilityId}', { params: { path } }), 200);
     assert.deepEqual(Object.keys(one).sort(), [
+      'accessCodeRules',
       'accountId',
       'addressLine',
       'addressLine1',
@@ -55,6 +56,8 @@ describe('facilities', () => {
       'timeZone',
     ]);
     assert.equal(one.timeZone, 'America/Denver');
+    // What a PMS generates codes by: the default until the operator sets others.
+    assert.deepEqual(one.accessCodeRules, { characters: 'digits', minLength: 4, maxLength: 10 });
   });
 
   it('another account’s facility is 404, like one that does not exist', async () => {

@@ -138,6 +138,11 @@ for (const tag of tags) {
         assert.equal(facility.status, 200);
         assert.equal(facility.body.addressLine1, release.facility.addressLine, 'the old address is the first line');
         assert.equal(facility.body.addressLine2 ?? null, null);
+        assert.deepEqual(
+          facility.body.accessCodeRules,
+          { characters: 'digits', minLength: 4, maxLength: 10 },
+          'a facility made before gate-code rules has the default (0013)',
+        );
         const units = await get(`/facilities/${release.facility.id}/units`, pms);
         assert.deepEqual(
           units.body.map((u: { unitNumber: string }) => u.unitNumber),

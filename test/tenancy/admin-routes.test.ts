@@ -40,6 +40,7 @@ describe('admin routes', () => {
         postalCode: '80202',
         country: null,
         addressLine: '12 Main St',
+        accessCodeRules: { characters: 'digits', minLength: 4, maxLength: 10 },
         guid: 'FAC-ADM-1',
         charityEnrolled: false,
       },

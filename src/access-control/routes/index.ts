@@ -1,9 +1,11 @@
 // The access-control face (/facilities): the one plugin app.ts registers. What its routes share is
 // set here, for all of them: the lenient bodies of SPEC §4 (src/http/lenient.ts: JSON also as
 // application/json-patch+json, form-encoded bodies, an empty body as no body, integers and booleans
-// also as strings, accessCode also as a number), and a bad accessCode named by its rule in words.
+// also as strings, accessCode also as a number).
 // Lists are plain JSON arrays, as PMS integrations of such APIs expect; an `api-version: 2.0` header
 // is accepted on every call (and not required). SPEC §4.
+// A bad accessCode is named by the facility's rules in words (accessCodeRules, SPEC §1), also when
+// the schema refused the request for other fields first: one 400 names every bad field.
 //
 // The PMS API is served by more faces than this one: facility status (SPEC §4.1: "the same …
 // compatibility rules as the rest of this face"), the command queue (the commands list) and drift
@@ -15,7 +17,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { acceptLenientBodies, documentIncumbentFieldMembers, incumbentFieldMembers } from '../../http/lenient.ts';
 import { handleError, sendProblem } from '../../http/problem.ts';
 import type { AccessControl } from '../index.ts';
-import { ACCESS_CODE_RULE } from '../rules.ts';
+import { parseEntityId } from '../../ids.ts';
 import { accessProfileRoutes } from './access-profiles.ts';
 import { codeReadRoutes } from './code-reads.ts';
 import { facilityRoutes } from './facilities.ts';
@@ -45,14 +47,17 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesO
   acceptLenientBodies(app);
   const options = { face };
 
-  // The code's rule in words, instead of the schema's pattern; and a 400's bad fields also named
-  // the incumbent's way, as members of the body (`"UnitNumber": [...]`, http/lenient.ts).
-  app.setErrorHandler((error, request, reply: FastifyReply) => {
+  // A 400's accessCode fault says the facility's rules in words, and is there whenever the code breaks
+  // them — the schema holds a code only to the widest rules; the bad fields also named the incumbent's
+  // way, as members of the body (`"UnitNumber": [...]`, http/lenient.ts).
+  app.setErrorHandler(async (error, request, reply: FastifyReply) => {
     const normalized = handleError(error, request);
-    if (normalized.code === 'VALIDATION_FAILED') {
-      normalized.errors = normalized.errors.map((e) =>
-        e.path === 'accessCode' ? { path: e.path, message: ACCESS_CODE_RULE } : e,
-      );
+    if (normalized.code === 'VALIDATION_FAILED' && request.facility) {
+      const sent = (request.body as { accessCode?: unknown } | null | undefined)?.accessCode;
+      const visitorId = parseEntityId((request.params as { visitorId?: string } | undefined)?.visitorId);
+      // When the visitor cannot be read now, the other faults are the answer still.
+      const fault = await face.accessCodeFault(request.facility, sent, visitorId ?? undefined).catch(() => null);
+      if (fault) normalized.errors = [...normalized.errors.filter((e) => e.path !== 'accessCode'), fault];
     }
     return sendProblem(reply, normalized, normalized.status === 400 ? incumbentFieldMembers(normalized.errors) : {});
   });

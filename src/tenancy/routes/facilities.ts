@@ -1,9 +1,9 @@
-// /admin/facilities (the operator).
+// /admin/facilities (the operator): create, list, and change a facility's settings (its gate-code rules).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATOR } from '../../http/access.ts';
 import { Answer, EntityId, Nullable } from '../../http/schemas.ts';
 import type { Tenancy } from '../index.ts';
-import { ADDRESS_LINE_ALIAS, Facility, NullableText, tags } from '../schemas.ts';
+import { AccessCodeRulesChange, ADDRESS_LINE_ALIAS, Facility, NullableText, tags } from '../schemas.ts';
 import { Refused } from '../../http/problem.ts';
 
 const FacilityBody = Type.Object({
@@ -27,6 +27,11 @@ const FacilityBody = Type.Object({
     Type.String({ description: 'Auction facility identifier, 1–20 characters, unique across the service.' }),
   ),
   charityEnrolled: Type.Optional(Type.Boolean()),
+  accessCodeRules: Type.Optional(AccessCodeRulesChange('A sub-field left out takes the default.')),
+});
+
+const FacilityChangeBody = Type.Object({
+  accessCodeRules: AccessCodeRulesChange('A sub-field left out keeps its value.', { minProperties: 1 }),
 });
 
 export const facilityRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = async (app, { face }) => {
@@ -49,6 +54,28 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<{ face: Tenancy }> = asyn
       },
     },
     async (request, reply) => reply.code(201).send(await face.createFacility(request.body)),
+  );
+
+  app.patch(
+    '/admin/facilities/:facilityId',
+    {
+      config: OPERATOR,
+      schema: {
+        operationId: 'updateFacility',
+        tags,
+        summary: "Change a facility's settings: its gate-code rules.",
+        description:
+          'The rules apply to the codes PMS send from now on; the codes visitors already hold are not re-checked. ' +
+          'A minimum above the maximum (after the change) is a 400 naming the bound sent.',
+        params: Type.Object({ facilityId: EntityId('The facility id.') }),
+        body: FacilityChangeBody,
+        response: {
+          200: Answer('The facility, changed.', Facility),
+          404: Refused('No facility has that id (NOT_FOUND).'),
+        },
+      },
+    },
+    async (request) => face.updateFacility(request.params.facilityId, request.body),
   );
 
   app.get(
