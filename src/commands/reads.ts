@@ -17,6 +17,9 @@ export interface CommandView {
   status: CommandStatus;
   deliveredAt: string | null;
   acknowledgedAt: string | null;
+  /** When the controller acknowledged it as failed, and its reason (null: none given). */
+  failedAt: string | null;
+  failureReason: string | null;
 }
 
 /** A command as the PMS sees it: gate codes left out. */
@@ -31,6 +34,8 @@ function commandView(r: CommandRow): CommandView {
     status: r.status,
     deliveredAt: r.delivered_at?.toISOString() ?? null,
     acknowledgedAt: r.acknowledged_at?.toISOString() ?? null,
+    failedAt: r.failed_at?.toISOString() ?? null,
+    failureReason: r.failure_reason,
   };
 }
 

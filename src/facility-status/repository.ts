@@ -60,7 +60,8 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>) {
       left join facility_recorded_statuses r on r.facility_id = f.id
       cross join lateral (select count(*)::int as pending_commands, min(created_at) as oldest_pending_at
                             from commands cm
-                           where cm.facility_id = f.id and cm.acknowledged_at is null and cm.expires_at > now()) c
+                           where cm.facility_id = f.id and cm.acknowledged_at is null and cm.failed_at is null
+                             and cm.expires_at > now()) c
      where ${where}
      order by f.name, f.id`.execute(db);
 }

@@ -81,7 +81,7 @@ export const FacilityStatus = Type.Object(
     emergency: SwitchState,
     lockdown: SwitchState,
     commands: Type.Object({
-      pending: Type.Integer({ description: 'Commands neither acknowledged nor expired.' }),
+      pending: Type.Integer({ description: 'Commands not yet settled: neither acknowledged, failed nor expired.' }),
       oldestPendingAt: Nullable(Type.String({ format: 'date-time' })),
     }),
   },
