@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn emergency access on.
-         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -800,7 +800,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn emergency access off.
-         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -846,7 +846,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn facility lockdown on.
-         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -870,7 +870,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn facility lockdown off.
-         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -914,7 +914,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to open an action group (a gate, a set of doors).
-         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed.
+         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -938,7 +938,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to hold an action group (a gate, a set of doors).
-         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed.
+         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -962,13 +962,35 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to close an action group (a gate, a set of doors).
-         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed.
+         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["closeActionGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/facilities/{facilityId}/remote-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The facility’s remote actions (emergency, lockdown, action groups), newest first, with their results.
+         * @description Each request is recorded: the action, the action group, who asked (requestedBy: the credential, the application and the account of the token; an operator has no account), when, the reason given, and its command, whose status is the result (pending, delivered, acknowledged, failed with the controller’s reason, expired). A repeated emergency/lockdown request that wrote no command is recorded too, pointing at the command underway (wroteCommand false). Page with before = the last id of a page (an id that is not one of the facility’s remote actions gives an empty page). Kept 30 days, as commands are.
+         *
+         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
+         */
+        get: operations["listRemoteActions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1390,7 +1412,7 @@ export interface paths {
          * The facility's commands for its controller, by sequence, with their status.
          * @description pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); expired when not acknowledged within 7 days. Gate codes are left out. Page with after = the last sequence seen; commands are kept 30 days.
          *
-         *     Requires a bearer token with scope `accesscontrol:read`.
+         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
         get: operations["listCommands"];
         put?: never;
@@ -1410,7 +1432,7 @@ export interface paths {
         };
         /**
          * One command and its status.
-         * @description Requires a bearer token with scope `accesscontrol:read`.
+         * @description Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
         get: operations["getCommand"];
         put?: never;
@@ -2399,11 +2421,21 @@ export interface components {
             /** Format: date-time */
             lastEventAt: string;
         };
+        /** @description Optional: no body is needed. */
+        RemoteActionRequest: {
+            reason?: string | null;
+        };
         CommandRef: {
             id: string;
             sequence: number;
             /** @enum {string} */
-            status: "pending" | "delivered" | "acknowledged" | "expired";
+            status: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
+        };
+        ControllerContact: {
+            lastHeardAt: string | null;
+            /** @description Heard within the last 2 minutes (the status list’s gateway "ok"). When false the command waits for it. */
+            connected: boolean;
+            message: string;
         };
         ActionGroup: {
             /**
@@ -2412,6 +2444,49 @@ export interface components {
              */
             id: number;
             name: string;
+        };
+        RemoteAction: {
+            id: string;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** @enum {string} */
+            action: "emergency.enable" | "emergency.disable" | "lockdown.enable" | "lockdown.disable" | "action-group.open" | "action-group.hold" | "action-group.close";
+            actionGroup: {
+                id: number | null;
+                name: string;
+            } | null;
+            reason: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            requestedBy: components["schemas"]["RemoteActionRequester"];
+            /** @description false: a repeated emergency/lockdown request that wrote no command; command is then the one underway (or the last one). */
+            wroteCommand: boolean;
+            command: components["schemas"]["RemoteActionCommand"] | null;
+        };
+        RemoteActionRequester: {
+            /**
+             * @description account: a PMS acting for an account; operator: the service’s operator (the console).
+             * @enum {string}
+             */
+            kind: "account" | "operator" | "partner" | "gateway";
+            /** @description The credential the token was issued for (an account key, an application). */
+            credentialId: string;
+            /** @description The application (OAuth client) that asked. */
+            clientId: string;
+            accountId: number | null;
+        };
+        RemoteActionCommand: {
+            id: string;
+            sequence: number;
+            /**
+             * @description The result: the command’s status now.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
+            failureReason: string | null;
         };
         /**
          * @example {
@@ -2527,9 +2602,11 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
             /** @enum {string} */
-            status: "pending" | "delivered" | "acknowledged" | "expired";
+            status: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
             deliveredAt: string | null;
             acknowledgedAt: string | null;
+            failedAt: string | null;
+            failureReason: string | null;
         };
         CodeRead: {
             /** @description Increases with each record; page back with beforeId. */
@@ -3000,7 +3077,7 @@ export interface components {
             emergency: components["schemas"]["SwitchState"];
             lockdown: components["schemas"]["SwitchState"];
             commands: {
-                /** @description Commands neither acknowledged nor expired. */
+                /** @description Commands not yet settled: neither acknowledged, failed nor expired. */
                 pending: number;
                 oldestPendingAt: string | null;
             };
@@ -3009,9 +3086,15 @@ export interface components {
             command: components["schemas"]["CommandRef"] | null;
             desired: boolean | null;
             reported: boolean | null;
+            /** @description The record of this request (GET …/remote-actions). */
+            remoteActionId: string;
+            controller: components["schemas"]["ControllerContact"];
         };
         ActionGroupRun: {
             command: components["schemas"]["CommandRef"];
+            /** @description The record of this request (GET …/remote-actions). */
+            remoteActionId: string;
+            controller: components["schemas"]["ControllerContact"];
         };
         CreateUnitRequest: {
             /** @description 1–50 characters, unique among the facility’s units. */
@@ -6751,9 +6834,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -6852,9 +6935,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7030,9 +7113,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7131,9 +7214,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7311,9 +7394,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7414,9 +7497,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7517,9 +7600,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7579,6 +7662,88 @@ export interface operations {
             };
             /** @description The Content-Type is not one this route accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRemoteActions: {
+        parameters: {
+            query?: {
+                /** @description 1–1,000, default 100. */
+                limit?: number;
+                /** @description A remote action’s id: only those requested before it (the next page: the last id of this one). */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The remote actions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteAction"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9868,7 +10033,7 @@ export interface operations {
                 after?: number;
                 /** @description 1–1,000, default 100. */
                 limit?: number;
-                status?: "pending" | "delivered" | "acknowledged" | "expired";
+                status?: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
             };
             header?: never;
             path: {

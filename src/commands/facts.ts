@@ -39,7 +39,15 @@ export type CommandStatusFact = CommittedFact<CommandStatusPayload>;
 
 type SettledRow = Pick<
   Selectable<CommandsTable>,
-  'id' | 'facility_id' | 'sequence' | 'type' | 'created_at' | 'acknowledged_at' | 'failed_at' | 'failure_reason' | 'expires_at'
+  | 'id'
+  | 'facility_id'
+  | 'sequence'
+  | 'type'
+  | 'created_at'
+  | 'acknowledged_at'
+  | 'failed_at'
+  | 'failure_reason'
+  | 'expires_at'
 > & { txid: string | number };
 
 type Settlement = Pick<CommandStatusPayload, 'status' | 'acknowledgedAt' | 'failedAt' | 'failureReason' | 'expiredAt'>;

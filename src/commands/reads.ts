@@ -63,3 +63,14 @@ export async function getCommand(
   if (!row) throw notFound('The command');
   return commandView(row);
 }
+
+/** The facility's commands among the listed ids (others' and unknown ones left out), gate codes left out. */
+export async function findCommands(
+  { db }: Pick<CommandsDeps, 'db'>,
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): Promise<CommandView[]> {
+  const ids = commandIds.filter((id) => isOpaqueId(id));
+  if (ids.length === 0) return [];
+  return (await repo.selectCommandsByIds(db, facilityId, ids)).map(commandView);
+}

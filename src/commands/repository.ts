@@ -99,6 +99,15 @@ export function findCommand(db: Db, facilityId: EntityId, commandId: string): Pr
   return commandWithStatus(db, facilityId).where('id', '=', commandId).executeTakeFirst();
 }
 
+/** The facility's commands among the listed ids (UUIDs), with their status. */
+export function selectCommandsByIds(
+  db: Db,
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): Promise<CommandRow[]> {
+  return commandWithStatus(db, facilityId).where('id', '=', sql<string>`any(${commandIds}::uuid[])`).execute();
+}
+
 /** The facility's newest command of a type, with its status. */
 export function findNewestCommandOfType(
   db: Db,
@@ -173,8 +182,13 @@ export function markCommandsFailed(
 }
 
 /** The statement that selects which of the listed ids are commands of the facility (whatever their status). */
-export function selectCommandsOfFacility(facilityId: EntityId, commandIds: readonly string[]): RawBuilder<{ id: string }> {
-  return sql<{ id: string }>`select id from commands where facility_id = ${facilityId}::int8 and id = any(${commandIds}::uuid[])`;
+export function selectCommandsOfFacility(
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): RawBuilder<{ id: string }> {
+  return sql<{
+    id: string;
+  }>`select id from commands where facility_id = ${facilityId}::int8 and id = any(${commandIds}::uuid[])`;
 }
 
 /**

@@ -167,7 +167,9 @@ async function insertBatch(
     parts.length === 0 ? sql`` : sql`, ${sql.join(parts.map((part) => sql`${sql.raw(part.name)} as (${part.body})`))}`;
   const warning = parts.filter((part) => part.warn !== undefined);
   const warningRows = sql.join(
-    warning.map((part) => sql`, (select coalesce(json_agg(r), '[]') from ${sql.raw(part.name)} r) as ${sql.ref(part.name)}`),
+    warning.map(
+      (part) => sql`, (select coalesce(json_agg(r), '[]') from ${sql.raw(part.name)} r) as ${sql.ref(part.name)}`,
+    ),
     sql``,
   );
   // New ids first (the duplicates of earlier batches drop out here), then the events of the new
