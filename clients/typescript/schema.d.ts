@@ -1504,7 +1504,7 @@ export interface paths {
         put?: never;
         /**
          * Report the facility's events.
-         * @description Reports up to 1000 events of the token's facility (gateway token, scope gateway). Body at most 10 MiB of UTF-8 JSON. Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can be retried safely. The answer comes only after the accepted events are durably stored. Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601 date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is listed in rejected with its index, field and reason, and the others are stored. An occurredAt more than 5 minutes ahead of the service's clock is stored as the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning. Limits: eventId 100 characters, deviceId 100, deviceName 200, unitId 100, visitorId 100, codeEntered 32, details 4000; data an object of at most 16384 bytes as JSON. Text must be valid Unicode without control characters (details may hold tabs and line breaks). Unknown fields are ignored. codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are integers (a JSON number or its digits), resolved to the unit number and the visitor name when they name a unit or visitor of the facility; another value is stored in data.reportedUnitId / reportedVisitorId with a NOT_AN_ID warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command. Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than 1000 events, objects and arrays nested deeper than 32 levels in the body (400, BODY_TOO_DEEP), or a body over the limit (413). Event types: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status.
+         * @description Reports up to 1000 events of the token's facility (gateway token, scope gateway). Body at most 10 MiB of UTF-8 JSON. Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can be retried safely. The answer comes only after the accepted events are durably stored. Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601 date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is listed in rejected with its index, field and reason, and the others are stored. An occurredAt more than 5 minutes ahead of the service's clock is stored as the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning. Limits: eventId 100 characters, deviceId 100, deviceName 200, unitId 100, visitorId 100, codeEntered 32, details 4000; data an object of at most 16384 bytes as JSON. Text must be valid Unicode without control characters (details may hold tabs and line breaks). Unknown fields are ignored. codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are integers (a JSON number or its digits), resolved to the unit number and the visitor name when they name a unit or visitor of the facility; another value is stored in data.reportedUnitId / reportedVisitorId with a NOT_AN_ID warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command: as applied (data.result absent or "applied"), or as failed with data.result "failed" and an optional data.reason (a string of at most 500 characters); another data.result, or a data.reason that is not such a string, rejects the event. The first word on a command stands (a command acknowledged or failed stays so); a failed acknowledgement naming no command of the facility is stored with an UNKNOWN_COMMAND warning. Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than 1000 events, objects and arrays nested deeper than 32 levels in the body (400, BODY_TOO_DEEP), or a body over the limit (413). Event types: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status.
          *
          *     Requires a bearer token with scope `gateway`.
          */
@@ -2664,7 +2664,7 @@ export interface components {
             index: number;
             eventId: string | null;
             path: string;
-            /** @description CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId). */
+            /** @description CLOCK_AHEAD (stored at the time received), NOT_AN_ID (a unitId or visitorId that is not a positive integer: the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId) or UNKNOWN_COMMAND (a failed acknowledgement whose data.commandId names no command of the facility: the event is stored, no command is marked failed). */
             code: string;
             message: string;
         };
@@ -10484,6 +10484,16 @@ export interface operations {
                  *           "eventType": 10,
                  *           "occurredAt": "2026-11-25 09:06",
                  *           "deviceId": "door-1"
+                 *         },
+                 *         {
+                 *           "eventId": "fac12-000188",
+                 *           "eventType": 3,
+                 *           "occurredAt": "2026-11-25T09:06:30-05:00",
+                 *           "data": {
+                 *             "commandId": "0b6c51e2-8d7f-4c2a-b1e9-5a4d3c2b1a09",
+                 *             "result": "failed",
+                 *             "reason": "Gate operator did not answer within 5 s"
+                 *           }
                  *         }
                  *       ]
                  *     }
@@ -10500,7 +10510,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "accepted": 3,
+                     *       "accepted": 4,
                      *       "duplicates": 0,
                      *       "rejected": [
                      *         {
