@@ -13,6 +13,7 @@ import { supportRoutes } from './support/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
+import { driftRoutes } from './drift/routes/index.ts';
 import { gatewayRoutes } from './gateway/routes/index.ts';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -161,12 +162,19 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             commands: async (pms) => {
               await pms.register(commandRoutes, commands);
             },
+            drift: async (pms) => {
+              await pms.register(driftRoutes, { face: services.drift });
+            },
             adminActionGroups: async (pms) => {
               await pms.register(adminActionGroupRoutes, facilityStatus);
             },
           },
         });
-        await scope.register(gatewayRoutes, { events: services.events, commands: services.commands });
+        await scope.register(gatewayRoutes, {
+          events: services.events,
+          commands: services.commands,
+          drift: services.drift,
+        });
         await scope.register(eventRoutes, events);
         await scope.register(pushRoutes, { face: services.push });
         await scope.register(consoleRoutes);

@@ -15,6 +15,7 @@ import { createAuth, type Auth } from './auth/index.ts';
 import { createAuctions, type Auctions } from './auctions/index.ts';
 import { createCommands, type Commands } from './commands/index.ts';
 import { createEvents, type Events } from './events/index.ts';
+import { createDrift, type Drift } from './drift/index.ts';
 import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
 import { createSupport, type Support } from './support/index.ts';
@@ -36,6 +37,8 @@ export interface Services {
   commands: Commands;
   accessControl: AccessControl;
   facilityStatus: FacilityStatus;
+  /** Drift between what the controllers hold and what the PMS asked for (src/drift/). */
+  drift: Drift;
   auctions: Auctions;
   push: Push;
   /** Support notifications: raised by the faces, read by the console (src/support/). */
@@ -107,6 +110,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
     const accessControl = createAccessControl({ database, config, sharedState, clock, vault, commands });
     const facilityStatus = createFacilityStatus({ database, logger, clock, commands });
     opened.push(() => facilityStatus.close());
+    // A controller's digest compared with access control's state, healed through the command queue.
+    const drift = createDrift({ database, logger, metrics, commands, controllerCopy: accessControl.controllerCopy });
     // A controller's report, in its batch's one statement: the commands it received are acknowledged,
     // and the facility's reported state is kept.
     const events = await createEvents({
@@ -135,6 +140,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       facts: {
         commands: commands.facts,
         facilityStatus: facilityStatus.facts,
+        drift: drift.facts,
         auctions: auctions.facts,
         events: events.facts,
       },
@@ -192,6 +198,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       commands,
       accessControl,
       facilityStatus,
+      drift,
       auctions,
       push,
       support,
@@ -205,6 +212,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
         ...support.jobs,
         ...commands.jobs,
         ...facilityStatus.jobs,
+        ...drift.jobs,
         ...push.jobs,
       ])
       .catch((error) => {

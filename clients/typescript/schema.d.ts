@@ -1443,6 +1443,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/facilities/{facilityId}/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The facility's drifts: what its controller held that differed from the PMS, found and healed.
+         * @description Newest first. A drift is open until the controller’s digest agrees with the PMS again (healed). Each item names a unit or visitor and how it differed — missing at the controller, unexpected there, or altered (the fields; never a gate code). Healed drifts are kept 180 days.
+         *
+         *     Requires a bearer token with scope `accesscontrol:read`.
+         */
+        get: operations["listDrifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/audit/code-reads": {
         parameters: {
             query?: never;
@@ -1531,6 +1553,50 @@ export interface paths {
         get: operations["pollGatewayCommands"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/v1/digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The controller’s digest of the units and visitors it holds, compared with the PMS’s.
+         * @description Send it when connecting, every nextDigestSeconds, and after applying a batch of commands. Each kind (units, visitors) is 64 buckets by id mod 64; a bucket is the XOR of its items’ hashes, an item’s hash the first 8 bytes of SHA-256 of its fingerprint, the JSON array ["unit", id, unitNumber, status] or ["visitor", id, unitId, isEnabled, timeGroupId, accessProfileId, accessCode] (docs/faces/drift.md). in-sync: nothing to do. differs: send the items of the buckets named to POST /gateway/v1/digest/items.
+         *
+         *     Requires a bearer token with scope `gateway`.
+         */
+        post: operations["reportGatewayDigest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/v1/digest/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The items of the buckets that differ; what differs is recorded as drift and healed by commands.
+         * @description Every unit and visitor the controller holds in the buckets named (ids, hashes, and fields but never a gate code). Items that a command not yet applied (sequence > appliedSequence) will change are left out. What differs is recorded as the facility’s drift (GET /facilities/{facilityId}/drift, webhook facility.drift) and healed by exactly the commands that put each item back (payload action "correct", driftId), delivered by GET /gateway/v1/commands as any other; more than 256 items of one kind are healed by one refresh of that kind.
+         *
+         *     Requires a bearer token with scope `gateway`.
+         */
+        post: operations["reportGatewayDigestItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2608,6 +2674,34 @@ export interface components {
             failedAt: string | null;
             failureReason: string | null;
         };
+        Drift: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "open" | "healed";
+            /** Format: date-time */
+            foundAt: string;
+            healedAt: string | null;
+            /** @description Corrective commands queued for it. */
+            corrections: number;
+            items: components["schemas"]["DriftItem"][];
+        };
+        DriftItem: {
+            /** @enum {string} */
+            kind: "unit" | "visitor";
+            /**
+             * Format: int64
+             * @description The unit or visitor id.
+             */
+            id: number;
+            /**
+             * @description missing at the controller · unexpected there (not in the PMS) · altered (see fields).
+             * @enum {string}
+             */
+            change: "missing" | "unexpected" | "altered";
+            /** @description For altered: the fields that differ (accessCode when the code does — its value is never named). */
+            fields: string[];
+        };
         CodeRead: {
             /** @description Increases with each record; page back with beforeId. */
             id: number;
@@ -2678,6 +2772,12 @@ export interface components {
             payload: unknown;
             /** Format: date-time */
             createdAt: string;
+        };
+        KindDigest: {
+            /** @description How many items of the kind the controller holds. */
+            count: number;
+            /** @description Exactly 64: bucket b holds the items whose id mod 64 is b. */
+            buckets: string[];
         };
         /** @description An event type of the catalogue. */
         GatewayEventType: {
@@ -2824,7 +2924,7 @@ export interface components {
              */
             id: number;
             url: string;
-            topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            topics: ("gateway.events" | "command.status" | "facility.status" | "facility.drift" | "auction.status")[];
             eventTypes: number[] | null;
             facilityIds: number[] | null;
             description: string | null;
@@ -2847,7 +2947,7 @@ export interface components {
         WebhookDelivery: {
             /** @description The webhook-id. */
             id: string;
-            /** @description The message type: a topic (gateway.events, command.status, facility.status, auction.status) or ping (a test). */
+            /** @description The message type: a topic (gateway.events, command.status, facility.status, facility.drift, auction.status) or ping (a test). */
             type: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -3192,6 +3292,88 @@ export interface components {
         CommandPoll: {
             commands: components["schemas"]["DeliveredCommand"][];
         };
+        Digest: {
+            /**
+             * Format: int64
+             * @description The last command sequence the controller applied: the digest is of its state after it.
+             */
+            appliedSequence: number;
+            units: components["schemas"]["KindDigest"];
+            visitors: components["schemas"]["KindDigest"];
+            /**
+             * Format: int64
+             * @description Optional; when given it must be the token's own facility (else 404).
+             */
+            facilityId?: number;
+        };
+        DigestAnswer: {
+            /**
+             * @description in-sync: the controller holds what the PMS asked for. differs: send the items of `buckets`.
+             * @enum {string}
+             */
+            status: "in-sync" | "differs";
+            buckets?: {
+                units: number[];
+                visitors: number[];
+            };
+            /** @description Send the next digest after this long (or after applying commands). */
+            nextDigestSeconds: number;
+        };
+        DigestItems: {
+            /**
+             * Format: int64
+             * @description The last command sequence the controller applied: the digest is of its state after it.
+             */
+            appliedSequence: number;
+            /** @description The buckets the lists are complete for (those the digest named). */
+            buckets: {
+                units: number[];
+                visitors: number[];
+            };
+            units: {
+                /**
+                 * Format: int64
+                 * @description The unit id.
+                 */
+                id: number;
+                /** @description The item’s hash, 16 lower-case hex digits. */
+                hash: string;
+                unitNumber: string;
+                status: string;
+            }[];
+            visitors: {
+                /**
+                 * Format: int64
+                 * @description The visitor id.
+                 */
+                id: number;
+                /** @description The item’s hash, 16 lower-case hex digits. */
+                hash: string;
+                unitId: number | null;
+                isEnabled: boolean;
+                /** Format: int64 */
+                timeGroupId: number;
+                /** Format: int64 */
+                accessProfileId: number;
+            }[];
+            /**
+             * Format: int64
+             * @description Optional; when given it must be the token's own facility (else 404).
+             */
+            facilityId?: number;
+        };
+        DigestItemsAnswer: {
+            /**
+             * @description correcting: the corrective commands are queued; apply them as any other.
+             * @enum {string}
+             */
+            status: "in-sync" | "correcting";
+            /** Format: uuid */
+            driftId?: string;
+            /** @description How many corrective commands were queued. */
+            corrections?: number;
+            items?: components["schemas"]["DriftItem"][];
+        };
         GatewayEventPage: {
             metadata: {
                 pageSize: number;
@@ -3210,8 +3392,8 @@ export interface components {
         CreateWebhookSubscriptionRequest: {
             /** @description http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
             url: string;
-            /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
-            topics: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            /** @description gateway.events, command.status, facility.status and facility.drift for an account token; auction.status for an auction partner. */
+            topics: ("gateway.events" | "command.status" | "facility.status" | "facility.drift" | "auction.status")[];
             eventTypes?: number[] | null;
             facilityIds?: number[] | null;
             description?: string | null;
@@ -3224,8 +3406,8 @@ export interface components {
         UpdateWebhookSubscriptionRequest: {
             /** @description http or https; its host must resolve to public addresses only (WEBHOOK_ALLOW_HOSTS exempts hosts), checked again at each delivery. */
             url?: string;
-            /** @description gateway.events, command.status and facility.status for an account token; auction.status for an auction partner. */
-            topics?: ("gateway.events" | "command.status" | "facility.status" | "auction.status")[];
+            /** @description gateway.events, command.status, facility.status and facility.drift for an account token; auction.status for an auction partner. */
+            topics?: ("gateway.events" | "command.status" | "facility.status" | "facility.drift" | "auction.status")[];
             eventTypes?: number[] | null;
             facilityIds?: number[] | null;
             description?: string | null;
@@ -10188,6 +10370,86 @@ export interface operations {
             };
         };
     };
+    listDrifts: {
+        parameters: {
+            query?: {
+                /** @description 1–100, default 20. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The drifts, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Drift"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listCodeReads: {
         parameters: {
             query?: {
@@ -10702,6 +10964,198 @@ export interface operations {
             };
             /** @description The facilityId given is not the token’s facility. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportGatewayDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Digest"];
+            };
+        };
+        responses: {
+            /** @description in-sync, or the buckets that differ. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestAnswer"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facilityId given is not the token’s facility. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportGatewayDigestItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigestItems"];
+            };
+        };
+        responses: {
+            /** @description in-sync, or the drift found and the corrections queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestItemsAnswer"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facilityId given is not the token’s facility. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,7 @@ import type { SharedState } from '../shared-state.ts';
 import { listAccessProfiles } from './access-profiles.ts';
 import { CodeConflictThrottle } from './code-conflicts.ts';
 import { listCodeReads } from './code-reads.ts';
+import { heldItems, writeCorrection } from './controller-copy.ts';
 import type { AccessCodeVault } from './codes.ts';
 import type { AccessControlParts } from './deps.ts';
 import { facilityByPropertyNumber, listFacilities } from './facilities.ts';
@@ -32,6 +33,7 @@ import {
 } from './visitors.ts';
 
 export { type AccessCodeVault, openAccessCodeVault } from './codes.ts';
+export type { Correction, HeldUnit, HeldVisitor, ItemBuckets, KindCorrection } from './controller-copy.ts';
 
 export interface AccessControlDeps {
   database: Database;
@@ -88,6 +90,8 @@ export function createAccessControl({ database, config, sharedState, clock, vaul
     listTimeGroups: withDb(listTimeGroups),
     listAccessProfiles: withDb(listAccessProfiles),
     listCodeReads: withDb(listCodeReads),
+    // What the controller should hold, and the commands that put it back (the drift face's comparison).
+    controllerCopy: { heldItems: withParts(heldItems), writeCorrection },
   };
 }
 

@@ -86,6 +86,28 @@ export function selectUnitStates(trx: Db, facilityId: EntityId) {
     .execute();
 }
 
+/** The live units of the facility among the ids given (a drift's heal). */
+export function selectUnitStatesById(trx: Db, facilityId: EntityId, ids: readonly EntityId[]) {
+  return trx
+    .selectFrom('units')
+    .select(['id', 'unit_number', 'status'])
+    .where('facility_id', '=', facilityId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+/** The facility's time zone (a visitor's time group carries it to the controller). */
+export async function facilityTimeZone(trx: Db, facilityId: EntityId): Promise<string> {
+  const row = await trx
+    .selectFrom('facilities')
+    .select('time_zone')
+    .where('id', '=', facilityId)
+    .executeTakeFirstOrThrow();
+  return row.time_zone;
+}
+
 export function insertUnit(
   trx: Db,
   facilityId: EntityId,
@@ -181,6 +203,15 @@ export function selectVisitors(
 /** What a visitors refresh carries: every live visitor of the facility, by unit number. */
 export function selectVisitorStates(trx: Db, facilityId: EntityId): Promise<VisitorRow[]> {
   return visitorQuery(trx).where('v.facility_id', '=', facilityId).orderBy('u.unit_number').orderBy('v.id').execute();
+}
+
+/** The live visitors of the facility among the ids given (a drift's heal). */
+export function selectVisitorStatesById(
+  trx: Db,
+  facilityId: EntityId,
+  ids: readonly EntityId[],
+): Promise<VisitorRow[]> {
+  return visitorQuery(trx).where('v.facility_id', '=', facilityId).where('v.id', 'in', ids).orderBy('v.id').execute();
 }
 
 /** The next visitor id, drawn before the insert (the sealed code is bound to it). */

@@ -136,6 +136,18 @@ export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: num
     .execute();
 }
 
+/** The facility's unexpired commands after a sequence, in order: their type and payload. */
+export function selectUnexpiredCommandsAfter(db: Db, facilityId: EntityId, after: number) {
+  return db
+    .selectFrom('commands')
+    .select(['type', 'payload'])
+    .where('facility_id', '=', facilityId)
+    .where('sequence', '>', after)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .orderBy('sequence')
+    .execute();
+}
+
 /** Marks the commands delivered, those not delivered before. */
 export async function markCommandsDelivered(db: Db, commandIds: string[]): Promise<void> {
   await db

@@ -5,6 +5,7 @@ import type { AccessControlTables } from '../access-control/tables.ts';
 import type { AuctionsTables } from '../auctions/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { CommandsTables } from '../commands/tables.ts';
+import type { DriftTables } from '../drift/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
 import type { FacilityStatusTables } from '../facility-status/tables.ts';
 import type { PushTables } from '../push/tables.ts';
@@ -26,6 +27,7 @@ export interface Tables
     AuctionsTables,
     AccessControlTables,
     CommandsTables,
+    DriftTables,
     FacilityStatusTables,
     PushTables,
     SupportTables {

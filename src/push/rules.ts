@@ -14,7 +14,7 @@ export { TOPICS, type Topic };
 
 /** An account subscribes to its account's topics; an auction partner to its facilities' auctions. */
 export const TOPICS_OF = {
-  account: ['gateway.events', 'command.status', 'facility.status'],
+  account: ['gateway.events', 'command.status', 'facility.status', 'facility.drift'],
   partner: ['auction.status'],
 } as const satisfies Record<string, readonly Topic[]>;
 export type OwnerKind = keyof typeof TOPICS_OF;

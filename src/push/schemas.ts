@@ -28,7 +28,7 @@ const Topics = Type.Array(StringEnum(TOPICS), {
   minItems: 1,
   maxItems: TOPICS.length,
   description:
-    'gateway.events, command.status and facility.status for an account token; auction.status for an auction partner.',
+    'gateway.events, command.status, facility.status and facility.drift for an account token; auction.status for an auction partner.',
 });
 const EventTypes = Nullable(
   Type.Array(Type.Integer({ minimum: 0, maximum: 32767 }), {

@@ -1,13 +1,14 @@
 // What a lane reads, composed from the facts their owners publish (each face's `facts` reader,
 // handed to createPush by the composition root): the events (src/events/facts.ts: slices of the
 // cursor walk), command settlements (src/commands/facts.ts), facility status changes
-// (src/facility-status/facts.ts) and auction status changes (src/auctions/facts.ts). Push queries
+// (src/facility-status/facts.ts), drifts found and healed (src/drift/facts.ts) and auction status changes (src/auctions/facts.ts). Push queries
 // none of their tables: it keeps the lanes, their positions and the deliveries. Every read is
 // bounded by the commit horizon (src/db/horizon.ts): a fact read now is never followed by one that
 // commits below it. Facts other than events come in the order of the transactions that made them.
 import type { AuctionFactScope, AuctionStatusFact, AuctionStatusPayload } from '../auctions/index.ts';
 import type { CommandFactScope, CommandStatusFact, CommandStatusPayload } from '../commands/index.ts';
 import type { DeliveredEvent, EventFacts, EventPosition, EventSelection } from '../events/index.ts';
+import type { DriftFact, DriftFactScope, DriftPayload } from '../drift/index.ts';
 import type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from '../facility-status/index.ts';
 import { type FactPosition, type FactsPast, horizonWithFactsAfter } from '../db/horizon.ts';
 import type { Db } from '../db/tables.ts';
@@ -28,6 +29,7 @@ interface FactReader<Scope, Fact, Position> {
 export interface PushFacts {
   commands: FactReader<CommandFactScope, CommandStatusFact, FactPosition>;
   facilityStatus: FactReader<FacilityStatusFactScope, FacilityStatusFact, FactPosition>;
+  drift: FactReader<DriftFactScope, DriftFact, FactPosition>;
   auctions: FactReader<AuctionFactScope, AuctionStatusFact, FactPosition>;
   events: EventFacts;
 }
@@ -54,11 +56,12 @@ export const eventPosition = (
 export type Fact =
   | { txid: number; type: 'command.status'; at: Date; data: CommandStatusPayload }
   | { txid: number; type: 'facility.status'; at: Date; data: FacilityStatusPayload }
+  | { txid: number; type: 'facility.drift'; at: Date; data: DriftPayload }
   | { txid: number; type: 'auction.status'; at: Date; data: AuctionStatusPayload };
 
 /** The topics of facts other than events (read by factsSince, in transaction order). */
 type FactTopic = Exclude<Topic, 'gateway.events'>;
-const FACT_TOPICS: readonly FactTopic[] = ['command.status', 'facility.status', 'auction.status'];
+const FACT_TOPICS: readonly FactTopic[] = ['command.status', 'facility.status', 'facility.drift', 'auction.status'];
 
 /** Where a lane reads: the horizon, and which of its fact topics may have facts past its position (the others have none up to the horizon). */
 export interface LaneHorizon {
@@ -78,6 +81,7 @@ export function createLaneReads(db: Db, facts: PushFacts) {
   const pasts: Record<FactTopic, FactsPast> = {
     'command.status': facts.commands.past,
     'facility.status': facts.facilityStatus.past,
+    'facility.drift': facts.drift.past,
     'auction.status': facts.auctions.past,
   };
   type Ask = { s: SubscriptionRow; resolve: (h: LaneHorizon) => void; reject: (e: unknown) => void };
@@ -204,6 +208,11 @@ export async function readFacts(
     for (const fact of await facts.facilityStatus.factsSince(after, upTo, scope, limit))
       read.push({ ...fact, type: 'facility.status' });
   }
+  if (s.account_id !== null && has('facility.drift')) {
+    const scope = { accountId: s.account_id, facilityIds, since };
+    for (const fact of await facts.drift.factsSince(after, upTo, scope, limit))
+      read.push({ ...fact, type: 'facility.drift' });
+  }
   if (s.application_id !== null && has('auction.status')) {
     const scope = { applicationId: s.application_id, facilityIds, since };
     for (const fact of await facts.auctions.factsSince(after, upTo, scope, limit))
@@ -236,6 +245,7 @@ export async function dueLanes(facts: PushFacts, lanes: readonly SweptLane[], li
   await ask('gateway.events', account, (l) => ({ owner: l.account_id!, after: l.events_hi }), facts.events);
   await ask('command.status', account, (l) => ({ owner: l.account_id!, after: l.facts_txid }), facts.commands);
   await ask('facility.status', account, (l) => ({ owner: l.account_id!, after: l.facts_txid }), facts.facilityStatus);
+  await ask('facility.drift', account, (l) => ({ owner: l.account_id!, after: l.facts_txid }), facts.drift);
   await ask(
     'auction.status',
     (l) => l.application_id !== null,

@@ -174,7 +174,7 @@ async function judge(
     throw new AppError(
       403,
       'TOPIC_NOT_ALLOWED',
-      `This token may not subscribe to ${refused.join(', ')}: an account subscribes to gateway.events, command.status and facility.status; an auction partner to auction.status.`,
+      `This token may not subscribe to ${refused.join(', ')}: an account subscribes to gateway.events, command.status, facility.status and facility.drift; an auction partner to auction.status.`,
     );
   const faults = [
     ...subscriptionFaults(input, knownEventTypes(input.eventTypes)),

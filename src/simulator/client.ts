@@ -3,8 +3,8 @@
 import { createGatehouseClient, type GatehouseClient, type paths } from '../../clients/typescript/index.ts';
 import type { EntityId } from '../ids.ts';
 
-/** The calls a controller makes: its token, the command long poll, event batches. */
-export type GatewayCall = 'token' | 'commands' | 'events';
+/** The calls a controller makes: its token, the command long poll, event batches, its digest. */
+export type GatewayCall = 'token' | 'commands' | 'events' | 'digest';
 
 export class HttpError extends Error {
   constructor(
@@ -42,6 +42,13 @@ export interface GatewayEvent {
 export type IngestAnswer = paths['/gateway/v1/events']['post']['responses'][200]['content']['application/json'];
 export type GatewayCommand =
   paths['/gateway/v1/commands']['get']['responses'][200]['content']['application/json']['commands'][number];
+
+type DigestRoute = paths['/gateway/v1/digest']['post'];
+type DigestItemsRoute = paths['/gateway/v1/digest/items']['post'];
+export type DigestBody = DigestRoute['requestBody']['content']['application/json'];
+export type DigestAnswer = DigestRoute['responses'][200]['content']['application/json'];
+export type DigestItemsBody = DigestItemsRoute['requestBody']['content']['application/json'];
+export type DigestItemsAnswer = DigestItemsRoute['responses'][200]['content']['application/json'];
 
 export interface Credential {
   clientId: string;
@@ -126,11 +133,11 @@ export class GatewayClient {
     return data;
   }
 
-  async commands(after: number, waitSeconds: number, signal?: AbortSignal): Promise<GatewayCommand[]> {
+  async commands(after: number, waitSeconds: number, limit: number, signal?: AbortSignal): Promise<GatewayCommand[]> {
     const answer = this.answer(
       'commands',
       await this.gateway.GET('/gateway/v1/commands', {
-        params: { query: { after, limit: 100, wait: waitSeconds } },
+        params: { query: { after, limit, wait: waitSeconds } },
         signal,
       }),
     );
@@ -139,5 +146,15 @@ export class GatewayClient {
 
   async sendEvents(events: GatewayEvent[], signal?: AbortSignal): Promise<IngestAnswer> {
     return this.answer('events', await this.gateway.POST('/gateway/v1/events', { body: { events }, signal }));
+  }
+
+  /** What the controller holds, as bucket hashes (step 1 of a comparison). */
+  async digest(body: DigestBody): Promise<DigestAnswer> {
+    return this.answer('digest', await this.gateway.POST('/gateway/v1/digest', { body }));
+  }
+
+  /** The items of the buckets that differ (step 2): the service records the drift and queues its heal. */
+  async digestItems(body: DigestItemsBody): Promise<DigestItemsAnswer> {
+    return this.answer('digest', await this.gateway.POST('/gateway/v1/digest/items', { body }));
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { CliError, printJson } from '../cli/support.ts';
 import type { Credential } from './client.ts';
+import { type DriftPlan, parseDriftPlan } from './drift.ts';
 import { DEFAULT_OPTIONS, Simulator, type SimulatorOptions } from './simulator.ts';
 
 function parseCredential(text: string): Credential {
@@ -49,6 +50,10 @@ interface Options {
   batchSize: number;
   flushMs: number;
   wait: number;
+  digestInterval: number;
+  driftRate: number;
+  drift?: DriftPlan;
+  failRate: number;
   duration: number;
   seed: number;
   json: boolean;
@@ -153,6 +158,35 @@ export function simulatorCommand(): Command {
     )
     .option('--wait <seconds>', 'long-poll wait (0–30)', number('--wait', 0, 30), DEFAULT_OPTIONS.pollWaitSeconds)
     .option(
+      '--digest-interval <seconds>',
+      'seconds between digests of what the controller holds, when the service names none',
+      number('--digest-interval', 1, 86_400),
+      DEFAULT_OPTIONS.digestIntervalSeconds,
+    )
+    .option(
+      '--drift-rate <perHour>',
+      'local changes at each controller per hour (a visitor lost, a unit altered, a temporary code added)',
+      number('--drift-rate', 0, 36_000),
+      DEFAULT_OPTIONS.driftsPerHour,
+    )
+    .option(
+      '--drift <plan>',
+      'one drift at each controller once it is in sync, e.g. lose-visitors=5,alter-units=3,add-visitors=1',
+      (value: string) => {
+        try {
+          return parseDriftPlan(value);
+        } catch (error) {
+          throw new CliError(`--drift: ${(error as Error).message}`);
+        }
+      },
+    )
+    .option(
+      '--fail-rate <0-1>',
+      'share of commands each controller fails to apply (acknowledged as failed, with a reason)',
+      number('--fail-rate', 0, 1),
+      DEFAULT_OPTIONS.failShare,
+    )
+    .option(
       '--duration <seconds>',
       'stop after this long (0: run until Ctrl-C)',
       number('--duration', 0, 31_536_000),
@@ -198,6 +232,10 @@ Examples:
         batchSize: o.batchSize,
         flushMs: o.flushMs,
         pollWaitSeconds: o.wait,
+        digestIntervalSeconds: o.digestInterval,
+        driftsPerHour: o.driftRate,
+        driftPlan: o.drift ?? null,
+        failShare: o.failRate,
         seed: o.seed,
       };
       const simulator = new Simulator(url.origin + url.pathname.replace(/\/+$/, ''), credentials, options);

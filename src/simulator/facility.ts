@@ -5,7 +5,7 @@
 import type { EntityId } from '../ids.ts';
 import { randomUUID } from 'node:crypto';
 import { GatewayClient, HttpError, type Credential, type GatewayEvent } from './client.ts';
-import { applyCommand, emptyState, type ControllerState, type ReceivedCommand } from './controller.ts';
+import { applyInPlace, digestOf, emptyState, itemsOf, type WritableState, type ReceivedCommand } from './controller.ts';
 import {
   commandReports,
   decideEntry,
@@ -18,6 +18,7 @@ import {
   type Keypad,
   type KeypadLockout,
 } from './decide.ts';
+import { canDrift, type DriftPlan, makeDrift, randomDriftPlan } from './drift.ts';
 import { describeFailure } from './failures.ts';
 import { Outbox, type OutboxStats } from './outbox.ts';
 
@@ -36,13 +37,29 @@ export interface ActivityOptions {
   pollWaitSeconds: number;
   batchSize: number;
   flushMs: number;
+  /** Seconds between digests when nothing else makes one (SPEC §4.1: 900). */
+  digestIntervalSeconds: number;
+  /** Local changes at the controller (a visitor lost, a unit altered, a code added), per hour. */
+  driftsPerHour: number;
+  /** One drift to make as soon as the controller is in sync and holds enough (`--drift`), or null. */
+  driftPlan: DriftPlan | null;
+  /** Share of commands the controller fails to apply (acknowledged as failed, with a reason). */
+  failShare: number;
 }
 
 export interface FacilityCounters {
   commandsApplied: number;
+  commandsFailed: number;
   pollErrors: number;
+  /** Digests sent, and how many of them the service found drift in (it queued corrections). */
+  digests: number;
+  driftsFound: number;
+  localChanges: number;
   byType: Map<number, number>;
 }
+
+/** Commands a poll asks for; a shorter answer means the controller has caught up. */
+const POLL_LIMIT = 100;
 
 const KEYPADS: Keypad[] = [
   { id: 'kp-gate', name: 'Main Gate Keypad', area: 'gate' },
@@ -77,11 +94,19 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 export class SimulatedFacility {
-  state: ControllerState = emptyState();
+  state: WritableState = emptyState();
   lastSequence = 0;
   readonly client: GatewayClient;
   readonly outbox: Outbox;
-  readonly counters: FacilityCounters = { commandsApplied: 0, pollErrors: 0, byType: new Map() };
+  readonly counters: FacilityCounters = {
+    commandsApplied: 0,
+    commandsFailed: 0,
+    pollErrors: 0,
+    digests: 0,
+    driftsFound: 0,
+    localChanges: 0,
+    byType: new Map(),
+  };
   private readonly lockouts = new Map<string, KeypadLockout>();
   private readonly online = new Map<string, boolean>(DEVICES.map((d) => [d.id, true]));
   private readonly lastGrant = new Map<EntityId, number>();
@@ -92,6 +117,12 @@ export class SimulatedFacility {
   private lastHealthAt = Date.now();
   private readonly abort = new AbortController();
   private polling: Promise<void> | null = null;
+  /** The digest under way, whether one is wanted (connected, caught up, changed locally), and when one is due. */
+  private syncing: Promise<void> | null = null;
+  private syncWanted = false;
+  private nextDigestAt = Number.POSITIVE_INFINITY;
+  private digestsRefused = false;
+  private driftPlan: DriftPlan | null;
   /**
    * The service refused this controller's credential itself (its token request answered 400, 401,
    * 403 or 404): trying again cannot help until someone fixes the credential or the URL.
@@ -121,6 +152,7 @@ export class SimulatedFacility {
     const now = Date.now();
     this.nextEntryAt = now + this.interval(options.entriesPerMinute / 60);
     this.nextHealthAt = now + options.healthIntervalSeconds * 1000 * this.random();
+    this.driftPlan = options.driftPlan;
   }
 
   start(): void {
@@ -130,6 +162,7 @@ export class SimulatedFacility {
   async stop(drainMs: number): Promise<void> {
     this.abort.abort();
     await this.polling;
+    await this.syncing;
     await this.outbox.drain(Date.now() + drainMs);
   }
 
@@ -139,8 +172,16 @@ export class SimulatedFacility {
     let backoff = 500;
     while (!this.abort.signal.aborted) {
       try {
-        const commands = await this.client.commands(this.lastSequence, this.options.pollWaitSeconds, this.abort.signal);
+        const commands = await this.client.commands(
+          this.lastSequence,
+          this.options.pollWaitSeconds,
+          POLL_LIMIT,
+          this.abort.signal,
+        );
         for (const command of commands) this.apply(command);
+        // Connected, or caught up after applying commands: say what it holds (SPEC §4.1).
+        if (commands.length < POLL_LIMIT && (commands.length > 0 || this.nextDigestAt === Number.POSITIVE_INFINITY))
+          this.syncWanted = true;
         backoff = 500;
       } catch (error) {
         if (this.abort.signal.aborted) return;
@@ -161,10 +202,27 @@ export class SimulatedFacility {
     this.onProblem(describeFailure(error, this.client.baseUrl, this.client.clientId));
   }
 
-  /** Applies a command to the controller's copy and acknowledges it (event 3 with data.commandId). */
+  /**
+   * Applies a command to the controller's copy and acknowledges it (event 3 with data.commandId) — or,
+   * for a share of them (`failShare`), fails to apply it and acknowledges it as failed, with a reason.
+   */
   apply(command: ReceivedCommand): void {
-    this.state = applyCommand(this.state, command);
     this.lastSequence = Math.max(this.lastSequence, command.sequence);
+    if (this.options.failShare > 0 && this.random() < this.options.failShare) {
+      this.counters.commandsFailed += 1;
+      const reason = 'Simulated failure: the keypad controller did not accept the change';
+      this.emit(
+        {
+          eventType: EVENT.COMMAND_RECEIVED,
+          details: `Command ${command.sequence} (${command.type}) failed`,
+          data: { commandId: command.id, sequence: command.sequence, type: command.type, result: 'failed', reason },
+        },
+        Date.now(),
+        true,
+      );
+      return;
+    }
+    applyInPlace(this.state, command);
     this.counters.commandsApplied += 1;
     this.emit(
       {
@@ -176,6 +234,52 @@ export class SimulatedFacility {
       true,
     );
     for (const report of commandReports(command)) this.emit(report, Date.now(), true);
+  }
+
+  // ---- what it holds, told to the service (SPEC §4.1 "Drift") ----
+
+  /** A digest when one is wanted or due, one at a time. */
+  private maybeSync(now: number): void {
+    if (this.syncing || this.digestsRefused || !(this.syncWanted || now >= this.nextDigestAt)) return;
+    this.syncWanted = false;
+    this.syncing = this.sync()
+      .catch((error) => {
+        if (error instanceof HttpError && error.call === 'digest' && error.status === 404) this.digestsRefused = true;
+        this.failed(error);
+        // Try again at the next poll's end or in a minute.
+        this.nextDigestAt = Date.now() + 60_000;
+      })
+      .finally(() => {
+        this.syncing = null;
+      });
+  }
+
+  /** Its digest; the items of the buckets that differ when asked; a planned drift once it is in sync. */
+  private async sync(): Promise<void> {
+    const answer = await this.client.digest({ appliedSequence: this.lastSequence, ...digestOf(this.state) });
+    this.counters.digests += 1;
+    // The service says when; a controller told to digest more often (--digest-interval) does.
+    const seconds = Math.min(answer.nextDigestSeconds, this.options.digestIntervalSeconds);
+    this.nextDigestAt = Date.now() + seconds * 1000;
+    if (answer.status === 'differs' && answer.buckets) {
+      const items = await this.client.digestItems({
+        appliedSequence: this.lastSequence,
+        ...itemsOf(this.state, answer.buckets),
+      });
+      if (items.status === 'correcting') this.counters.driftsFound += 1;
+    } else if (answer.status === 'in-sync' && this.driftPlan && canDrift(this.state, this.driftPlan)) {
+      this.drift(this.driftPlan, Date.now());
+      this.driftPlan = null;
+    }
+  }
+
+  /** A local change: the copy drifts from the PMS; what a person did is reported; a digest follows. */
+  private drift(plan: DriftPlan, now: number): void {
+    const { state, events } = makeDrift(this.state, plan, this.random);
+    this.state = state;
+    this.counters.localChanges += 1;
+    for (const event of events) this.emit(event, now, true);
+    this.syncWanted = true;
   }
 
   // ---- the site ----
@@ -193,7 +297,10 @@ export class SimulatedFacility {
     }
     if (this.chance(this.options.doorAlarmsPerHour / 3600, now, 'door alarm')) this.openDoor(now, undefined);
     if (this.chance(this.options.deviceDropsPerHour / 3600, now, 'device drop')) this.dropDevice(now);
+    if (this.chance(this.options.driftsPerHour / 3600, now, 'local change'))
+      this.drift(randomDriftPlan(this.random), now);
     this.runTimers(now);
+    this.maybeSync(now);
     if (now >= this.nextHealthAt) this.health(now);
     this.outbox.maybeFlush(now);
   }

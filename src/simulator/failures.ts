@@ -42,6 +42,8 @@ export function describeFailure(error: unknown, baseUrl: string, clientId: strin
         return `${baseUrl} has no token endpoint (404 for /auth/token): is --url the address of a Gatehouse service?`;
       return `the gateway credential ${clientId} could not get a token (${status})`;
     }
+    if (error.status === 404 && error.call === 'digest')
+      return `the service does not compare digests (404 for /gateway/v1/digest): the controller stops sending them`;
     if (error.status === 404)
       return `${baseUrl} has no gateway routes (404 for /gateway/v1/${error.call}): is --url the address of a Gatehouse service?`;
     if (error.status === 401) return `the service refused the gateway's token (${status}): getting a new one`;

@@ -19,6 +19,10 @@ export const DEFAULT_OPTIONS: SimulatorOptions = {
   pollWaitSeconds: 30,
   batchSize: 200,
   flushMs: 1000,
+  digestIntervalSeconds: 900,
+  driftsPerHour: 0,
+  driftPlan: null,
+  failShare: 0,
   seed: 1,
   tickMs: 200,
 };
@@ -26,6 +30,12 @@ export const DEFAULT_OPTIONS: SimulatorOptions = {
 export interface SimulatorSummary {
   facilities: number;
   commandsApplied: number;
+  /** Commands acknowledged as failed (--fail-rate). */
+  commandsFailed: number;
+  /** Digests sent, those the service found drift in, and local changes made (--drift-rate, --drift). */
+  digests: number;
+  driftsFound: number;
+  localChanges: number;
   eventsGenerated: number;
   eventsAccepted: number;
   duplicates: number;
@@ -111,7 +121,11 @@ export class Simulator {
     }
     return {
       facilities: this.facilities.length,
-      commandsApplied: this.facilities.reduce((n, f) => n + f.counters.commandsApplied, 0),
+      commandsApplied: this.sum('commandsApplied'),
+      commandsFailed: this.sum('commandsFailed'),
+      digests: this.sum('digests'),
+      driftsFound: this.sum('driftsFound'),
+      localChanges: this.sum('localChanges'),
       eventsGenerated: generated,
       eventsAccepted: this.stats.accepted,
       duplicates: this.stats.duplicates,
@@ -126,6 +140,10 @@ export class Simulator {
     };
   }
 
+  private sum(counter: 'commandsApplied' | 'commandsFailed' | 'digests' | 'driftsFound' | 'localChanges'): number {
+    return this.facilities.reduce((n, f) => n + f.counters[counter], 0);
+  }
+
   /** One line: what was sent and applied, what is waiting, and whether the service answers. */
   progressLine(): string {
     const s = this.summary();
@@ -134,7 +152,8 @@ export class Simulator {
       this.stats.serviceUp === null ? 'connecting' : this.stats.serviceUp ? 'service up' : 'service DOWN, retrying';
     const parts = [
       `${s.facilities} facilit${s.facilities === 1 ? 'y' : 'ies'}`,
-      `${n(s.commandsApplied)} commands applied`,
+      `${n(s.commandsApplied)} commands applied${s.commandsFailed ? ` (${n(s.commandsFailed)} failed)` : ''}`,
+      ...(s.driftsFound ? [`${n(s.driftsFound)} drifts found`] : []),
       `${n(s.eventsAccepted)} events sent${s.duplicates ? ` (${n(s.duplicates)} dup)` : ''}`,
       `${n(s.queued)} queued`,
       `${n(s.errors)} errors${s.rejected ? `, ${n(s.rejected)} rejected` : ''}`,

@@ -46,6 +46,7 @@ async function subscribe(url: string, topics = ['gateway.events']) {
 const facts = (): PushFacts => ({
   commands: t.services.commands.facts,
   facilityStatus: t.services.facilityStatus.facts,
+  drift: t.services.drift.facts,
   auctions: t.services.auctions.facts,
   events: t.services.events.facts,
 });

@@ -6,7 +6,8 @@
 // is accepted on every call (and not required). SPEC §4.
 //
 // The PMS API is served by more faces than this one: facility status (SPEC §4.1: "the same …
-// compatibility rules as the rest of this face") and the command queue (the commands list). app.ts binds their route plugins to their faces
+// compatibility rules as the rest of this face"), the command queue (the commands list) and drift
+// (a facility's drifts). app.ts binds their route plugins to their faces
 // and hands them in (`sharing`); they are registered here, in this scope, in the order of the API
 // document. This face imports none of them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -30,6 +31,8 @@ export interface AccessControlRoutesOptions {
     facilityStatus: FastifyPluginAsync;
     /** The command queue: the PMS's reads of a facility's commands (after the access profiles). */
     commands: FastifyPluginAsync;
+    /** Drift: the PMS's read of a facility's drifts (after the commands). */
+    drift: FastifyPluginAsync;
     /** Facility status: the operator's action groups (last). */
     adminActionGroups: FastifyPluginAsync;
   };
@@ -63,6 +66,7 @@ export const accessControlRoutes: FastifyPluginAsyncTypebox<AccessControlRoutesO
   await app.register(timeGroupRoutes, options);
   await app.register(accessProfileRoutes, options);
   await app.register(sharing.commands);
+  await app.register(sharing.drift);
   await app.register(codeReadRoutes, options);
   await app.register(sharing.adminActionGroups);
 };

@@ -1,0 +1,108 @@
+// A controller's digest compared with what the PMS asked for (SPEC §4.1 "Drift"), in two steps a
+// controller takes one after the other:
+//   1. compareDigest: its bucket hashes against the PMS's; equal → in sync (an open drift is healed);
+//      else the service names the buckets that differ.
+//   2. compareItems: the items of those buckets (ids, hashes, fields but the code) against the PMS's;
+//      what differs — leaving out items that a command not yet applied will change — is recorded as
+//      the facility's drift and healed by exactly the commands that put those items back.
+// Step 2 runs in one change of the command queue that holds the facility's command sequence, so no
+// change of the PMS slips between the comparison and its corrections.
+import { randomUUID } from 'node:crypto';
+import { validationFailed } from '../errors.ts';
+import type { EntityId } from '../ids.ts';
+import type { DriftDeps } from './deps.ts';
+import * as repo from './repository.ts';
+import {
+  compareUnits,
+  compareVisitors,
+  differingBuckets,
+  DIGEST_BUCKETS,
+  DIGEST_INTERVAL_MINUTES,
+  type DriftItem,
+  hashedUnits,
+  hashedVisitors,
+  healOf,
+  itemsOutsideBuckets,
+  type KindDigest,
+  kindDigest,
+  touchedBy,
+  type UnitReport,
+  type VisitorReport,
+} from './rules.ts';
+
+/** When the controller should send its next digest, unless it applies commands first. */
+const nextDigestSeconds = DIGEST_INTERVAL_MINUTES * 60;
+
+export interface DigestReport {
+  /** The last command sequence the controller applied (its digest is of the state after it). */
+  appliedSequence: number;
+  units: KindDigest;
+  visitors: KindDigest;
+}
+
+export type DigestAnswer =
+  | { status: 'in-sync'; nextDigestSeconds: number }
+  | { status: 'differs'; buckets: { units: number[]; visitors: number[] }; nextDigestSeconds: number };
+
+/** Step 1: the controller's bucket hashes against the PMS's state. */
+export async function compareDigest(
+  { db, controllerCopy, counters }: Pick<DriftDeps, 'db' | 'controllerCopy' | 'counters'>,
+  facilityId: EntityId,
+  report: DigestReport,
+): Promise<DigestAnswer> {
+  const held = await controllerCopy.heldItems(db, facilityId, null);
+  const units = differingBuckets(report.units, kindDigest(hashedUnits(held.units)));
+  const visitors = differingBuckets(report.visitors, kindDigest(hashedVisitors(held.visitors)));
+  if (units.length === 0 && visitors.length === 0) {
+    counters.digest('in-sync');
+    await repo.healOpenDrift(db, facilityId);
+    return { status: 'in-sync', nextDigestSeconds };
+  }
+  counters.digest('differs');
+  return { status: 'differs', buckets: { units, visitors }, nextDigestSeconds };
+}
+
+export interface ItemsReport {
+  appliedSequence: number;
+  /** The buckets these lists are complete for (those step 1 named). */
+  buckets: { units: number[]; visitors: number[] };
+  units: UnitReport[];
+  visitors: VisitorReport[];
+}
+
+export type ItemsAnswer =
+  | { status: 'in-sync' }
+  | { status: 'correcting'; driftId: string; corrections: number; items: DriftItem[] };
+
+/** Step 2: the items of the differing buckets; what differs is recorded and healed. */
+export async function compareItems(
+  { commands, controllerCopy, counters }: Pick<DriftDeps, 'commands' | 'controllerCopy' | 'counters'>,
+  facilityId: EntityId,
+  report: ItemsReport,
+): Promise<ItemsAnswer> {
+  const outside = itemsOutsideBuckets(report);
+  if (outside.length > 0) throw validationFailed(outside);
+  return commands.inChange(facilityId, false, async (change) => {
+    await change.holdSequence();
+    const touched = touchedBy(await change.unexpiredAfter(report.appliedSequence));
+    const held = await controllerCopy.heldItems(change.trx, facilityId, {
+      of: DIGEST_BUCKETS,
+      units: report.buckets.units,
+      visitors: report.buckets.visitors,
+    });
+    const items = [
+      ...(touched.allUnits ? [] : compareUnits(hashedUnits(held.units), report.units, touched.units)),
+      ...(touched.allVisitors ? [] : compareVisitors(hashedVisitors(held.visitors), report.visitors, touched.visitors)),
+    ];
+    if (items.length === 0) return { status: 'in-sync' as const };
+    const driftId = (await repo.findOpenDrift(change.trx, facilityId)) ?? randomUUID();
+    const corrections = await controllerCopy.writeCorrection(change, facilityId, {
+      units: healOf('unit', items),
+      visitors: healOf('visitor', items),
+      driftId,
+    });
+    await repo.recordFound(change.trx, facilityId, driftId, items, corrections);
+    counters.corrections(corrections);
+    return { status: 'correcting' as const, driftId, corrections, items };
+  });
+}

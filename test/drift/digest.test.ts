@@ -1,0 +1,175 @@
+// The controller's digest over HTTP (POST /gateway/v1/digest, …/digest/items): in sync costs one
+// round trip and no command; a drift is narrowed to its items, recorded, healed by exactly the
+// corrective commands, and healed at the next digest; commands in flight are no drift; bad input.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EntityId } from '../../src/ids.ts';
+import { applyCommand, type ControllerState, digestOf, emptyState, itemsOf } from '../../src/simulator/controller.ts';
+import { ok, refused, typedClient } from '../helpers/client.ts';
+import { tenantFixture } from '../helpers/tenants.ts';
+import { call, pms, polled } from '../access-control/helpers.ts';
+
+const site = tenantFixture({ facilities: 2, controllers: true });
+const { t } = site;
+const facilityA = () => site.account.facilities[0]!.id;
+const gatewayA = () => site.controllers[0]!;
+
+/** A controller of facility A as the simulator keeps it: its copy and the last sequence applied. */
+const controller = { state: emptyState() as ControllerState, applied: 0 };
+
+async function applyAll(): Promise<{ type: string; payload: any }[]> {
+  const commands = await polled(t, gatewayA(), { after: controller.applied, limit: 1000 });
+  for (const c of commands) {
+    controller.state = applyCommand(controller.state, c);
+    controller.applied = c.sequence;
+  }
+  return commands as { type: string; payload: any }[];
+}
+
+const gateway = () => typedClient(t, gatewayA());
+const digest = (state = controller.state, appliedSequence = controller.applied) =>
+  ok(gateway().POST('/gateway/v1/digest', { body: { appliedSequence, ...digestOf(state) } }), 200);
+const items = (buckets: { units: number[]; visitors: number[] }, appliedSequence = controller.applied) =>
+  ok(
+    gateway().POST('/gateway/v1/digest/items', { body: { appliedSequence, ...itemsOf(controller.state, buckets) } }),
+    200,
+  );
+const drifts = () =>
+  ok(
+    typedClient(t, site.account.token).GET('/facilities/{facilityId}/drift', {
+      params: { path: { facilityId: facilityA() } },
+    }),
+    200,
+  );
+const commandCount = async () => (await pms(t, site.account.token, facilityA()).commands({ limit: 1000 })).length;
+
+describe('a controller’s digest', () => {
+  const unitIds: EntityId[] = [];
+  const visitorIds: EntityId[] = [];
+
+  it('in sync: one round trip, no command, no drift', async () => {
+    const api = pms(t, site.account.token, facilityA());
+    for (let i = 0; i < 6; i++) unitIds.push((await api.unit(`D${i}`)).id);
+    for (let i = 0; i < 4; i++) visitorIds.push((await api.visitor(unitIds[i]!, `${5000 + i}`)).visitor.id);
+    await applyAll();
+    assert.equal(controller.state.visitors.size, 4);
+    const before = await commandCount();
+    assert.deepEqual(await digest(), { status: 'in-sync', nextDigestSeconds: 900 });
+    assert.equal(await commandCount(), before);
+    assert.deepEqual(await drifts(), []);
+  });
+
+  it('a drift is narrowed to its items, recorded, and healed by exactly the corrective commands', async () => {
+    // The controller loses a visitor, a unit's status is changed at it, and it gains a visitor the PMS never made.
+    const visitors = new Map(controller.state.visitors);
+    const lost = visitorIds[1]!;
+    visitors.delete(lost);
+    const stranger = { ...visitors.get(visitorIds[0]!)!, id: 999_999, accessCode: '7777' };
+    visitors.set(stranger.id, stranger);
+    const units = new Map(controller.state.units);
+    const altered = unitIds[2]!;
+    units.set(altered, { ...units.get(altered)!, status: 'Delinquent' });
+    controller.state = { ...controller.state, units, visitors };
+
+    const first = await digest();
+    assert.equal(first.status, 'differs');
+    const buckets = first.buckets!;
+    assert.deepEqual(buckets.units, [altered % 64]);
+    assert.deepEqual(
+      [...buckets.visitors].sort((a, b) => a - b),
+      [lost % 64, 999_999 % 64].sort((a, b) => a - b),
+    );
+
+    const second = await items(buckets);
+    assert.equal(second.status, 'correcting');
+    assert.equal(second.corrections, 3);
+    assert.deepEqual(
+      second.items!.map((i) => `${i.kind} ${i.id} ${i.change} ${i.fields.join(',')}`).sort(),
+      [`unit ${altered} altered status`, `visitor ${lost} missing `, 'visitor 999999 unexpected '].sort(),
+    );
+    const [open] = await drifts();
+    assert.equal(open!.status, 'open');
+    assert.equal(open!.id, second.driftId);
+    assert.equal(open!.healedAt, null);
+    assert.equal(JSON.stringify(open).includes('7777'), false);
+
+    // Exactly three commands, marked as the heal, then the next digest agrees and the drift is healed.
+    const corrections = await applyAll();
+    assert.deepEqual(corrections.map((c) => c.type).sort(), ['unit.upsert', 'visitor.remove', 'visitor.upsert']);
+    for (const c of corrections) assert.deepEqual([c.payload.action, c.payload.driftId], ['correct', second.driftId]);
+    assert.equal((await digest()).status, 'in-sync');
+    const [healed] = await drifts();
+    assert.equal(healed!.status, 'healed');
+    assert.ok(Date.parse(healed!.healedAt!) >= Date.parse(healed!.foundAt));
+  });
+
+  it('a change in flight is no drift: the items step finds nothing and writes no command', async () => {
+    const api = pms(t, site.account.token, facilityA());
+    await api.unit('IN-FLIGHT');
+    const before = await commandCount();
+    const first = await digest();
+    assert.equal(first.status, 'differs');
+    assert.deepEqual(await items(first.buckets!), { status: 'in-sync' });
+    assert.equal(await commandCount(), before);
+    await applyAll();
+    assert.equal((await digest()).status, 'in-sync');
+    assert.equal((await drifts()).filter((d) => d.status === 'open').length, 0);
+  });
+});
+
+describe('bad input', () => {
+  it('a malformed digest is a 400 naming each bad field', async () => {
+    const good = digestOf(controller.state);
+    const r = await refused(
+      gateway().POST('/gateway/v1/digest', {
+        body: {
+          appliedSequence: -1,
+          units: { count: 1, buckets: good.units.buckets.slice(1) },
+          visitors: { count: 0, buckets: [...good.visitors.buckets.slice(1), 'NOT-HEX'] },
+        },
+      }),
+      400,
+    );
+    assert.deepEqual(r.errors?.map((e) => e.path).sort(), ['appliedSequence', 'units.buckets', 'visitors.buckets[63]']);
+    const missing = await call(t, gatewayA(), 'POST', '/gateway/v1/digest', { appliedSequence: 0 });
+    assert.equal(missing.status, 400);
+    assert.deepEqual(missing.body.errors.map((e: { path: string }) => e.path).sort(), ['units', 'visitors']);
+  });
+
+  it('items outside the buckets they claim are a 400 naming them', async () => {
+    const r = await refused(
+      gateway().POST('/gateway/v1/digest/items', {
+        body: {
+          appliedSequence: 0,
+          buckets: { units: [1], visitors: [] },
+          units: [{ id: 2, hash: '0123456789abcdef', unitNumber: 'X', status: 'Vacant' }],
+          visitors: [],
+        },
+      }),
+      400,
+    );
+    assert.deepEqual(
+      r.errors?.map((e) => e.path),
+      ['units[0].id'],
+    );
+  });
+
+  it('another facility’s digest is 404; a PMS token is 403; no token is 401', async () => {
+    const body = { appliedSequence: 0, ...digestOf(emptyState()) };
+    const other = site.account.facilities[1]!.id;
+    await refused(gateway().POST('/gateway/v1/digest', { body: { ...body, facilityId: other } }), 404);
+    await refused(
+      gateway().POST('/gateway/v1/digest/items', {
+        body: { appliedSequence: 0, buckets: { units: [], visitors: [] }, units: [], visitors: [], facilityId: other },
+      }),
+      404,
+    );
+    await refused(typedClient(t, site.account.token).POST('/gateway/v1/digest', { body }), 403);
+    await refused(typedClient(t).POST('/gateway/v1/digest', { body }), 401);
+    // Nothing was recorded for facility B.
+    const b = await typedClient(t, site.account.token).GET('/facilities/{facilityId}/drift', {
+      params: { path: { facilityId: other } },
+    });
+    assert.deepEqual(b.data, []);
+  });
+});
