@@ -122,7 +122,7 @@ async function statusList(target: string) {
         rows = list.length;
         if (round > 0) http.push(performance.now() - started);
         started = performance.now();
-        await selectStatusFacts(direct, { accountId });
+        await selectStatusFacts(direct, { accountId }, Date.now());
         if (round > 0) sql.push(performance.now() - started);
       }
       return { rows, http: stats(http), sql: stats(sql) };

@@ -6,7 +6,11 @@ import { registerGuard } from './auth/index.ts';
 import { authRoutes } from './auth/routes/index.ts';
 import { tenancyRoutes } from './tenancy/routes/index.ts';
 import { accessControlRoutes } from './access-control/routes/index.ts';
-import { adminActionGroupRoutes, facilityStatusRoutes } from './facility-status/routes/index.ts';
+import {
+  adminActionGroupRoutes,
+  adminMaintenanceWindowRoutes,
+  facilityStatusRoutes,
+} from './facility-status/routes/index.ts';
 import { auctionRoutes, mediaRoutes } from './auctions/routes/index.ts';
 import { commandRoutes } from './commands/routes/index.ts';
 import { supportRoutes } from './support/routes/index.ts';
@@ -167,6 +171,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             },
             adminActionGroups: async (pms) => {
               await pms.register(adminActionGroupRoutes, facilityStatus);
+              await pms.register(adminMaintenanceWindowRoutes, facilityStatus);
             },
           },
         });

@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * Every visible facility with its status words (the operator’s first screen).
-         * @description One row per facility, by name; an operator’s token sees every facility. Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).
+         * @description One row per facility, by name; an operator’s token sees every facility. Statuses are ok, maintenance, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. maintenance: while a maintenance window the operator scheduled is underway, gateway and device say maintenance whatever the controller and devices report (the message names the window’s end and reason, then what the part would say otherwise); alarms and the PMS interface keep their rules. The overall status ranks them ok < maintenance < warning < error. The edge-router fields are always null (no such devices here).
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
@@ -708,7 +708,7 @@ export interface paths {
         };
         /**
          * The facility’s overall status, devices, alarms, switches and waiting commands.
-         * @description The overall status is the worst of the four parts, with their messages. Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).
+         * @description The overall status is the worst of the four parts, with their messages. Statuses are ok, maintenance, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its acknowledgement, error after an hour. maintenance: while a maintenance window the operator scheduled is underway, gateway and device say maintenance whatever the controller and devices report (the message names the window’s end and reason, then what the part would say otherwise); alarms and the PMS interface keep their rules. The overall status ranks them ok < maintenance < warning < error. The edge-router fields are always null (no such devices here).
          *
          *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
@@ -1510,6 +1510,58 @@ export interface paths {
          */
         post: operations["createActionGroup"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/facilities/{facilityId}/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A facility’s maintenance windows: underway and to come (or every one).
+         * @description At most limit (1–1000, default 100); the next page with after = the last id. 400 for an after that is not a window of this facility; 404 for a facility that does not exist.
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        /**
+         * Schedule a maintenance window for a facility.
+         * @description While the window is underway the status list’s gateway and device parts say maintenance (with the window’s end and reason): a silent controller and offline devices raise nothing; alarms still show. 400 names each bad field: a date that is not one, endsAt not after startsAt or already past, a window over 7 days, a reason over 200 characters. Windows may overlap. 404 for a facility that does not exist.
+         *
+         *     Requires a bearer token with scope `admin`.
+         *
+         *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
+         */
+        post: operations["scheduleMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/facilities/{facilityId}/maintenance-windows/{windowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a maintenance window: one to come never starts, one underway ends now.
+         * @description Cancelling a cancelled window answers it as it is. 409 MAINTENANCE_WINDOW_OVER for a window that has ended; 404 for a window of another facility, or a facility that does not exist.
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        delete: operations["cancelMaintenanceWindow"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2444,16 +2496,16 @@ export interface components {
             facilityPropertyNumber: string | null;
             accountName: string;
             /** @enum {string} */
-            gatewayStatus: "ok" | "warning" | "error";
+            gatewayStatus: "ok" | "maintenance" | "warning" | "error";
             gatewayStatusMessage: string;
             /** @enum {string} */
-            deviceStatus: "ok" | "warning" | "error";
+            deviceStatus: "ok" | "maintenance" | "warning" | "error";
             deviceStatusMessage: string;
             /** @enum {string} */
-            alarmStatus: "ok" | "warning" | "error";
+            alarmStatus: "ok" | "maintenance" | "warning" | "error";
             alarmStatusMessage: string;
             /** @enum {string} */
-            pmsInterfaceStatus: "ok" | "warning" | "error";
+            pmsInterfaceStatus: "ok" | "maintenance" | "warning" | "error";
             pmsInterfaceStatusMessage: string;
             edgeRouterStatus: null;
             edgeRouterStatusMessage: null;
@@ -2473,6 +2525,22 @@ export interface components {
         SwitchState: {
             reported: boolean | null;
             desired: boolean | null;
+        };
+        /** @description The maintenance window underway (null: none); scheduled by the operator (/admin/…). */
+        MaintenanceUnderway: {
+            /**
+             * Format: int64
+             * @description The maintenance window id.
+             */
+            id: number;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When it stops (earlier when it was cancelled).
+             */
+            endsAt: string;
+            reason: string | null;
         };
         Device: {
             /** @description The controller’s device id. */
@@ -2745,6 +2813,51 @@ export interface components {
             isManual: boolean;
             /** Format: date-time */
             createdAt: string;
+        };
+        /**
+         * @example {
+         *       "id": 7,
+         *       "facilityId": 42,
+         *       "startsAt": "2026-11-27T09:00:00.000Z",
+         *       "endsAt": "2026-11-27T09:30:00.000Z",
+         *       "reason": "Keypad firmware update",
+         *       "state": "scheduled",
+         *       "scheduledBy": "operator:app_3kq9w2",
+         *       "createdAt": "2026-11-26T16:12:40.000Z",
+         *       "cancelledAt": null,
+         *       "cancelledBy": null
+         *     }
+         */
+        MaintenanceWindow: {
+            /**
+             * Format: int64
+             * @description The maintenance window id.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description As scheduled (a cancellation does not change it).
+             */
+            endsAt: string;
+            reason: string | null;
+            /**
+             * @description At the time of the answer: scheduled (to come), underway, ended, or cancelled (before it started, or while underway: then it ended at cancelledAt).
+             * @enum {string}
+             */
+            state: "scheduled" | "underway" | "ended" | "cancelled";
+            /** @description Who scheduled it: operator:<clientId>, or cli:<user> (the command line). */
+            scheduledBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            cancelledAt: string | null;
+            cancelledBy: string | null;
         };
         RejectedGatewayEvent: {
             /** @description Position of the event in the batch. */
@@ -3164,7 +3277,7 @@ export interface components {
         };
         FacilityStatus: {
             /** @enum {string} */
-            gatewayControllerPlatformOverallStatus: "ok" | "warning" | "error";
+            gatewayControllerPlatformOverallStatus: "ok" | "maintenance" | "warning" | "error";
             gatewayControllerPlatformOverallStatusMessage: string;
             edgeRouterPlatformOverallStatus: null;
             edgeRouterPlatformOverallStatusMessage: null;
@@ -3181,6 +3294,7 @@ export interface components {
                 pending: number;
                 oldestPendingAt: string | null;
             };
+            maintenance: components["schemas"]["MaintenanceUnderway"] | null;
         };
         SwitchChange: {
             command: components["schemas"]["CommandRef"] | null;
@@ -3275,6 +3389,19 @@ export interface components {
             name: string;
             /** @default true */
             isManual: boolean;
+        };
+        ScheduleMaintenanceWindowRequest: {
+            /**
+             * Format: date-time
+             * @description When it starts, with an offset. A time in the past starts the window now.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When it ends: after startsAt, in the future, at most 7 days after the start.
+             */
+            endsAt: string;
+            reason?: string | null;
         };
         GatewayEventBatch: {
             /** @description Up to 1000 events (none is a batch too), each {eventId, eventType, occurredAt, deviceId?, deviceName?, unitId?, visitorId?, codeEntered?, details?, data?}. */
@@ -6788,7 +6915,8 @@ export interface operations {
                      *       "commands": {
                      *         "pending": 1,
                      *         "oldestPendingAt": "2026-11-25T14:01:57Z"
-                     *       }
+                     *       },
+                     *       "maintenance": null
                      *     }
                      */
                     "application/json": components["schemas"]["FacilityStatus"];
@@ -10677,6 +10805,306 @@ export interface operations {
             };
             /** @description The Content-Type is not one this route accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description upcoming: underway and to come, by start; all: every window, ended and cancelled too, newest first. */
+                include?: "upcoming" | "all";
+                limit?: number;
+                /** @description The last window id of the page before: the list continues after it. */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows, in the order include names. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scheduleMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleMaintenanceWindowRequest"];
+                "application/json-patch+json": components["schemas"]["ScheduleMaintenanceWindowRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduleMaintenanceWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description The window, scheduled. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "facilityId": 42,
+                     *       "startsAt": "2026-11-27T09:00:00.000Z",
+                     *       "endsAt": "2026-11-27T09:30:00.000Z",
+                     *       "reason": "Keypad firmware update",
+                     *       "state": "scheduled",
+                     *       "scheduledBy": "operator:app_3kq9w2",
+                     *       "createdAt": "2026-11-26T16:12:40.000Z",
+                     *       "cancelledAt": null,
+                     *       "cancelledBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+                /** @description The maintenance window id. */
+                windowId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window, cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "facilityId": 42,
+                     *       "startsAt": "2026-11-27T09:00:00.000Z",
+                     *       "endsAt": "2026-11-27T09:30:00.000Z",
+                     *       "reason": "Keypad firmware update",
+                     *       "state": "scheduled",
+                     *       "scheduledBy": "operator:app_3kq9w2",
+                     *       "createdAt": "2026-11-26T16:12:40.000Z",
+                     *       "cancelledAt": null,
+                     *       "cancelledBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The facility or the window does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description MAINTENANCE_WINDOW_OVER: the window has ended. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

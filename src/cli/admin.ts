@@ -1,7 +1,15 @@
 // `gatehouse admin …`: each command prints one JSON object on stdout and nothing else there;
 // failures print one line on stderr and exit non-zero (see src/main.ts).
+import os from 'node:os';
 import { Command, Option } from 'commander';
-import { createActionGroup, listActionGroups } from '../facility-status/index.ts';
+import { systemClock } from '../clock.ts';
+import {
+  cancelMaintenanceWindow,
+  createActionGroup,
+  listActionGroups,
+  listMaintenanceWindows,
+  scheduleMaintenanceWindow,
+} from '../facility-status/index.ts';
 import { rotateSigningKey } from '../auth/index.ts';
 import { ACCOUNT_KEY_SCOPES, DEFAULT_ACCOUNT_SCOPES } from '../http/caller.ts';
 import { printJson, requireServiceData, tell, withDatabase } from './support.ts';
@@ -261,6 +269,8 @@ ${examples(
       run('action-group list', ({ db }) => items(listActionGroups(db, o.facility)))(),
     );
 
+  maintenanceCommands(root);
+
   const keys = root.command('keys').description('Token signing keys.');
   keys
     .command('rotate')
@@ -274,4 +284,78 @@ ${examples(
     });
 
   return root;
+}
+
+/** Who the command line records as scheduling or cancelling a window: the user who ran it. */
+function cliActor(): string {
+  try {
+    return `cli:${os.userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
+/** `gatehouse admin maintenance schedule|list|cancel`: a facility's maintenance windows (as the admin routes). */
+function maintenanceCommands(root: Command): void {
+  const maintenance = root
+    .command('maintenance')
+    .description(
+      "Maintenance windows of a facility: while one is underway the status list's gateway and device parts say maintenance.",
+    );
+  maintenance
+    .command('schedule')
+    .description('Schedule a window (at most 7 days); prints it.')
+    .addHelpText(
+      'after',
+      examples(
+        'gatehouse admin maintenance schedule --facility 1 --ends-at 2026-11-27T09:30:00Z --reason "Keypad firmware"',
+        'gatehouse admin maintenance schedule --facility 1 --starts-at 2026-11-28T02:00:00-07:00 --ends-at 2026-11-28T03:00:00-07:00',
+      ),
+    )
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .option('--starts-at <date-time>', 'ISO 8601 with an offset (default: now)')
+    .requiredOption('--ends-at <date-time>', 'ISO 8601 with an offset')
+    .option('--reason <text>', 'shown in the status messages, ≤ 200 characters')
+    .action((o: { facility: string; startsAt?: string; endsAt: string; reason?: string }) =>
+      run('maintenance schedule', ({ db }) =>
+        scheduleMaintenanceWindow(
+          { db, clock: systemClock },
+          {
+            facilityId: o.facility,
+            startsAt: o.startsAt ?? new Date().toISOString(),
+            endsAt: o.endsAt,
+            reason: o.reason,
+            scheduledBy: cliActor(),
+          },
+        ),
+      )(),
+    );
+  maintenance
+    .command('list')
+    .description("List a facility's windows underway and to come (every one with --all, newest first).")
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .option('--all', 'ended and cancelled windows too', false)
+    .option('--limit <n>', 'at most this many (1–1000)', '100')
+    .option('--after <windowId>', 'continue after this window (the last id of the list before)')
+    .action((o: { facility: string; all: boolean; limit: string; after?: string }) =>
+      run('maintenance list', ({ db }) =>
+        items(
+          listMaintenanceWindows({ db, clock: systemClock }, o.facility, {
+            include: o.all ? 'all' : 'upcoming',
+            limit: o.limit,
+            after: o.after,
+          }),
+        ),
+      )(),
+    );
+  maintenance
+    .command('cancel')
+    .description('Cancel a window: one to come never starts, one underway ends now; prints it.')
+    .requiredOption('--facility <facilityId>', 'the facility')
+    .requiredOption('--window <windowId>', 'the window')
+    .action((o: { facility: string; window: string }) =>
+      run('maintenance cancel', ({ db }) =>
+        cancelMaintenanceWindow({ db, clock: systemClock }, o.facility, o.window, cliActor()),
+      )(),
+    );
 }

@@ -8,6 +8,7 @@
 //   remote actions   switches.ts (emergency, lockdown), action-groups.ts (run; the operator's list
 //                    and create) — each a command written through the command queue's door, and
 //                    recorded with who asked and why (remote-actions.ts: the record, its list)
+//   maintenance      maintenance-windows.ts (the operator's windows: schedule, list, cancel)
 //   background       status-changes.ts, remote-actions.ts (purge), as jobs.ts defines them
 // The words are decided by the pure rules in rules.ts; the SQL is in repository.ts.
 import type { Database } from '../db/database.ts';
@@ -26,6 +27,7 @@ import {
   facilityStatusFactsPast,
 } from './facts.ts';
 import { facilityStatusJobs } from './jobs.ts';
+import { cancelMaintenanceWindow, listMaintenanceWindows, scheduleMaintenanceWindow } from './maintenance-windows.ts';
 import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { recordStatusChanges } from './status-changes.ts';
 import { facilityStatus, listDevices, statusList } from './status.ts';
@@ -38,6 +40,22 @@ export type { FacilitySwitch } from './rules.ts';
 export type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from './facts.ts';
 // For the command line (`gatehouse admin action-group …`), which opens the database and builds no face.
 export { createActionGroup, listActionGroups } from './action-groups.ts';
+// For the command line (`gatehouse admin maintenance …`) and the routes, as above.
+export {
+  cancelMaintenanceWindow,
+  listMaintenanceWindows,
+  MAINTENANCE_WINDOWS_INCLUDE,
+  MAINTENANCE_WINDOWS_PAGE_MAX,
+  type MaintenanceWindowView,
+  scheduleMaintenanceWindow,
+} from './maintenance-windows.ts';
+export {
+  MAINTENANCE_REASON_MAX_LENGTH,
+  MAINTENANCE_WINDOW_MAX_MS,
+  MAINTENANCE_WINDOW_STATES,
+  STATUS_WORDS,
+  type StatusWord,
+} from './rules.ts';
 
 export interface FacilityStatusFaceDeps {
   database: Database;
@@ -75,6 +93,10 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
     // The operator's action groups.
     createActionGroup: (input: Parameters<typeof createActionGroup>[1]) => createActionGroup(deps.db, input),
     listActionGroups: (facility: EntityId | string) => listActionGroups(deps.db, facility),
+    // The operator's maintenance windows.
+    scheduleMaintenanceWindow: bind(scheduleMaintenanceWindow),
+    listMaintenanceWindows: bind(listMaintenanceWindows),
+    cancelMaintenanceWindow: bind(cancelMaintenanceWindow),
     /** What the job runs every minute (also run by tests at a chosen time). */
     recordStatusChanges: (now: number) => recordStatusChanges(deps.db, now),
     /**
@@ -93,7 +115,7 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
       past: facilityStatusFactsPast,
     },
     /** The face's background jobs, worked by the server's queue. */
-    jobs: facilityStatusJobs({ db: database.db, logger }) as JobDefinition[],
+    jobs: facilityStatusJobs({ db: database.db, logger, clock }) as JobDefinition[],
     /** Nothing long-lived to close: the memories of what was written are plain maps. */
     async close() {},
   };

@@ -1,5 +1,6 @@
 // Background jobs of the facility-status face: one records the status changes that the passing of
 // time makes (a controller that falls silent sends nothing), one deletes old remote actions.
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/tables.ts';
 import type { JobDefinition } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
@@ -10,7 +11,15 @@ import { recordStatusChanges } from './status-changes.ts';
 export const RECORD_STATUS_CHANGES_JOB = 'facility-status.record-status-changes';
 export const PURGE_REMOTE_ACTIONS_JOB = 'facility-status.purge-remote-actions';
 
-export function facilityStatusJobs({ db, logger }: { db: Db; logger: Logger }): JobDefinition<object>[] {
+export function facilityStatusJobs({
+  db,
+  logger,
+  clock,
+}: {
+  db: Db;
+  logger: Logger;
+  clock: Clock;
+}): JobDefinition<object>[] {
   return [
     {
       name: RECORD_STATUS_CHANGES_JOB,
@@ -21,7 +30,8 @@ export function facilityStatusJobs({ db, logger }: { db: Db; logger: Logger }): 
       queue: { retryLimit: 0 },
       batchSize: 1,
       async handle() {
-        const recorded = await recordStatusChanges(db, Date.now());
+        // At the face's clock, as the status reads decide (a test moves it through a maintenance window).
+        const recorded = await recordStatusChanges(db, clock.now());
         if (recorded > 0) logger.debug({ recorded }, 'facility status changes recorded');
       },
     },
@@ -32,7 +42,7 @@ export function facilityStatusJobs({ db, logger }: { db: Db; logger: Logger }): 
       queue: { retryLimit: 3, retryDelay: 300 },
       batchSize: 1,
       async handle() {
-        const deleted = await purgeOldRemoteActions({ db }, Date.now());
+        const deleted = await purgeOldRemoteActions({ db }, clock.now());
         if (deleted > 0) logger.info({ deleted, retentionDays: COMMAND_RETENTION_DAYS }, 'old remote actions deleted');
       },
     },

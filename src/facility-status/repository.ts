@@ -1,11 +1,11 @@
 // The SQL of facility status: the facts every status word is decided from, for one facility or
 // for all of an account's (or, for the operator, every facility) in one query; devices, alarms,
-// the remote switches' state and the facility's action groups.
-import { type Insertable, sql } from 'kysely';
+// the remote switches' state, the facility's action groups and its maintenance windows, its remote actions.
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import { alarmLabel, type FacilitySwitch, type StatusFacts } from './rules.ts';
-import type { RemoteActionsTable } from './tables.ts';
+import type { MaintenanceWindowsTable, RemoteActionsTable } from './tables.ts';
 
 export interface StatusFactsRow {
   facility_id: EntityId;
@@ -25,6 +25,16 @@ export interface StatusFactsRow {
   active_alarms: ActiveAlarmRow[];
   pending_commands: number;
   oldest_pending_at: Date | null;
+  /** The facility's windows not over at the time read (JSON: times as ISO strings). */
+  maintenance_windows: MaintenanceWindowFactRow[];
+}
+
+export interface MaintenanceWindowFactRow {
+  id: EntityId;
+  starts_at: string;
+  ends_at: string;
+  reason: string | null;
+  cancelled_at: string | null;
 }
 
 export interface ActiveAlarmRow {
@@ -37,11 +47,13 @@ export interface ActiveAlarmRow {
 }
 
 /**
- * The status facts of the facilities chosen by `where` (over `f`, the facilities table), by name.
- * Each part is an index probe per facility: devices by their primary key, offline devices and
- * active alarms by partial indexes, open commands by the unacknowledged-commands index.
+ * The status facts of the facilities chosen by `where` (over `f`, the facilities table), by name,
+ * at `now` (the face's clock: the windows not over then). Each part is an index probe per facility:
+ * devices by their primary key, offline devices and active alarms by partial indexes, open commands
+ * by the unacknowledged-commands index, maintenance windows by (facility, end).
  */
-function selectFacts(db: Db, where: ReturnType<typeof sql>) {
+function selectFacts(db: Db, where: ReturnType<typeof sql>, now: number) {
+  const at = new Date(now).toISOString();
   return sql<StatusFactsRow>`
     select f.id as facility_id, f.name as facility_name, f.property_number, f.account_id, a.name as account_name,
            s.last_event_received_at, s.last_polled_at, s.emergency_reported, s.emergency_desired,
@@ -54,7 +66,13 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>) {
                                                        'unit_number', al.unit_number, 'since', al.changed_at)
                                      order by al.changed_at)
                        from facility_alarms al where al.facility_id = f.id and al.active), '[]') as active_alarms,
-           c.pending_commands, c.oldest_pending_at
+           c.pending_commands, c.oldest_pending_at,
+           coalesce((select json_agg(json_build_object('id', w.id, 'starts_at', w.starts_at, 'ends_at', w.ends_at,
+                                                       'reason', w.reason, 'cancelled_at', w.cancelled_at)
+                                     order by w.starts_at, w.id)
+                       from maintenance_windows w
+                      where w.facility_id = f.id and w.ends_at > ${at}::timestamptz
+                        and (w.cancelled_at is null or w.cancelled_at > ${at}::timestamptz)), '[]') as maintenance_windows
       from facilities f
       join accounts a on a.id = f.account_id
       left join facility_states s on s.facility_id = f.id
@@ -88,12 +106,20 @@ export function statusFactsOf(row: StatusFactsRow): StatusFacts {
     lockdownReported: row.lockdown_reported,
     pendingCommands: row.pending_commands,
     oldestPendingAt: ms(row.oldest_pending_at),
+    maintenanceWindows: row.maintenance_windows.map((w) => ({
+      id: w.id,
+      startsAt: Date.parse(w.starts_at),
+      endsAt: Date.parse(w.ends_at),
+      cancelledAt: ms(w.cancelled_at),
+      reason: w.reason,
+    })),
   };
 }
 
 export async function selectStatusFacts(
   db: Db,
   scope: { accountId: EntityId } | { facilityId: EntityId } | 'all',
+  now: number,
 ): Promise<StatusFactsRow[]> {
   const where =
     scope === 'all'
@@ -101,7 +127,7 @@ export async function selectStatusFacts(
       : 'accountId' in scope
         ? sql`f.account_id = ${scope.accountId}::int8`
         : sql`f.id = ${scope.facilityId}::int8`;
-  return (await selectFacts(db, where)).rows;
+  return (await selectFacts(db, where, now)).rows;
 }
 
 export function selectDevices(db: Db, facilityId: EntityId) {
@@ -248,4 +274,89 @@ export async function deleteRemoteActionsBefore(db: Db, cutoff: Date, slice: num
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+// ---- maintenance windows ----
+
+export type MaintenanceWindowRow = Selectable<MaintenanceWindowsTable>;
+
+export function insertMaintenanceWindow(
+  db: Db,
+  window: {
+    facilityId: EntityId;
+    startsAt: Date;
+    endsAt: Date;
+    reason: string | null;
+    scheduledBy: string;
+    createdAt: Date;
+  },
+): Promise<MaintenanceWindowRow> {
+  return db
+    .insertInto('maintenance_windows')
+    .values({
+      facility_id: window.facilityId,
+      starts_at: window.startsAt,
+      ends_at: window.endsAt,
+      reason: window.reason,
+      scheduled_by: window.scheduledBy,
+      created_at: window.createdAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function findMaintenanceWindow(
+  db: Db,
+  facilityId: EntityId,
+  windowId: EntityId,
+): Promise<MaintenanceWindowRow | undefined> {
+  return db
+    .selectFrom('maintenance_windows')
+    .selectAll()
+    .where('facility_id', '=', facilityId)
+    .where('id', '=', windowId)
+    .executeTakeFirst();
+}
+
+/**
+ * A facility's windows, at most `limit`: those not over at `now` by start (`upcoming`), or every
+ * one, newest start first (`all`); after the window `after` in that order.
+ */
+export async function selectMaintenanceWindows(
+  db: Db,
+  facilityId: EntityId,
+  options: { include: 'upcoming' | 'all'; now: Date; limit: number; after: MaintenanceWindowRow | null },
+): Promise<MaintenanceWindowRow[]> {
+  const { include, now, limit, after } = options;
+  const newestFirst = include === 'all';
+  let query = db.selectFrom('maintenance_windows').selectAll().where('facility_id', '=', facilityId);
+  if (include === 'upcoming')
+    query = query
+      .where('ends_at', '>', now)
+      .where((w) => w.or([w('cancelled_at', 'is', null), w('cancelled_at', '>', now)]));
+  if (after)
+    query = query.where(({ eb, refTuple, tuple }) =>
+      eb(refTuple('starts_at', 'id'), newestFirst ? '<' : '>', tuple(after.starts_at, after.id)),
+    );
+  const order = newestFirst ? 'desc' : 'asc';
+  return query.orderBy('starts_at', order).orderBy('id', order).limit(limit).execute();
+}
+
+/** Cancels the window if it is neither cancelled nor over at `at`; undefined when it was. */
+export function cancelMaintenanceWindow(
+  db: Db,
+  facilityId: EntityId,
+  windowId: EntityId,
+  at: Date,
+  by: string,
+): Promise<MaintenanceWindowRow | undefined> {
+  return db
+    .updateTable('maintenance_windows')
+    .set({ cancelled_at: at, cancelled_by: by })
+    .where('facility_id', '=', facilityId)
+    .where('id', '=', windowId)
+    .where('cancelled_at', 'is', null)
+    .where('ends_at', '>', at)
+    .returningAll()
+    .executeTakeFirst();
 }

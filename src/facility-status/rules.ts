@@ -1,7 +1,8 @@
 // The facility status rules of SPEC §4.1, as pure functions: what a batch of a controller's events
 // says about its facility (the reported state), which status word each part of the facility shows,
-// and whether a remote switch (emergency, lockdown) needs a new command. Ingest, the status routes,
-// the status-change job and the simulator decide through these; they are tested without I/O.
+// whether a remote switch (emergency, lockdown) needs a new command, and the maintenance windows
+// (issue 28: which one is underway, what a new one may be). Ingest, the status routes, the
+// status-change job and the simulator decide through these; they are tested without I/O.
 
 /** Event types the reported state follows (SPEC §7). */
 export const STATUS_EVENTS = {
@@ -208,7 +209,13 @@ export function reportShows(
 
 // ---- the status words ----
 
-export type StatusWord = 'ok' | 'warning' | 'error';
+/**
+ * The status words, by rank: `maintenance` (a window the operator scheduled is underway) outranks
+ * ok and is outranked by a real warning or error — an alarm, or changes not reaching the site, still
+ * show over it.
+ */
+export const STATUS_WORDS = ['ok', 'maintenance', 'warning', 'error'] as const;
+export type StatusWord = (typeof STATUS_WORDS)[number];
 export interface Status {
   status: StatusWord;
   message: string;
@@ -228,6 +235,8 @@ export interface StatusFacts {
   /** Commands neither acknowledged nor expired, and the oldest one's creation (epoch ms). */
   pendingCommands: number;
   oldestPendingAt: number | null;
+  /** The facility's maintenance windows not over when read (the current and the future ones). */
+  maintenanceWindows: MaintenanceWindowTimes[];
 }
 
 export interface FacilityStatuses {
@@ -248,7 +257,22 @@ export function lastHeard(facts: Pick<StatusFacts, 'lastEventReceivedAt' | 'last
   return poll === null ? events : Math.max(events, poll);
 }
 
+/**
+ * During a maintenance window a part that would be ok, warning or error for the controller's or the
+ * devices' sake says `maintenance` instead: the operator said they would be offline. The message
+ * names the window's end and reason, then what the part would otherwise say.
+ */
+function duringMaintenance(status: Status, window: MaintenanceWindowTimes | null): Status {
+  if (window === null) return status;
+  const note = `Maintenance until ${iso(effectiveEnd(window))}${window.reason ? ` (${window.reason})` : ''}`;
+  return { status: 'maintenance', message: `${note}: ${status.message[0]!.toLowerCase()}${status.message.slice(1)}` };
+}
+
 export function gatewayStatus(facts: StatusFacts, now: number): Status {
+  return duringMaintenance(controllerStatus(facts, now), maintenanceAt(facts.maintenanceWindows, now));
+}
+
+function controllerStatus(facts: StatusFacts, now: number): Status {
   const heard = lastHeard(facts);
   if (heard === null) return { status: 'error', message: 'The gateway controller has never connected.' };
   const silent = now - heard;
@@ -259,7 +283,11 @@ export function gatewayStatus(facts: StatusFacts, now: number): Status {
   };
 }
 
-export function deviceStatus(facts: StatusFacts): Status {
+export function deviceStatus(facts: StatusFacts, now: number): Status {
+  return duringMaintenance(devicesStatus(facts), maintenanceAt(facts.maintenanceWindows, now));
+}
+
+function devicesStatus(facts: StatusFacts): Status {
   if (facts.offlineDevices.length > 0) {
     const n = facts.offlineDevices.length;
     return { status: 'error', message: `${n} device${n === 1 ? '' : 's'} offline: ${list(facts.offlineDevices)}.` };
@@ -295,13 +323,13 @@ export function pmsInterfaceStatus(facts: StatusFacts, now: number): Status {
 export function facilityStatuses(facts: StatusFacts, now: number): FacilityStatuses {
   return {
     gateway: gatewayStatus(facts, now),
-    device: deviceStatus(facts),
+    device: deviceStatus(facts, now),
     alarm: alarmStatus(facts),
     pmsInterface: pmsInterfaceStatus(facts, now),
   };
 }
 
-const RANK: Record<StatusWord, number> = { ok: 0, warning: 1, error: 2 };
+const RANK = Object.fromEntries(STATUS_WORDS.map((word, rank) => [word, rank])) as Record<StatusWord, number>;
 
 /** The facility's overall word: the worst part's, with the messages of every part at that level. */
 export function overallStatus(statuses: FacilityStatuses): Status {
@@ -385,4 +413,90 @@ export function controllerContact(heard: number | null, now: number): Controller
     connected: false,
     message: `The controller has not been heard from since ${iso(heard)}; the command waits for it.`,
   };
+}
+
+// ---- maintenance windows (issue 28) ----
+
+/** The longest window an operator may schedule: a week (a firmware update takes minutes; a site rebuild is not maintenance). */
+export const MAINTENANCE_WINDOW_MAX_MS = 7 * 24 * 60 * 60_000;
+export const MAINTENANCE_REASON_MAX_LENGTH = 200;
+
+/** A window as the rules read it (times in epoch ms). */
+export interface MaintenanceWindowTimes {
+  id: number;
+  startsAt: number;
+  endsAt: number;
+  /** When it was cancelled: one cancelled while underway ended then; one cancelled before it started never did. */
+  cancelledAt: number | null;
+  reason: string | null;
+}
+
+export const MAINTENANCE_WINDOW_STATES = ['scheduled', 'underway', 'ended', 'cancelled'] as const;
+export type MaintenanceWindowState = (typeof MAINTENANCE_WINDOW_STATES)[number];
+
+/** When the window stops being in effect: its end, or its cancellation if that came first. */
+export const effectiveEnd = (w: MaintenanceWindowTimes) =>
+  w.cancelledAt === null ? w.endsAt : Math.min(w.endsAt, w.cancelledAt);
+
+/** In effect at `now`: started, not ended, not cancelled yet. */
+export const isUnderway = (w: MaintenanceWindowTimes, now: number) => w.startsAt <= now && now < effectiveEnd(w);
+
+/** What a window is at `now`: a cancelled one says so (whether or not it ran), else by its times. */
+export function windowState(w: MaintenanceWindowTimes, now: number): MaintenanceWindowState {
+  if (w.cancelledAt !== null) return 'cancelled';
+  if (now < w.startsAt) return 'scheduled';
+  return now < w.endsAt ? 'underway' : 'ended';
+}
+
+/**
+ * The window the facility is in at `now`, or null. Windows may overlap (a second one extends the
+ * first): the maintenance lasts until the latest end among those underway, so that one is named.
+ */
+export function maintenanceAt<W extends MaintenanceWindowTimes>(windows: readonly W[], now: number): W | null {
+  let current: W | null = null;
+  for (const w of windows)
+    if (isUnderway(w, now) && (current === null || effectiveEnd(w) > effectiveEnd(current))) current = w;
+  return current;
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** An ISO 8601 date-time with an offset, to epoch ms; null for anything else (30 February included). */
+export function parseDateTime(text: string): number | null {
+  const m = DATE_TIME.exec(text);
+  if (!m) return null;
+  const at = Date.parse(text);
+  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  const sameDay =
+    day.getUTCFullYear() === Number(m[1]) &&
+    day.getUTCMonth() === Number(m[2]) - 1 &&
+    day.getUTCDate() === Number(m[3]);
+  return Number.isNaN(at) || !sameDay ? null : at;
+}
+
+const A_DATE_TIME = 'must be an ISO 8601 date-time with an offset, e.g. 2026-11-01T00:00:00Z';
+
+/** A new window as asked for, judged: its times (a start in the past starts it now) and its faults, each naming its field. */
+export function judgeMaintenanceWindow(
+  input: { startsAt: string; endsAt: string; reason?: string | null },
+  now: number,
+): { faults: { path: string; message: string }[]; startsAt: number; endsAt: number; reason: string | null } {
+  const faults: { path: string; message: string }[] = [];
+  const asked = parseDateTime(input.startsAt);
+  const endsAt = parseDateTime(input.endsAt);
+  if (asked === null) faults.push({ path: 'startsAt', message: A_DATE_TIME });
+  if (endsAt === null) faults.push({ path: 'endsAt', message: A_DATE_TIME });
+  const startsAt = Math.max(asked ?? now, now);
+  if (asked !== null && endsAt !== null) {
+    const end = (message: string) => faults.push({ path: 'endsAt', message });
+    if (endsAt <= asked) end('must be after startsAt');
+    else if (endsAt <= now) end('must be in the future: the window would already be over');
+    else if (endsAt - startsAt > MAINTENANCE_WINDOW_MAX_MS)
+      end(`must be at most ${MAINTENANCE_WINDOW_MAX_MS / 86_400_000} days after the window starts`);
+  }
+  const reason = input.reason?.trim() || null;
+  // Counted in characters (code points), as the schema and the database count them.
+  if (reason !== null && [...reason].length > MAINTENANCE_REASON_MAX_LENGTH)
+    faults.push({ path: 'reason', message: `must be at most ${MAINTENANCE_REASON_MAX_LENGTH} characters` });
+  return { faults, startsAt, endsAt: endsAt ?? startsAt, reason };
 }

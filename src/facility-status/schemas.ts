@@ -4,7 +4,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { COMMAND_STATUSES } from '../commands/index.ts';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
 import { REMOTE_ACTIONS } from './remote-actions.ts';
-import { REMOTE_ACTION_REASON_MAX } from './rules.ts';
+import { REMOTE_ACTION_REASON_MAX, STATUS_WORDS } from './rules.ts';
 
 /** Who reads and who acts: an operator sees every facility, a PMS its account's. */
 export const READ = ['accesscontrol:read', 'admin'] as const;
@@ -36,14 +36,17 @@ export const FacilityParams = Type.Object({ facilityId });
 export const STATUS_TAGS = ['access control: facility status'];
 
 export const STATUS_RULES_NOTE =
-  'Statuses are ok, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 ' +
+  'Statuses are ok, maintenance, warning or error. gateway: ok when the controller was heard (a poll or an event) in the last 2 ' +
   'minutes, warning within 15, error after that or never ("never connected"). device: error while a device’s last ' +
   'online/offline event (11/12) says offline, naming them. alarm: error while a door alarm (10), tamper (26) or unit ' +
   'door alarm (35) is active (data.active; an event without it counts as the alarm appearing), warning while emergency ' +
   'access or a lockdown is reported on. pmsInterface: warning while a command has waited more than 5 minutes for its ' +
-  'acknowledgement, error after an hour. The edge-router fields are always null (no such devices here).';
+  'acknowledgement, error after an hour. maintenance: while a maintenance window the operator scheduled is underway, ' +
+  'gateway and device say maintenance whatever the controller and devices report (the message names the window’s end ' +
+  'and reason, then what the part would say otherwise); alarms and the PMS interface keep their rules. The overall ' +
+  'status ranks them ok < maintenance < warning < error. The edge-router fields are always null (no such devices here).';
 
-const Word = StringEnum(['ok', 'warning', 'error'] as const);
+const Word = StringEnum(STATUS_WORDS);
 
 export const StatusListRow = Type.Object(
   {
@@ -103,6 +106,20 @@ export const FacilityStatus = Type.Object(
       pending: Type.Integer({ description: 'Commands not yet settled: neither acknowledged, failed nor expired.' }),
       oldestPendingAt: Nullable(Type.String({ format: 'date-time' })),
     }),
+    maintenance: Nullable(
+      Type.Object(
+        {
+          id: EntityId('The maintenance window id.'),
+          startsAt: Type.String({ format: 'date-time' }),
+          endsAt: Type.String({ format: 'date-time', description: 'When it stops (earlier when it was cancelled).' }),
+          reason: Nullable(Type.String()),
+        },
+        {
+          $id: 'MaintenanceUnderway',
+          description: 'The maintenance window underway (null: none); scheduled by the operator (/admin/…).',
+        },
+      ),
+    ),
   },
   {
     $id: 'FacilityStatus',
@@ -128,6 +145,7 @@ export const FacilityStatus = Type.Object(
         emergency: { reported: false, desired: null },
         lockdown: { reported: null, desired: null },
         commands: { pending: 1, oldestPendingAt: '2026-11-25T14:01:57Z' },
+        maintenance: null,
       },
     ],
   },

@@ -11,7 +11,7 @@ import { facilityStatuses } from './rules.ts';
  */
 export async function recordStatusChanges(db: Db, now: number): Promise<number> {
   let recorded = 0;
-  for (const row of await repo.selectStatusFacts(db, 'all')) {
+  for (const row of await repo.selectStatusFacts(db, 'all', now)) {
     const statuses = facilityStatuses(repo.statusFactsOf(row), now);
     const previous = row.recorded_statuses;
     const current = Object.fromEntries(Object.entries(statuses).map(([part, s]) => [part, s.status]));

@@ -8,7 +8,15 @@ import type { EntityId } from '../ids.ts';
 import type { FacilityStatusDeps } from './deps.ts';
 import * as repo from './repository.ts';
 import type { StatusFactsRow } from './repository.ts';
-import { facilityStatuses, type FacilityStatuses, lastHeard, overallStatus, type StatusWord } from './rules.ts';
+import {
+  effectiveEnd,
+  facilityStatuses,
+  type FacilityStatuses,
+  lastHeard,
+  maintenanceAt,
+  overallStatus,
+  type StatusWord,
+} from './rules.ts';
 import type { SwitchState } from './switches.ts';
 
 type Deps = Pick<FacilityStatusDeps, 'db' | 'clock'>;
@@ -61,7 +69,7 @@ export async function statusList({ db, clock }: Deps, principal: Principal): Pro
   const scope =
     principal.kind === 'account' ? { accountId: principal.accountId } : principal.kind === 'operator' ? 'all' : null;
   if (scope === null) return [];
-  const rows = await repo.selectStatusFacts(db, scope);
+  const rows = await repo.selectStatusFacts(db, scope, now);
   return rows.map((row) => statusListRow(row, facilityStatuses(repo.statusFactsOf(row), now)));
 }
 
@@ -84,13 +92,16 @@ export interface FacilityStatusView {
   emergency: SwitchState;
   lockdown: SwitchState;
   commands: { pending: number; oldestPendingAt: string | null };
+  /** The maintenance window underway (null: none); `endsAt` is when it stops, a cancellation included. */
+  maintenance: { id: EntityId; startsAt: string; endsAt: string; reason: string | null } | null;
 }
 
 export async function facilityStatus({ db, clock }: Deps, facilityId: EntityId): Promise<FacilityStatusView> {
   const now = clock.now();
-  const [row] = await repo.selectStatusFacts(db, { facilityId });
+  const [row] = await repo.selectStatusFacts(db, { facilityId }, now);
   if (!row) throw notFound('The facility');
   const facts = repo.statusFactsOf(row);
+  const window = maintenanceAt(facts.maintenanceWindows, now);
   const overall = overallStatus(facilityStatuses(facts, now));
   const heard = lastHeard(facts);
   return {
@@ -112,6 +123,12 @@ export async function facilityStatus({ db, clock }: Deps, facilityId: EntityId):
     emergency: { reported: row.emergency_reported, desired: row.emergency_desired },
     lockdown: { reported: row.lockdown_reported, desired: row.lockdown_desired },
     commands: { pending: row.pending_commands, oldestPendingAt: isoOf(row.oldest_pending_at) },
+    maintenance: window && {
+      id: window.id,
+      startsAt: new Date(window.startsAt).toISOString(),
+      endsAt: new Date(effectiveEnd(window)).toISOString(),
+      reason: window.reason,
+    },
   };
 }
 

@@ -1,5 +1,5 @@
-// Table types of the facility-status face (0008_facility_status.sql, 0015_remote_actions.sql),
-// composed into Tables in src/db/tables.ts.
+// Table types of the facility-status face (0008_facility_status.sql, 0014_maintenance_windows.sql,
+// 0015_remote_actions.sql), composed into Tables in src/db/tables.ts.
 import type { Generated } from 'kysely';
 import type { CreatedAt, Json, Timestamp } from '../db/columns.ts';
 
@@ -84,6 +84,19 @@ export interface RemoteActionsTable {
   wrote_command: boolean;
 }
 
+/** An operator's maintenance window of a facility (0014_maintenance_windows.sql). */
+export interface MaintenanceWindowsTable {
+  id: Generated<number>;
+  facility_id: number;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  reason: string | null;
+  scheduled_by: string;
+  created_at: CreatedAt;
+  cancelled_at: Timestamp | null;
+  cancelled_by: string | null;
+}
+
 export interface FacilityStatusTables {
   facility_states: FacilityStatesTable;
   facility_recorded_statuses: FacilityRecordedStatusesTable;
@@ -92,4 +105,5 @@ export interface FacilityStatusTables {
   action_groups: ActionGroupsTable;
   facility_status_changes: FacilityStatusChangesTable;
   remote_actions: RemoteActionsTable;
+  maintenance_windows: MaintenanceWindowsTable;
 }

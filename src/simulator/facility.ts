@@ -170,18 +170,26 @@ export class SimulatedFacility {
 
   private async pollCommands(): Promise<void> {
     let backoff = 500;
+    // A full page may have more behind it: the next poll then answers at once instead of waiting.
+    let full = false;
+    // Commands applied since its last digest (or none sent yet): the next time it catches up, it says what it holds.
+    let changed = true;
     while (!this.abort.signal.aborted) {
       try {
         const commands = await this.client.commands(
           this.lastSequence,
-          this.options.pollWaitSeconds,
+          full ? 0 : this.options.pollWaitSeconds,
           POLL_LIMIT,
           this.abort.signal,
         );
         for (const command of commands) this.apply(command);
+        full = commands.length === POLL_LIMIT;
+        changed ||= commands.length > 0;
         // Connected, or caught up after applying commands: say what it holds (SPEC §4.1).
-        if (commands.length < POLL_LIMIT && (commands.length > 0 || this.nextDigestAt === Number.POSITIVE_INFINITY))
+        if (!full && changed) {
           this.syncWanted = true;
+          changed = false;
+        }
         backoff = 500;
       } catch (error) {
         if (this.abort.signal.aborted) return;

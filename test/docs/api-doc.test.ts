@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { COMMAND_LIFETIME_DAYS, COMMAND_RETENTION_DAYS } from '../../src/commands/index.ts';
 import { LIMITS as AUCTION_LIMITS } from '../../src/auctions/model.ts';
+import { MAINTENANCE_REASON_MAX_LENGTH, MAINTENANCE_WINDOW_MAX_MS } from '../../src/facility-status/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES, MAX_PAGE_SIZE } from '../../src/events/limits.ts';
 import { REMOTE_ACTION_REASON_MAX } from '../../src/facility-status/rules.ts';
@@ -57,6 +58,7 @@ describe('docs/API.md', () => {
       'image URLs per auction record / bytes per image': `${AUCTION_LIMITS.imageUrlsPerRecord} / ${mib(AUCTION_LIMITS.imageBytes)}`,
       're-create wait after an auction is cancelled': `${config.auctionRecreateWaitMinutes} minutes (\`AUCTION_RECREATE_WAIT_MINUTES\`)`,
       'facility `guid`': `≤ ${AUCTION_LIMITS.guidLength} characters`,
+      'maintenance window / its `reason`': `≤ ${MAINTENANCE_WINDOW_MAX_MS / 86_400_000} days / ≤ ${MAINTENANCE_REASON_MAX_LENGTH} characters`,
       'webhook subscriptions per account or partner': String(PUSH_LIMITS.subscriptionsPerOwner),
       "webhook receiver's time to answer": `${config.webhookTimeoutMs / 1000} s`,
       'request body (other routes)': `${mib(config.bodyLimitBytes)} (\`BODY_LIMIT_BYTES\`)`,

@@ -91,6 +91,8 @@ it('a drift of 5 lost visitors, 3 altered units and 1 added visitor is found, he
     '0',
     '--flush-ms',
     '100',
+    '--batch-size',
+    '1000',
     '--digest-interval',
     '2',
     '--drift',

@@ -7,13 +7,18 @@ import {
   deviceStatus,
   facilityStatuses,
   gatewayStatus,
+  judgeMaintenanceWindow,
+  maintenanceAt,
+  type MaintenanceWindowTimes,
   needsSwitchCommand,
   overallStatus,
   pmsInterfaceStatus,
   reduceBatch,
+  parseDateTime,
   reportShows,
   type ReportedEvent,
   type StatusFacts,
+  windowState,
 } from '../../src/facility-status/rules.ts';
 
 const T = Date.parse('2026-11-23T12:00:00Z');
@@ -37,6 +42,7 @@ const facts = (over: Partial<StatusFacts> = {}): StatusFacts => ({
   lockdownReported: null,
   pendingCommands: 0,
   oldestPendingAt: null,
+  maintenanceWindows: [],
   ...over,
 });
 
@@ -108,9 +114,9 @@ describe('the status words', () => {
   });
 
   it('device: error naming the offline devices, ok otherwise', () => {
-    const offline = deviceStatus(facts({ deviceCount: 3, offlineDevices: ['Door 5', 'Front Gate'] }));
+    const offline = deviceStatus(facts({ deviceCount: 3, offlineDevices: ['Door 5', 'Front Gate'] }), T);
     assert.deepEqual(offline, { status: 'error', message: '2 devices offline: Door 5, Front Gate.' });
-    assert.equal(deviceStatus(facts({ deviceCount: 3 })).status, 'ok');
+    assert.equal(deviceStatus(facts({ deviceCount: 3 }), T).status, 'ok');
   });
 
   it('alarm: error while an alarm is active, warning while emergency or lockdown is on, ok otherwise', () => {
@@ -200,5 +206,128 @@ describe('what a remote action’s answer says of the controller (issue 28)', ()
       message: 'The controller has not been heard from since 2026-11-23T11:57:59.999Z; the command waits for it.',
     });
     assert.equal(gatewayStatus(facts({ lastPolledAt: T - 2 * MIN - 1 }), T).status, 'warning', 'the same threshold');
+  });
+});
+
+describe('maintenance windows', () => {
+  const window = (from: number, to: number, over: Partial<MaintenanceWindowTimes> = {}): MaintenanceWindowTimes => ({
+    id: 1,
+    startsAt: T + from * MIN,
+    endsAt: T + to * MIN,
+    cancelledAt: null,
+    reason: 'Keypad firmware',
+    ...over,
+  });
+  const during = (over: Partial<StatusFacts> = {}) => facts({ maintenanceWindows: [window(-10, 20)], ...over });
+
+  it('is underway from its start to its end, or to its cancellation; a window cancelled before it starts never is', () => {
+    const w = window(0, 30);
+    assert.deepEqual(
+      [-1, 0, 29, 30].map((m) => [maintenanceAt([w], T + m * MIN) !== null, windowState(w, T + m * MIN)]),
+      [
+        [false, 'scheduled'],
+        [true, 'underway'],
+        [true, 'underway'],
+        [false, 'ended'],
+      ],
+    );
+    const cut = window(0, 30, { cancelledAt: T + 10 * MIN });
+    assert.notEqual(maintenanceAt([cut], T + 9 * MIN), null);
+    assert.equal(maintenanceAt([cut], T + 10 * MIN), null);
+    assert.equal(windowState(cut, T + 10 * MIN), 'cancelled');
+    assert.equal(maintenanceAt([window(5, 30, { cancelledAt: T })], T + 6 * MIN), null);
+  });
+
+  it('names the window that ends last when windows overlap', () => {
+    const first = window(0, 30, { id: 1 });
+    const second = window(20, 60, { id: 2 });
+    assert.equal(maintenanceAt([second, first], T + 10 * MIN)?.id, 1);
+    assert.equal(maintenanceAt([first, second], T + 25 * MIN)?.id, 2);
+    assert.equal(maintenanceAt([first, window(20, 60, { id: 2, cancelledAt: T + 21 * MIN })], T + 25 * MIN)?.id, 1);
+  });
+
+  it('turns a silent or never-heard gateway into maintenance, naming the end and reason, then what it would say', () => {
+    assert.deepEqual(gatewayStatus(during({ lastPolledAt: T - 60 * MIN }), T), {
+      status: 'maintenance',
+      message: 'Maintenance until 2026-11-23T12:20:00Z (Keypad firmware): not heard from since 2026-11-23T11:00:00Z.',
+    });
+    assert.deepEqual(gatewayStatus(during(), T), {
+      status: 'maintenance',
+      message: 'Maintenance until 2026-11-23T12:20:00Z (Keypad firmware): the gateway controller has never connected.',
+    });
+    const connected = gatewayStatus(
+      during({ lastPolledAt: T, maintenanceWindows: [window(-1, 5, { reason: null })] }),
+      T,
+    );
+    assert.deepEqual(connected, {
+      status: 'maintenance',
+      message: 'Maintenance until 2026-11-23T12:05:00Z: connected; last heard at 2026-11-23T12:00:00Z.',
+    });
+    // After the window: the usual rules at once.
+    assert.equal(gatewayStatus(during({ lastPolledAt: T - 60 * MIN }), T + 20 * MIN).status, 'error');
+    // Before it: the usual rules.
+    assert.equal(gatewayStatus(facts({ maintenanceWindows: [window(5, 20)] }), T).status, 'error');
+  });
+
+  it('turns offline devices into maintenance; alarms and the PMS interface keep their rules', () => {
+    assert.deepEqual(deviceStatus(during({ deviceCount: 2, offlineDevices: ['Keypad 1'] }), T), {
+      status: 'maintenance',
+      message: 'Maintenance until 2026-11-23T12:20:00Z (Keypad firmware): 1 device offline: Keypad 1.',
+    });
+    assert.equal(deviceStatus(during({ deviceCount: 2 }), T).status, 'maintenance');
+    const all = facilityStatuses(
+      during({
+        activeAlarms: ['Door alarm at Door 5'],
+        pendingCommands: 1,
+        oldestPendingAt: T - 10 * MIN,
+        lastPolledAt: T - 30 * MIN,
+      }),
+      T,
+    );
+    assert.deepEqual(
+      [all.gateway.status, all.device.status, all.alarm.status, all.pmsInterface.status],
+      ['maintenance', 'maintenance', 'error', 'warning'],
+    );
+  });
+
+  it('ranks above ok and below warning and error in the overall status', () => {
+    const quiet = overallStatus(facilityStatuses(during({ lastPolledAt: T - 60 * MIN, deviceCount: 2 }), T));
+    assert.equal(quiet.status, 'maintenance');
+    assert.equal(
+      quiet.message,
+      'Maintenance until 2026-11-23T12:20:00Z (Keypad firmware): not heard from since 2026-11-23T11:00:00Z. ' +
+        'Maintenance until 2026-11-23T12:20:00Z (Keypad firmware): all 2 devices online.',
+    );
+    assert.equal(overallStatus(facilityStatuses(during({ lockdownReported: true }), T)).status, 'warning');
+    assert.equal(overallStatus(facilityStatuses(during({ activeAlarms: ['Tamper'] }), T)).status, 'error');
+  });
+
+  it('judges a new window: each bad field named; a start in the past starts it now', () => {
+    const at = (minutes: number) => new Date(T + minutes * MIN).toISOString();
+    const judge = (startsAt: string, endsAt: string, reason?: string | null) =>
+      judgeMaintenanceWindow({ startsAt, endsAt, reason }, T);
+    const good = judge(at(10), at(40), '  Firmware  ');
+    assert.deepEqual(good, { faults: [], startsAt: T + 10 * MIN, endsAt: T + 40 * MIN, reason: 'Firmware' });
+    assert.deepEqual(judge(at(-30), at(5), '').startsAt, T, 'a start in the past is now');
+    assert.equal(judge(at(0), at(5), '   ').reason, null);
+    const faults = (startsAt: string, endsAt: string, reason?: string) =>
+      judge(startsAt, endsAt, reason).faults.map((f) => `${f.path} ${f.message}`);
+    assert.deepEqual(faults(at(10), at(10)), ['endsAt must be after startsAt']);
+    assert.deepEqual(faults(at(-30), at(-10)), ['endsAt must be in the future: the window would already be over']);
+    assert.deepEqual(faults(at(0), at(7 * 24 * 60 + 1)), ['endsAt must be at most 7 days after the window starts']);
+    assert.deepEqual(judge(at(-60), at(7 * 24 * 60)).faults, [], '7 days from now, when the start has passed');
+    assert.deepEqual(faults('2026-02-30T10:00:00Z', 'tomorrow', 'x'.repeat(201)), [
+      'startsAt must be an ISO 8601 date-time with an offset, e.g. 2026-11-01T00:00:00Z',
+      'endsAt must be an ISO 8601 date-time with an offset, e.g. 2026-11-01T00:00:00Z',
+      'reason must be at most 200 characters',
+    ]);
+    assert.deepEqual(faults(at(0), at(5), '🔧'.repeat(200)), [], 'counted in characters');
+  });
+
+  it('reads only ISO 8601 date-times with an offset', () => {
+    assert.equal(parseDateTime('2026-11-23T05:00:00-07:00'), T);
+    assert.equal(parseDateTime('2026-11-23T12:00Z'), T);
+    for (const bad of ['2026-11-23T12:00:00', '2026-11-23', '2026-02-29T00:00:00Z', 'Nov 23 2026 12:00 UTC', ''])
+      assert.equal(parseDateTime(bad), null, bad);
   });
 });

@@ -1,8 +1,9 @@
 // The support console: a page for support staff to work through their queue — grouped support
 // notifications and Pending auctions, sorted by facility then unit and paged — through the admin
 // routes, and the operator's facility page — the status list with its colours, a facility's
-// devices and alarms, and the remote actions (each confirmed first, with an optional reason; those asked for
-// and their results, and the failed commands, listed). Plain browser JavaScript, no
+// devices and alarms, the remote actions (each confirmed first, with an optional reason; those asked
+// for and their results, and the failed commands, listed) and its maintenance windows (scheduled and
+// cancelled through the admin routes). Plain browser JavaScript, no
 // build step. All data is rendered as text (never as HTML); the token lives in this page's memory only.
 
 /** Cards or rows on one page of a list. */
@@ -832,6 +833,7 @@ async function showFacility(id, name) {
       ),
     ),
   );
+  $('#detail-body').append(...(await maintenanceSection(id, name)));
   $('#detail-body').append(...(await facilityRecords(id)));
 }
 
@@ -928,6 +930,151 @@ async function facilityRecords(facilityId) {
           headRow('Command', 'Type', 'Failed at', 'The controller’s reason'),
           ...newestFailed.map((c) => failedCommandRow(c, facilityId)),
         ),
+  ];
+}
+
+// ---- maintenance windows (issue 28): a facility's windows, scheduled and cancelled by the operator ----
+
+const MAINTENANCE_MINUTES = 30;
+
+/** The parts of an instant as a wall clock in `timeZone` shows it (2-digit fields). */
+function wallParts(instant, timeZone) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).formatToParts(new Date(instant));
+  return Object.fromEntries(parts.map((p) => [p.type, p.value]));
+}
+
+/** An instant as a datetime-local input's value ("2026-11-27T09:30") in the facility's zone. */
+function wallTime(instant, timeZone) {
+  const p = wallParts(instant, timeZone);
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}`;
+}
+
+/**
+ * A datetime-local value read as a wall time in the facility's zone, to the instant (ISO, UTC): the
+ * operator schedules in the site's time, whatever the browser's zone. Two passes settle the offset
+ * across a daylight-saving change.
+ */
+function instantOfWallTime(value, timeZone) {
+  const [date, time] = value.split('T');
+  const [y, m, d] = date.split('-').map(Number);
+  const [h, min] = time.split(':').map(Number);
+  const wall = Date.UTC(y, m - 1, d, h, min);
+  const offsetAt = (instant) => {
+    const p = wallParts(instant, timeZone);
+    return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute) - Math.floor(instant / 60_000) * 60_000;
+  };
+  return new Date(wall - offsetAt(wall - offsetAt(wall))).toISOString();
+}
+
+/** Runs a maintenance-window call, says how it went, then shows the facility's page again. */
+async function maintenanceCall(label, call) {
+  try {
+    say(`${label}…`, true);
+    await call();
+    say(`${label}: done.`, true);
+  } catch (error) {
+    say(`${label} failed: ${error.message}`);
+  }
+  await showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
+}
+
+function maintenanceRow(w, facilityId, facilityName) {
+  const at = (iso) => timeElement(iso, facilityId);
+  const label = `The maintenance window of ${facilityName} from ${localTime(w.startsAt, facilityId)}`;
+  return element(
+    'tr',
+    { dataset: { windowId: w.id } },
+    element('td', { class: `state ${w.state === 'underway' ? 'status status-maintenance' : ''}` }, w.state),
+    element('td', {}, at(w.startsAt), ' – ', at(w.endsAt)),
+    element('td', { class: 'reason' }, w.reason ?? ''),
+    element('td', {}, element('small', {}, w.scheduledBy)),
+    element(
+      'td',
+      {},
+      element(
+        'button',
+        {
+          type: 'button',
+          dataset: { action: 'cancel-window' },
+          onclick: async () => {
+            const what = w.state === 'underway' ? 'End it now' : 'Cancel it';
+            if (!(await ask(`${label}: ${what.toLowerCase()}?`, what, 'Keep it'))) {
+              say(`${label} was kept.`);
+              return;
+            }
+            await maintenanceCall(`${label}: cancel`, () =>
+              api('DELETE', `/admin/facilities/${facilityId}/maintenance-windows/${w.id}`),
+            );
+          },
+        },
+        w.state === 'underway' ? 'End now' : 'Cancel',
+      ),
+    ),
+  );
+}
+
+/** A facility's maintenance windows (underway and to come) and the form that schedules one, in the facility's time. */
+async function maintenanceSection(facilityId, facilityName) {
+  const windows = await api('GET', `/admin/facilities/${facilityId}/maintenance-windows`);
+  const timeZone = state.facilities.get(facilityId)?.timeZone ?? 'UTC';
+  const now = Date.now();
+  const input = (name, value, attributes = {}) => element('input', { name, value, ...attributes });
+  const form = element(
+    'form',
+    { id: 'maintenance-form', autocomplete: 'off' },
+    element(
+      'label',
+      {},
+      `Starts (${timeZone}) `,
+      input('startsAt', wallTime(now, timeZone), { type: 'datetime-local', required: '' }),
+    ),
+    element(
+      'label',
+      {},
+      `Ends (${timeZone}) `,
+      input('endsAt', wallTime(now + MAINTENANCE_MINUTES * 60_000, timeZone), {
+        type: 'datetime-local',
+        required: '',
+      }),
+    ),
+    element('label', {}, 'Reason ', input('reason', '', { maxlength: '200', placeholder: 'Keypad firmware update' })),
+    element('button', { type: 'submit' }, 'Schedule'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const fields = new FormData(form);
+    const reason = String(fields.get('reason') ?? '').trim();
+    void maintenanceCall(`Maintenance at ${facilityName}`, () =>
+      api('POST', `/admin/facilities/${facilityId}/maintenance-windows`, {
+        startsAt: instantOfWallTime(String(fields.get('startsAt')), timeZone),
+        endsAt: instantOfWallTime(String(fields.get('endsAt')), timeZone),
+        ...(reason ? { reason } : {}),
+      }),
+    );
+  });
+  return [
+    element('h3', {}, `Maintenance windows (${windows.length})`),
+    element(
+      'p',
+      {},
+      'While a window is underway the gateway and devices show maintenance: a silent controller and offline devices raise nothing; alarms still show.',
+    ),
+    windows.length
+      ? element(
+          'table',
+          { id: 'maintenance-windows' },
+          ...windows.map((w) => maintenanceRow(w, facilityId, facilityName)),
+        )
+      : element('p', { id: 'maintenance-windows' }, 'None scheduled.'),
+    form,
   ];
 }
 

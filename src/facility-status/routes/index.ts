@@ -3,7 +3,7 @@
 // form bodies, an empty body as no body) hold "as for the rest of this face": app.ts binds these
 // plugins to the face and hands them to access control's routes plugin, which registers them in its
 // scope in the order of the API document — the PMS's routes after the facilities, the operator's
-// action groups last.
+// action groups and maintenance windows last.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FacilityStatus } from '../index.ts';
 import { actionGroupRoutes } from './action-groups.ts';
@@ -12,6 +12,7 @@ import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 
 export { adminActionGroupRoutes } from './admin-action-groups.ts';
+export { adminMaintenanceWindowRoutes } from './admin-maintenance-windows.ts';
 
 /** A PMS's (and an operator's) status reads and remote actions under /facilities. */
 export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ face: FacilityStatus }> = async (app, options) => {
