@@ -798,7 +798,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn emergency access on.
-         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -822,7 +822,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn emergency access off.
-         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type emergency.set), acknowledged like every command (event 3); the controller then reports event 31 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -868,7 +868,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn facility lockdown on.
-         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -892,7 +892,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to turn facility lockdown off.
-         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed.
+         * @description A command to the controller (type lockdown.set), acknowledged like every command (event 3); the controller then reports event 32 with data.enabled. Asking again for what is already asked for sends no second command: the answer names the command underway (or the last one, when the controller already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -936,7 +936,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to open an action group (a gate, a set of doors).
-         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed.
+         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -960,7 +960,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to hold an action group (a gate, a set of doors).
-         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed.
+         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
@@ -984,13 +984,35 @@ export interface paths {
         put?: never;
         /**
          * Ask the controller to close an action group (a gate, a set of doors).
-         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed.
+         * @description A command to the controller (type action-group.run), acknowledged like every command (event 3); the controller reports the action by an Action Group Log Message (event 29). Every request is a new command. 404 for an action group of another facility. No body needed; an optional {reason} (at most 200 characters) is recorded with the request, as every request is (GET …/remote-actions). controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.
          *
          *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
          *
          *     **Compatibility** (for existing PMS integrations): the body may also be sent as `application/json-patch+json` (read as JSON) or `application/x-www-form-urlencoded`; an empty body, `null` and `""` are no body. `""` for a field that takes no string is null where the field takes null, and absent where it is optional. Any other string is refused (400) naming the field.
          */
         post: operations["closeActionGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/facilities/{facilityId}/remote-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The facility’s remote actions (emergency, lockdown, action groups), newest first, with their results.
+         * @description Each request is recorded: the action, the action group, who asked (requestedBy: the credential, the application and the account of the token; an operator has no account), when, the reason given, and its command, whose status is the result (pending, delivered, acknowledged, failed with the controller’s reason, expired). A repeated emergency/lockdown request that wrote no command is recorded too, pointing at the command underway (wroteCommand false). Page with before = the last id of a page (an id that is not one of the facility’s remote actions gives an empty page). Kept 30 days, as commands are.
+         *
+         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
+         */
+        get: operations["listRemoteActions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1412,7 +1434,7 @@ export interface paths {
          * The facility's commands for its controller, by sequence, with their status.
          * @description pending → delivered (the controller fetched it) → acknowledged (its event 3 came back); expired when not acknowledged within 7 days. Gate codes are left out. Page with after = the last sequence seen; commands are kept 30 days.
          *
-         *     Requires a bearer token with scope `accesscontrol:read`.
+         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
         get: operations["listCommands"];
         put?: never;
@@ -1432,7 +1454,7 @@ export interface paths {
         };
         /**
          * One command and its status.
-         * @description Requires a bearer token with scope `accesscontrol:read`.
+         * @description Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
         get: operations["getCommand"];
         put?: never;
@@ -1578,7 +1600,7 @@ export interface paths {
         put?: never;
         /**
          * Report the facility's events.
-         * @description Reports up to 1000 events of the token's facility (gateway token, scope gateway). Body at most 10 MiB of UTF-8 JSON. Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can be retried safely. The answer comes only after the accepted events are durably stored. Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601 date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is listed in rejected with its index, field and reason, and the others are stored. An occurredAt more than 5 minutes ahead of the service's clock is stored as the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning. Limits: eventId 100 characters, deviceId 100, deviceName 200, unitId 100, visitorId 100, codeEntered 32, details 4000; data an object of at most 16384 bytes as JSON. Text must be valid Unicode without control characters (details may hold tabs and line breaks). Unknown fields are ignored. codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are integers (a JSON number or its digits), resolved to the unit number and the visitor name when they name a unit or visitor of the facility; another value is stored in data.reportedUnitId / reportedVisitorId with a NOT_AN_ID warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command. Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than 1000 events, objects and arrays nested deeper than 32 levels in the body (400, BODY_TOO_DEEP), or a body over the limit (413). Event types: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status.
+         * @description Reports up to 1000 events of the token's facility (gateway token, scope gateway). Body at most 10 MiB of UTF-8 JSON. Idempotent: an eventId the facility already reported is counted in duplicates and stored once, so a batch can be retried safely. The answer comes only after the accepted events are durably stored. Each event is judged on its own: a malformed event (unknown eventType, an occurredAt that is not an ISO 8601 date-time with offset, a missing eventId, a field over its limit) or one older than the retention window is listed in rejected with its index, field and reason, and the others are stored. An occurredAt more than 5 minutes ahead of the service's clock is stored as the time received, the reported value kept in data.reportedOccurredAt, with a CLOCK_AHEAD warning. Limits: eventId 100 characters, deviceId 100, deviceName 200, unitId 100, visitorId 100, codeEntered 32, details 4000; data an object of at most 16384 bytes as JSON. Text must be valid Unicode without control characters (details may hold tabs and line breaks). Unknown fields are ignored. codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are integers (a JSON number or its digits), resolved to the unit number and the visitor name when they name a unit or visitor of the facility; another value is stored in data.reportedUnitId / reportedVisitorId with a NOT_AN_ID warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command: as applied (data.result absent or "applied"), or as failed with data.result "failed" and an optional data.reason (a string of at most 500 characters); another data.result, or a data.reason that is not such a string, rejects the event. The first word on a command stands (a command acknowledged or failed stays so); a failed acknowledgement naming no command of the facility is stored with an UNKNOWN_COMMAND warning. Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than 1000 events, objects and arrays nested deeper than 32 levels in the body (400, BODY_TOO_DEEP), or a body over the limit (413). Event types: 1 Generic Message, 3 Command Received, 5 Health Status, 8 Facility Opened, 9 Facility Closed, 10 Door Alarm, 11 Device Offline, 12 Device Online, 15 Invalid Password, 16 Invalid Access Area, 17 Delinquent, 18 Access Granted, 19 Invalid Access Time, 20 Text Me My Code, 24 Loitering Lockout, 25 Mark Visitor Offsite, 26 Tamper, 27 Gateway Temporary Code Added, 28 Gateway Visitor Status Changed, 29 Action Group Log Message, 30 Time or Time Zone Changed, 31 Emergency Access, 32 Facility Access Lockdown, 33 Unit Door Opened, 34 Unit Door Closed, 35 Unit Door Alarm, 36 Device Detected, 37 Device Component Status, 38 Device Pairing, 39 Profile Transition Status.
          *
          *     Requires a bearer token with scope `gateway`.
          */
@@ -2574,11 +2596,21 @@ export interface components {
             /** Format: date-time */
             lastEventAt: string;
         };
+        /** @description Optional: no body is needed. */
+        RemoteActionRequest: {
+            reason?: string | null;
+        };
         CommandRef: {
             id: string;
             sequence: number;
             /** @enum {string} */
-            status: "pending" | "delivered" | "acknowledged" | "expired";
+            status: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
+        };
+        ControllerContact: {
+            lastHeardAt: string | null;
+            /** @description Heard within the last 2 minutes (the status list’s gateway "ok"). When false the command waits for it. */
+            connected: boolean;
+            message: string;
         };
         ActionGroup: {
             /**
@@ -2587,6 +2619,49 @@ export interface components {
              */
             id: number;
             name: string;
+        };
+        RemoteAction: {
+            id: string;
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            facilityId: number;
+            /** @enum {string} */
+            action: "emergency.enable" | "emergency.disable" | "lockdown.enable" | "lockdown.disable" | "action-group.open" | "action-group.hold" | "action-group.close";
+            actionGroup: {
+                id: number | null;
+                name: string;
+            } | null;
+            reason: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            requestedBy: components["schemas"]["RemoteActionRequester"];
+            /** @description false: a repeated emergency/lockdown request that wrote no command; command is then the one underway (or the last one). */
+            wroteCommand: boolean;
+            command: components["schemas"]["RemoteActionCommand"] | null;
+        };
+        RemoteActionRequester: {
+            /**
+             * @description account: a PMS acting for an account; operator: the service’s operator (the console).
+             * @enum {string}
+             */
+            kind: "account" | "operator" | "partner" | "gateway";
+            /** @description The credential the token was issued for (an account key, an application). */
+            credentialId: string;
+            /** @description The application (OAuth client) that asked. */
+            clientId: string;
+            accountId: number | null;
+        };
+        RemoteActionCommand: {
+            id: string;
+            sequence: number;
+            /**
+             * @description The result: the command’s status now.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
+            failureReason: string | null;
         };
         /**
          * @example {
@@ -2702,9 +2777,11 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
             /** @enum {string} */
-            status: "pending" | "delivered" | "acknowledged" | "expired";
+            status: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
             deliveredAt: string | null;
             acknowledgedAt: string | null;
+            failedAt: string | null;
+            failureReason: string | null;
         };
         Drift: {
             /** Format: uuid */
@@ -2835,7 +2912,7 @@ export interface components {
             index: number;
             eventId: string | null;
             path: string;
-            /** @description CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId). */
+            /** @description CLOCK_AHEAD (stored at the time received), NOT_AN_ID (a unitId or visitorId that is not a positive integer: the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId) or UNKNOWN_COMMAND (a failed acknowledgement whose data.commandId names no command of the facility: the event is stored, no command is marked failed). */
             code: string;
             message: string;
         };
@@ -3254,7 +3331,7 @@ export interface components {
             emergency: components["schemas"]["SwitchState"];
             lockdown: components["schemas"]["SwitchState"];
             commands: {
-                /** @description Commands neither acknowledged nor expired. */
+                /** @description Commands not yet settled: neither acknowledged, failed nor expired. */
                 pending: number;
                 oldestPendingAt: string | null;
             };
@@ -3264,9 +3341,15 @@ export interface components {
             command: components["schemas"]["CommandRef"] | null;
             desired: boolean | null;
             reported: boolean | null;
+            /** @description The record of this request (GET …/remote-actions). */
+            remoteActionId: string;
+            controller: components["schemas"]["ControllerContact"];
         };
         ActionGroupRun: {
             command: components["schemas"]["CommandRef"];
+            /** @description The record of this request (GET …/remote-actions). */
+            remoteActionId: string;
+            controller: components["schemas"]["ControllerContact"];
         };
         CreateUnitRequest: {
             /** @description 1–50 characters, unique among the facility’s units. */
@@ -7240,9 +7323,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7341,9 +7424,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7519,9 +7602,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7620,9 +7703,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7800,9 +7883,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -7903,9 +7986,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -8006,9 +8089,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
-                "application/json-patch+json": Record<string, never> | null;
-                "application/x-www-form-urlencoded": Record<string, never> | null;
+                "application/json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/json-patch+json": components["schemas"]["RemoteActionRequest"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["RemoteActionRequest"] | null;
             };
         };
         responses: {
@@ -8068,6 +8151,88 @@ export interface operations {
             };
             /** @description The Content-Type is not one this route accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRemoteActions: {
+        parameters: {
+            query?: {
+                /** @description 1–1,000, default 100. */
+                limit?: number;
+                /** @description A remote action’s id: only those requested before it (the next page: the last id of this one). */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The facility id. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The remote actions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteAction"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LenientProblem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or one the token may not see (the two are indistinguishable). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10357,7 +10522,7 @@ export interface operations {
                 after?: number;
                 /** @description 1–1,000, default 100. */
                 limit?: number;
-                status?: "pending" | "delivered" | "acknowledged" | "expired";
+                status?: "pending" | "delivered" | "acknowledged" | "failed" | "expired";
             };
             header?: never;
             path: {
@@ -11188,6 +11353,16 @@ export interface operations {
                  *           "eventType": 10,
                  *           "occurredAt": "2026-11-25 09:06",
                  *           "deviceId": "door-1"
+                 *         },
+                 *         {
+                 *           "eventId": "fac12-000188",
+                 *           "eventType": 3,
+                 *           "occurredAt": "2026-11-25T09:06:30-05:00",
+                 *           "data": {
+                 *             "commandId": "0b6c51e2-8d7f-4c2a-b1e9-5a4d3c2b1a09",
+                 *             "result": "failed",
+                 *             "reason": "Gate operator did not answer within 5 s"
+                 *           }
                  *         }
                  *       ]
                  *     }
@@ -11204,7 +11379,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "accepted": 3,
+                     *       "accepted": 4,
                      *       "duplicates": 0,
                      *       "rejected": [
                      *         {

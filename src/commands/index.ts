@@ -26,7 +26,7 @@ import { type CommandFactScope, commandFactsSince, commandFactsAfter, commandFac
 import { commandJobs } from './jobs.ts';
 import { waitForCommands } from './poll.ts';
 import { type Change, inChange } from './queue.ts';
-import { getCommand, listCommands } from './reads.ts';
+import { findCommands, getCommand, listCommands } from './reads.ts';
 import { purgeOldCommands, recordExpiredCommands } from './retention.ts';
 import type { CodeUnsealer } from './rules.ts';
 import { CommandSignals } from './signals.ts';
@@ -106,6 +106,8 @@ export async function createCommands({ database, config, logger, codes, whenPoll
     // The PMS's reads.
     listCommands: bind(listCommands),
     getCommand: bind(getCommand),
+    /** Some of a facility's commands by id (facility status reads its remote actions' results). */
+    findCommands: bind(findCommands),
     acknowledgeReceived,
     /** Its published facts (command.status): commands settled after < txid <= upTo, for push. */
     facts: {

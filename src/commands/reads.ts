@@ -17,6 +17,9 @@ export interface CommandView {
   status: CommandStatus;
   deliveredAt: string | null;
   acknowledgedAt: string | null;
+  /** When the controller acknowledged it as failed, and its reason (null: none given). */
+  failedAt: string | null;
+  failureReason: string | null;
 }
 
 /** A command as the PMS sees it: gate codes left out. */
@@ -31,6 +34,8 @@ function commandView(r: CommandRow): CommandView {
     status: r.status,
     deliveredAt: r.delivered_at?.toISOString() ?? null,
     acknowledgedAt: r.acknowledged_at?.toISOString() ?? null,
+    failedAt: r.failed_at?.toISOString() ?? null,
+    failureReason: r.failure_reason,
   };
 }
 
@@ -57,4 +62,15 @@ export async function getCommand(
   const row = isOpaqueId(commandId) ? await repo.findCommand(db, facilityId, commandId) : undefined;
   if (!row) throw notFound('The command');
   return commandView(row);
+}
+
+/** The facility's commands among the listed ids (others' and unknown ones left out), gate codes left out. */
+export async function findCommands(
+  { db }: Pick<CommandsDeps, 'db'>,
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): Promise<CommandView[]> {
+  const ids = commandIds.filter((id) => isOpaqueId(id));
+  if (ids.length === 0) return [];
+  return (await repo.selectCommandsByIds(db, facilityId, ids)).map(commandView);
 }

@@ -56,6 +56,7 @@ export async function notifyCommandWritten(trx: Db, facilityId: EntityId): Promi
 
 const commandStatus = sql<CommandStatus>`case
   when acknowledged_at is not null then 'acknowledged'
+  when failed_at is not null then 'failed'
   when expires_at <= now() then 'expired'
   when delivered_at is not null then 'delivered'
   else 'pending' end`;
@@ -72,6 +73,8 @@ const commandWithStatus = (db: Db, facilityId: EntityId) =>
       'expires_at',
       'delivered_at',
       'acknowledged_at',
+      'failed_at',
+      'failure_reason',
       commandStatus.as('status'),
     ])
     .where('facility_id', '=', facilityId);
@@ -96,6 +99,15 @@ export function findCommand(db: Db, facilityId: EntityId, commandId: string): Pr
   return commandWithStatus(db, facilityId).where('id', '=', commandId).executeTakeFirst();
 }
 
+/** The facility's commands among the listed ids (UUIDs), with their status. */
+export function selectCommandsByIds(
+  db: Db,
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): Promise<CommandRow[]> {
+  return commandWithStatus(db, facilityId).where('id', '=', sql<string>`any(${commandIds}::uuid[])`).execute();
+}
+
 /** The facility's newest command of a type, with its status. */
 export function findNewestCommandOfType(
   db: Db,
@@ -109,7 +121,7 @@ export function findNewestCommandOfType(
     .executeTakeFirst();
 }
 
-/** The facility's unacknowledged, unexpired commands after a sequence, in order. */
+/** The facility's unsettled commands after a sequence (neither acknowledged, failed nor expired), in order. */
 export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: number, limit: number) {
   return db
     .selectFrom('commands')
@@ -117,6 +129,7 @@ export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: num
     .where('facility_id', '=', facilityId)
     .where('sequence', '>', after)
     .where('acknowledged_at', 'is', null)
+    .where('failed_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
     .orderBy('sequence')
     .limit(limit)
@@ -146,10 +159,10 @@ export async function markCommandsDelivered(db: Db, commandIds: string[]): Promi
 }
 
 /**
- * The statement that marks the facility's listed commands acknowledged (once), returning their ids;
- * `settled_txid`: the acknowledgement is a fact the push face delivers (command.status), read past a
- * lane's position by the id of the transaction that made it (migration 0009). A part of a batch's
- * statement (the ingest), or a statement of its own.
+ * The statement that marks the facility's listed commands acknowledged (once; not one that failed),
+ * returning their ids; `settled_txid`: the acknowledgement is a fact the push face delivers
+ * (command.status), read past a lane's position by the id of the transaction that made it (migration
+ * 0009). A part of a batch's statement (the ingest), or a statement of its own.
  */
 export function markCommandsAcknowledged(
   facilityId: EntityId,
@@ -158,12 +171,40 @@ export function markCommandsAcknowledged(
   return sql<{ id: string }>`
     update commands set acknowledged_at = now(), delivered_at = coalesce(delivered_at, now()),
                         settled_txid = pg_current_xact_id()::text::int8
-     where facility_id = ${facilityId}::int8 and id = any(${commandIds}::uuid[]) and acknowledged_at is null
+     where facility_id = ${facilityId}::int8 and id = any(${commandIds}::uuid[])
+       and acknowledged_at is null and failed_at is null
     returning id`;
 }
 
 /**
- * Records the expiry of the commands that expired unacknowledged (the push face's command.status
+ * The statement that marks the facility's listed commands failed, each with its reason (once; not
+ * one already acknowledged), returning their ids: a settlement like an acknowledgement (push:
+ * command.status, failed). A part of a batch's statement.
+ */
+export function markCommandsFailed(
+  facilityId: EntityId,
+  failures: readonly { commandId: string; reason: string | null }[],
+): RawBuilder<{ id: string }> {
+  return sql<{ id: string }>`
+    update commands c set failed_at = now(), failure_reason = f.reason, delivered_at = coalesce(c.delivered_at, now()),
+                          settled_txid = pg_current_xact_id()::text::int8
+      from unnest(${failures.map((f) => f.commandId)}::uuid[], ${failures.map((f) => f.reason)}::text[]) as f(id, reason)
+     where c.facility_id = ${facilityId}::int8 and c.id = f.id and c.acknowledged_at is null and c.failed_at is null
+    returning c.id`;
+}
+
+/** The statement that selects which of the listed ids are commands of the facility (whatever their status). */
+export function selectCommandsOfFacility(
+  facilityId: EntityId,
+  commandIds: readonly string[],
+): RawBuilder<{ id: string }> {
+  return sql<{
+    id: string;
+  }>`select id from commands where facility_id = ${facilityId}::int8 and id = any(${commandIds}::uuid[])`;
+}
+
+/**
+ * Records the expiry of the commands that expired unsettled (the push face's command.status
  * fact): their expiry time and the id of this transaction. Returns how many.
  */
 export async function recordExpiredCommands(db: Db): Promise<number> {
@@ -171,6 +212,7 @@ export async function recordExpiredCommands(db: Db): Promise<number> {
     .updateTable('commands')
     .set({ expiry_recorded_at: sql`now()`, settled_txid: sql`pg_current_xact_id()::text::int8` })
     .where('acknowledged_at', 'is', null)
+    .where('failed_at', 'is', null)
     .where('expiry_recorded_at', 'is', null)
     .where('expires_at', '<=', sql<Date>`now()`)
     .executeTakeFirst();

@@ -19,10 +19,12 @@ export const COMMAND_TYPES = [
 export type CommandType = (typeof COMMAND_TYPES)[number];
 
 /**
- * A command's status is computed, never stored: acknowledged (its event 3 came back) · expired
- * (not acknowledged within COMMAND_LIFETIME_DAYS of its creation) · delivered (fetched) · pending.
+ * A command's status is computed, never stored: acknowledged (its event 3 came back) · failed (its
+ * event 3 came back with data.result "failed") · expired (neither within COMMAND_LIFETIME_DAYS of its
+ * creation) · delivered (fetched) · pending. Acknowledged, failed and expired are settled: the
+ * controller's first word stands.
  */
-export const COMMAND_STATUSES = ['pending', 'delivered', 'acknowledged', 'expired'] as const;
+export const COMMAND_STATUSES = ['pending', 'delivered', 'acknowledged', 'failed', 'expired'] as const;
 export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 export const COMMAND_LIFETIME_DAYS = 7;
 

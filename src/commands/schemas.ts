@@ -23,7 +23,16 @@ export const Command = Type.Object(
     expiresAt: Type.String({ format: 'date-time' }),
     status: StringEnum(COMMAND_STATUSES),
     deliveredAt: Nullable(Type.String({ format: 'date-time' })),
-    acknowledgedAt: Nullable(Type.String({ format: 'date-time' })),
+    acknowledgedAt: Nullable(Type.String({ format: 'date-time', description: 'When the controller applied it.' })),
+    failedAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the controller acknowledged it as failed (status failed).',
+      }),
+    ),
+    failureReason: Nullable(
+      Type.String({ description: 'Why it failed, in the controller’s words (null: not failed, or no reason given).' }),
+    ),
   },
   { $id: 'Command' },
 );

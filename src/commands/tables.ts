@@ -1,4 +1,4 @@
-// Table types of the command queue (0005_access_control.sql, 0009_push.sql), composed into Tables
+// Table types of the command queue (0005_access_control.sql, 0009_push.sql, 0015_remote_actions.sql), composed into Tables
 // in src/db/tables.ts.
 import type { Generated } from 'kysely';
 import type { CreatedAt, Json, Timestamp } from '../db/columns.ts';
@@ -19,6 +19,9 @@ export interface CommandsTable {
   expires_at: Timestamp;
   delivered_at: Timestamp | null;
   acknowledged_at: Timestamp | null;
+  /** When the controller acknowledged it as failed, and why (migration 0015); never with acknowledged_at. */
+  failed_at: Timestamp | null;
+  failure_reason: string | null;
   /** The transaction that acknowledged it or recorded its expiry (migration 0009). */
   settled_txid: number | null;
   expiry_recorded_at: Timestamp | null;

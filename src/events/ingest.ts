@@ -43,23 +43,26 @@ export interface GatewayIdentity {
 export interface StoredBatch {
   facilityId: EntityId;
   receivedAt: number;
-  /** Every accepted event, repeats of earlier batches included (applying a repeat must change nothing). */
-  events: readonly AcceptedEvent[];
   /**
-   * The command ids named by the batch's Command Received events, repeats included: acknowledging a
-   * command twice changes nothing.
+   * Every accepted event, repeats of earlier batches included (applying a repeat must change nothing;
+   * acknowledging a command twice changes nothing).
    */
-  receivedCommandIds: readonly string[];
+  events: readonly AcceptedEvent[];
 }
 
 /**
  * A part of a batch's one statement: a common table expression `name as (body)`, which may lock,
  * insert or update the rows its face owns. Names are the face's own (prefixed by it), unique in the
  * statement; a part may name the parts before it of its face, and `STORED`.
+ *
+ * A part with `warn` has its rows returned by the statement (as JSON objects, one column named after
+ * it): once committed, `warn` turns them into warnings for the controller's answer. Parts without it
+ * cost the answer nothing.
  */
 export interface BatchStatementPart {
   name: string;
   body: RawBuilder<unknown>;
+  warn?: (rows: readonly unknown[]) => IngestWarning[];
 }
 
 /**
@@ -97,6 +100,8 @@ interface Stored {
   inserted: number;
   /** Valid events whose id the facility had already reported. */
   duplicates: number;
+  /** What the statement's parts warn of (their `warn`). */
+  warnings: IngestWarning[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -117,7 +122,9 @@ export async function ingest(
   ingested.inc({ outcome: 'duplicate' }, duplicates);
   ingested.inc({ outcome: 'rejected' }, judgement.rejected.length);
   ingested.inc({ outcome: 'clock_ahead' }, judgement.warnings.length);
-  return { accepted: stored.inserted, duplicates, rejected: judgement.rejected, warnings: judgement.warnings };
+  // The judge's warnings and the parts', in the order of the events they name.
+  const warnings = [...judgement.warnings, ...stored.warnings].sort((a, b) => a.index - b.index);
+  return { accepted: stored.inserted, duplicates, rejected: judgement.rejected, warnings };
 }
 
 async function store(
@@ -126,7 +133,7 @@ async function store(
   events: readonly AcceptedEvent[],
   receivedAt: number,
 ): Promise<Stored> {
-  if (events.length === 0) return { inserted: 0, duplicates: 0 };
+  if (events.length === 0) return { inserted: 0, duplicates: 0, warnings: [] };
   const months = monthsOf(events.map((e) => e.occurredAt));
   await deps.partitions.ensure(months);
   let result: Stored;
@@ -154,21 +161,23 @@ async function insertBatch(
   const notification = signals.notification(gateway.accountId, gateway.facilityId);
   const column = <T>(pick: (e: AcceptedEvent) => T) => events.map(pick);
   const ids = events.map(() => randomUUID());
-  const batch: StoredBatch = {
-    facilityId: gateway.facilityId,
-    receivedAt,
-    events,
-    receivedCommandIds: [...new Set(events.flatMap((e) => (e.commandId === null ? [] : [e.commandId])))],
-  };
+  const batch: StoredBatch = { facilityId: gateway.facilityId, receivedAt, events };
   const parts = upkeep.flatMap((keep) => keep(batch));
   const upkeepParts =
     parts.length === 0 ? sql`` : sql`, ${sql.join(parts.map((part) => sql`${sql.raw(part.name)} as (${part.body})`))}`;
+  const warning = parts.filter((part) => part.warn !== undefined);
+  const warningRows = sql.join(
+    warning.map(
+      (part) => sql`, (select coalesce(json_agg(r), '[]') from ${sql.raw(part.name)} r) as ${sql.ref(part.name)}`,
+    ),
+    sql``,
+  );
   // New ids first (the duplicates of earlier batches drop out here), then the events of the new
   // ids, in batch order, with the facility's account, name and time zone attached. The ids are
   // claimed in one order (byte order of the id): two batches in flight that share ids — a retry
   // with other events around them — then wait for each other, never in a cycle (a deadlock).
   // Its text is the same for every batch with the same parts (the values are arrays): planned once.
-  const rows = await prepared<{ inserted: number }>(
+  const rows = await prepared<{ inserted: number } & Record<string, unknown>>(
     sql`
     with batch as (
       select * from unnest(
@@ -217,8 +226,10 @@ async function insertBatch(
     select inserted,
            case when inserted > 0 and ${notification?.channel ?? null}::text is not null
                 then pg_notify(${notification?.channel ?? null}::text, ${notification?.payload ?? null}::text) end as notified
+           ${warningRows}
       from ${STORED}`.compile(db),
   );
-  const inserted = rows[0]!.inserted;
-  return { inserted, duplicates: events.length - inserted };
+  const row = rows[0]!;
+  const warnings = warning.flatMap((part) => part.warn!(row[part.name] as unknown[]));
+  return { inserted: row.inserted, duplicates: events.length - row.inserted, warnings };
 }

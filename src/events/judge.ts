@@ -25,6 +25,11 @@ export interface AcceptedEvent {
   data: string | null;
   /** data.commandId of a Command Received event, when it is a string. */
   commandId: string | null;
+  /**
+   * What the controller says of that command (data.result): applied (absent or "applied") or failed,
+   * with data.reason (null: none given). Null when the event acknowledges no command.
+   */
+  commandResult: { result: 'applied' } | { result: 'failed'; reason: string | null } | null;
 }
 
 export interface Rejection {
@@ -38,7 +43,8 @@ export interface IngestWarning {
   index: number;
   eventId: string | null;
   path: string;
-  code: 'CLOCK_AHEAD' | 'NOT_AN_ID';
+  /** UNKNOWN_COMMAND: a failed acknowledgement naming no command of the facility (src/commands/acknowledge.ts). */
+  code: 'CLOCK_AHEAD' | 'NOT_AN_ID' | 'UNKNOWN_COMMAND';
   message: string;
 }
 
@@ -186,6 +192,7 @@ function judgeOne(
     }
     const commandId =
       event.eventType === 3 && data !== null && typeof data.commandId === 'string' ? data.commandId : null;
+    const commandResult = commandId === null ? null : commandResultOf(data!);
 
     return {
       index: -1,
@@ -200,11 +207,29 @@ function judgeOne(
       details,
       data: dataJson,
       commandId,
+      commandResult,
     };
   } catch (error) {
     if (error instanceof Fault) return error;
     throw error;
   }
+}
+
+/**
+ * What an acknowledgement (event 3 with data.commandId) says of its command: data.result absent or
+ * "applied" (acknowledged, as before results existed), or "failed" with an optional data.reason (a
+ * string of at most FIELD_LIMITS.commandFailureReason characters; "" is none). Anything else is a
+ * malformed event, rejected naming the field (SPEC §5): the controller learns of its fault at once.
+ */
+function commandResultOf(data: Record<string, unknown>): AcceptedEvent['commandResult'] {
+  const { result, reason } = data;
+  if (result === undefined || result === null || result === 'applied') return { result: 'applied' };
+  if (result !== 'failed') throw new Fault('data.result', 'must be "applied" or "failed"');
+  if (reason === undefined || reason === null || reason === '') return { result: 'failed', reason: null };
+  if (typeof reason !== 'string') throw new Fault('data.reason', 'must be a string');
+  const max = FIELD_LIMITS.commandFailureReason;
+  if (reason.length > max) throw new Fault('data.reason', `must be at most ${max} characters (got ${reason.length})`);
+  return { result: 'failed', reason };
 }
 
 const rawEventId = (raw: unknown): string | null => {

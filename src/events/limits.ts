@@ -15,6 +15,8 @@ export const FIELD_LIMITS = {
   visitorId: 100,
   codeEntered: 32,
   details: 4000,
+  /** data.reason of a failed acknowledgement (event 3 with data.result "failed"). */
+  commandFailureReason: 500,
   /** Bytes of `data` serialized as JSON. */
   dataBytes: 16 * 1024,
 } as const;

@@ -1,12 +1,13 @@
 // A facility's action groups (SPEC §4.1): what a remote open, hold or close runs on the controller
 // (a gate, a set of doors). A PMS lists the manual ones and runs them — each run a command to the
-// controller, acknowledged like every other (event 3); the operator lists and adds them (the admin
+// controller, acknowledged like every other (event 3), and recorded (remote-actions.ts); the operator lists and adds them (the admin
 // routes, `gatehouse admin action-group …`).
 import type { Db } from '../db/tables.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import { facilityExists } from '../tenancy/index.ts';
 import type { FacilityStatusDeps } from './deps.ts';
+import { type RemoteActionAnswer, type RemoteActionRequest, recordRemoteAction } from './remote-actions.ts';
 import * as repo from './repository.ts';
 import type { CommandRef } from './switches.ts';
 
@@ -26,21 +27,30 @@ export const ACTION_GROUP_ACTIONS = ['open', 'hold', 'close'] as const;
 export type ActionGroupAction = (typeof ACTION_GROUP_ACTIONS)[number];
 
 /**
- * Asks the controller to run an action group's action. Every request is a command: opening a gate
- * twice is two openings (a tenant at the gate twice), not a repeated state.
+ * Asks the controller to run an action group's action, and records the request. Every request is a
+ * command: opening a gate twice is two openings (a tenant at the gate twice), not a repeated state.
  */
 export async function runActionGroup(
-  { commands }: Pick<FacilityStatusDeps, 'commands'>,
+  { commands, clock }: Pick<FacilityStatusDeps, 'commands' | 'clock'>,
   facilityId: EntityId,
   actionGroupId: EntityId,
   action: ActionGroupAction,
-): Promise<{ command: CommandRef }> {
+  request: RemoteActionRequest,
+): Promise<{ command: CommandRef } & RemoteActionAnswer> {
   return commands.inChange(facilityId, false, async (change) => {
     const group = await repo.findActionGroup(change.trx, facilityId, actionGroupId);
     if (!group) throw notFound('The action group');
     const written = await change.command('action-group.run', { actionGroupId: group.id, name: group.name, action });
     if (!written) throw new Error('an action group command was suppressed');
-    return { command: { ...written, status: 'pending' as const } };
+    const recorded = await recordRemoteAction(change.trx, clock.now(), {
+      facilityId,
+      action: `action-group.${action}`,
+      actionGroup: group,
+      request,
+      command: written,
+      wrote: true,
+    });
+    return { command: { ...written, status: 'pending' as const }, ...recorded };
   });
 }
 

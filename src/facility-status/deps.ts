@@ -9,6 +9,9 @@ export interface FacilityStatusDeps {
   db: Db;
   /** The time the status words are decided at (a test moves it). */
   clock: Clock;
-  /** Writes the remote actions' commands, in the transaction that decides them (the command queue's door). */
-  commands: Pick<Commands, 'inChange'>;
+  /**
+   * Writes the remote actions' commands, in the transaction that decides them (the command queue's
+   * door), and reads them back for the remote actions' results.
+   */
+  commands: Pick<Commands, 'inChange' | 'findCommands'>;
 }

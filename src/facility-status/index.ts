@@ -6,9 +6,10 @@
 //   reported state   reported-state.ts (its part of the ingest's statement, and the poll marks)
 //   reads            status.ts (status list, a facility's status, devices), switches.ts (reported)
 //   remote actions   switches.ts (emergency, lockdown), action-groups.ts (run; the operator's list
-//                    and create) — each a command written through the command queue's door
+//                    and create) — each a command written through the command queue's door, and
+//                    recorded with who asked and why (remote-actions.ts: the record, its list)
 //   maintenance      maintenance-windows.ts (the operator's windows: schedule, list, cancel)
-//   background       status-changes.ts, as jobs.ts defines it
+//   background       status-changes.ts, remote-actions.ts (purge), as jobs.ts defines them
 // The words are decided by the pure rules in rules.ts; the SQL is in repository.ts.
 import type { Database } from '../db/database.ts';
 import type { BatchUpkeep } from '../events/index.ts';
@@ -30,9 +31,11 @@ import { cancelMaintenanceWindow, listMaintenanceWindows, scheduleMaintenanceWin
 import { PollMarks, ReportedState, reportedEvent } from './reported-state.ts';
 import { recordStatusChanges } from './status-changes.ts';
 import { facilityStatus, listDevices, statusList } from './status.ts';
+import { listRemoteActions, purgeOldRemoteActions } from './remote-actions.ts';
 import { reportedSwitch, setSwitch } from './switches.ts';
 
 export { ACTION_GROUP_ACTIONS, type ActionGroupAction } from './action-groups.ts';
+export { remoteActionRequest, type RemoteActionView } from './remote-actions.ts';
 export type { FacilitySwitch } from './rules.ts';
 export type { FacilityStatusFact, FacilityStatusFactScope, FacilityStatusPayload } from './facts.ts';
 // For the command line (`gatehouse admin action-group …`), which opens the database and builds no face.
@@ -83,6 +86,10 @@ export function createFacilityStatus({ database, logger, clock, commands }: Faci
     // Remote actions: each a command to the controller.
     setSwitch: bind(setSwitch),
     runActionGroup: bind(runActionGroup),
+    /** The remote actions asked for, who asked and why, with their commands' results (issue 28). */
+    listRemoteActions: bind(listRemoteActions),
+    /** What the daily job runs (also run by tests at a chosen time). */
+    purgeOldRemoteActions: bind(purgeOldRemoteActions),
     // The operator's action groups.
     createActionGroup: (input: Parameters<typeof createActionGroup>[1]) => createActionGroup(deps.db, input),
     listActionGroups: (facility: EntityId | string) => listActionGroups(deps.db, facility),

@@ -1,11 +1,11 @@
 // The SQL of facility status: the facts every status word is decided from, for one facility or
 // for all of an account's (or, for the operator, every facility) in one query; devices, alarms,
-// the remote switches' state, the facility's action groups and its maintenance windows.
-import { type Selectable, sql } from 'kysely';
+// the remote switches' state, the facility's action groups and its maintenance windows, its remote actions.
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/tables.ts';
 import type { EntityId } from '../ids.ts';
 import { alarmLabel, type FacilitySwitch, type StatusFacts } from './rules.ts';
-import type { MaintenanceWindowsTable } from './tables.ts';
+import type { MaintenanceWindowsTable, RemoteActionsTable } from './tables.ts';
 
 export interface StatusFactsRow {
   facility_id: EntityId;
@@ -85,7 +85,8 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>, now: number) {
       left join drifts dr on dr.facility_id = f.id and dr.healed_at is null
       cross join lateral (select count(*)::int as pending_commands, min(created_at) as oldest_pending_at
                             from commands cm
-                           where cm.facility_id = f.id and cm.acknowledged_at is null and cm.expires_at > now()) c
+                           where cm.facility_id = f.id and cm.acknowledged_at is null and cm.failed_at is null
+                             and cm.expires_at > now()) c
      where ${where}
      order by f.name, f.id`.execute(db);
 }
@@ -224,6 +225,62 @@ export async function recordStatusChanges(
       .onConflict((oc) => oc.column('facility_id').doUpdateSet({ statuses: JSON.stringify(current) }))
       .execute();
   });
+}
+
+// ---- remote actions (issue 28; remote-actions.ts) ----
+
+/** When the facility's controller last sent events and last polled (null: never). */
+export async function selectLastHeard(
+  db: Db,
+  facilityId: EntityId,
+): Promise<{ last_event_received_at: Date | null; last_polled_at: Date | null }> {
+  const row = await db
+    .selectFrom('facility_states')
+    .select(['last_event_received_at', 'last_polled_at'])
+    .where('facility_id', '=', facilityId)
+    .executeTakeFirst();
+  return row ?? { last_event_received_at: null, last_polled_at: null };
+}
+
+export function insertRemoteAction(trx: Db, action: Insertable<RemoteActionsTable>) {
+  return trx.insertInto('remote_actions').values(action).returning(['id', 'requested_at']).executeTakeFirstOrThrow();
+}
+
+/** The facility's remote actions, newest first; with `before`, those requested before that one (of the facility). */
+export function selectRemoteActions(db: Db, facilityId: EntityId, options: { limit: number; before?: string }) {
+  let query = db
+    .selectFrom('remote_actions')
+    .selectAll()
+    .where('facility_id', '=', facilityId)
+    .orderBy('requested_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit);
+  if (options.before !== undefined) {
+    const before = options.before;
+    query = query.where(({ eb, refTuple, selectFrom }) =>
+      eb(
+        refTuple('requested_at', 'id'),
+        '<',
+        selectFrom('remote_actions as b')
+          .select(['b.requested_at', 'b.id'])
+          .where('b.id', '=', before)
+          .where('b.facility_id', '=', facilityId)
+          .$asTuple('requested_at', 'id'),
+      ),
+    );
+  }
+  return query.execute();
+}
+
+/** Deletes up to `slice` remote actions requested before the cutoff; returns how many. */
+export async function deleteRemoteActionsBefore(db: Db, cutoff: Date, slice: number): Promise<number> {
+  const result = await db
+    .deleteFrom('remote_actions')
+    .where('id', 'in', (qb) =>
+      qb.selectFrom('remote_actions').select('id').where('requested_at', '<', cutoff).limit(slice),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 // ---- maintenance windows ----

@@ -394,6 +394,40 @@ export function needsSwitchCommand(state: {
   return state.reported !== state.requested;
 }
 
+// ---- remote actions (issue 28) ----
+
+/** A remote action's reason: at most this many characters (SPEC §4.1). */
+export const REMOTE_ACTION_REASON_MAX = 200;
+
+/** What a remote action's answer says of the controller: heard within GATEWAY_OK_MS (the gateway's "ok"), or not. */
+export interface ControllerContact {
+  lastHeardAt: string | null;
+  connected: boolean;
+  message: string;
+}
+
+/**
+ * Whether the controller that is to run a remote action has been heard lately (the status list's
+ * threshold), and what to tell the person who asked. A command for a silent controller still waits
+ * for it, as every command does: the answer only says so.
+ */
+export function controllerContact(heard: number | null, now: number): ControllerContact {
+  if (heard === null)
+    return {
+      lastHeardAt: null,
+      connected: false,
+      message: 'The controller has never connected; the command waits for it.',
+    };
+  const lastHeardAt = new Date(heard).toISOString();
+  if (now - heard <= GATEWAY_OK_MS)
+    return { lastHeardAt, connected: true, message: `Connected; last heard at ${iso(heard)}.` };
+  return {
+    lastHeardAt,
+    connected: false,
+    message: `The controller has not been heard from since ${iso(heard)}; the command waits for it.`,
+  };
+}
+
 // ---- maintenance windows (issue 28) ----
 
 /** The longest window an operator may schedule: a week (a firmware update takes minutes; a site rebuild is not maintenance). */

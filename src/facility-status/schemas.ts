@@ -3,14 +3,32 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { COMMAND_STATUSES } from '../commands/index.ts';
 import { EntityId, Nullable, StringEnum } from '../http/schemas.ts';
-import { STATUS_WORDS } from './rules.ts';
+import { REMOTE_ACTIONS } from './remote-actions.ts';
+import { REMOTE_ACTION_REASON_MAX, STATUS_WORDS } from './rules.ts';
 
 /** Who reads and who acts: an operator sees every facility, a PMS its account's. */
 export const READ = ['accesscontrol:read', 'admin'] as const;
 export const WRITE = ['accesscontrol:write', 'admin'] as const;
 
-/** The remote actions take no body (an empty one, or null, is no body). */
-export const NoBody = Nullable(Type.Object({}, { description: 'No body needed.' }));
+/**
+ * A remote action's body: an optional reason, recorded with it (issue 28). None is needed: an empty
+ * body, `null` or `""` is no body (the face's lenient bodies), as existing clients send.
+ */
+export const RemoteActionBody = Nullable(
+  Type.Object(
+    {
+      reason: Type.Optional(
+        Nullable(
+          Type.String({
+            maxLength: REMOTE_ACTION_REASON_MAX,
+            description: `Why, in a person's words (at most ${REMOTE_ACTION_REASON_MAX} characters; "" or null: none). Recorded with the action (GET …/remote-actions).`,
+          }),
+        ),
+      ),
+    },
+    { $id: 'RemoteActionRequest', description: 'Optional: no body is needed.' },
+  ),
+);
 
 const facilityId = EntityId('The facility id.');
 export const FacilityParams = Type.Object({ facilityId });
@@ -85,7 +103,7 @@ export const FacilityStatus = Type.Object(
     emergency: SwitchState,
     lockdown: SwitchState,
     commands: Type.Object({
-      pending: Type.Integer({ description: 'Commands neither acknowledged nor expired.' }),
+      pending: Type.Integer({ description: 'Commands not yet settled: neither acknowledged, failed nor expired.' }),
       oldestPendingAt: Nullable(Type.String({ format: 'date-time' })),
     }),
     maintenance: Nullable(
@@ -145,6 +163,24 @@ export const Device = Type.Object(
   { $id: 'Device' },
 );
 
+/** What every remote action's answer adds (issue 28): its record, and whether the controller was heard lately. */
+const RemoteActionAnswerFields = {
+  remoteActionId: Type.String({ description: 'The record of this request (GET …/remote-actions).' }),
+  controller: Type.Object(
+    {
+      lastHeardAt: Nullable(
+        Type.String({ format: 'date-time', description: 'Its last poll or events (null: never).' }),
+      ),
+      connected: Type.Boolean({
+        description:
+          'Heard within the last 2 minutes (the status list’s gateway "ok"). When false the command waits for it.',
+      }),
+      message: Type.String(),
+    },
+    { $id: 'ControllerContact' },
+  ),
+};
+
 /** A command a request wrote (or found underway), by id, sequence and status. */
 export const CommandRef = Type.Object(
   {
@@ -160,6 +196,7 @@ export const SwitchAnswer = Type.Object(
     command: Nullable(CommandRef),
     desired: Nullable(Type.Boolean()),
     reported: Nullable(Type.Boolean()),
+    ...RemoteActionAnswerFields,
   },
   { $id: 'SwitchChange' },
 );
@@ -169,4 +206,64 @@ export const ActionGroup = Type.Object(
   { $id: 'ActionGroup' },
 );
 export const ActionGroupParams = Type.Object({ facilityId, actionGroupId: EntityId('The action group id.') });
-export const ActionGroupAnswer = Type.Object({ command: CommandRef }, { $id: 'ActionGroupRun' });
+export const ActionGroupAnswer = Type.Object(
+  { command: CommandRef, ...RemoteActionAnswerFields },
+  { $id: 'ActionGroupRun' },
+);
+
+// ---- remote actions accounted for (issue 28) ----
+
+export const RemoteActionsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: '1–1,000, default 100.' })),
+  before: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: 'A remote action’s id: only those requested before it (the next page: the last id of this one).',
+    }),
+  ),
+});
+
+export const RemoteAction = Type.Object(
+  {
+    id: Type.String(),
+    facilityId: EntityId('The facility id.'),
+    action: StringEnum(REMOTE_ACTIONS),
+    actionGroup: Nullable(
+      Type.Object(
+        { id: Nullable(EntityId('The action group id.')), name: Type.String() },
+        { description: 'action-group.… only.' },
+      ),
+    ),
+    reason: Nullable(Type.String()),
+    requestedAt: Type.String({ format: 'date-time' }),
+    requestedBy: Type.Object(
+      {
+        kind: StringEnum(['account', 'operator', 'partner', 'gateway'] as const, {
+          description: 'account: a PMS acting for an account; operator: the service’s operator (the console).',
+        }),
+        credentialId: Type.String({
+          description: 'The credential the token was issued for (an account key, an application).',
+        }),
+        clientId: Type.String({ description: 'The application (OAuth client) that asked.' }),
+        accountId: Nullable(EntityId('The account the token acted for (null: an operator).')),
+      },
+      { $id: 'RemoteActionRequester' },
+    ),
+    wroteCommand: Type.Boolean({
+      description:
+        'false: a repeated emergency/lockdown request that wrote no command; command is then the one underway (or the last one).',
+    }),
+    command: Nullable(
+      Type.Object(
+        {
+          id: Type.String(),
+          sequence: Type.Integer(),
+          status: StringEnum(COMMAND_STATUSES, { description: 'The result: the command’s status now.' }),
+          failureReason: Nullable(Type.String({ description: 'The controller’s reason when status is failed.' })),
+        },
+        { $id: 'RemoteActionCommand' },
+      ),
+    ),
+  },
+  { $id: 'RemoteAction' },
+);

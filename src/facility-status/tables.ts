@@ -1,5 +1,5 @@
-// Table types of the facility-status face (0008_facility_status.sql, 0014_maintenance_windows.sql),
-// composed into Tables in src/db/tables.ts.
+// Table types of the facility-status face (0008_facility_status.sql, 0014_maintenance_windows.sql,
+// 0015_remote_actions.sql), composed into Tables in src/db/tables.ts.
 import type { Generated } from 'kysely';
 import type { CreatedAt, Json, Timestamp } from '../db/columns.ts';
 
@@ -67,6 +67,23 @@ export interface FacilityStatusChangesTable {
   txid: Generated<number>;
 }
 
+/** A remote action asked for, who asked, why, and its command (0015_remote_actions.sql; remote-actions.ts). */
+export interface RemoteActionsTable {
+  id: Generated<string>;
+  facility_id: number;
+  action: string;
+  action_group_id: number | null;
+  action_group_name: string | null;
+  reason: string | null;
+  requested_at: CreatedAt;
+  requester_kind: string;
+  credential_id: string;
+  client_id: string;
+  account_id: number | null;
+  command_id: string | null;
+  wrote_command: boolean;
+}
+
 /** An operator's maintenance window of a facility (0014_maintenance_windows.sql). */
 export interface MaintenanceWindowsTable {
   id: Generated<number>;
@@ -87,5 +104,6 @@ export interface FacilityStatusTables {
   facility_alarms: FacilityAlarmsTable;
   action_groups: ActionGroupsTable;
   facility_status_changes: FacilityStatusChangesTable;
+  remote_actions: RemoteActionsTable;
   maintenance_windows: MaintenanceWindowsTable;
 }

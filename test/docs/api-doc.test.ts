@@ -6,11 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { COMMAND_LIFETIME_DAYS } from '../../src/commands/index.ts';
+import { COMMAND_LIFETIME_DAYS, COMMAND_RETENTION_DAYS } from '../../src/commands/index.ts';
 import { LIMITS as AUCTION_LIMITS } from '../../src/auctions/model.ts';
 import { MAINTENANCE_REASON_MAX_LENGTH, MAINTENANCE_WINDOW_MAX_MS } from '../../src/facility-status/index.ts';
 import { loadConfig } from '../../src/config.ts';
-import { MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES, MAX_PAGE_SIZE } from '../../src/events/limits.ts';
+import { FIELD_LIMITS, MAX_BATCH_EVENTS, MAX_INGEST_BODY_BYTES, MAX_PAGE_SIZE } from '../../src/events/limits.ts';
+import { REMOTE_ACTION_REASON_MAX } from '../../src/facility-status/rules.ts';
 import { MAX_WAIT_SECONDS } from '../../src/gateway/routes/commands.ts';
 import { SCOPE_DESCRIPTIONS } from '../../src/http/access.ts';
 import { MAX_HEADER_KIB } from '../../src/http/client-errors.ts';
@@ -49,6 +50,9 @@ describe('docs/API.md', () => {
       'events per gateway ingest batch': `≤ ${thousands(MAX_BATCH_EVENTS)} (body ≤ ${mib(MAX_INGEST_BODY_BYTES)})`,
       'event history': `${config.eventRetentionDays} days (\`EVENT_RETENTION_DAYS\`)`,
       'command lifetime': `${COMMAND_LIFETIME_DAYS} days`,
+      "a remote action's `reason` (emergency, lockdown, action groups)": `≤ ${REMOTE_ACTION_REASON_MAX} characters`,
+      "a failed command's reason (`data.reason` of its event 3)": `≤ ${FIELD_LIMITS.commandFailureReason} characters`,
+      'commands and remote actions kept': `${COMMAND_RETENTION_DAYS} days`,
       'command long poll (`wait`)': `≤ ${MAX_WAIT_SECONDS} s`,
       'records per auction import call / facilities per call': `≤ ${thousands(AUCTION_LIMITS.recordsPerCall)} / 1`,
       'image URLs per auction record / bytes per image': `${AUCTION_LIMITS.imageUrlsPerRecord} / ${mib(AUCTION_LIMITS.imageBytes)}`,

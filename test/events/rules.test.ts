@@ -122,6 +122,7 @@ describe('judging a batch', () => {
       details: null,
       data: '{"a":1}',
       commandId: null,
+      commandResult: null,
     });
   });
 
@@ -192,8 +193,43 @@ describe('judging a batch', () => {
       oldest,
     );
     assert.deepEqual(
-      j.accepted.map((a) => a.commandId),
-      ['c-1', null],
+      j.accepted.map((a) => [a.commandId, a.commandResult]),
+      [
+        ['c-1', { result: 'applied' }],
+        [null, null],
+      ],
+    );
+  });
+
+  it('reads what an acknowledgement says of its command: applied, or failed with an optional reason (issue 28)', () => {
+    const ack = (eventId: string, data: object) => valid({ eventId, eventType: 3, data: { commandId: 'c', ...data } });
+    const j = judgeBatch(
+      [
+        ack('a', { result: 'applied', reason: 'ignored' }),
+        ack('b', { result: 'failed', reason: 'Relay 2 stuck' }),
+        ack('c', { result: 'failed', reason: '' }),
+        ack('d', { result: 'failed', reason: 'r'.repeat(501) }),
+        ack('e', { result: 'FAILED' }),
+        ack('f', { result: 'failed', reason: ['x'] }),
+      ],
+      now,
+      oldest,
+    );
+    assert.deepEqual(
+      j.accepted.map((a) => [a.eventId, a.commandResult]),
+      [
+        ['a', { result: 'applied' }],
+        ['b', { result: 'failed', reason: 'Relay 2 stuck' }],
+        ['c', { result: 'failed', reason: null }],
+      ],
+    );
+    assert.deepEqual(
+      j.rejected.map((r) => [r.eventId, r.path]),
+      [
+        ['d', 'events[3].data.reason'],
+        ['e', 'events[4].data.result'],
+        ['f', 'events[5].data.reason'],
+      ],
     );
   });
 });

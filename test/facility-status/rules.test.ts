@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   alarmStatus,
+  controllerContact,
   deviceStatus,
   facilityStatuses,
   gatewayStatus,
@@ -200,6 +201,27 @@ describe('a batch that would change nothing', () => {
     assert.equal(shows([event(18, 0.05, { deviceId: 'door-2' })], T + 5_000), true, 'a new device');
     for (const type of [10, 11, 12, 31, 32, 36, 38])
       assert.equal(shows([event(type, 0.05)], T + 5_000), true, `event ${type}`);
+  });
+});
+
+describe('what a remote action’s answer says of the controller (issue 28)', () => {
+  it('never connected; connected up to 2 minutes of silence (the gateway’s ok); after that, not heard since', () => {
+    assert.deepEqual(controllerContact(null, T), {
+      lastHeardAt: null,
+      connected: false,
+      message: 'The controller has never connected; the command waits for it.',
+    });
+    assert.deepEqual(controllerContact(T - 2 * MIN, T), {
+      lastHeardAt: '2026-11-23T11:58:00.000Z',
+      connected: true,
+      message: 'Connected; last heard at 2026-11-23T11:58:00Z.',
+    });
+    assert.deepEqual(controllerContact(T - 2 * MIN - 1, T), {
+      lastHeardAt: '2026-11-23T11:57:59.999Z',
+      connected: false,
+      message: 'The controller has not been heard from since 2026-11-23T11:57:59.999Z; the command waits for it.',
+    });
+    assert.equal(gatewayStatus(facts({ lastPolledAt: T - 2 * MIN - 1 }), T).status, 'warning', 'the same threshold');
   });
 });
 

@@ -1,4 +1,4 @@
-// The other topics' facts reach their subscribers: a command acknowledged (in the ingest
+// The other topics' facts reach their subscribers: a command acknowledged or failed (in the ingest
 // transaction) or expired, a facility status word that changed, an auction's transitions — each
 // from the row its face wrote in the transaction that caused it (the outbox, migration 0009).
 import assert from 'node:assert/strict';
@@ -81,6 +81,37 @@ describe('command.status and facility.status', () => {
     );
     // Recorded once: a second run records nothing more.
     assert.equal(await t.services.commands.recordExpiredCommands(), 0);
+  });
+
+  it('tells of a command its controller acknowledged as failed, with the reason', async () => {
+    const facility = account.facilities[0]!;
+    const created = await inject(t.app, 'POST', `/facilities/${facility.id}/units`, {
+      token: account.token,
+      body: { unitNumber: 'F-1' },
+    });
+    assert.equal(created.status, 201);
+    const commands = (await getJson(t, account.token, `/facilities/${facility.id}/commands?limit=1000`)).body;
+    const failing = commands.at(-1) as { id: string; sequence: number };
+    const gateway = (await gatewayToken(t, facility.id)).token;
+    await postEvents(t, gateway, [
+      event({ eventType: 3, data: { commandId: failing.id, result: 'failed', reason: 'Door 4 relay did not close' } }),
+    ]);
+    const failed = await until(() => ofType('command.status').find((d) => d.commandId === failing.id));
+    assert.deepEqual(Object.keys(failed), [
+      'commandId',
+      'accountId',
+      'facilityId',
+      'sequence',
+      'commandType',
+      'status',
+      'createdAt',
+      'failedAt',
+      'failureReason',
+    ]);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.failureReason, 'Door 4 relay did not close');
+    assert.equal(failed.sequence, failing.sequence);
+    assert.ok(failed.failedAt);
   });
 
   it('tells of each status word that changed colour', async () => {

@@ -11,7 +11,7 @@ export const commandListRoutes: FastifyPluginAsyncTypebox<{ face: Commands }> = 
   app.get(
     '/facilities/:facilityId/commands',
     {
-      config: onFacility('accesscontrol:read'),
+      config: onFacility('accesscontrol:read', 'admin'),
       schema: {
         operationId: 'listCommands',
         tags: S.COMMAND_TAGS,
@@ -31,7 +31,7 @@ export const commandListRoutes: FastifyPluginAsyncTypebox<{ face: Commands }> = 
   app.get(
     '/facilities/:facilityId/commands/:commandId',
     {
-      config: onFacility('accesscontrol:read'),
+      config: onFacility('accesscontrol:read', 'admin'),
       schema: {
         operationId: 'getCommand',
         tags: S.COMMAND_TAGS,

@@ -1,8 +1,9 @@
 // The support console: a page for support staff to work through their queue — grouped support
 // notifications and Pending auctions, sorted by facility then unit and paged — through the admin
 // routes, and the operator's facility page — the status list with its colours, a facility's
-// devices and alarms, the remote actions (each confirmed first) and its maintenance windows
-// (scheduled and cancelled through the admin routes). Plain browser JavaScript, no
+// devices and alarms, the remote actions (each confirmed first, with an optional reason; those asked
+// for and their results, and the failed commands, listed) and its maintenance windows (scheduled and
+// cancelled through the admin routes). Plain browser JavaScript, no
 // build step. All data is rendered as text (never as HTML); the token lives in this page's memory only.
 
 /** Cards or rows on one page of a list. */
@@ -726,7 +727,7 @@ function switchRow(which, label, s, facilityName) {
           confirmThen(
             `Turn ${label.toLowerCase()} ${on ? 'ON' : 'OFF'} at ${facilityName}?`,
             `${label} ${on ? 'on' : 'off'}`,
-            () => api('POST', `${base}/${on ? 'enable' : 'disable'}`),
+            () => api('POST', `${base}/${on ? 'enable' : 'disable'}`, remoteActionBody()),
           ),
       },
       `${label} ${on ? 'on' : 'off'}`,
@@ -761,6 +762,7 @@ async function showFacility(id, name) {
     ),
     element('p', {}, 'Last heard: ', status.lastSeenAt ? at(status.lastSeenAt) : 'never'),
     element('h3', {}, 'Remote actions'),
+    reasonInput(),
     element(
       'div',
       { id: 'action-groups' },
@@ -775,7 +777,7 @@ async function showFacility(id, name) {
                 confirmThen(
                   `${action[0].toUpperCase()}${action.slice(1)} ${g.name} at ${name}?`,
                   `${g.name}: ${action}`,
-                  () => api('POST', `/facilities/${id}/actiongroups/${g.id}/${action}`),
+                  () => api('POST', `/facilities/${id}/actiongroups/${g.id}/${action}`, remoteActionBody()),
                 ),
             },
             `${action[0].toUpperCase()}${action.slice(1)} ${g.name}`,
@@ -832,6 +834,103 @@ async function showFacility(id, name) {
     ),
   );
   $('#detail-body').append(...(await maintenanceSection(id, name)));
+  $('#detail-body').append(...(await facilityRecords(id)));
+}
+
+// ---- a facility's remote actions asked for, and its failed commands (issue 28) ----
+
+/** The optional reason recorded with the next remote action (at most 200 characters, as the API takes). */
+function reasonInput() {
+  return element(
+    'label',
+    { class: 'reason-input' },
+    'Reason (recorded with the action): ',
+    element('input', { id: 'remote-reason', type: 'text', maxlength: '200', placeholder: 'optional' }),
+  );
+}
+
+/** The reason typed, as a remote action's body (none when empty). */
+function remoteActionBody() {
+  const reason = $('#remote-reason')?.value.trim();
+  return reason ? { reason } : undefined;
+}
+
+/** A command's status as a status word: settled well (ok), still waiting (warning), failed or expired (error). */
+const RESULT_WORDS = {
+  pending: 'warning',
+  delivered: 'warning',
+  acknowledged: 'ok',
+  failed: 'error',
+  expired: 'error',
+};
+
+function resultCell(command) {
+  if (!command) return element('td', { class: 'result' }, 'no command');
+  return element(
+    'td',
+    { class: `result status status-${RESULT_WORDS[command.status]}` },
+    element('strong', {}, command.status),
+    command.failureReason ? ` ${command.failureReason}` : '',
+  );
+}
+
+function whoAsked(by) {
+  return by.kind === 'operator' ? `operator ${by.clientId}` : `account ${by.accountId} (${by.clientId})`;
+}
+
+function remoteActionRow(a, facilityId) {
+  const what = a.actionGroup ? `${a.actionGroup.name}: ${a.action.split('.')[1]}` : a.action;
+  return element(
+    'tr',
+    { dataset: { remoteActionId: a.id } },
+    element('td', {}, timeElement(a.requestedAt, facilityId)),
+    element('td', { class: 'action' }, a.wroteCommand ? what : `${what} (repeat: the command underway)`),
+    element('td', { class: 'who' }, whoAsked(a.requestedBy)),
+    element('td', { class: 'reason' }, a.reason ?? '—'),
+    resultCell(a.command),
+  );
+}
+
+function failedCommandRow(c, facilityId) {
+  return element(
+    'tr',
+    { dataset: { commandId: c.id } },
+    element('td', {}, `#${c.sequence}`),
+    element('td', {}, c.type),
+    element('td', {}, timeElement(c.failedAt, facilityId)),
+    element('td', { class: 'reason' }, c.failureReason ?? 'no reason given'),
+  );
+}
+
+const headRow = (...names) => element('tr', {}, ...names.map((name) => element('th', { scope: 'col' }, name)));
+
+/** The facility's newest remote actions with their results, and its failed commands (newest first). */
+async function facilityRecords(facilityId) {
+  const [actions, failed] = await Promise.all([
+    api('GET', `/facilities/${facilityId}/remote-actions?limit=20`),
+    api('GET', `/facilities/${facilityId}/commands?status=failed&limit=1000`),
+  ]);
+  const newestFailed = failed.slice(-20).reverse();
+  return [
+    element('h3', {}, 'Remote actions asked for'),
+    actions.length === 0
+      ? element('p', { id: 'remote-actions' }, 'None in the last 30 days.')
+      : element(
+          'table',
+          { id: 'remote-actions' },
+          headRow('Asked at', 'Action', 'Who', 'Reason', 'Result'),
+          ...actions.map((a) => remoteActionRow(a, facilityId)),
+        ),
+    element('h3', {}, `Failed commands (${failed.length})`),
+    failed.length === 0
+      ? element('p', { id: 'failed-commands' }, 'None in the last 30 days.')
+      : element(
+          'table',
+          { id: 'failed-commands' },
+          headRow('Command', 'Type', 'Failed at', 'The controller’s reason'),
+          ...newestFailed.map((c) => failedCommandRow(c, facilityId)),
+        ),
+  ];
 }
 
 // ---- maintenance windows (issue 28): a facility's windows, scheduled and cancelled by the operator ----

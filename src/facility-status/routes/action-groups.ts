@@ -2,10 +2,10 @@
 // remote actions that run one (open, hold, close). The operator's list and create are in
 // admin-action-groups.ts.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf } from '../../http/caller.ts';
+import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import { ACTION_GROUP_ACTIONS, type FacilityStatus } from '../index.ts';
+import { ACTION_GROUP_ACTIONS, type FacilityStatus, remoteActionRequest } from '../index.ts';
 import * as S from '../schemas.ts';
 
 export const actionGroupRoutes: FastifyPluginAsyncTypebox<{ face: FacilityStatus }> = async (app, { face }) => {
@@ -38,13 +38,21 @@ export const actionGroupRoutes: FastifyPluginAsyncTypebox<{ face: FacilityStatus
           description:
             'A command to the controller (type action-group.run), acknowledged like every command (event 3); the ' +
             'controller reports the action by an Action Group Log Message (event 29). Every request is a new command. ' +
-            '404 for an action group of another facility. No body needed.',
+            '404 for an action group of another facility. No body needed; an optional {reason} (at most 200 ' +
+            'characters) is recorded with the request, as every request is (GET …/remote-actions). controller says ' +
+            'whether the controller was heard in the last 2 minutes: when not, the command waits for it.',
           params: S.ActionGroupParams,
-          body: S.NoBody,
+          body: S.RemoteActionBody,
           response: { 200: Answer('The command written for the controller.', S.ActionGroupAnswer) },
         },
       },
-      async (request) => face.runActionGroup(facilityOf(request).id, request.params.actionGroupId, action),
+      async (request) =>
+        face.runActionGroup(
+          facilityOf(request).id,
+          request.params.actionGroupId,
+          action,
+          remoteActionRequest(principalOf(request), request.body),
+        ),
     );
   }
 };

@@ -7,6 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FacilityStatus } from '../index.ts';
 import { actionGroupRoutes } from './action-groups.ts';
+import { remoteActionRoutes } from './remote-actions.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 
@@ -18,4 +19,5 @@ export const facilityStatusRoutes: FastifyPluginAsyncTypebox<{ face: FacilitySta
   await app.register(statusRoutes, options);
   await app.register(switchRoutes, options);
   await app.register(actionGroupRoutes, options);
+  await app.register(remoteActionRoutes, options);
 };

@@ -1,10 +1,10 @@
 // /facilities/{facilityId}/emergency and …/lockdown (SPEC §4.1): each switch as the controller last
 // reported it, and the remote actions that turn it on and off.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { facilityOf } from '../../http/caller.ts';
+import { facilityOf, principalOf } from '../../http/caller.ts';
 import { onFacility } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { FacilityStatus, FacilitySwitch } from '../index.ts';
+import { type FacilityStatus, type FacilitySwitch, remoteActionRequest } from '../index.ts';
 import * as S from '../schemas.ts';
 
 // With the operationIds of each switch's read and of turning it on and off.
@@ -59,15 +59,23 @@ export const switchRoutes: FastifyPluginAsyncTypebox<{ face: FacilityStatus }> =
               `A command to the controller (type ${which}.set), acknowledged like every command (event 3); the ` +
               `controller then reports event ${event} with data.enabled. Asking again for what is already asked for ` +
               'sends no second command: the answer names the command underway (or the last one, when the controller ' +
-              'already reports the state). No body needed.',
+              'already reports the state). No body needed; an optional {reason} (at most 200 characters) is recorded ' +
+              'with the request, as every request is (GET …/remote-actions; a repeat points at the command underway). ' +
+              'controller says whether the controller was heard in the last 2 minutes: when not, the command waits for it.',
             params: S.FacilityParams,
-            body: S.NoBody,
+            body: S.RemoteActionBody,
             response: {
               200: Answer('The command asked for (or underway), with the state desired and reported.', S.SwitchAnswer),
             },
           },
         },
-        async (request) => face.setSwitch(facilityOf(request).id, which, enabled),
+        async (request) =>
+          face.setSwitch(
+            facilityOf(request).id,
+            which,
+            enabled,
+            remoteActionRequest(principalOf(request), request.body),
+          ),
       );
     }
   }

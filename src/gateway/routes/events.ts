@@ -63,6 +63,16 @@ const IngestBody = Type.Object(
             data: { commandId: '7d1f0a52-3c1e-4b7a-9a55-2f0c8e6b9d41' },
           },
           { eventId: 'fac12-000187', eventType: 10, occurredAt: '2026-11-25 09:06', deviceId: 'door-1' },
+          {
+            eventId: 'fac12-000188',
+            eventType: 3,
+            occurredAt: '2026-11-25T09:06:30-05:00',
+            data: {
+              commandId: '0b6c51e2-8d7f-4c2a-b1e9-5a4d3c2b1a09',
+              result: 'failed',
+              reason: 'Gate operator did not answer within 5 s',
+            },
+          },
         ],
       },
     ],
@@ -85,8 +95,10 @@ const Warning = Type.Object(
     path: Type.String(),
     code: Type.String({
       description:
-        'CLOCK_AHEAD (stored at the time received) or NOT_AN_ID (a unitId or visitorId that is not a positive integer: ' +
-        'the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId).',
+        'CLOCK_AHEAD (stored at the time received), NOT_AN_ID (a unitId or visitorId that is not a positive integer: ' +
+        'the event is stored without it, the value kept in data.reportedUnitId / data.reportedVisitorId) or ' +
+        'UNKNOWN_COMMAND (a failed acknowledgement whose data.commandId names no command of the facility: the event ' +
+        'is stored, no command is marked failed).',
     }),
     message: Type.String(),
   },
@@ -106,7 +118,7 @@ const IngestAnswer = Type.Object(
     $id: 'GatewayEventBatchResult',
     examples: [
       {
-        accepted: 3,
+        accepted: 4,
         duplicates: 0,
         rejected: [
           {
@@ -140,7 +152,11 @@ const DESCRIPTION = [
   'codeEntered is stored masked ("****" and its last two characters) and never in clear. unitId and visitorId are',
   'integers (a JSON number or its digits), resolved to the unit number and the visitor name when they name a unit',
   'or visitor of the facility; another value is stored in data.reportedUnitId / reportedVisitorId with a NOT_AN_ID',
-  'warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command.',
+  'warning, and the event kept. An event of type 3 (Command Received) with data.commandId acknowledges that command:',
+  'as applied (data.result absent or "applied"), or as failed with data.result "failed" and an optional data.reason',
+  `(a string of at most ${FIELD_LIMITS.commandFailureReason} characters); another data.result, or a data.reason that`,
+  'is not such a string, rejects the event. The first word on a command stands (a command acknowledged or failed',
+  'stays so); a failed acknowledgement naming no command of the facility is stored with an UNKNOWN_COMMAND warning.',
   `Refused whole only when the request is not a batch: not UTF-8 JSON, no events array, more than`,
   `${MAX_BATCH_EVENTS} events, objects and arrays nested deeper than ${MAX_BODY_DEPTH} levels in the body`,
   `(400, BODY_TOO_DEEP), or a body over the limit (413).`,
