@@ -1476,7 +1476,7 @@ export interface paths {
          * The facility's drifts: what its controller held that differed from the PMS, found and healed.
          * @description Newest first. A drift is open until the controller’s digest agrees with the PMS again (healed). Each item names a unit or visitor and how it differed — missing at the controller, unexpected there, or altered (the fields; never a gate code). Healed drifts are kept 180 days.
          *
-         *     Requires a bearer token with scope `accesscontrol:read`.
+         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
          */
         get: operations["listDrifts"];
         put?: never;

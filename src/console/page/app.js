@@ -833,7 +833,7 @@ async function showFacility(id, name) {
       ),
     ),
   );
-  $('#detail-body').append(...(await maintenanceSection(id, name)));
+  $('#detail-body').append(...(await maintenanceSection(id, name)), ...(await driftSection(id)));
   $('#detail-body').append(...(await facilityRecords(id)));
 }
 
@@ -1075,6 +1075,40 @@ async function maintenanceSection(facilityId, facilityName) {
         )
       : element('p', { id: 'maintenance-windows' }, 'None scheduled.'),
     form,
+  ];
+}
+
+// ---- drift (issue 28): what the controller held that differed from the PMS, found and healed ----
+
+function driftItemText(item) {
+  const what = item.change === 'altered' ? `altered: ${item.fields.join(', ')}` : item.change;
+  return `${item.kind} ${item.id} ${what}`;
+}
+
+function driftRow(d, facilityId) {
+  return element(
+    'tr',
+    { dataset: { driftId: d.id } },
+    element('td', { class: `status status-${d.status === 'open' ? 'warning' : 'ok'}` }, d.status),
+    element('td', { class: 'found' }, timeElement(d.foundAt, facilityId)),
+    element('td', { class: 'healed' }, d.healedAt ? timeElement(d.healedAt, facilityId) : ''),
+    element('td', { class: 'items' }, d.items.map(driftItemText).join('; ')),
+    element('td', { class: 'corrections' }, `${d.corrections} correction${d.corrections === 1 ? '' : 's'}`),
+  );
+}
+
+async function driftSection(facilityId) {
+  const drifts = await api('GET', `/facilities/${facilityId}/drift?limit=10`);
+  return [
+    element('h3', {}, `Drift (${drifts.filter((d) => d.status === 'open').length} open)`),
+    element(
+      'p',
+      {},
+      'What the controller held that differed from the PMS, found by its digest and corrected by itself.',
+    ),
+    drifts.length
+      ? element('table', { id: 'drifts' }, ...drifts.map((d) => driftRow(d, facilityId)))
+      : element('p', { id: 'drifts' }, 'None found.'),
   ];
 }
 
