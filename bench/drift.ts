@@ -23,7 +23,8 @@
 //   BENCH_DATABASE_URL        postgres://postgres@127.0.0.1:5432/test (a database is created and dropped per run)
 //   BENCH_TARGETS             embedded,postgres
 //   BENCH_DIGESTS             digests per measured stretch (300); BENCH_HEALS drifts healed (5)
-//   BENCH_SERVER_PROFILE_DIR  the server's main thread is profiled into that directory (cpu-profile.mjs)
+//   BENCH_SERVER_PROFILE_DIR  the server's main thread is profiled into that directory (cpu-profile.mjs), on a
+//                             server started after the facility is made: the profile holds the digests
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
@@ -341,34 +342,39 @@ async function runTarget(target: string) {
   try {
     const { app, key, facilities } = await provisionBenchAccount(env, { facilities: 1, timeZone: 'America/Denver' });
     const facility = facilities[0]!;
-    server = await startServerProcess(
-      {
-        ...env,
-        ...(PROFILE_DIR
-          ? {
-              BENCH_SERVER_PROFILE_DIR: PROFILE_DIR,
-              NODE_OPTIONS: `--import=${new URL('./cpu-profile.mjs', import.meta.url).pathname}`,
-            }
-          : {}),
-      },
-      120_000,
-      { quiet: true },
-    );
-    const base = server.url;
-    const pms = await token(base, {
-      grant_type: 'password',
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      username: key.apiKey,
-      password: key.apiSecret,
+    const login = async (base: string) => ({
+      pms: await token(base, {
+        grant_type: 'password',
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        username: key.apiKey,
+        password: key.apiSecret,
+      }),
+      gateway: await token(base, {
+        grant_type: 'client_credentials',
+        client_id: facility.gateway.clientId,
+        client_secret: facility.gateway.clientSecret,
+      }),
     });
-    const gateway = await token(base, {
-      grant_type: 'client_credentials',
-      client_id: facility.gateway.clientId,
-      client_secret: facility.gateway.clientSecret,
-    });
+    server = await startServerProcess(env, 120_000, { quiet: true });
+    let { pms, gateway } = await login(server.url);
     log(`${target}: making ${UNITS} units and ${UNITS + SECOND_VISITORS} visitors`);
-    await makeFacility(base, pms, facility.id);
+    await makeFacility(server.url, pms, facility.id);
+    if (PROFILE_DIR) {
+      // A server of its own for the profile, so that it holds the digests, not the making of the facility.
+      await server.kill();
+      server = await startServerProcess(
+        {
+          ...env,
+          BENCH_SERVER_PROFILE_DIR: PROFILE_DIR,
+          NODE_OPTIONS: `--import=${new URL('./cpu-profile.mjs', import.meta.url).pathname}`,
+        },
+        120_000,
+        { quiet: true },
+      );
+      ({ pms, gateway } = await login(server.url));
+    }
+    const base = server.url;
     const controller = new Controller(base, gateway);
     const applied = await controller.catchUp();
     if (controller.state.units.size !== UNITS || controller.state.visitors.size !== UNITS + SECOND_VISITORS)
