@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<{ default: () => Promise<void> }>> =
   'stream-fanout': () => import('./stream-fanout.ts'),
   push: () => import('./push.ts'),
   'push-fairness': () => import('./push-fairness.ts'),
+  drift: () => import('./drift.ts'),
 };
 
 const name = process.argv[2];
