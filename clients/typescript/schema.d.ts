@@ -3538,7 +3538,7 @@ export interface components {
             status: "in-sync" | "correcting";
             /** Format: uuid */
             driftId?: string;
-            /** @description How many corrective commands were queued. */
+            /** @description How many corrective commands were queued now (0: the items were corrected less than a digest interval ago). */
             corrections?: number;
             items?: components["schemas"]["DriftItem"][];
         };

@@ -4,7 +4,8 @@
 //      else the service names the buckets that differ.
 //   2. compareItems: the items of those buckets (ids, hashes, fields but the code) against the PMS's;
 //      what differs — leaving out items that a command not yet applied will change — is recorded as
-//      the facility's drift and healed by exactly the commands that put those items back.
+//      the facility's drift and healed by exactly the commands that put those items back (an item
+//      already corrected in the open drift's last round: again once a digest interval has passed).
 // Step 2 runs in one change of the command queue that holds the facility's command sequence, so no
 // change of the PMS slips between the comparison and its corrections.
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,7 @@ import {
   hashedUnits,
   hashedVisitors,
   healOf,
+  itemKey,
   itemsOutsideBuckets,
   type KindDigest,
   kindDigest,
@@ -95,13 +97,21 @@ export async function compareItems(
       ...(touched.allVisitors ? [] : compareVisitors(hashedVisitors(held.visitors), report.visitors, touched.visitors)),
     ];
     if (items.length === 0) return { status: 'in-sync' as const };
-    const driftId = (await repo.findOpenDrift(change.trx, facilityId)) ?? randomUUID();
+    const open = await repo.findOpenDrift(change.trx, facilityId, DIGEST_INTERVAL_MINUTES * 60);
+    // Items of the open drift had their corrections in its last round: sent again only once a digest
+    // interval has passed (a controller that fails them is not sent them after every digest).
+    const known = new Set(open?.items.map(itemKey));
+    const due = open?.correctedRecently ? items.filter((i) => !known.has(itemKey(i))) : items;
+    if (open && due.length === 0) return { status: 'correcting' as const, driftId: open.id, corrections: 0, items };
+    const driftId = open?.id ?? randomUUID();
     const corrections = await controllerCopy.writeCorrection(change, facilityId, {
-      units: healOf('unit', items),
-      visitors: healOf('visitor', items),
+      units: healOf('unit', due),
+      visitors: healOf('visitor', due),
       driftId,
     });
-    await repo.recordFound(change.trx, facilityId, driftId, items, corrections);
+    const corrected = new Set(due.map(itemKey));
+    const recorded = [...(open?.items.filter((i) => !corrected.has(itemKey(i))) ?? []), ...due];
+    await repo.recordFound(change.trx, facilityId, driftId, recorded, corrections);
     counters.corrections(corrections);
     return { status: 'correcting' as const, driftId, corrections, items };
   });

@@ -5,8 +5,9 @@ import type { EntityId } from '../ids.ts';
 import type { DriftItem } from './rules.ts';
 
 /**
- * Records what was found: a new open drift (with the id its corrections name), or the items added to
- * the one open (its corrections counted). Returns its id and whether it is new (the `found` fact).
+ * Records what was found and corrected: a new open drift (with the id its corrections name), or the
+ * one open with its items now `items` (its corrections counted, its round of corrections now).
+ * Returns its id and whether it is new (the `found` fact).
  */
 export async function recordFound(
   trx: Db,
@@ -19,20 +20,32 @@ export async function recordFound(
     insert into drifts (id, facility_id, items, corrections)
     values (${driftId}::uuid, ${facilityId}::int8, ${JSON.stringify(items)}::jsonb, ${corrections})
     on conflict (facility_id) where healed_at is null
-    do update set items = drifts.items || excluded.items, corrections = drifts.corrections + excluded.corrections
+    do update set items = excluded.items, corrections = drifts.corrections + excluded.corrections,
+                  corrected_at = now()
     returning id, (xmax = 0) as found`.execute(trx);
   return rows[0]!;
 }
 
-/** The open drift's id, when there is one (its heal's commands name it). */
-export async function findOpenDrift(trx: Db, facilityId: EntityId): Promise<string | null> {
+/**
+ * The open drift, when there is one: its id (its heal's commands name it), its items, and whether its
+ * last round of corrections was sent within `withinSeconds`.
+ */
+export async function findOpenDrift(
+  trx: Db,
+  facilityId: EntityId,
+  withinSeconds: number,
+): Promise<{ id: string; items: DriftItem[]; correctedRecently: boolean } | null> {
   const row = await trx
     .selectFrom('drifts')
-    .select('id')
+    .select([
+      'id',
+      'items',
+      sql<boolean>`corrected_at > now() - make_interval(secs => ${withinSeconds})`.as('corrected_recently'),
+    ])
     .where('facility_id', '=', facilityId)
     .where('healed_at', 'is', null)
     .executeTakeFirst();
-  return row?.id ?? null;
+  return row ? { id: row.id, items: row.items, correctedRecently: row.corrected_recently } : null;
 }
 
 /** Marks the open drift healed (the `healed` fact), if there is one; returns its id. */

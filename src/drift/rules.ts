@@ -106,6 +106,9 @@ export interface DriftItem {
   fields: string[];
 }
 
+/** An item's identity within a facility: its kind and id (unit and visitor ids come from different sequences). */
+export const itemKey = (item: Pick<DriftItem, 'kind' | 'id'>) => `${item.kind}:${item.id}`;
+
 const UNIT_FIELDS = ['unitNumber', 'status'] as const;
 const VISITOR_FIELDS = ['unitId', 'isEnabled', 'timeGroupId', 'accessProfileId'] as const;
 

@@ -113,7 +113,12 @@ export const DigestItemsAnswer = Type.Object(
       description: 'correcting: the corrective commands are queued; apply them as any other.',
     }),
     driftId: Type.Optional(Type.String({ format: 'uuid' })),
-    corrections: Type.Optional(Type.Integer({ description: 'How many corrective commands were queued.' })),
+    corrections: Type.Optional(
+      Type.Integer({
+        description:
+          'How many corrective commands were queued now (0: the items were corrected less than a digest interval ago).',
+      }),
+    ),
     items: Type.Optional(Type.Array(DriftItem)),
   },
   { $id: 'DigestItemsAnswer' },

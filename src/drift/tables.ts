@@ -10,6 +10,7 @@ export interface DriftsTable {
   healed_at: Timestamp | null;
   items: Json<DriftItem[]>;
   corrections: number;
+  corrected_at: CreatedAt;
   found_txid: Generated<number>;
   healed_txid: number | null;
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EntityId } from '../../src/ids.ts';
-import { applyCommand, type ControllerState, digestOf, emptyState, itemsOf } from '../../src/simulator/controller.ts';
+import { applyInPlace, digestOf, emptyState, itemsOf, type WritableState } from '../../src/simulator/controller.ts';
 import { ok, refused, typedClient } from '../helpers/client.ts';
 import { tenantFixture } from '../helpers/tenants.ts';
 import { call, pms, polled } from '../access-control/helpers.ts';
@@ -15,12 +15,12 @@ const facilityA = () => site.account.facilities[0]!.id;
 const gatewayA = () => site.controllers[0]!;
 
 /** A controller of facility A as the simulator keeps it: its copy and the last sequence applied. */
-const controller = { state: emptyState() as ControllerState, applied: 0 };
+const controller: { state: WritableState; applied: number } = { state: emptyState(), applied: 0 };
 
 async function applyAll(): Promise<{ type: string; payload: any }[]> {
   const commands = await polled(t, gatewayA(), { after: controller.applied, limit: 1000 });
   for (const c of commands) {
-    controller.state = applyCommand(controller.state, c);
+    applyInPlace(controller.state, c);
     controller.applied = c.sequence;
   }
   return commands as { type: string; payload: any }[];
@@ -126,6 +126,38 @@ describe('a controller’s digest', () => {
     await applyAll();
     assert.equal((await digest()).status, 'in-sync');
     assert.equal((await drifts()).filter((d) => d.status === 'open').length, 0);
+  });
+});
+
+describe('a controller that fails its corrections', () => {
+  it('is sent an item’s correction again only once a digest interval has passed, not after every digest', async () => {
+    await applyAll();
+    const visitorId = [...controller.state.visitors.keys()][0]!;
+    controller.state.visitors.delete(visitorId);
+    const first = await digest();
+    const found = await items(first.buckets!);
+    assert.equal(found.corrections, 1);
+    // It fails the correction: past its sequence, without the visitor.
+    const [correction] = await polled(t, gatewayA(), { after: controller.applied });
+    assert.equal(correction!.payload && (correction!.payload as { driftId?: string }).driftId, found.driftId);
+    controller.applied = correction!.sequence;
+    const before = await commandCount();
+    const again = await items(first.buckets!);
+    assert.deepEqual([again.status, again.corrections, again.driftId], ['correcting', 0, found.driftId]);
+    assert.equal(await commandCount(), before);
+    // A digest interval later (the drift's last round set back), the item is corrected again.
+    await t.services.database.pool.query(
+      `update drifts set corrected_at = now() - interval '16 minutes' where id = $1`,
+      [found.driftId],
+    );
+    const later = await items(first.buckets!);
+    assert.deepEqual([later.corrections, later.driftId], [1, found.driftId]);
+    assert.equal(await commandCount(), before + 1);
+    const [open] = await drifts();
+    assert.deepEqual([open!.corrections, open!.items.length], [2, 1]);
+    await applyAll();
+    assert.equal((await digest()).status, 'in-sync');
+    assert.equal((await drifts())[0]!.status, 'healed');
   });
 });
 

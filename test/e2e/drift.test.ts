@@ -170,3 +170,62 @@ it('a drift of 5 lost visitors, 3 altered units and 1 added visitor is found, he
   assert.equal(summary.eventsByType['27'], 1);
   assert.equal(summary.eventsByType['28'], 3);
 });
+
+it('while a drift lasts the status list says so: a controller that fails every command stays in drift, a working one heals it', async () => {
+  const { facility, gateway, pms } = await e2e.provisionThroughAdmin(served.url, served.database, 'Drift B');
+  const client = e2e.clientFor(served.url, pms);
+  const path = { facilityId: facility.id };
+  for (let i = 0; i < 3; i++) {
+    const unit = await e2e.ok(
+      client.POST('/facilities/{facilityId}/units', { params: { path }, body: { unitNumber: `B-${i + 1}` } }),
+      201,
+    );
+    await e2e.ok(
+      client.POST('/facilities/{facilityId}/visitors', {
+        params: { path },
+        body: { unitId: unit.id, accessCode: String(700_000 + i), firstName: 'B', lastName: `${i}`, isTenant: true },
+      }),
+      201,
+    );
+  }
+  const row = async () =>
+    (await e2e.ok(client.GET('/facilities/statuslist'))).find((r) => r.facilityId === facility.id)!;
+  const drifts = () => e2e.ok(client.GET('/facilities/{facilityId}/drift', { params: { path } }));
+  const quiet = [
+    '--rate',
+    '0',
+    '--door-alarms',
+    '0',
+    '--device-drops',
+    '0',
+    '--flush-ms',
+    '100',
+    '--digest-interval',
+    '1',
+  ];
+
+  // A controller that fails every command: what it should hold never arrives, the drift stays open.
+  const failing = e2e.startSimulator(served.url, served.database.env, gateway, [...quiet, '--fail-rate', '1']);
+  let warned: Awaited<ReturnType<typeof row>>;
+  try {
+    warned = await e2e.eventually('the status list to show the drift', async () => {
+      const r = await row();
+      return r.pmsInterfaceStatus === 'warning' && /differed from the PMS/.test(r.pmsInterfaceStatusMessage) && r;
+    });
+  } finally {
+    assert.equal((await failing.stop()).code, 0);
+  }
+  assert.match(warned.pmsInterfaceStatusMessage, /since .*\(\d+ items?\); corrections are on their way\./);
+  const [open] = await drifts();
+  assert.equal(open!.status, 'open');
+
+  // A working controller (it starts empty: the failed commands are settled, not sent again) heals it.
+  const working = e2e.startSimulator(served.url, served.database.env, gateway, quiet);
+  try {
+    await e2e.eventually('the drift to be healed', async () => (await drifts())[0]!.status === 'healed');
+  } finally {
+    assert.equal((await working.stop()).code, 0);
+  }
+  const after = await row();
+  assert.equal(/differed from the PMS/.test(after.pmsInterfaceStatusMessage), false, after.pmsInterfaceStatusMessage);
+});
