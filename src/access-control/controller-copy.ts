@@ -82,15 +82,25 @@ export interface Correction {
 
 /**
  * Writes the commands of a correction into the change (whose transaction holds the facility's
- * command sequence): the items' states as the PMS has them now; returns how many it wrote.
+ * command sequence): the items' states as the PMS has them now; returns how many it wrote, and the
+ * sequence of the last.
  */
-export async function writeCorrection(change: Change, facilityId: EntityId, correction: Correction): Promise<number> {
+export async function writeCorrection(
+  change: Change,
+  facilityId: EntityId,
+  correction: Correction,
+): Promise<{ written: number; lastSequence: number }> {
   const { trx, command } = change;
   const action = 'correct';
   const { driftId } = correction;
   let written = 0;
+  let lastSequence = 0;
   const write = async (type: Parameters<Change['command']>[0], payload: object) => {
-    if (await command(type, { action, driftId, ...payload })) written++;
+    const made = await command(type, { action, driftId, ...payload });
+    if (made) {
+      written++;
+      lastSequence = made.sequence;
+    }
   };
   const { units, visitors } = correction;
   if (units?.refresh) {
@@ -116,5 +126,5 @@ export async function writeCorrection(change: Change, facilityId: EntityId, corr
       for (const visitorId of visitors.remove) await write('visitor.remove', { visitorId });
     }
   }
-  return written;
+  return { written, lastSequence };
 }

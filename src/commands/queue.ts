@@ -22,8 +22,11 @@ export interface Change {
    * before its own, so the full state never overwrites a newer change on the controller.
    */
   holdSequence(): Promise<void>;
-  /** The facility's commands after a sequence that have not expired, whatever else their status (what a controller that applied up to it has still to apply). */
-  unexpiredAfter(sequence: number): Promise<{ type: CommandType; payload: unknown }[]>;
+  /**
+   * The facility's commands after a sequence that are not settled (neither acknowledged, failed nor
+   * expired): what a controller that applied up to it has still to apply.
+   */
+  unsettledAfter(sequence: number): Promise<{ type: CommandType; payload: unknown }[]>;
 }
 
 /**
@@ -49,7 +52,7 @@ export async function inChange<T>(
       },
       newestOfType: (type) => repo.findNewestCommandOfType(trx, facilityId, type),
       holdSequence: () => repo.lockCommandSequence(trx, facilityId),
-      unexpiredAfter: (sequence) => repo.selectUnexpiredCommandsAfter(trx, facilityId, sequence),
+      unsettledAfter: (sequence) => repo.selectUnsettledCommandsAfter(trx, facilityId, sequence),
     }),
   );
   if (wrote) signals.notify(facilityId);

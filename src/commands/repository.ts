@@ -136,13 +136,15 @@ export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: num
     .execute();
 }
 
-/** The facility's unexpired commands after a sequence, in order: their type and payload. */
-export function selectUnexpiredCommandsAfter(db: Db, facilityId: EntityId, after: number) {
+/** The facility's unsettled commands after a sequence (not acknowledged, failed or expired), in order: their type and payload. */
+export function selectUnsettledCommandsAfter(db: Db, facilityId: EntityId, after: number) {
   return db
     .selectFrom('commands')
     .select(['type', 'payload'])
     .where('facility_id', '=', facilityId)
     .where('sequence', '>', after)
+    .where('acknowledged_at', 'is', null)
+    .where('failed_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
     .orderBy('sequence')
     .execute();

@@ -14,8 +14,12 @@ export interface ControllerCopy {
     facilityId: EntityId,
     buckets: ItemBuckets | null,
   ): Promise<{ units: HeldUnit[]; visitors: HeldVisitor[] }>;
-  /** Writes the commands that put the items back as the PMS has them; returns how many. */
-  writeCorrection(change: Change, facilityId: EntityId, correction: Correction): Promise<number>;
+  /** Writes the commands that put the items back as the PMS has them; returns how many, and the last's sequence. */
+  writeCorrection(
+    change: Change,
+    facilityId: EntityId,
+    correction: Correction,
+  ): Promise<{ written: number; lastSequence: number }>;
 }
 
 export interface DriftDeps {

@@ -5,7 +5,8 @@
 //   2. compareItems: the items of those buckets (ids, hashes, fields but the code) against the PMS's;
 //      what differs — leaving out items that a command not yet applied will change — is recorded as
 //      the facility's drift and healed by exactly the commands that put those items back (an item
-//      already corrected in the open drift's last round: again once a digest interval has passed).
+//      corrected in the open drift's last round, for a controller that has seen that round: again once
+//      a digest interval has passed).
 // Step 2 runs in one change of the command queue that holds the facility's command sequence, so no
 // change of the PMS slips between the comparison and its corrections.
 import { randomUUID } from 'node:crypto';
@@ -86,7 +87,7 @@ export async function compareItems(
   if (outside.length > 0) throw validationFailed(outside);
   return commands.inChange(facilityId, false, async (change) => {
     await change.holdSequence();
-    const touched = touchedBy(await change.unexpiredAfter(report.appliedSequence));
+    const touched = touchedBy(await change.unsettledAfter(report.appliedSequence));
     const held = await controllerCopy.heldItems(change.trx, facilityId, {
       of: DIGEST_BUCKETS,
       units: report.buckets.units,
@@ -98,20 +99,23 @@ export async function compareItems(
     ];
     if (items.length === 0) return { status: 'in-sync' as const };
     const open = await repo.findOpenDrift(change.trx, facilityId, DIGEST_INTERVAL_MINUTES * 60);
-    // Items of the open drift had their corrections in its last round: sent again only once a digest
-    // interval has passed (a controller that fails them is not sent them after every digest).
+    // Items of the open drift had their corrections in its last round. A controller that has seen that
+    // round (applied or failed it) and still differs gets them again only once a digest interval has
+    // passed — not after every digest; one that has not seen it (restored, restarted empty) at once.
+    const backOff = open?.correctedRecently === true && report.appliedSequence >= open.correctedThrough;
     const known = new Set(open?.items.map(itemKey));
-    const due = open?.correctedRecently ? items.filter((i) => !known.has(itemKey(i))) : items;
+    const due = backOff ? items.filter((i) => !known.has(itemKey(i))) : items;
     if (open && due.length === 0) return { status: 'correcting' as const, driftId: open.id, corrections: 0, items };
     const driftId = open?.id ?? randomUUID();
-    const corrections = await controllerCopy.writeCorrection(change, facilityId, {
+    const written = await controllerCopy.writeCorrection(change, facilityId, {
       units: healOf('unit', due),
       visitors: healOf('visitor', due),
       driftId,
     });
     const corrected = new Set(due.map(itemKey));
     const recorded = [...(open?.items.filter((i) => !corrected.has(itemKey(i))) ?? []), ...due];
-    await repo.recordFound(change.trx, facilityId, driftId, recorded, corrections);
+    await repo.recordFound(change.trx, facilityId, driftId, recorded, written);
+    const corrections = written.written;
     counters.corrections(corrections);
     return { status: 'correcting' as const, driftId, corrections, items };
   });

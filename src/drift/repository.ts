@@ -14,38 +14,47 @@ export async function recordFound(
   facilityId: EntityId,
   driftId: string,
   items: readonly DriftItem[],
-  corrections: number,
+  corrections: { written: number; lastSequence: number },
 ): Promise<{ id: string; found: boolean }> {
   const { rows } = await sql<{ id: string; found: boolean }>`
-    insert into drifts (id, facility_id, items, corrections)
-    values (${driftId}::uuid, ${facilityId}::int8, ${JSON.stringify(items)}::jsonb, ${corrections})
+    insert into drifts (id, facility_id, items, corrections, corrected_through)
+    values (${driftId}::uuid, ${facilityId}::int8, ${JSON.stringify(items)}::jsonb, ${corrections.written},
+            ${corrections.lastSequence}::int8)
     on conflict (facility_id) where healed_at is null
     do update set items = excluded.items, corrections = drifts.corrections + excluded.corrections,
-                  corrected_at = now()
+                  corrected_at = now(), corrected_through = excluded.corrected_through
     returning id, (xmax = 0) as found`.execute(trx);
   return rows[0]!;
 }
 
 /**
- * The open drift, when there is one: its id (its heal's commands name it), its items, and whether its
- * last round of corrections was sent within `withinSeconds`.
+ * The open drift, when there is one: its id (its heal's commands name it), its items, whether its
+ * last round of corrections was sent within `withinSeconds`, and that round's last sequence.
  */
 export async function findOpenDrift(
   trx: Db,
   facilityId: EntityId,
   withinSeconds: number,
-): Promise<{ id: string; items: DriftItem[]; correctedRecently: boolean } | null> {
+): Promise<{ id: string; items: DriftItem[]; correctedRecently: boolean; correctedThrough: number } | null> {
   const row = await trx
     .selectFrom('drifts')
     .select([
       'id',
       'items',
+      'corrected_through',
       sql<boolean>`corrected_at > now() - make_interval(secs => ${withinSeconds})`.as('corrected_recently'),
     ])
     .where('facility_id', '=', facilityId)
     .where('healed_at', 'is', null)
     .executeTakeFirst();
-  return row ? { id: row.id, items: row.items, correctedRecently: row.corrected_recently } : null;
+  return row
+    ? {
+        id: row.id,
+        items: row.items,
+        correctedRecently: row.corrected_recently,
+        correctedThrough: row.corrected_through,
+      }
+    : null;
 }
 
 /** Marks the open drift healed (the `healed` fact), if there is one; returns its id. */

@@ -11,6 +11,7 @@ export interface DriftsTable {
   items: Json<DriftItem[]>;
   corrections: number;
   corrected_at: CreatedAt;
+  corrected_through: number;
   found_txid: Generated<number>;
   healed_txid: number | null;
 }

@@ -17,11 +17,21 @@ const gatewayA = () => site.controllers[0]!;
 /** A controller of facility A as the simulator keeps it: its copy and the last sequence applied. */
 const controller: { state: WritableState; applied: number } = { state: emptyState(), applied: 0 };
 
+/** Polls, applies and acknowledges (event 3) every command after the last applied. */
 async function applyAll(): Promise<{ type: string; payload: any }[]> {
   const commands = await polled(t, gatewayA(), { after: controller.applied, limit: 1000 });
   for (const c of commands) {
     applyInPlace(controller.state, c);
     controller.applied = c.sequence;
+  }
+  if (commands.length > 0) {
+    const events = commands.map((c) => ({
+      eventId: `ack-${c.id}`,
+      eventType: 3,
+      occurredAt: new Date().toISOString(),
+      data: { commandId: c.id },
+    }));
+    await ok(gateway().POST('/gateway/v1/events', { body: { events } }), 200);
   }
   return commands as { type: string; payload: any }[];
 }
@@ -130,31 +140,55 @@ describe('a controller’s digest', () => {
 });
 
 describe('a controller that fails its corrections', () => {
-  it('is sent an item’s correction again only once a digest interval has passed, not after every digest', async () => {
+  /** The controller fails the command: an event 3 with result "failed". */
+  const fail = async (commandId: string) => {
+    const events = [
+      {
+        eventId: `fail-${commandId}`,
+        eventType: 3,
+        occurredAt: new Date().toISOString(),
+        data: { commandId, result: 'failed', reason: 'Keypad memory full' },
+      },
+    ];
+    const answer = await ok(gateway().POST('/gateway/v1/events', { body: { events } }), 200);
+    assert.equal(answer.accepted, 1);
+  };
+
+  it('is sent an item’s correction again once a digest interval has passed, not after every digest; a controller restarted empty at once', async () => {
     await applyAll();
     const visitorId = [...controller.state.visitors.keys()][0]!;
     controller.state.visitors.delete(visitorId);
     const first = await digest();
     const found = await items(first.buckets!);
     assert.equal(found.corrections, 1);
-    // It fails the correction: past its sequence, without the visitor.
+    // It fails the correction, and still differs.
     const [correction] = await polled(t, gatewayA(), { after: controller.applied });
-    assert.equal(correction!.payload && (correction!.payload as { driftId?: string }).driftId, found.driftId);
+    assert.equal((correction!.payload as { driftId?: string }).driftId, found.driftId);
+    await fail(correction!.id);
     controller.applied = correction!.sequence;
     const before = await commandCount();
     const again = await items(first.buckets!);
     assert.deepEqual([again.status, again.corrections, again.driftId], ['correcting', 0, found.driftId]);
     assert.equal(await commandCount(), before);
-    // A digest interval later (the drift's last round set back), the item is corrected again.
+
+    // A controller that has not seen that round (restarted empty: it reports an older sequence) is sent it at once.
+    const restarted = await items(first.buckets!, 0);
+    assert.deepEqual([restarted.corrections, restarted.driftId], [1, found.driftId]);
+    const [second] = await polled(t, gatewayA(), { after: controller.applied });
+    await fail(second!.id);
+    controller.applied = second!.sequence;
+    assert.equal((await items(first.buckets!)).corrections, 0);
+
+    // A digest interval later (the drift's last round set back), it is corrected again.
     await t.services.database.pool.query(
       `update drifts set corrected_at = now() - interval '16 minutes' where id = $1`,
       [found.driftId],
     );
     const later = await items(first.buckets!);
     assert.deepEqual([later.corrections, later.driftId], [1, found.driftId]);
-    assert.equal(await commandCount(), before + 1);
+    assert.equal(await commandCount(), before + 2);
     const [open] = await drifts();
-    assert.deepEqual([open!.corrections, open!.items.length], [2, 1]);
+    assert.deepEqual([open!.corrections, open!.items.length], [3, 1]);
     await applyAll();
     assert.equal((await digest()).status, 'in-sync');
     assert.equal((await drifts())[0]!.status, 'healed');

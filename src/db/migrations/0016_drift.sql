@@ -2,9 +2,11 @@
 -- by comparing its digest with the PMS's state and healed by corrective commands.
 --
 -- A facility has at most one open drift: differences found while one is open are added to it. It is
--- healed when the controller's next digest agrees with the PMS. corrected_at is its last round of
--- corrective commands: an item already in it is corrected again only once a digest interval has
--- passed (a controller that fails its corrections is not sent them after every digest). `items` names each item that
+-- healed when the controller's next digest agrees with the PMS. corrected_at and corrected_through are
+-- its last round of corrective commands (when, and the last one's sequence): an item already in it is
+-- corrected again at once only for a controller that has not seen that round (restored, restarted
+-- empty), else once a digest interval has passed — a controller that fails its corrections is not
+-- sent them after every digest. `items` names each item that
 -- differed and how (missing at the controller, unexpected there, or altered: which fields) — never a
 -- gate code. found_txid and healed_txid are the transactions that recorded each (push: the topic
 -- facility.drift reads past a lane's position by them, as commands.settled_txid).
@@ -16,6 +18,7 @@ create table drifts (
   items jsonb not null,
   corrections int not null,
   corrected_at timestamptz not null default now(),
+  corrected_through bigint not null,
   found_txid bigint not null default (pg_current_xact_id()::text::int8),
   healed_txid bigint
 );

@@ -64,7 +64,8 @@ export const gatewayDigestRoutes: FastifyPluginAsyncTypebox<{ drift: Drift }> = 
         summary: 'The items of the buckets that differ; what differs is recorded as drift and healed by commands.',
         description:
           'Every unit and visitor the controller holds in the buckets named (ids, hashes, and fields but never a ' +
-          'gate code). Items that a command not yet applied (sequence > appliedSequence) will change are left ' +
+          'gate code). Items that a command still in flight (sequence > appliedSequence, not yet acknowledged, ' +
+          'failed or expired) will change are left ' +
           'out. What differs is recorded as the facility’s drift (GET /facilities/{facilityId}/drift, webhook ' +
           'facility.drift) and healed by exactly the commands that put each item back (payload action "correct", ' +
           'driftId), delivered by GET /gateway/v1/commands as any other; more than 256 items of one kind are ' +
