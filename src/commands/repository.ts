@@ -122,32 +122,27 @@ export function findNewestCommandOfType(
 }
 
 /** The facility's unsettled commands after a sequence (neither acknowledged, failed nor expired), in order. */
-export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: number, limit: number) {
-  return db
+const unsettledAfter = (db: Db, facilityId: EntityId, after: number) =>
+  db
     .selectFrom('commands')
-    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'delivered_at'])
     .where('facility_id', '=', facilityId)
     .where('sequence', '>', after)
     .where('acknowledged_at', 'is', null)
     .where('failed_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
-    .orderBy('sequence')
+    .orderBy('sequence');
+
+/** What a poll delivers: the unsettled commands after a sequence, at most `limit`. */
+export function selectCommandsToDeliver(db: Db, facilityId: EntityId, after: number, limit: number) {
+  return unsettledAfter(db, facilityId, after)
+    .select(['id', 'sequence', 'type', 'payload', 'created_at', 'delivered_at'])
     .limit(limit)
     .execute();
 }
 
-/** The facility's unsettled commands after a sequence (not acknowledged, failed or expired), in order: their type and payload. */
+/** What a controller that applied up to a sequence has still to apply: the unsettled commands' type and payload. */
 export function selectUnsettledCommandsAfter(db: Db, facilityId: EntityId, after: number) {
-  return db
-    .selectFrom('commands')
-    .select(['type', 'payload'])
-    .where('facility_id', '=', facilityId)
-    .where('sequence', '>', after)
-    .where('acknowledged_at', 'is', null)
-    .where('failed_at', 'is', null)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .orderBy('sequence')
-    .execute();
+  return unsettledAfter(db, facilityId, after).select(['type', 'payload']).execute();
 }
 
 /** Marks the commands delivered, those not delivered before. */

@@ -25,7 +25,11 @@ export const DIGEST_INTERVAL_MINUTES = 15;
  */
 export const REFRESH_ABOVE = 256;
 
-/** The items of one kind as a controller holds them, reduced to what the digest covers. */
+/**
+ * The items of one kind as a controller holds them, reduced to what the digest covers. Access control
+ * reads its state into the same shape (HeldUnit, HeldVisitor in src/access-control/controller-copy.ts),
+ * written there again because drift's tables are part of the one database type access control imports.
+ */
 export interface UnitHeld {
   id: EntityId;
   unitNumber: string;
