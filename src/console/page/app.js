@@ -744,10 +744,12 @@ function switchRow(which, label, s, facilityName) {
 
 async function showFacility(id, name) {
   state.facility = { id, name };
-  const [status, devices, groups] = await Promise.all([
+  // Everything the page shows is read first, together; then it is drawn at once (no section appears late).
+  const [status, devices, groups, sections] = await Promise.all([
     api('GET', `/facilities/${id}/status`),
     api('GET', `/facilities/${id}/devices`),
     api('GET', `/facilities/${id}/actiongroups/manual`),
+    Promise.all([maintenanceSection(id, name), driftSection(id), facilityRecords(id)]),
   ]);
   const word = status.gatewayControllerPlatformOverallStatus;
   const at = (iso) => timeElement(iso, id);
@@ -833,8 +835,7 @@ async function showFacility(id, name) {
       ),
     ),
   );
-  $('#detail-body').append(...(await maintenanceSection(id, name)), ...(await driftSection(id)));
-  $('#detail-body').append(...(await facilityRecords(id)));
+  $('#detail-body').append(...sections.flat());
 }
 
 // ---- a facility's remote actions asked for, and its failed commands (issue 28) ----
