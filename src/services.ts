@@ -43,7 +43,12 @@ export interface Services {
   push: Push;
   /** Support notifications: raised by the faces, read by the console (src/support/). */
   support: Support;
-  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: SharedStateStatus }>;
+  readiness(): Promise<{
+    database: boolean;
+    migrations: boolean;
+    jobs: boolean | 'starting';
+    redis: SharedStateStatus;
+  }>;
   close(): Promise<void>;
 }
 
@@ -163,11 +168,12 @@ export async function startServices(config: Config, logger: pino.Logger, options
         ),
         withTimeout(migrationsApplied(database.pool), checkMs),
       ]);
-      // The queue's work lives in the database: it runs only when the database answers.
+      // The queue's work lives in the database: it runs only when the database answers. While its
+      // workers are being set up (just after the start) it can already send: `starting` holds nothing.
       return {
         database: databaseOk,
         migrations: migrationsOk,
-        jobs: jobs.isRunning && databaseOk,
+        jobs: jobs.isRunning ? databaseOk : jobs.isStarting ? ('starting' as const) : false,
         redis: sharedState.status,
       };
     }
@@ -180,7 +186,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
       aggregator: 'min',
       async collect() {
         const checks = await readiness();
-        for (const check of ['database', 'migrations', 'jobs'] as const) this.set({ check }, checks[check] ? 1 : 0);
+        for (const check of ['database', 'migrations', 'jobs'] as const)
+          this.set({ check }, checks[check] === true ? 1 : 0);
       },
     });
 

@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).
-         * @description `database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false, or while the instance drains (`draining`: it is shutting down).
+         * @description `database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers (`starting` while its workers are set up, just after the start: not a reason for 503). `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false, or while the instance drains (`draining`: it is shutting down).
          */
         get: operations["getAvailability"];
         put?: never;
@@ -3160,7 +3160,8 @@ export interface components {
             checks: {
                 database: boolean;
                 migrations: boolean;
-                jobs: boolean;
+                /** @description `starting`: the job queue is setting up its workers, just after the start (jobs are already accepted); does not make the service unavailable. */
+                jobs: boolean | "starting";
                 /** @description `degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable. */
                 redis: "ok" | "degraded" | "not configured";
             };

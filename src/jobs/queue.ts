@@ -65,6 +65,7 @@ const QUEUE_CREATION_ATTEMPTS = 8;
 export class JobQueue {
   private readonly boss: PgBoss;
   private running = false;
+  private starting = false;
   /** pg-boss was started (its timers run) — also when `start` failed part-way: stop then stops it. */
   private started = false;
   private readonly supervise: boolean;
@@ -97,10 +98,15 @@ export class JobQueue {
 
   /** Starts the queue; a supervising queue also works the given definitions and their schedules. */
   async start(definitions: readonly JobDefinition[]): Promise<void> {
-    await this.boss.start();
-    this.started = true;
-    await this.work(definitions);
-    this.running = true;
+    this.starting = true;
+    try {
+      await this.boss.start();
+      this.started = true;
+      await this.work(definitions);
+      this.running = true;
+    } finally {
+      this.starting = false;
+    }
   }
 
   private async work(definitions: readonly JobDefinition[]): Promise<void> {
@@ -212,6 +218,11 @@ export class JobQueue {
 
   get isRunning(): boolean {
     return this.running;
+  }
+
+  /** Between start() and its end: the workers are being set up (sending works already). */
+  get isStarting(): boolean {
+    return this.starting;
   }
 
   /** Enqueues a job; pass the transaction's client so that the job exists only if it commits. */

@@ -4,7 +4,7 @@
 
 export interface Ops {
   /** Whether each dependency can serve now (the composition root's check). */
-  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean; redis: string }>;
+  readiness(): Promise<{ database: boolean; migrations: boolean; jobs: boolean | 'starting'; redis: string }>;
   /** Whether the instance is shutting down (SIGTERM, src/server.ts): it finishes its work and takes no more. */
   draining(): boolean;
   /** The Prometheus text: this process's metrics, or every worker's summed (src/ops/cluster-metrics.ts). */

@@ -22,7 +22,10 @@ const Availability = Type.Object(
     checks: Type.Object({
       database: Type.Boolean(),
       migrations: Type.Boolean(),
-      jobs: Type.Boolean(),
+      jobs: Type.Union([Type.Boolean(), Type.Literal('starting')], {
+        description:
+          '`starting`: the job queue is setting up its workers, just after the start (jobs are already accepted); does not make the service unavailable.',
+      }),
       redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not configured')], {
         description:
           '`degraded`: REDIS_URL is set but Redis is unreachable; rate limits and failed-token counters use process memory meanwhile. Does not make the service unavailable.',
@@ -58,7 +61,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) => 
         summary:
           'The service can serve: database reachable, migrations applied, job runner running (Redis is reported, never required).',
         description:
-          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers. `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false, or while the instance drains (`draining`: it is shutting down).',
+          '`database`: a statement answers within 2 s. `migrations`: every migration of this version is applied. `jobs`: the job queue runs in this process and the database it works from answers (`starting` while its workers are set up, just after the start: not a reason for 503). `redis`: ok, degraded (unreachable: each instance counts in memory) or not configured; never a reason for 503. 503 (with Retry-After) when any of the others is false, or while the instance drains (`draining`: it is shutting down).',
         response: {
           200: Answer('The service can serve; every check is reported.', Availability),
           // In the content form: the 503 is this body, not the face's problem+json (src/http/access.ts).
@@ -74,7 +77,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<Ops> = async (app, ops) => 
       const checks = await ops.readiness();
       // Read after the checks: a drain that began while they ran is answered 503.
       const draining = ops.draining();
-      const ok = !draining && checks.database && checks.migrations && checks.jobs;
+      const ok = !draining && checks.database && checks.migrations && checks.jobs !== false;
       if (!ok) reply.header('retry-after', String(AVAILABILITY_RETRY_AFTER_SECONDS));
       return reply
         .code(ok ? 200 : 503)
