@@ -232,7 +232,9 @@ describe('deliveries accepted, written by the next statement', () => {
     );
     // Three fills, the second and third each writing the delivery before it, and the last delivery
     // written before the lane waits (by a fill that finds nothing new, or on its own): four writes
-    // for three deliveries, where a write per attempt made six.
+    // for three deliveries, where a write per attempt made six. A late wake-up (the batches' own,
+    // across LISTEN/NOTIFY on PostgreSQL, or the sweep's) can reach the lane after the test's kick on
+    // a loaded machine: one more fill that finds nothing new (seen once in CI); never an attempt's write.
     const kinds = statements.map((x) =>
       /^\s*with recorded as/.test(x)
         ? 'fill'
@@ -244,7 +246,8 @@ describe('deliveries accepted, written by the next statement', () => {
     );
     const shown = kinds.join(', ');
     assert.equal(kinds.filter((k) => k === 'attempt').length, 0, shown);
-    assert.equal(kinds.filter((k) => k === 'fill' || k === 'accepted').length, 4, shown);
+    const writes = kinds.filter((k) => k === 'fill' || k === 'accepted').length;
+    assert.ok(writes === 4 || writes === 5, shown);
   });
 });
 
