@@ -23,6 +23,9 @@ const served = realServer(
   },
 );
 
+/** A simulated site that only applies commands and reports what it holds: no keypads, doors or device drops. */
+const QUIET_SITE = ['--rate', '0', '--door-alarms', '0', '--device-drops', '0', '--flush-ms', '100'];
+
 /** Runs `work` for 0…n-1, `width` at a time. */
 async function inParallel(n: number, width: number, work: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -84,14 +87,7 @@ it('a drift of 5 lost visitors, 3 altered units and 1 added visitor is found, he
   const started = Date.now();
 
   const simulator = e2e.startSimulator(served.url, served.database.env, gateway, [
-    '--rate',
-    '0',
-    '--door-alarms',
-    '0',
-    '--device-drops',
-    '0',
-    '--flush-ms',
-    '100',
+    ...QUIET_SITE,
     '--batch-size',
     '1000',
     '--digest-interval',
@@ -193,18 +189,7 @@ it('while a drift lasts the status list says so: a controller that fails every c
   const row = async () =>
     (await e2e.ok(client.GET('/facilities/statuslist'))).find((r) => r.facilityId === facility.id)!;
   const drifts = () => e2e.ok(client.GET('/facilities/{facilityId}/drift', { params: { path } }));
-  const quiet = [
-    '--rate',
-    '0',
-    '--door-alarms',
-    '0',
-    '--device-drops',
-    '0',
-    '--flush-ms',
-    '100',
-    '--digest-interval',
-    '1',
-  ];
+  const quiet = [...QUIET_SITE, '--digest-interval', '1'];
 
   // A controller that fails every command: what it should hold never arrives, the drift stays open.
   const failing = e2e.startSimulator(served.url, served.database.env, gateway, [...quiet, '--fail-rate', '1']);

@@ -191,15 +191,23 @@ function ask(question, yesLabel, noLabel = 'Cancel') {
   );
 }
 
-/** Runs an admin call, says how it went, then shows the list — and an auction's open detail — again. */
-async function run(label, call) {
+/** Runs a call and says how it went: `<label>…`, then `<label>: <done>.` or why it failed. */
+async function attempt(label, call, done = 'done') {
   try {
     say(`${label}…`, true);
     await call();
-    say(`${label}: done.`, true);
+    say(`${label}: ${done}.`, true);
   } catch (error) {
     say(`${label} failed: ${error.message}`);
   }
+}
+
+/** Shows the open facility's page again (after a change made from it). */
+const redrawFacility = () => showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
+
+/** Runs an admin call, says how it went, then shows the list — and an auction's open detail — again. */
+async function run(label, call) {
+  await attempt(label, call);
   await show(state.view).catch((error) => say(error.message));
   if ($('#detail').open && state.detailAuctionId) await showAuction(state.detailAuctionId);
 }
@@ -703,14 +711,8 @@ async function confirmThen(question, label, action) {
     say(`${label}: not sent.`);
     return;
   }
-  try {
-    say(`${label}…`, true);
-    await action();
-    say(`${label}: sent to the controller.`, true);
-  } catch (error) {
-    say(`${label} failed: ${error.message}`);
-  }
-  await showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
+  await attempt(label, action, 'sent to the controller');
+  await redrawFacility();
 }
 
 function switchRow(which, label, s, facilityName) {
@@ -977,14 +979,8 @@ function instantOfWallTime(value, timeZone) {
 
 /** Runs a maintenance-window call, says how it went, then shows the facility's page again. */
 async function maintenanceCall(label, call) {
-  try {
-    say(`${label}…`, true);
-    await call();
-    say(`${label}: done.`, true);
-  } catch (error) {
-    say(`${label} failed: ${error.message}`);
-  }
-  await showFacility(state.facility.id, state.facility.name).catch((error) => say(error.message));
+  await attempt(label, call);
+  await redrawFacility();
 }
 
 function maintenanceRow(w, facilityId, facilityName) {
