@@ -318,7 +318,8 @@ async function postgresTarget(): Promise<Target> {
     },
     async cleanup() {
       await target.closePool();
-      await adminClient.query(`drop database if exists ${name} with (force)`);
+      if (process.env.BENCH_KEEP_DATABASE) console.error(`kept database ${name}`);
+      else await adminClient.query(`drop database if exists ${name} with (force)`);
       await adminClient.end();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
