@@ -10,8 +10,8 @@ import { readPage, type PagingParams } from './reads.ts';
 import type { EventStore } from './store.ts';
 
 export interface CsvExport {
-  /** The CSV text, chunk by chunk. */
-  lines: AsyncGenerator<string>;
+  /** The CSV text, chunk by chunk (UTF-8 bytes or text). */
+  lines: AsyncGenerator<string | Buffer>;
   /** Paged exports: the next page's cursor (X-Next-Cursor) and the total (X-Total-Count). */
   nextCursor: string | null;
   totalResults: number | null;
@@ -49,9 +49,10 @@ export async function exportCsv(
   const first = await chunks.next();
   const lines = (async function* () {
     try {
-      const rows = first.done ? 0 : first.value.rows;
-      exportedRows.inc(rows);
-      yield CSV_HEADER_LINE + (first.done ? '' : first.value.text);
+      yield CSV_HEADER_LINE;
+      if (first.done) return;
+      exportedRows.inc(first.value.rows);
+      yield first.value.text;
       for (;;) {
         const next = await chunks.next();
         if (next.done) return;

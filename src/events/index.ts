@@ -69,6 +69,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     },
     (read) => metrics.tailReads.inc({ read }),
     deps.database.tailPool,
+    deps.database.kind === 'postgres',
   );
   const signals = new EventSignals(deps.logger, deps.database.kind === 'postgres' ? deps.config.databaseUrl : null);
   await signals.listen();

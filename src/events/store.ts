@@ -4,6 +4,9 @@
 import type { EntityId } from '../ids.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import { withValuesWritten } from '../db/literals.ts';
+import { formatUtc } from './time.ts';
 import { EXACT_TOTAL_CAP } from './limits.ts';
 import { decodeCursor, encodeCursor, queryFingerprint, type CursorState } from './cursor.ts';
 import { HORIZON_WAIT_MS, readHorizon, type Horizon } from './horizon.ts';
@@ -14,6 +17,8 @@ import {
   CSV_SELECT,
   CSV_SQL_COLUMNS,
   csvChunkSql,
+  csvCopySql,
+  csvRowsFromCopy,
   eventTypeNameArray,
   type CsvRow,
 } from './csv.ts';
@@ -71,6 +76,18 @@ interface GroupMember {
   reject(error: unknown): void;
 }
 
+/** Where an export continues: after this row, in its order. */
+type ExportKey = { occurredAt: number; seq: number };
+
+/** A chunk of the export's CSV text and how many rows it holds. */
+export interface ExportChunk {
+  text: string | Buffer;
+  rows: number;
+}
+
+const { to: copyTo } = copyStreams;
+const eventTypeNamesLiteral = withValuesWritten('$1', [eventTypeNameArray()]);
+
 const statementName = (text: string) => `gwe_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 
 export class EventStore {
@@ -84,6 +101,8 @@ export class EventStore {
     private readonly onTailRead: (read: TailRead) => void = () => {},
     /** The tails' reads (Database.tailPool): they never wait behind the requests' queue. */
     private readonly tailPool: pg.Pool = pool,
+    /** Whether the connections carry `COPY … TO STDOUT` (a server does; the embedded database does not). */
+    private readonly copyOut = false,
   ) {}
 
   /** Events before this instant are outside the retention window. */
@@ -448,39 +467,78 @@ export class EventStore {
   }
 
   /**
-   * The export's CSV text, chunk by chunk, written by the database (csvChunkSql): the same walk as
-   * exportChunks (keyset chunks of `chunkRows`, one short named statement each, the next chunk
-   * read while the consumer writes this one, no reads once the consumer stops pulling), but each
-   * chunk arrives as one text value, so Node parses one field per chunk instead of 16 per row.
+   * The export's CSV text, chunk by chunk, written by the database: the same walk as exportChunks
+   * (keyset chunks of `chunkRows`, each a short statement of its own, the next chunk read while the
+   * consumer writes this one, no reads once the consumer stops pulling), but Node handles no row's
+   * fields. On a server each chunk is `COPY … TO STDOUT (FORMAT csv)` (csvCopySql: PostgreSQL's CSV
+   * writer, streamed by pg-copy-streams) and only its line ends are made CRLF; the embedded database,
+   * whose connection carries no COPY, aggregates each chunk's lines into one text value (csvChunkSql).
    */
-  async *exportText(filter: EventFilter, chunkRows: number): AsyncGenerator<{ text: string; rows: number }> {
+  async *exportText(filter: EventFilter, chunkRows: number): AsyncGenerator<ExportChunk> {
     const cutoff = this.cutoff();
     const hi = await this.horizon(filter.scope.accountId);
-    const names = eventTypeNameArray();
-    const read = async (after: { occurredAt: number; seq: number } | null) => {
+    const read = (after: ExportKey | null): Promise<ExportChunk & { last: ExportKey | null }> => {
       const page = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SQL_COLUMNS });
-      const values = [...page.values, names];
-      const text = csvChunkSql(page.text, `$${values.length}`, filter.sort);
-      const { rows } = await this.pool.query<{ text: string | null; n: number; last_ms: number; last_seq: number }>({
-        name: statementName(text),
-        text,
-        values,
-      });
-      return rows[0]!;
+      return this.copyOut ? this.copiedChunk(filter, page) : this.aggregatedChunk(filter, page);
     };
-    let pending: ReturnType<typeof read> | null = read(null);
+    let pending: Promise<ExportChunk & { last: ExportKey | null }> | null = read(null);
     try {
       while (pending) {
-        const chunk = await pending;
-        pending = null;
-        if (chunk.n === chunkRows) {
-          pending = read({ occurredAt: Number(chunk.last_ms), seq: Number(chunk.last_seq) });
-        }
-        if (chunk.n > 0) yield { text: chunk.text ?? '', rows: chunk.n };
+        const chunk: ExportChunk & { last: ExportKey | null } = await pending;
+        pending = chunk.rows === chunkRows && chunk.last ? read(chunk.last) : null;
+        if (chunk.rows > 0) yield { text: chunk.text, rows: chunk.rows };
       }
     } finally {
       // Stopped early: let the read in flight finish quietly (its text is dropped).
       pending?.catch(() => {});
+    }
+  }
+
+  /** One chunk as one text value: the lines aggregated by the database, and the last row's keys. */
+  private async aggregatedChunk(filter: EventFilter, page: SqlText) {
+    const values = [...page.values, eventTypeNameArray()];
+    const text = csvChunkSql(page.text, `$${values.length}`, filter.sort);
+    const { rows } = await this.pool.query<{ text: string | null; n: number; last_ms: number; last_seq: number }>({
+      name: statementName(text),
+      text,
+      values,
+    });
+    const { text: lines, n, last_ms, last_seq } = rows[0]!;
+    return { text: lines ?? '', rows: n, last: n > 0 ? { occurredAt: Number(last_ms), seq: Number(last_seq) } : null };
+  }
+
+  /**
+   * One chunk by COPY. The lines are read whole before the connection goes back (a slow client holds
+   * memory for a chunk, never a connection); the keys to continue after are the last row's, found
+   * by its id and UTC time — its first two cells — on the same connection.
+   */
+  private async copiedChunk(filter: EventFilter, page: SqlText) {
+    const sql = csvCopySql(withValuesWritten(page.text, page.values), eventTypeNamesLiteral, filter.sort);
+    const client = await this.pool.connect();
+    try {
+      const copied = Buffer.concat(await client.query(copyTo(sql)).toArray());
+      const { text, rows, lastRowStart } = csvRowsFromCopy(copied);
+      let last: ExportKey | null = null;
+      if (rows > 0) {
+        const id = text.toString('latin1', lastRowStart, lastRowStart + 36);
+        const shown = Date.parse(text.toString('latin1', lastRowStart + 37, lastRowStart + 61));
+        const key = await client.query<{ ms: string; seq: string }>({
+          name: 'gwe_export_key',
+          text:
+            'select (extract(epoch from occurred_at) * 1000)::int8 as ms, seq from gateway_events ' +
+            'where account_id = $1::int8 and occurred_at >= $2::timestamptz and occurred_at < $3::timestamptz and id = $4::uuid',
+          values: [filter.scope.accountId, formatUtc(shown - 1), formatUtc(shown + 1), id],
+        });
+        const row = key.rows[0];
+        if (!row) throw new Error('the export lost its place: the last row of a chunk is gone');
+        last = { occurredAt: Number(row.ms), seq: Number(row.seq) };
+      }
+      client.release();
+      return { text, rows, last };
+    } catch (error) {
+      // The connection may be mid-COPY: it is closed, not reused.
+      client.release(error instanceof Error ? error : true);
+      throw error;
     }
   }
 

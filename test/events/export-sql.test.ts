@@ -1,10 +1,11 @@
 // The CSV lines the database writes (the unpaged export) against the TypeScript rules in csv.ts:
 // the formula guard and RFC 4180 quoting cell by cell, and whole exports byte for byte over local
 // times across daylight-saving changes, odd offsets, sub-millisecond instants, unknown event types
-// and tricky text, in both orders and across chunks.
+// and tricky text, in both orders and across chunks — on a server by COPY (PostgreSQL's CSV writer,
+// its line ends made CRLF by csvRowsFromCopy), on the embedded database by one text per chunk.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CSV_HEADER_LINE, csvField, csvLines, sqlCsvField } from '../../src/events/csv.ts';
+import { CSV_HEADER_LINE, csvField, csvLines, csvRowsFromCopy, sqlCsvField } from '../../src/events/csv.ts';
 import { exportCsv } from '../../src/events/export.ts';
 import { EXPORT_CHUNK_ROWS } from '../../src/events/limits.ts';
 import type { EventFilter } from '../../src/events/query.ts';
@@ -106,8 +107,53 @@ describe('CSV lines written by the database', () => {
     assert.ok((await exported(filter)) === expected);
   });
 
+  it('continues exactly after every chunk, hostile text and equal instants included (chunks of 7 and 97)', async () => {
+    // Thirty events at one instant: the chunks end between rows of equal time, and only seq tells them apart.
+    await t.services.database.pool.query(
+      `insert into gateway_events (account_id, facility_id, facility_name, time_zone, gwc_event_id, event_type,
+          occurred_at, received_at, details)
+       select $1, $2, 'Tie', 'America/Denver', 'tie-' || n, 18, timestamptz '2026-10-10 10:10:10.010Z', now(),
+              ($3::text[])[1 + n % $4]
+         from generate_series(1, 30) n`,
+      [acme.accountId, acme.facilities[0]!.id, CELLS, CELLS.length],
+    );
+    for (const sort of ['asc', 'desc'] as const) {
+      const filter = filterOf(sort, { start: Date.parse('2026-10-01'), end: Date.parse('2026-10-20') });
+      const expected = await renderedInNode(filter);
+      for (const chunkRows of [7, 97]) {
+        let actual = CSV_HEADER_LINE;
+        let serverChunks = 0;
+        for await (const chunk of t.services.events.store.exportText(filter, chunkRows)) {
+          if (Buffer.isBuffer(chunk.text)) serverChunks++;
+          actual += chunk.text.toString();
+        }
+        assert.ok(actual === expected, `${sort}, chunks of ${chunkRows}: the texts differ`);
+        // On a server every chunk came by COPY (as bytes); the embedded database sends text.
+        assert.equal(serverChunks > 0, t.services.database.kind === 'postgres');
+      }
+    }
+  });
+
   it('an export of no rows is the header only', async () => {
     const filter = filterOf('asc', { eventTypes: [1] });
     assert.equal(await exported(filter), CSV_HEADER_LINE);
+  });
+});
+
+describe("COPY's CSV rows made the contract's (csvRowsFromCopy)", () => {
+  const rows = (text: string) => csvRowsFromCopy(Buffer.from(text, 'utf8'));
+
+  it('ends each row with CRLF and leaves a line break inside quotes as it is', () => {
+    const copied = 'a,"x\ny",b\n"say ""hi""\n",2\nlast,"\r\n"\n';
+    const { text, rows: count, lastRowStart } = rows(copied);
+    assert.equal(text.toString(), 'a,"x\ny",b\r\n"say ""hi""\n",2\r\nlast,"\r\n"\r\n');
+    assert.equal(count, 3);
+    assert.equal(text.toString('utf8', lastRowStart), 'last,"\r\n"\r\n');
+  });
+
+  it('counts nothing in nothing, and refuses data that stops inside a row', () => {
+    assert.deepEqual({ ...rows(''), text: rows('').text.length }, { text: 0, rows: 0, lastRowStart: 0 });
+    assert.throws(() => rows('a,b\nc,"d\n'), /inside a row/);
+    assert.throws(() => rows('a,b'), /inside a row/);
   });
 });
