@@ -5,7 +5,7 @@
 // its line ends made CRLF by csvRowsFromCopy), on the embedded database by one text per chunk.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CSV_HEADER_LINE, csvField, csvLines, csvRowsFromCopy, sqlCsvField } from '../../src/events/csv.ts';
+import { CSV_HEADER_LINE, csvField, csvLines, csvRowsFromCopy, offsetSql, sqlCsvField } from '../../src/events/csv.ts';
 import { exportCsv } from '../../src/events/export.ts';
 import { EXPORT_CHUNK_ROWS } from '../../src/events/limits.ts';
 import type { EventFilter } from '../../src/events/query.ts';
@@ -70,6 +70,20 @@ describe('CSV lines written by the database', () => {
     assert.deepEqual(rows[0]!.out, CELLS.map(csvField));
     const nulls = await t.services.database.pool.query<{ out: string }>(`select ${sqlCsvField('null::text')} as out`);
     assert.equal(nulls.rows[0]!.out, csvField(null));
+  });
+
+  it('writes every offset as ±hh:mm, quarter hours from the list and any other from its interval', async () => {
+    const quarters = Array.from({ length: 113 }, (_, i) => (i - 56) * 15 * 60);
+    const odd = [-(7 * 3600 + 59 * 60 + 56), 5 * 3600 + 53 * 60 + 28];
+    const { rows } = await t.services.database.pool.query<{ out: string[] }>(
+      `select array_agg(${offsetSql('make_interval(secs => s)')} order by i) as out from unnest($1::int4[]) with ordinality as u(s, i)`,
+      [[...quarters, ...odd]],
+    );
+    const hhmm = (seconds: number) => {
+      const minutes = Math.floor(Math.abs(seconds) / 60);
+      return `${seconds < 0 ? '-' : '+'}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+    };
+    assert.deepEqual(rows[0]!.out, [...quarters, ...odd].map(hhmm));
   });
 
   const filterOf = (sort: 'asc' | 'desc', extra: Partial<EventFilter> = {}) =>
