@@ -29,8 +29,12 @@ export const MAX_PAGE_NUMBER = 10_000_000;
 export const MAX_COMBINED_RESULTS = 10_000;
 /** Values of one list parameter (eventTypes, facilityIds). */
 export const MAX_FILTER_VALUES = 500;
-/** Rows fetched from the database per step of a CSV export. */
-export const EXPORT_CHUNK_ROWS = 5000;
+/**
+ * Rows fetched from the database per step of a CSV export (about 4 MB of CSV; an export holds at most
+ * two steps). Each step is a statement planned afresh (COPY takes no prepared plan): at 5,000 rows
+ * planning was 15–20 % of the database's time, at 20,000 about 5 %.
+ */
+export const EXPORT_CHUNK_ROWS = 20_000;
 /**
  * A page's total (v3 metadata.totalResults, the paged export's X-Total-Count) is counted exactly up to
  * this many events; beyond it, it is the planner's estimate (never below this + 1), flagged
