@@ -35,7 +35,8 @@ export function seedAccessCodes(
   // Six characters when the rules allow it; longer when the count needs room (at most a tenth of the space used).
   let length = Math.min(Math.max(6, rules.minLength), rules.maxLength);
   while (length < rules.maxLength && alphabet.length ** length < count * 10) length++;
-  if (alphabet.length ** length < count) throw new Error(`the facility's gate-code rules allow fewer than ${count} codes`);
+  if (alphabet.length ** length < count)
+    throw new Error(`the facility's gate-code rules allow fewer than ${count} codes`);
   const codes = new Set<string>();
   while (codes.size < count) {
     let code = '';
@@ -48,7 +49,8 @@ export function seedAccessCodes(
 }
 
 /** Unit numbers of a seeded facility: A-001 … (as wide as the count needs). */
-export const seededUnitNumber = (n: number, count: number) => `A-${String(n).padStart(Math.max(3, String(count).length), '0')}`;
+export const seededUnitNumber = (n: number, count: number) =>
+  `A-${String(n).padStart(Math.max(3, String(count).length), '0')}`;
 
 /**
  * Seeds a new facility (in the caller's transaction, `trx`): `counts.units` units and `counts.visitors`

@@ -410,7 +410,6 @@ function maintenanceCommands(root: Command): void {
         cancelMaintenanceWindow({ db, clock: systemClock }, o.facility, o.window, cliActor()),
       )(),
     );
-
 }
 
 /** `gatehouse admin sandboxes create|list|delete`: an account's sandboxes (as the routes /admin/accounts/{id}/sandboxes). */
@@ -450,7 +449,7 @@ function sandboxCommands(root: Command): void {
     );
   sandboxes
     .command('delete')
-    .description('Delete one of an account\'s sandboxes with every row it has.')
+    .description("Delete one of an account's sandboxes with every row it has.")
     .requiredOption('--account <accountId>', 'the owning account')
     .requiredOption('--sandbox <sandboxId>', 'the sandbox')
     .action((o: { account: string; sandbox: string }) =>
@@ -459,7 +458,6 @@ function sandboxCommands(root: Command): void {
         return { id: Number(o.sandbox), deleted: true };
       })(),
     );
-
 }
 
 /**

@@ -25,7 +25,10 @@ export const insertSandboxAccount = (trx: Db, values: { name: string; ownerId: E
     .returning(['id', 'name', 'sandbox_of', 'created_at', 'last_used_at'])
     .executeTakeFirstOrThrow();
 
-export const insertSandboxFacility = (trx: Db, values: { facilityId: EntityId; accountId: EntityId; size: FacilitySize }) =>
+export const insertSandboxFacility = (
+  trx: Db,
+  values: { facilityId: EntityId; accountId: EntityId; size: FacilitySize },
+) =>
   trx
     .insertInto('sandbox_facilities')
     .values({ facility_id: values.facilityId, account_id: values.accountId, size: values.size })

@@ -65,5 +65,7 @@ export function judgeSandboxRequest(input: {
         faults.push({ path: `facilities[${i}]`, message: `must be one of ${FACILITY_SIZE_NAMES.join(', ')}` });
     });
   }
-  return faults.length > 0 ? { ok: false, faults } : { ok: true, value: { name, facilities: facilities as FacilitySize[] } };
+  return faults.length > 0
+    ? { ok: false, faults }
+    : { ok: true, value: { name, facilities: facilities as FacilitySize[] } };
 }

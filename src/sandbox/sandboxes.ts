@@ -106,7 +106,11 @@ export async function createSandbox(parts: SandboxParts, input: CreateSandboxInp
       lastUsedAt: new Date(parts.clock.now()),
     });
     // Tenancy makes the credentials; an account with an owner gets the sandbox prefixes (sbkey_, gh_sbs_, …).
-    const key = await tenancy.createAccountKey({ accountId: account.id, clientId: input.clientId, scopes: input.scopes });
+    const key = await tenancy.createAccountKey({
+      accountId: account.id,
+      clientId: input.clientId,
+      scopes: input.scopes,
+    });
     const facilities: SandboxFacilityView[] = [];
     const gateways: CreatedSandbox['credentials']['gateways'] = [];
     for (const [i, size] of sizes.entries()) {
@@ -243,4 +247,3 @@ export async function recordSandboxUse(
   parts.lastUses.set(sandboxId, now);
   await repository.touchLastUse(parts.db, sandboxId, new Date(now), new Date(now - LAST_USE_RESOLUTION_MS));
 }
-

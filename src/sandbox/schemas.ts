@@ -1,7 +1,13 @@
 // TypeBox schemas of the sandbox face's routes (the account's /sandboxes and the operator's).
 import { Type } from '@fastify/type-provider-typebox';
 import { EntityId, StringEnum } from '../http/schemas.ts';
-import { FACILITY_SIZES, FACILITY_SIZE_NAMES, MAX_SEEDED_FACILITIES, SANDBOX_KEEP_DAYS, SANDBOX_LIMIT } from './rules.ts';
+import {
+  FACILITY_SIZES,
+  FACILITY_SIZE_NAMES,
+  MAX_SEEDED_FACILITIES,
+  SANDBOX_KEEP_DAYS,
+  SANDBOX_LIMIT,
+} from './rules.ts';
 
 export const tags = ['sandboxes'];
 
@@ -19,7 +25,9 @@ export const SANDBOX_NOTE =
   `An account has at most ${SANDBOX_LIMIT}; each is deleted, with every row, ${SANDBOX_KEEP_DAYS} days after its ` +
   'last use (a token issued to one of its credentials).';
 
-export const FacilitySize = StringEnum(FACILITY_SIZE_NAMES, { description: `What the facility is seeded with: ${sizes}.` });
+export const FacilitySize = StringEnum(FACILITY_SIZE_NAMES, {
+  description: `What the facility is seeded with: ${sizes}.`,
+});
 
 export const SandboxFacility = Type.Object(
   {
@@ -27,7 +35,10 @@ export const SandboxFacility = Type.Object(
     name: Type.String(),
     size: FacilitySize,
     units: Type.Integer({ minimum: 0, description: 'Its units now (not deleted).' }),
-    visitors: Type.Integer({ minimum: 0, description: 'Its visitors now (not removed), each seeded one with a gate code.' }),
+    visitors: Type.Integer({
+      minimum: 0,
+      description: 'Its visitors now (not removed), each seeded one with a gate code.',
+    }),
   },
   { $id: 'SandboxFacility' },
 );

@@ -10,13 +10,21 @@ export const Account = Type.Object(
     id: EntityId('The account id.'),
     name: Type.String(),
     createdAt: Type.String({ format: 'date-time' }),
-    sandbox: Type.Boolean({ description: 'Whether the account is a sandbox (an integrator’s, owned by another account).' }),
+    sandbox: Type.Boolean({
+      description: 'Whether the account is a sandbox (an integrator’s, owned by another account).',
+    }),
     ownerAccountId: Nullable(EntityId('The account that owns this sandbox; null for a production account.')),
   },
   {
     $id: 'Account',
     examples: [
-      { id: 7, name: 'Sunrise Self Storage', createdAt: '2026-11-25T18:04:12.351Z', sandbox: false, ownerAccountId: null },
+      {
+        id: 7,
+        name: 'Sunrise Self Storage',
+        createdAt: '2026-11-25T18:04:12.351Z',
+        sandbox: false,
+        ownerAccountId: null,
+      },
     ],
   },
 );

@@ -142,7 +142,11 @@ describe('creating sandboxes', () => {
       const answer = await call(method, url, b.token);
       assert.equal(answer.statusCode, 404, `${method} ${url} by another owner`);
       assert.equal(answer.json().code, notFound.json().code);
-      assert.equal(answer.json().detail, notFound.json().detail, 'indistinguishable from a sandbox that does not exist');
+      assert.equal(
+        answer.json().detail,
+        notFound.json().detail,
+        'indistinguishable from a sandbox that does not exist',
+      );
     }
     assert.deepEqual((await call('GET', '/sandboxes', b.token)).json(), []);
     // A production account's id (the owner's own, another's) is no sandbox.
@@ -181,7 +185,10 @@ describe('creating sandboxes', () => {
       },
     );
     assert.deepEqual(
-      [accounts.find((x: any) => x.id === a.accountId).sandbox, accounts.find((x: any) => x.id === a.accountId).ownerAccountId],
+      [
+        accounts.find((x: any) => x.id === a.accountId).sandbox,
+        accounts.find((x: any) => x.id === a.accountId).ownerAccountId,
+      ],
       [false, null],
     );
     const unknownApp = await call('POST', base, site.operator, { name: 'X', clientId: 'app_nothing' });
@@ -345,7 +352,9 @@ async function rowsLeft(ids: { account: EntityId; facilities: EntityId[]; creden
     ['facilities', 'id', ids.facilities],
   ] as const) {
     const n = await count(
-      sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where ${sql.ref(column)} = any(${values}::int8[])`,
+      sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.table(table)} where ${sql.ref(column)} = any(${values}::int8[])`,
     );
     if (n > 0) left[`${table}.${column}`] = n;
   }
@@ -417,7 +426,10 @@ describe('deleting a sandbox', () => {
       'time_groups.facility_id',
       'sandbox_facilities.account_id',
     ])
-      assert.ok((before[table] ?? 0) > 0, `before the deletion, ${table} holds the sandbox's rows: ${JSON.stringify(before)}`);
+      assert.ok(
+        (before[table] ?? 0) > 0,
+        `before the deletion, ${table} holds the sandbox's rows: ${JSON.stringify(before)}`,
+      );
 
     const ownerFacilityEvents = await count(
       sql`select count(*)::int as n from facilities where account_id = ${a.accountId}::int8`,
@@ -452,7 +464,9 @@ describe('deleting a sandbox', () => {
       method: 'POST',
       url: '/gateway/v1/events',
       headers: bearer(production),
-      payload: { events: [{ eventId: 'prod-1', eventType: 10, occurredAt: new Date().toISOString(), deviceId: 'gate-1' }] },
+      payload: {
+        events: [{ eventId: 'prod-1', eventType: 10, occurredAt: new Date().toISOString(), deviceId: 'gate-1' }],
+      },
     });
     assert.ok(reported.statusCode < 300, reported.body);
     await assert.rejects(

@@ -19,7 +19,8 @@ const Principal = Type.Object(
     facilityGuids: Type.Optional(Type.Array(Type.String())),
     sandbox: Type.Optional(
       Type.Boolean({
-        description: 'true when the token is a sandbox’s (its account key or a gateway of its facilities); absent otherwise.',
+        description:
+          'true when the token is a sandbox’s (its account key or a gateway of its facilities); absent otherwise.',
       }),
     ),
   },

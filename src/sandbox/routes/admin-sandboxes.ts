@@ -50,7 +50,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox<{ face: Sandboxes }> 
         tags,
         summary: 'List an account’s sandboxes, newest first.',
         params: AccountParams,
-        response: { 200: Answer('The sandboxes (never their secrets); none for an unknown account.', Type.Array(Sandbox)) },
+        response: {
+          200: Answer('The sandboxes (never their secrets); none for an unknown account.', Type.Array(Sandbox)),
+        },
       },
     },
     async (request) => face.list(request.params.accountId),

@@ -7,7 +7,9 @@ import { Answer } from '../../http/schemas.ts';
 import { ownerOf, type Sandboxes } from '../index.ts';
 import { CreatedSandbox, CreateSandboxBody, Sandbox, SANDBOX_NOTE, SandboxParams, tags } from '../schemas.ts';
 
-const NOT_FOUND = Refused('No sandbox of the caller’s account has that id: another owner’s, or a production account (NOT_FOUND).');
+const NOT_FOUND = Refused(
+  'No sandbox of the caller’s account has that id: another owner’s, or a production account (NOT_FOUND).',
+);
 const FORBIDDEN = Refused(
   'The token lacks the scope, or is not an account key’s; or it is a sandbox’s: a sandbox owns no sandboxes (SANDBOX_CANNOT_OWN_SANDBOXES).',
 );
