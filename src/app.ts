@@ -16,6 +16,7 @@ import { commandRoutes } from './commands/routes/index.ts';
 import { supportRoutes } from './support/routes/index.ts';
 import { consoleRoutes } from './console/routes/index.ts';
 import { pushRoutes } from './push/routes/index.ts';
+import { sandboxFaceRoutes } from './sandbox/routes/index.ts';
 import { eventRoutes, eventRoutesV1, eventRoutesV2 } from './events/routes/index.ts';
 import { driftRoutes } from './drift/routes/index.ts';
 import { gatewayRoutes } from './gateway/routes/index.ts';
@@ -182,6 +183,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         });
         await scope.register(eventRoutes, events);
         await scope.register(pushRoutes, { face: services.push });
+        await scope.register(sandboxFaceRoutes, { face: services.sandboxes });
         await scope.register(consoleRoutes);
       } else if (version === '2.0') {
         await scope.register(eventRoutesV2, events);

@@ -18,6 +18,7 @@ import { createEvents, type Events } from './events/index.ts';
 import { createDrift, type Drift } from './drift/index.ts';
 import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
+import { createSandboxes, type Sandboxes } from './sandbox/index.ts';
 import { createSupport, type Support } from './support/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
 import { createTenancy, type Tenancy } from './tenancy/index.ts';
@@ -43,6 +44,8 @@ export interface Services {
   push: Push;
   /** Support notifications: raised by the faces, read by the console (src/support/). */
   support: Support;
+  /** Integrators' sandboxes: accounts of their own, owned by a production account (src/sandbox/). */
+  sandboxes: Sandboxes;
   readiness(): Promise<{
     database: boolean;
     migrations: boolean;
@@ -94,7 +97,15 @@ export async function startServices(config: Config, logger: pino.Logger, options
     // A healthy Redis counts from the first request; an absent one never delays the start.
     await sharedState.connected(1000);
     const clock = options.clock ?? systemClock;
-    const auth = await createAuth({ database, config, sharedState, clock });
+    // A sandbox's credential that gets a token marks the sandbox used (the sandbox face, built below:
+    // tokens are issued only once the service is up).
+    const auth = await createAuth({
+      database,
+      config,
+      sharedState,
+      clock,
+      sandboxTokenIssued: (accountId) => sandboxes.recordUse(accountId),
+    });
     const tenancy = createTenancy(database.db);
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
 
@@ -152,6 +163,8 @@ export async function startServices(config: Config, logger: pino.Logger, options
       raise: support.raise,
     });
     opened.push(() => push.close());
+    // Sandboxes: tenancy's operations bound to each creation's transaction, access control's bulk seeding.
+    const sandboxes = createSandboxes({ database, clock, logger, tenancyIn: createTenancy, accessControl });
     // An account's events (and the acknowledgements they carry) committed here or on another
     // instance: its lanes are worked at once, not at the next sweep. A lost notification (the
     // listener reconnecting) is covered by the sweep.
@@ -209,6 +222,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       auctions,
       push,
       support,
+      sandboxes,
       readiness,
       close: closeOpened,
     };
@@ -221,6 +235,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
         ...facilityStatus.jobs,
         ...drift.jobs,
         ...push.jobs,
+        ...sandboxes.jobs,
       ])
       .catch((error) => {
         // pg-boss installs its schema at its start: a role that may not is told what it needs.

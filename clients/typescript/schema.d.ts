@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * Who the bearer token speaks for (any valid token).
-         * @description The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type and facility guids.
+         * @description The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type, facility guids and the sandbox mark.
          *
          *     Requires a bearer token with scope `auctions:write` or `auctions:read` or `accesscontrol:read` or `accesscontrol:write` or `accesscontrol:codes` or `accessevent:read` or `webhooks` or `gateway` or `admin`.
          */
@@ -2073,6 +2073,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller’s account’s sandboxes, newest first.
+         * @description A sandbox is an account of its own, owned by a production account: fully isolated (its facilities, units, visitors, events and webhooks are its own, and another account’s ids are 404 to it, as to every account), marked as a sandbox in every view and token (`sandbox: true`), with its own credentials (prefixes `sbkey_`, `gh_sbs_`, `sbgwc_`, `gh_sbgs_`). Rate limits and sizes are the production ones. An account has at most 5; each is deleted, with every row, 30 days after its last use (a token issued to one of its credentials).
+         *
+         *     Requires a bearer token with scope `accesscontrol:read`.
+         */
+        get: operations["listSandboxes"];
+        put?: never;
+        /**
+         * Create a sandbox of the caller’s account, its facilities seeded.
+         * @description A sandbox is an account of its own, owned by a production account: fully isolated (its facilities, units, visitors, events and webhooks are its own, and another account’s ids are 404 to it, as to every account), marked as a sandbox in every view and token (`sandbox: true`), with its own credentials (prefixes `sbkey_`, `gh_sbs_`, `sbgwc_`, `gh_sbgs_`). Rate limits and sizes are the production ones. An account has at most 5; each is deleted, with every row, 30 days after its last use (a token issued to one of its credentials). The sandbox’s account key is bound to the caller’s application, with the caller’s scopes; each seeded facility gets a controller credential. Seeded units and visitors are the facility’s initial state: no command is written for them.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write`.
+         */
+        post: operations["createSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one of the caller’s account’s sandboxes.
+         * @description Requires a bearer token with scope `accesscontrol:read`.
+         */
+        get: operations["getSandbox"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sandbox with every row it has.
+         * @description Its facilities, units, visitors, commands, events, webhook subscriptions and deliveries, credentials and their tokens’ refresh tokens: all gone. Its access tokens are refused from then on (their credential is gone).
+         *
+         *     Requires a bearer token with scope `accesscontrol:write`.
+         */
+        delete: operations["deleteSandbox"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{accountId}/sandboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an account’s sandboxes, newest first.
+         * @description Requires a bearer token with scope `admin`.
+         */
+        get: operations["adminListSandboxes"];
+        put?: never;
+        /**
+         * Create a sandbox of an account, for one of its PMS applications.
+         * @description A sandbox is an account of its own, owned by a production account: fully isolated (its facilities, units, visitors, events and webhooks are its own, and another account’s ids are 404 to it, as to every account), marked as a sandbox in every view and token (`sandbox: true`), with its own credentials (prefixes `sbkey_`, `gh_sbs_`, `sbgwc_`, `gh_sbgs_`). Rate limits and sizes are the production ones. An account has at most 5; each is deleted, with every row, 30 days after its last use (a token issued to one of its credentials). The sandbox’s account key is bound to the application named (clientId).
+         *
+         *     Requires a bearer token with scope `admin`.
+         */
+        post: operations["adminCreateSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{accountId}/sandboxes/{sandboxId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one of an account’s sandboxes.
+         * @description Requires a bearer token with scope `admin`.
+         */
+        get: operations["adminGetSandbox"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of an account’s sandboxes with every row it has.
+         * @description Requires a bearer token with scope `admin`.
+         */
+        delete: operations["adminDeleteSandbox"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2081,7 +2185,9 @@ export interface components {
          * @example {
          *       "id": 7,
          *       "name": "Sunrise Self Storage",
-         *       "createdAt": "2026-11-25T18:04:12.351Z"
+         *       "createdAt": "2026-11-25T18:04:12.351Z",
+         *       "sandbox": false,
+         *       "ownerAccountId": null
          *     }
          */
         Account: {
@@ -2093,6 +2199,9 @@ export interface components {
             name: string;
             /** Format: date-time */
             createdAt: string;
+            /** @description Whether the account is a sandbox (an integrator’s, owned by another account). */
+            sandbox: boolean;
+            ownerAccountId: number | null;
         };
         /**
          * @description The facility’s gate-code rules: every code a PMS sends for a visitor (create, or update with accessCode) must follow them, else 400 naming accessCode with the rule in words ("must be 4 to 10 digits"). Letters compare without regard to case (a keypad has one case): a code is kept, and given to the controller, in upper case. Codes stored before a change of the rules are not re-checked: an update without accessCode, or with the visitor’s code unchanged, keeps it. Default: digits, 4 to 10 characters.
@@ -3128,6 +3237,68 @@ export interface components {
                 applicationId: string;
             };
         };
+        SandboxFacility: {
+            /**
+             * Format: int64
+             * @description The facility id.
+             */
+            id: number;
+            name: string;
+            /**
+             * @description What the facility is seeded with: small: 20 units, 10 visitors; medium: 200 units, 150 visitors; large: 5,000 units, 3,000 visitors.
+             * @enum {string}
+             */
+            size: "small" | "medium" | "large";
+            /** @description Its units now (not deleted). */
+            units: number;
+            /** @description Its visitors now (not removed), each seeded one with a gate code. */
+            visitors: number;
+        };
+        /**
+         * @example {
+         *       "id": 42,
+         *       "name": "Integration tests",
+         *       "ownerAccountId": 7,
+         *       "createdAt": "2026-11-25T18:04:12.351Z",
+         *       "lastUsedAt": "2026-11-25T18:04:12.351Z",
+         *       "expiresAt": "2026-12-25T18:04:12.351Z",
+         *       "facilities": [
+         *         {
+         *           "id": 310,
+         *           "name": "Small facility 1",
+         *           "size": "small",
+         *           "units": 20,
+         *           "visitors": 10
+         *         }
+         *       ]
+         *     }
+         */
+        Sandbox: {
+            /**
+             * Format: int64
+             * @description The sandbox’s account id.
+             */
+            id: number;
+            name: string;
+            /**
+             * Format: int64
+             * @description The production account that owns it.
+             */
+            ownerAccountId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When one of its credentials last got a token (recorded to the minute), or its creation.
+             */
+            lastUsedAt: string;
+            /**
+             * Format: date-time
+             * @description lastUsedAt + 30 days: then it is deleted, unless used again before.
+             */
+            expiresAt: string;
+            facilities: components["schemas"]["SandboxFacility"][];
+        };
         ServiceHealth: {
             /** @enum {string} */
             status: "ok";
@@ -3220,6 +3391,8 @@ export interface components {
             facilityId?: number;
             clientType?: string;
             facilityGuids?: string[];
+            /** @description true when the token is a sandbox’s (its account key or a gateway of its facilities); absent otherwise. */
+            sandbox?: boolean;
         };
         JsonWebKeySet: {
             /** @description The current signing key first, then earlier ones that still verify tokens. */
@@ -3618,6 +3791,55 @@ export interface components {
             events: boolean;
             /** @description Deliveries of the previous replay not yet delivered, replaced by this one (one replay per subscription at a time). */
             replaced: number;
+        };
+        CreatedSandbox: {
+            /**
+             * Format: int64
+             * @description The sandbox’s account id.
+             */
+            id: number;
+            name: string;
+            /**
+             * Format: int64
+             * @description The production account that owns it.
+             */
+            ownerAccountId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When one of its credentials last got a token (recorded to the minute), or its creation.
+             */
+            lastUsedAt: string;
+            /**
+             * Format: date-time
+             * @description lastUsedAt + 30 days: then it is deleted, unless used again before.
+             */
+            expiresAt: string;
+            facilities: components["schemas"]["SandboxFacility"][];
+            /** @description The sandbox’s credentials; the secrets are shown only here. */
+            credentials: {
+                accountKey: {
+                    /** @description The password grant’s username (sbkey_…). */
+                    apiKey: string;
+                    /** @description The password grant’s password (gh_sbs_…); shown only here. */
+                    apiSecret: string;
+                    /** @description The application the key is bound to: authenticate as it. */
+                    clientId: string;
+                };
+                /** @description One controller credential per seeded facility (client credentials grant). */
+                gateways: {
+                    /**
+                     * Format: int64
+                     * @description The seeded facility.
+                     */
+                    facilityId: number;
+                    /** @description Its controller’s client id (sbgwc_…). */
+                    clientId: string;
+                    /** @description Its controller’s client secret (gh_sbgs_…); shown only here. */
+                    clientSecret: string;
+                }[];
+            };
         };
     };
     responses: never;
@@ -4045,7 +4267,9 @@ export interface operations {
                      * @example {
                      *       "id": 7,
                      *       "name": "Sunrise Self Storage",
-                     *       "createdAt": "2026-11-25T18:04:12.351Z"
+                     *       "createdAt": "2026-11-25T18:04:12.351Z",
+                     *       "sandbox": false,
+                     *       "ownerAccountId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -13820,6 +14044,778 @@ export interface operations {
                 };
             };
             /** @description NOT_FOUND: no such subscription. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSandboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandboxes (never their secrets). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sandbox"][];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope, or is not an account key’s; or it is a sandbox’s: a sandbox owns no sandboxes (SANDBOX_CANNOT_OWN_SANDBOXES). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Integration tests",
+                 *       "facilities": [
+                 *         "small",
+                 *         "large"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1–200 printable characters. */
+                    name: string;
+                    /** @description The facilities to seed, by size (at most 3); none by default. */
+                    facilities?: ("small" | "medium" | "large")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The sandbox and its credentials; the secrets are shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Integration tests",
+                     *       "ownerAccountId": 7,
+                     *       "createdAt": "2026-11-25T18:04:12.351Z",
+                     *       "lastUsedAt": "2026-11-25T18:04:12.351Z",
+                     *       "expiresAt": "2026-12-25T18:04:12.351Z",
+                     *       "facilities": [
+                     *         {
+                     *           "id": 310,
+                     *           "name": "Small facility 1",
+                     *           "size": "small",
+                     *           "units": 20,
+                     *           "visitors": 10
+                     *         }
+                     *       ],
+                     *       "credentials": {
+                     *         "accountKey": {
+                     *           "apiKey": "sbkey_Xb3…",
+                     *           "apiSecret": "gh_sbs_…",
+                     *           "clientId": "app_…"
+                     *         },
+                     *         "gateways": [
+                     *           {
+                     *             "facilityId": 310,
+                     *             "clientId": "sbgwc_…",
+                     *             "clientSecret": "gh_sbgs_…"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedSandbox"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope, or is not an account key’s; or it is a sandbox’s: a sandbox owns no sandboxes (SANDBOX_CANNOT_OWN_SANDBOXES). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account has its 5 sandboxes already (SANDBOX_LIMIT): delete one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sandbox’s account id. */
+                sandboxId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Integration tests",
+                     *       "ownerAccountId": 7,
+                     *       "createdAt": "2026-11-25T18:04:12.351Z",
+                     *       "lastUsedAt": "2026-11-25T18:04:12.351Z",
+                     *       "expiresAt": "2026-12-25T18:04:12.351Z",
+                     *       "facilities": [
+                     *         {
+                     *           "id": 310,
+                     *           "name": "Small facility 1",
+                     *           "size": "small",
+                     *           "units": 20,
+                     *           "visitors": 10
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Sandbox"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope, or is not an account key’s; or it is a sandbox’s: a sandbox owns no sandboxes (SANDBOX_CANNOT_OWN_SANDBOXES). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No sandbox of the caller’s account has that id: another owner’s, or a production account (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sandbox’s account id. */
+                sandboxId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope, or is not an account key’s; or it is a sandbox’s: a sandbox owns no sandboxes (SANDBOX_CANNOT_OWN_SANDBOXES). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No sandbox of the caller’s account has that id: another owner’s, or a production account (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListSandboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The owning account. */
+                accountId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandboxes (never their secrets); none for an unknown account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sandbox"][];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCreateSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The owning account. */
+                accountId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme PMS certification",
+                 *       "facilities": [
+                 *         "small"
+                 *       ],
+                 *       "clientId": "app_…"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1–200 printable characters. */
+                    name: string;
+                    /** @description The facilities to seed, by size (at most 3); none by default. */
+                    facilities?: ("small" | "medium" | "large")[];
+                    /** @description The PMS application the sandbox’s account key is bound to. */
+                    clientId: string;
+                    /** @description The sandbox key’s scopes, as for an account key (default: an account key’s defaults). */
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The sandbox and its credentials; the secrets are shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Integration tests",
+                     *       "ownerAccountId": 7,
+                     *       "createdAt": "2026-11-25T18:04:12.351Z",
+                     *       "lastUsedAt": "2026-11-25T18:04:12.351Z",
+                     *       "expiresAt": "2026-12-25T18:04:12.351Z",
+                     *       "facilities": [
+                     *         {
+                     *           "id": 310,
+                     *           "name": "Small facility 1",
+                     *           "size": "small",
+                     *           "units": 20,
+                     *           "visitors": 10
+                     *         }
+                     *       ],
+                     *       "credentials": {
+                     *         "accountKey": {
+                     *           "apiKey": "sbkey_Xb3…",
+                     *           "apiSecret": "gh_sbs_…",
+                     *           "clientId": "app_…"
+                     *         },
+                     *         "gateways": [
+                     *           {
+                     *             "facilityId": 310,
+                     *             "clientId": "sbgwc_…",
+                     *             "clientSecret": "gh_sbgs_…"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedSandbox"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope; or the account is itself a sandbox (SANDBOX_CANNOT_OWN_SANDBOXES). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No account has that id, or no active application has that client id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account has its 5 sandboxes already (SANDBOX_LIMIT): delete one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The owning account. */
+                accountId: number;
+                /** @description The sandbox’s account id. */
+                sandboxId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Integration tests",
+                     *       "ownerAccountId": 7,
+                     *       "createdAt": "2026-11-25T18:04:12.351Z",
+                     *       "lastUsedAt": "2026-11-25T18:04:12.351Z",
+                     *       "expiresAt": "2026-12-25T18:04:12.351Z",
+                     *       "facilities": [
+                     *         {
+                     *           "id": 310,
+                     *           "name": "Small facility 1",
+                     *           "size": "small",
+                     *           "units": 20,
+                     *           "visitors": 10
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Sandbox"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account has no sandbox with that id (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDeleteSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The owning account. */
+                accountId: number;
+                /** @description The sandbox’s account id. */
+                sandboxId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account has no sandbox with that id (NOT_FOUND). */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -20,6 +20,7 @@ import type { AccessCodeVault } from './codes.ts';
 import type { AccessControlParts } from './deps.ts';
 import { facilityByPropertyNumber, listFacilities } from './facilities.ts';
 import { refresh } from './refresh.ts';
+import { seedInitialState } from './seed.ts';
 import { listTimeGroups } from './time-groups.ts';
 import { actOnUnit, createUnit, getUnit, listUnits } from './units.ts';
 import {
@@ -34,6 +35,8 @@ import {
 } from './visitors.ts';
 
 export { type AccessCodeVault, openAccessCodeVault } from './codes.ts';
+// A new facility's bulk seeding, for the command line (which builds no face).
+export { type SeedCounts, seedInitialState } from './seed.ts';
 export type { Correction, HeldUnit, HeldVisitor, ItemBuckets, KindCorrection } from './controller-copy.ts';
 
 export interface AccessControlDeps {
@@ -88,6 +91,8 @@ export function createAccessControl({ database, config, sharedState, clock, vaul
     accessCodeFault: withParts(accessCodeFault),
     // A full refresh of what the controller holds.
     refresh: withParts(refresh),
+    // A new facility's units and visitors, in bulk and without commands (a sandbox's seeded facilities).
+    seedInitialState: withParts(seedInitialState),
     // Reads of the facility's settings, and the operator's audit of gate-code reads.
     listTimeGroups: withDb(listTimeGroups),
     listAccessProfiles: withDb(listAccessProfiles),

@@ -2,7 +2,8 @@
 // (the token endpoint checks the database) and existing tokens within RECHECK_MS: at most every
 // RECHECK_MS the guard reads the revocations made since its last read — one statement per
 // instance, however many controllers call (a token is issued only to a credential in force, so a
-// token's credential is in force unless a revocation names it; credentials are never deleted).
+// token's credential is in force unless a revocation names it; a credential deleted — a sandbox's, with
+// it — leaves its id in deleted_credentials, read like a revocation).
 // What a token opened and keeps open (a live event stream) is watched by `revokedAmong`, which
 // always asks the database afresh, for many credentials in one statement per kind
 // (src/events/stream.ts).
@@ -58,6 +59,8 @@ export class CredentialStatus {
         union all
         select 'account', c.id::text, now() from account_credentials c join applications a on a.id = c.application_id
          where c.revoked_at > ${since} or a.revoked_at > ${since}
+        union all
+        select credential_kind, credential_id::text, now() from deleted_credentials where deleted_at > ${since}
         union all
         select 'now', '', now()`.execute(this.db);
       for (const row of rows) {

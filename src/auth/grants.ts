@@ -60,7 +60,10 @@ type Client =
       facilityGuids: string[];
       isOperator: boolean;
     }
-  | { kind: 'gateway'; id: string; clientId: string; facilityId: EntityId; accountId: EntityId };
+  | { kind: 'gateway'; id: string; clientId: string; facilityId: EntityId; accountId: EntityId; sandbox: boolean };
+
+/** Told when a sandbox's credential gets a token (its last use: src/sandbox/); never fails the grant. */
+export type SandboxTokenIssued = (accountId: EntityId) => Promise<void>;
 
 /** Its status is the token route's to choose (401 with HTTP Basic, else 400: routes/token.ts). */
 const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
@@ -76,6 +79,7 @@ export class Grants {
     private readonly tokens: TokenService,
     private readonly refreshTtlSeconds: number,
     private readonly secretChecks: SecretCheckLine,
+    private readonly sandboxTokenIssued: SandboxTokenIssued = async () => {},
   ) {}
 
   /**
@@ -133,7 +137,8 @@ export class Grants {
     const gateway = await this.db
       .selectFrom('gateway_credentials as g')
       .innerJoin('facilities as f', 'f.id', 'g.facility_id')
-      .select(['g.id', 'g.client_id', 'g.secret_hash', 'g.revoked_at', 'g.facility_id', 'f.account_id'])
+      .innerJoin('accounts as a', 'a.id', 'f.account_id')
+      .select(['g.id', 'g.client_id', 'g.secret_hash', 'g.revoked_at', 'g.facility_id', 'f.account_id', 'a.sandbox_of'])
       .where('g.client_id', '=', clientId)
       .executeTakeFirst();
     const row = gateway ? ({ table: 'gateway_credentials', id: gateway.id } as const) : null;
@@ -145,6 +150,7 @@ export class Grants {
       clientId: gateway.client_id,
       facilityId: gateway.facility_id,
       accountId: gateway.account_id,
+      sandbox: gateway.sandbox_of !== null,
     };
   }
 
@@ -178,9 +184,10 @@ export class Grants {
     if (!request.username || !request.password)
       throw new OAuthError(400, 'invalid_request', 'username and password are required for the password grant.');
     const credential = await this.db
-      .selectFrom('account_credentials')
-      .select(['id', 'secret_hash', 'account_id', 'application_id', 'scopes', 'revoked_at'])
-      .where('api_key', '=', request.username)
+      .selectFrom('account_credentials as c')
+      .innerJoin('accounts as a', 'a.id', 'c.account_id')
+      .select(['c.id', 'c.secret_hash', 'c.account_id', 'c.application_id', 'c.scopes', 'c.revoked_at', 'a.sandbox_of'])
+      .where('c.api_key', '=', request.username)
       .executeTakeFirst();
     const row = credential ? ({ table: 'account_credentials', id: credential.id } as const) : null;
     const valid = await this.check(request.password, credential?.secret_hash, client.clientId, row);
@@ -188,7 +195,9 @@ export class Grants {
     if (!credential || !valid || credential.revoked_at || credential.application_id !== client.id)
       throw invalidGrant('The account API key or secret is not valid for this client.');
     const principal = accountPrincipal(credential, client, narrow(credential.scopes.filter(isScope), requested));
-    return this.respond(principal, { kind: 'account', id: credential.id, familyId: randomUUID() });
+    const response = await this.respond(principal, { kind: 'account', id: credential.id, familyId: randomUUID() });
+    await this.used(principal);
+    return response;
   }
 
   private async clientCredentialsGrant(client: Client, requested: Scope[] | null): Promise<TokenResponse> {
@@ -199,7 +208,9 @@ export class Grants {
         'unauthorized_client',
         'This client acts for accounts: use the password grant with an account API key.',
       );
-    return this.respond(principal, null);
+    const response = await this.respond(principal, null);
+    await this.used(principal);
+    return response;
   }
 
   private async refreshGrant(client: Client, request: TokenRequest, requested: Scope[] | null): Promise<TokenResponse> {
@@ -215,9 +226,10 @@ export class Grants {
         .executeTakeFirst();
       if (!row) return { ok: false, reason: 'The refresh token is not valid.' } as const;
       const credential = await trx
-        .selectFrom('account_credentials')
-        .select(['id', 'account_id', 'application_id', 'scopes', 'revoked_at'])
-        .where('id', '=', row.credential_id)
+        .selectFrom('account_credentials as c')
+        .innerJoin('accounts as a', 'a.id', 'c.account_id')
+        .select(['c.id', 'c.account_id', 'c.application_id', 'c.scopes', 'c.revoked_at', 'a.sandbox_of'])
+        .where('c.id', '=', row.credential_id)
         .executeTakeFirst();
       if (!credential || credential.application_id !== client.id)
         return { ok: false, reason: 'The refresh token is not valid.' } as const;
@@ -237,11 +249,23 @@ export class Grants {
       const principal = accountPrincipal(credential, client, narrow(row.scopes.filter(isScope), requested));
       return {
         ok: true,
+        principal,
         response: await this.respond(principal, { kind: 'account', id: credential.id, familyId: row.family_id }, trx),
       } as const;
     });
     if (!outcome.ok) throw invalidGrant(outcome.reason);
+    // After the transaction: the write of a last use waits on no connection while one is held.
+    await this.used(outcome.principal);
     return outcome.response;
+  }
+
+  /**
+   * A sandbox is kept 30 days after its last use, and getting a token is a use: the sandbox face is told
+   * (it writes at most once a minute per sandbox). A failure to record it never fails the grant.
+   */
+  private async used(principal: PrincipalWithoutToken): Promise<void> {
+    if ((principal.kind === 'account' || principal.kind === 'gateway') && principal.sandbox)
+      await this.sandboxTokenIssued(principal.accountId).catch(() => undefined);
   }
 
   private async respond(
@@ -299,6 +323,7 @@ function clientPrincipal(client: Client, requested: Scope[] | null): PrincipalWi
       kind: 'gateway',
       accountId: client.accountId,
       facilityId: client.facilityId,
+      ...(client.sandbox ? { sandbox: true as const } : {}),
       scopes: narrow(GATEWAY_SCOPES, requested),
     };
   if (client.isOperator) return { ...base, kind: 'operator', scopes: narrow(OPERATOR_SCOPES, requested) };
@@ -315,13 +340,14 @@ function clientPrincipal(client: Client, requested: Scope[] | null): PrincipalWi
 
 /** The account an account key (or its refresh token) acts for, through the client it was issued to. */
 function accountPrincipal(
-  credential: { id: string; account_id: EntityId },
+  credential: { id: string; account_id: EntityId; sandbox_of: EntityId | null },
   client: Client,
   scopes: Scope[],
 ): PrincipalWithoutToken {
   return {
     kind: 'account',
     accountId: credential.account_id,
+    ...(credential.sandbox_of !== null ? { sandbox: true as const } : {}),
     credentialId: credential.id,
     clientId: client.clientId,
     scopes,

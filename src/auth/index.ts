@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { SharedState } from '../shared-state.ts';
 import { CredentialStatus } from './credential-status.ts';
-import { Grants } from './grants.ts';
+import { Grants, type SandboxTokenIssued } from './grants.ts';
 import { loadSigningKeys } from './keys.ts';
 import { SecretCheckLine } from './secret-checks.ts';
 import { TokenThrottle } from './throttle.ts';
@@ -19,6 +19,8 @@ export interface AuthDeps {
   config: Config;
   sharedState: SharedState;
   clock: Clock;
+  /** Told when a sandbox's credential gets a token (the sandbox face records its last use). */
+  sandboxTokenIssued?: SandboxTokenIssued;
 }
 
 export interface Auth {
@@ -30,12 +32,18 @@ export interface Auth {
   credentials: CredentialStatus;
 }
 
-export async function createAuth({ database, config, sharedState, clock }: AuthDeps): Promise<Auth> {
+export async function createAuth({
+  database,
+  config,
+  sharedState,
+  clock,
+  sandboxTokenIssued,
+}: AuthDeps): Promise<Auth> {
   const tokens = new TokenService(await loadSigningKeys(config), config);
   // Hashes of earlier versions (scrypt) are checked a few at a time, one per two cores, until each
   // is replaced on its next use: a storm of old credentials cannot starve the rest.
   const secretChecks = SecretCheckLine.forCores(os.availableParallelism());
-  const grants = new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks);
+  const grants = new Grants(database.db, tokens, config.refreshTokenTtlSeconds, secretChecks, sandboxTokenIssued);
   const throttle = TokenThrottle.create(sharedState, config.tokenFailureLimit, config.tokenFailureWindowSeconds, clock);
   return { tokens, grants, throttle, credentials: new CredentialStatus(database.db, clock) };
 }

@@ -15,6 +15,14 @@ export interface RefreshTokensTable {
   created_at: CreatedAt;
 }
 
+/** A deleted credential's id (a sandbox's, deleted with it: 0017), read by the guard like a revocation. */
+export interface DeletedCredentialsTable {
+  credential_kind: 'account' | 'gateway';
+  credential_id: string;
+  deleted_at: CreatedAt;
+}
+
 export interface AuthTables {
   refresh_tokens: RefreshTokensTable;
+  deleted_credentials: DeletedCredentialsTable;
 }

@@ -34,6 +34,8 @@ interface GatehouseClaims extends JWTPayload {
   facility_id?: number;
   facility_guids?: string[];
   client_type?: string;
+  /** Present, and true, only on the tokens of a sandbox's credentials (account key or gateway). */
+  sandbox?: true;
 }
 
 export class InvalidTokenError extends Error {
@@ -65,11 +67,13 @@ export class TokenService {
     switch (principal.kind) {
       case 'account':
         claims.account_id = principal.accountId;
+        if (principal.sandbox) claims.sandbox = true;
         subject = `account:${principal.accountId}`;
         break;
       case 'gateway':
         claims.account_id = principal.accountId;
         claims.facility_id = principal.facilityId;
+        if (principal.sandbox) claims.sandbox = true;
         subject = `gateway:${principal.facilityId}`;
         break;
       case 'partner':
@@ -133,6 +137,9 @@ export class TokenService {
 export const issuedTooFarAhead = (iat: number | undefined, nowMs: number) =>
   typeof iat !== 'number' || iat > Math.floor(nowMs / 1000) + TOKEN_CLOCK_TOLERANCE_SECONDS;
 
+/** The principal's sandbox mark: only a `sandbox: true` claim makes one (anything else is production). */
+const sandboxOf = (claims: GatehouseClaims): { sandbox?: true } => (claims.sandbox === true ? { sandbox: true } : {});
+
 function principalFromClaims(claims: GatehouseClaims): Principal {
   const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
   if (
@@ -152,11 +159,18 @@ function principalFromClaims(claims: GatehouseClaims): Principal {
   };
   switch (claims.kind) {
     case 'account':
-      if (isEntityId(claims.account_id)) return { ...base, kind: 'account', accountId: claims.account_id };
+      if (isEntityId(claims.account_id))
+        return { ...base, kind: 'account', accountId: claims.account_id, ...sandboxOf(claims) };
       break;
     case 'gateway':
       if (isEntityId(claims.account_id) && isEntityId(claims.facility_id)) {
-        return { ...base, kind: 'gateway', accountId: claims.account_id, facilityId: claims.facility_id };
+        return {
+          ...base,
+          kind: 'gateway',
+          accountId: claims.account_id,
+          facilityId: claims.facility_id,
+          ...sandboxOf(claims),
+        };
       }
       break;
     case 'partner':

@@ -17,6 +17,10 @@ import { dataDirLayout } from '../db/data-dir.ts';
 import { SCOPE_DESCRIPTIONS } from '../http/access.ts';
 import { type AccessCodeRulesInput, createTenancy, type Tenancy } from '../tenancy/index.ts';
 import type { Db } from '../db/tables.ts';
+import { openAccessCodeVault, seedInitialState } from '../access-control/index.ts';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { createSandboxes } from '../sandbox/index.ts';
 
 const list = (value: string) =>
   value
@@ -317,6 +321,7 @@ ${examples(
     );
 
   maintenanceCommands(root);
+  sandboxCommands(root);
 
   const keys = root.command('keys').description('Token signing keys.');
   keys
@@ -405,4 +410,68 @@ function maintenanceCommands(root: Command): void {
         cancelMaintenanceWindow({ db, clock: systemClock }, o.facility, o.window, cliActor()),
       )(),
     );
+}
+
+/** `gatehouse admin sandboxes create|list|delete`: an account's sandboxes (as the routes /admin/accounts/{id}/sandboxes). */
+function sandboxCommands(root: Command): void {
+  const sandboxes = root
+    .command('sandboxes')
+    .description("An account's sandboxes: accounts of their own for an integrator, seeded on request (at most 5).");
+  sandboxes
+    .command('create')
+    .description('Create a sandbox of an account for one of its PMS applications; prints it with its credentials.')
+    .addHelpText(
+      'after',
+      examples('gatehouse admin sandboxes create --account 1 --app app_… --name "Acme tests" --facilities small,large'),
+    )
+    .requiredOption('--account <accountId>', 'the owning (production) account')
+    .requiredOption('--app <clientId>', "the PMS application the sandbox's account key is bound to")
+    .requiredOption('--name <name>', 'display name')
+    .option('--facilities <sizes>', 'facilities to seed, comma-separated: small, medium, large', '')
+    .option('--scopes <scopes>', "the sandbox key's scopes, comma-separated (default: an account key's defaults)")
+    .action((o: { account: string; app: string; name: string; facilities: string; scopes?: string }) =>
+      run('sandboxes create', async ({ db }) =>
+        (await sandboxFace(db)).create({
+          ownerAccountId: o.account,
+          clientId: o.app,
+          name: o.name,
+          facilities: list(o.facilities),
+          scopes: o.scopes === undefined ? undefined : list(o.scopes),
+        }),
+      )(),
+    );
+  sandboxes
+    .command('list')
+    .description("List an account's sandboxes, newest first.")
+    .requiredOption('--account <accountId>', 'the owning account')
+    .action((o: { account: string }) =>
+      run('sandboxes list', async ({ db }) => items((await sandboxFace(db)).list(o.account)))(),
+    );
+  sandboxes
+    .command('delete')
+    .description("Delete one of an account's sandboxes with every row it has.")
+    .requiredOption('--account <accountId>', 'the owning account')
+    .requiredOption('--sandbox <sandboxId>', 'the sandbox')
+    .action((o: { account: string; sandbox: string }) =>
+      run('sandboxes delete', async ({ db }) => {
+        await (await sandboxFace(db)).delete(o.account, o.sandbox);
+        return { id: Number(o.sandbox), deleted: true };
+      })(),
+    );
+}
+
+/**
+ * The sandbox face over a bare database (no service built): tenancy's operations, and the seeding of
+ * access control with this data directory's gate-code key (the server made it at its first start).
+ */
+async function sandboxFace(db: Db) {
+  const config = loadConfig();
+  const vault = await openAccessCodeVault(config, db);
+  return createSandboxes({
+    database: { db },
+    clock: systemClock,
+    logger: createLogger({ logLevel: 'warn' }, process.stderr as never),
+    tenancyIn: createTenancy,
+    accessControl: { seedInitialState: (trx, facility, counts) => seedInitialState({ vault }, trx, facility, counts) },
+  });
 }

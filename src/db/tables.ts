@@ -9,6 +9,7 @@ import type { DriftTables } from '../drift/tables.ts';
 import type { EventsTables } from '../events/tables.ts';
 import type { FacilityStatusTables } from '../facility-status/tables.ts';
 import type { PushTables } from '../push/tables.ts';
+import type { SandboxTables } from '../sandbox/tables.ts';
 import type { SupportTables } from '../support/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { CreatedAt } from './columns.ts';
@@ -30,6 +31,7 @@ export interface Tables
     DriftTables,
     FacilityStatusTables,
     PushTables,
+    SandboxTables,
     SupportTables {
   gatehouse_migrations: GatehouseMigrationsTable;
 }

@@ -21,6 +21,8 @@ interface PrincipalBase {
 export interface AccountPrincipal extends PrincipalBase {
   kind: 'account';
   accountId: EntityId;
+  /** The account is a sandbox (the token's `sandbox` claim, src/sandbox/); absent for a production account. */
+  sandbox?: true;
 }
 
 /** An auction partner's application (client_credentials with a client type). */
@@ -35,6 +37,8 @@ export interface GatewayPrincipal extends PrincipalBase {
   kind: 'gateway';
   accountId: EntityId;
   facilityId: EntityId;
+  /** The facility is a sandbox's (the token's `sandbox` claim); absent for a production facility. */
+  sandbox?: true;
 }
 
 /** The service operator (support, administration). */

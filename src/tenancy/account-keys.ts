@@ -6,7 +6,7 @@ import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed, type FieldError } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
-import { refuseFaults } from './rules.ts';
+import { CREDENTIAL_PREFIXES, refuseFaults } from './rules.ts';
 
 export async function createAccountKey(
   db: Db,
@@ -25,7 +25,8 @@ export async function createAccountKey(
   });
   if (scopes.length === 0) faults.push({ path: 'scopes', message: 'must name at least one scope' });
   refuseFaults(faults);
-  if (!(await repository.accountExists(db, accountId!))) throw notFound('The account');
+  const sandbox = await repository.accountIsSandbox(db, accountId!);
+  if (sandbox === null) throw notFound('The account');
   const app = await repository.activeApplication(db, input.clientId);
   if (!app) throw notFound('An active application with that client id');
   if (app.is_operator) {
@@ -33,8 +34,10 @@ export async function createAccountKey(
       { path: 'clientId', message: 'is an operator application; account keys are for PMS applications' },
     ]);
   }
-  const apiKey = randomToken('key', 12);
-  const apiSecret = randomToken('gh_as');
+  // A sandbox's key is recognisable at a glance (sbkey_…, gh_sbs_…): an integrator never mistakes it for production.
+  const prefixes = CREDENTIAL_PREFIXES[sandbox ? 'sandbox' : 'production'];
+  const apiKey = randomToken(prefixes.accountKey, 12);
+  const apiSecret = randomToken(prefixes.accountSecret);
   const row = await repository.insertAccountKey(db, {
     api_key: apiKey,
     secret_hash: hashSecret(apiSecret),

@@ -5,14 +5,18 @@ import type { Db } from '../db/tables.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { type EntityId, parseEntityId } from '../ids.ts';
 import * as repository from './repository.ts';
+import { CREDENTIAL_PREFIXES } from './rules.ts';
 
 export async function createGatewayCredential(db: Db, input: { facilityId: EntityId | string }) {
   const facilityId = parseEntityId(input.facilityId);
   if (facilityId === null)
     throw validationFailed([{ path: 'facilityId', message: 'must be a facility id (a positive integer)' }]);
-  if (!(await repository.facilityExists(db, facilityId))) throw notFound('The facility');
-  const clientId = randomToken('gwc', 12);
-  const clientSecret = randomToken('gh_gs');
+  const sandbox = await repository.facilityIsSandbox(db, facilityId);
+  if (sandbox === null) throw notFound('The facility');
+  // A sandbox facility's controller credential is recognisable at a glance (sbgwc_…, gh_sbgs_…).
+  const prefixes = CREDENTIAL_PREFIXES[sandbox ? 'sandbox' : 'production'];
+  const clientId = randomToken(prefixes.gatewayClient, 12);
+  const clientSecret = randomToken(prefixes.gatewaySecret);
   const row = await repository.insertGatewayCredential(db, {
     client_id: clientId,
     secret_hash: hashSecret(clientSecret),

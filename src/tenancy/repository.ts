@@ -10,10 +10,31 @@ export type FacilityHolder = { kind: 'account'; accountId: EntityId } | { kind: 
 export type CredentialKind = 'application' | 'account' | 'gateway';
 
 export const insertAccount = (db: Db, name: string) =>
-  db.insertInto('accounts').values({ name }).returning(['id', 'name', 'created_at']).executeTakeFirstOrThrow();
+  db
+    .insertInto('accounts')
+    .values({ name })
+    .returning(['id', 'name', 'created_at', 'sandbox_of'])
+    .executeTakeFirstOrThrow();
 
 export const allAccounts = (db: Db) =>
-  db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('id').execute();
+  db.selectFrom('accounts').select(['id', 'name', 'created_at', 'sandbox_of']).orderBy('id').execute();
+
+/** Whether the account is a sandbox (its credentials then carry the sandbox prefixes); null when there is no such account. */
+export const accountIsSandbox = async (db: Db, id: EntityId): Promise<boolean | null> => {
+  const row = await db.selectFrom('accounts').select('sandbox_of').where('id', '=', id).executeTakeFirst();
+  return row ? row.sandbox_of !== null : null;
+};
+
+/** Whether the facility's account is a sandbox; null when there is no such facility. */
+export const facilityIsSandbox = async (db: Db, id: EntityId): Promise<boolean | null> => {
+  const row = await db
+    .selectFrom('facilities as f')
+    .innerJoin('accounts as a', 'a.id', 'f.account_id')
+    .select('a.sandbox_of')
+    .where('f.id', '=', id)
+    .executeTakeFirst();
+  return row ? row.sandbox_of !== null : null;
+};
 
 export const accountExists = async (db: Db, id: EntityId) =>
   Boolean(await db.selectFrom('accounts').select('id').where('id', '=', id).executeTakeFirst());

@@ -140,3 +140,12 @@ export function accessCodeRulesOf(
   }
   return rules;
 }
+
+/**
+ * The prefixes of the credentials tenancy makes: a sandbox's (an account with an owner, src/sandbox/) differ,
+ * so that a sandbox secret is recognisable at a glance — in a PMS's configuration, a log, a secret scanner.
+ */
+export const CREDENTIAL_PREFIXES = {
+  production: { accountKey: 'key', accountSecret: 'gh_as', gatewayClient: 'gwc', gatewaySecret: 'gh_gs' },
+  sandbox: { accountKey: 'sbkey', accountSecret: 'gh_sbs', gatewayClient: 'sbgwc', gatewaySecret: 'gh_sbgs' },
+} as const;

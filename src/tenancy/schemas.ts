@@ -6,8 +6,27 @@ import { ACCESS_CODE_CHARACTERS, ACCESS_CODE_LENGTH, DEFAULT_ACCESS_CODE_RULES }
 export const tags = ['admin'];
 
 export const Account = Type.Object(
-  { id: EntityId('The account id.'), name: Type.String(), createdAt: Type.String({ format: 'date-time' }) },
-  { $id: 'Account', examples: [{ id: 7, name: 'Sunrise Self Storage', createdAt: '2026-11-25T18:04:12.351Z' }] },
+  {
+    id: EntityId('The account id.'),
+    name: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    sandbox: Type.Boolean({
+      description: 'Whether the account is a sandbox (an integrator’s, owned by another account).',
+    }),
+    ownerAccountId: Nullable(EntityId('The account that owns this sandbox; null for a production account.')),
+  },
+  {
+    $id: 'Account',
+    examples: [
+      {
+        id: 7,
+        name: 'Sunrise Self Storage',
+        createdAt: '2026-11-25T18:04:12.351Z',
+        sandbox: false,
+        ownerAccountId: null,
+      },
+    ],
+  },
 );
 
 export const CreateAccountBody = Type.Object(

@@ -6,6 +6,10 @@ export interface AccountsTable {
   id: Generated<number>;
   name: string;
   created_at: CreatedAt;
+  /** A sandbox's owner (0017); null for a production account. */
+  sandbox_of: number | null;
+  /** When a sandbox's credential last got a token (0017; at most once a minute); null for a production account. */
+  last_used_at: Timestamp | null;
 }
 
 export interface FacilitiesTable {

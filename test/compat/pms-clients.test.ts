@@ -363,19 +363,58 @@ async function defaultsOf(token: string, facilityId: unknown): Promise<{ timeGro
   return { timeGroup, accessProfile };
 }
 
-/** Account B's units and visitors on its second facility, made once, for the isolation tests. */
-const bravoFixtures = once(async () => {
-  const facility = seed.bravo.facilities[1];
+/** An account's units and visitors (first name Bea) on one of its facilities, the other party of an isolation probe. */
+interface Victim {
+  token: string;
+  facility: any;
+  units: any[];
+  visitors: any[];
+}
+
+async function victimOn(token: string, facility: any, codePrefix: string): Promise<Victim> {
   const units = [];
   const visitors = [];
-  for (const n of [1, 2, 3]) units.push(await makeUnit(seed.bravo.token, facility.id, `B-${n}`));
+  for (const n of [1, 2, 3]) units.push(await makeUnit(token, facility.id, `B-${n}`));
   for (const [i, unit] of units.entries()) {
     visitors.push(
-      (await makeVisitor(seed.bravo.token, facility.id, { unitId: unit.id, accessCode: `7300${i}`, firstName: 'Bea' }))
+      (await makeVisitor(token, facility.id, { unitId: unit.id, accessCode: `${codePrefix}${i}`, firstName: 'Bea' }))
         .visitor,
     );
   }
-  return { facility, units, visitors };
+  return { token, facility, units, visitors };
+}
+
+/** Account B's units and visitors on its second facility, made once, for the isolation tests. */
+const bravoFixtures = once(() => victimOn(seed.bravo.token, seed.bravo.facilities[1], '7300'));
+
+/**
+ * Two sandboxes of account A (issue 30), each with a small seeded facility, and their tokens: accounts of
+ * their own, so every isolation probe holds for them too (into production, out of it, across sandboxes).
+ */
+const alphaSandboxes = once(async () => {
+  const made = [];
+  for (const name of ['Sandbox one', 'Sandbox two']) {
+    const created = await send('POST', '/sandboxes', {
+      token: seed.alpha.token,
+      apiVersion: null,
+      json: { name, facilities: ['small'] },
+    });
+    ok(created, `create ${name}`);
+    const { apiKey, apiSecret } = created.body.credentials.accountKey;
+    const token = await tokenAnswer({
+      grant_type: 'password',
+      client_id: seed.alpha.browserApp.clientId,
+      client_secret: seed.alpha.browserApp.clientSecret,
+      username: apiKey,
+      password: apiSecret,
+    });
+    made.push({ token: token.access_token as string, facilities: created.body.facilities as any[] });
+  }
+  return made;
+});
+const sandboxVictim = once(async () => {
+  const [one] = await alphaSandboxes();
+  return victimOn(one!.token, one!.facilities[0], '7310');
 });
 
 // ---- Events a gateway controller reported, for the reports ----------------------------------------
@@ -1442,135 +1481,176 @@ describe('access events v3: unitIds and visitorIds', () => {
   });
 });
 
-describe("cross-account isolation: another account's ids, and their neighbours, are not found", () => {
-  it("another account's facility, unit and visitor → 404 with the body of a real not-found", async () => {
-    const { token, north } = seed.alpha;
-    const { facility, units, visitors } = await bravoFixtures();
-    const unit = units[1];
-    const visitor = visitors[1];
-    const pairs: [string, string, string, Shape][] = [
-      [`/facilities/${facility.id}`, `/facilities/${NOWHERE}`, 'GET', {}],
-      [`/facilities/${facility.id}/units`, `/facilities/${NOWHERE}/units`, 'GET', {}],
-      [`/facilities/${facility.id}/units/${unit.id}`, `/facilities/${NOWHERE}/units/${NOWHERE}`, 'GET', {}],
-      [`/facilities/${north.id}/units/${unit.id}`, `/facilities/${north.id}/units/${NOWHERE}`, 'GET', {}],
-      [`/facilities/${north.id}/visitors/${visitor.id}`, `/facilities/${north.id}/visitors/${NOWHERE}`, 'GET', {}],
-      [
-        `/facilities/${north.id}/units/${unit.id}/disable`,
-        `/facilities/${north.id}/units/${NOWHERE}/disable`,
-        'POST',
-        { body: '', contentType: 'application/json' },
-      ],
-      [
-        `/facilities/${north.id}/visitors/${visitor.id}/update`,
-        `/facilities/${north.id}/visitors/${NOWHERE}/update`,
-        'POST',
-        { json: { firstName: 'Mallory' } },
-      ],
-      [`/facilities/${facility.id}/units`, `/facilities/${NOWHERE}/units`, 'POST', { json: { unitNumber: 'X-1' } }],
-      [`/combinedevents/facilities/${facility.id}`, `/combinedevents/facilities/${NOWHERE}`, 'GET', {}],
-      [
-        `/gatewayevents/facilities/${facility.id}`,
-        `/gatewayevents/facilities/${NOWHERE}`,
-        'GET',
-        { apiVersion: '3.0' },
-      ],
-    ];
-    for (const [theirs, nowhere, method, shape] of pairs) {
-      const answer = await send(method, theirs, { token, ...shape });
-      const reference = await send(method, nowhere, { token, ...shape });
-      assertLikeNotFound(answer, reference, [facility.id, unit.id, visitor.id, NOWHERE], `${method} ${theirs}`);
-    }
-    const still = await send('GET', `/facilities/${facility.id}/visitors/${visitor.id}`, { token: seed.bravo.token });
-    assert.equal(still.body.firstName, 'Bea', "the other account's visitor is untouched");
-    const unitStill = await send('GET', `/facilities/${facility.id}/units/${unit.id}`, { token: seed.bravo.token });
-    assert.equal(unitStill.body.status, 'Rented');
+/** Who probes whose ids: the caller (its token; its first facility plays "north") and the other party. */
+interface IsolationParties {
+  caller: { token: string; facilities: any[] };
+  victim: Victim;
+}
+
+const ISOLATION_PARTIES: [string, () => Promise<IsolationParties>][] = [
+  [
+    "another account's",
+    async () => ({
+      caller: { token: seed.alpha.token, facilities: [seed.alpha.north, seed.alpha.south] },
+      victim: await bravoFixtures(),
+    }),
+  ],
+  [
+    "its own sandbox's (production into a sandbox)",
+    async () => ({
+      caller: { token: seed.alpha.token, facilities: [seed.alpha.north, seed.alpha.south] },
+      victim: await sandboxVictim(),
+    }),
+  ],
+  [
+    "its owner's (a sandbox into production)",
+    async () => ({
+      caller: (await alphaSandboxes())[1]!,
+      victim: await alphaSouthVictim(),
+    }),
+  ],
+  [
+    "another sandbox's of the same owner",
+    async () => ({ caller: (await alphaSandboxes())[1]!, victim: await sandboxVictim() }),
+  ],
+];
+const alphaSouthVictim = once(() => victimOn(seed.alpha.token, seed.alpha.south, '7320'));
+
+for (const [whose, partiesOf] of ISOLATION_PARTIES)
+  describe(`cross-account isolation: ${whose} ids, and their neighbours, are not found`, () => {
+    it("another account's facility, unit and visitor → 404 with the body of a real not-found", async () => {
+      const { caller, victim } = await partiesOf();
+      const { token } = caller;
+      const north = caller.facilities[0];
+      const { facility, units, visitors } = victim;
+      const unit = units[1];
+      const visitor = visitors[1];
+      const pairs: [string, string, string, Shape][] = [
+        [`/facilities/${facility.id}`, `/facilities/${NOWHERE}`, 'GET', {}],
+        [`/facilities/${facility.id}/units`, `/facilities/${NOWHERE}/units`, 'GET', {}],
+        [`/facilities/${facility.id}/units/${unit.id}`, `/facilities/${NOWHERE}/units/${NOWHERE}`, 'GET', {}],
+        [`/facilities/${north.id}/units/${unit.id}`, `/facilities/${north.id}/units/${NOWHERE}`, 'GET', {}],
+        [`/facilities/${north.id}/visitors/${visitor.id}`, `/facilities/${north.id}/visitors/${NOWHERE}`, 'GET', {}],
+        [
+          `/facilities/${north.id}/units/${unit.id}/disable`,
+          `/facilities/${north.id}/units/${NOWHERE}/disable`,
+          'POST',
+          { body: '', contentType: 'application/json' },
+        ],
+        [
+          `/facilities/${north.id}/visitors/${visitor.id}/update`,
+          `/facilities/${north.id}/visitors/${NOWHERE}/update`,
+          'POST',
+          { json: { firstName: 'Mallory' } },
+        ],
+        [`/facilities/${facility.id}/units`, `/facilities/${NOWHERE}/units`, 'POST', { json: { unitNumber: 'X-1' } }],
+        [`/combinedevents/facilities/${facility.id}`, `/combinedevents/facilities/${NOWHERE}`, 'GET', {}],
+        [
+          `/gatewayevents/facilities/${facility.id}`,
+          `/gatewayevents/facilities/${NOWHERE}`,
+          'GET',
+          { apiVersion: '3.0' },
+        ],
+      ];
+      for (const [theirs, nowhere, method, shape] of pairs) {
+        const answer = await send(method, theirs, { token, ...shape });
+        const reference = await send(method, nowhere, { token, ...shape });
+        assertLikeNotFound(answer, reference, [facility.id, unit.id, visitor.id, NOWHERE], `${method} ${theirs}`);
+      }
+      const still = await send('GET', `/facilities/${facility.id}/visitors/${visitor.id}`, { token: victim.token });
+      assert.equal(still.body.firstName, 'Bea', "the other account's visitor is untouched");
+      const unitStill = await send('GET', `/facilities/${facility.id}/units/${unit.id}`, { token: victim.token });
+      assert.equal(unitStill.body.status, 'Rented');
+    });
+
+    it("ids ± 1 of another account's facility → 404 identical to a real not-found", async () => {
+      const { caller, victim } = await partiesOf();
+      const { token } = caller;
+      const theirs = victim.facility;
+      assert.equal(typeof theirs.id, 'number', `facility id ${JSON.stringify(theirs.id)}`);
+      const own = new Set(caller.facilities.map((f) => f.id));
+      const candidates = [theirs.id - 1, theirs.id, theirs.id + 1].filter((id) => !own.has(id));
+      for (const id of candidates) {
+        for (const [route, reference] of [
+          [`/facilities/${id}`, `/facilities/${NOWHERE}`],
+          [`/facilities/${id}/units`, `/facilities/${NOWHERE}/units`],
+          [`/facilities/${id}/visitors`, `/facilities/${NOWHERE}/visitors`],
+          [`/combinedevents/facilities/${id}`, `/combinedevents/facilities/${NOWHERE}`],
+        ] as const) {
+          assertLikeNotFound(
+            await send('GET', route, { token }),
+            await send('GET', reference, { token }),
+            [id, NOWHERE],
+            `GET ${route}`,
+          );
+        }
+      }
+    });
+
+    it("ids ± 1 of another account's units and visitors → 404 identical to a real not-found", async () => {
+      const { caller, victim } = await partiesOf();
+      const { token } = caller;
+      const north = caller.facilities[0];
+      const { units, visitors } = victim;
+      for (const object of [...units, ...visitors]) assert.equal(typeof object.id, 'number', JSON.stringify(object));
+      const ownIds = async (what: 'units' | 'visitors') => {
+        const ids = new Set<number>();
+        for (const facility of caller.facilities) {
+          const list = await send('GET', `/facilities/${facility.id}/${what}`, { token });
+          for (const item of list.body) ids.add(item.id);
+        }
+        return ids;
+      };
+      const near = (ids: number[], own: Set<number>) =>
+        [...new Set(ids.flatMap((id) => [id - 1, id, id + 1]))].filter((id) => !own.has(id));
+
+      const unitCandidates = near(
+        units.map((u) => u.id),
+        await ownIds('units'),
+      );
+      const unitPaths = (id: unknown): [string, string, Shape][] => [
+        ['GET', `/facilities/${north.id}/units/${id}`, {}],
+        ['GET', `/facilities/${north.id}/units/${id}/visitors`, {}],
+        ['POST', `/facilities/${north.id}/units/${id}/disable`, { body: '', contentType: 'application/json' }],
+        ['POST', `/facilities/${north.id}/units/${id}/delete/vacant`, { body: '', contentType: 'application/json' }],
+      ];
+      for (const id of unitCandidates) {
+        const references = unitPaths(NOWHERE);
+        for (const [i, [method, route, shape]] of unitPaths(id).entries()) {
+          const [refMethod, refRoute, refShape] = references[i]!;
+          assertLikeNotFound(
+            await send(method, route, { token, ...shape }),
+            await send(refMethod, refRoute, { token, ...refShape }),
+            [id, NOWHERE],
+            `${method} ${route}`,
+          );
+        }
+      }
+
+      const visitorCandidates = near(
+        visitors.map((v) => v.id),
+        await ownIds('visitors'),
+      );
+      const visitorPaths = (id: unknown): [string, string, Shape][] => [
+        ['GET', `/facilities/${north.id}/visitors/${id}`, {}],
+        ['POST', `/facilities/${north.id}/visitors/${id}/update`, { json: { firstName: 'Mallory' } }],
+        ['POST', `/facilities/${north.id}/visitors/${id}/disable`, { body: '', contentType: 'application/json' }],
+        ['POST', `/facilities/${north.id}/visitors/${id}/remove`, { body: '', contentType: 'application/json' }],
+      ];
+      for (const id of visitorCandidates) {
+        const references = visitorPaths(NOWHERE);
+        for (const [i, [method, route, shape]] of visitorPaths(id).entries()) {
+          const [refMethod, refRoute, refShape] = references[i]!;
+          assertLikeNotFound(
+            await send(method, route, { token, ...shape }),
+            await send(refMethod, refRoute, { token, ...refShape }),
+            [id, NOWHERE],
+            `${method} ${route}`,
+          );
+        }
+      }
+    });
   });
-
-  it("ids ± 1 of another account's facility → 404 identical to a real not-found", async () => {
-    const { token, north, south } = seed.alpha;
-    const theirs = seed.bravo.facilities[1];
-    assert.equal(typeof theirs.id, 'number', `facility id ${JSON.stringify(theirs.id)}`);
-    const own = new Set([north.id, south.id]);
-    const candidates = [theirs.id - 1, theirs.id, theirs.id + 1].filter((id) => !own.has(id));
-    for (const id of candidates) {
-      for (const [route, reference] of [
-        [`/facilities/${id}`, `/facilities/${NOWHERE}`],
-        [`/facilities/${id}/units`, `/facilities/${NOWHERE}/units`],
-        [`/facilities/${id}/visitors`, `/facilities/${NOWHERE}/visitors`],
-        [`/combinedevents/facilities/${id}`, `/combinedevents/facilities/${NOWHERE}`],
-      ] as const) {
-        assertLikeNotFound(
-          await send('GET', route, { token }),
-          await send('GET', reference, { token }),
-          [id, NOWHERE],
-          `GET ${route}`,
-        );
-      }
-    }
-  });
-
-  it("ids ± 1 of another account's units and visitors → 404 identical to a real not-found", async () => {
-    const { token, north, south } = seed.alpha;
-    const { units, visitors } = await bravoFixtures();
-    for (const object of [...units, ...visitors]) assert.equal(typeof object.id, 'number', JSON.stringify(object));
-    const ownIds = async (what: 'units' | 'visitors') => {
-      const ids = new Set<number>();
-      for (const facility of [north, south]) {
-        const list = await send('GET', `/facilities/${facility.id}/${what}`, { token });
-        for (const item of list.body) ids.add(item.id);
-      }
-      return ids;
-    };
-    const near = (ids: number[], own: Set<number>) =>
-      [...new Set(ids.flatMap((id) => [id - 1, id, id + 1]))].filter((id) => !own.has(id));
-
-    const unitCandidates = near(
-      units.map((u) => u.id),
-      await ownIds('units'),
-    );
-    const unitPaths = (id: unknown): [string, string, Shape][] => [
-      ['GET', `/facilities/${north.id}/units/${id}`, {}],
-      ['GET', `/facilities/${north.id}/units/${id}/visitors`, {}],
-      ['POST', `/facilities/${north.id}/units/${id}/disable`, { body: '', contentType: 'application/json' }],
-      ['POST', `/facilities/${north.id}/units/${id}/delete/vacant`, { body: '', contentType: 'application/json' }],
-    ];
-    for (const id of unitCandidates) {
-      const references = unitPaths(NOWHERE);
-      for (const [i, [method, route, shape]] of unitPaths(id).entries()) {
-        const [refMethod, refRoute, refShape] = references[i]!;
-        assertLikeNotFound(
-          await send(method, route, { token, ...shape }),
-          await send(refMethod, refRoute, { token, ...refShape }),
-          [id, NOWHERE],
-          `${method} ${route}`,
-        );
-      }
-    }
-
-    const visitorCandidates = near(
-      visitors.map((v) => v.id),
-      await ownIds('visitors'),
-    );
-    const visitorPaths = (id: unknown): [string, string, Shape][] => [
-      ['GET', `/facilities/${north.id}/visitors/${id}`, {}],
-      ['POST', `/facilities/${north.id}/visitors/${id}/update`, { json: { firstName: 'Mallory' } }],
-      ['POST', `/facilities/${north.id}/visitors/${id}/disable`, { body: '', contentType: 'application/json' }],
-      ['POST', `/facilities/${north.id}/visitors/${id}/remove`, { body: '', contentType: 'application/json' }],
-    ];
-    for (const id of visitorCandidates) {
-      const references = visitorPaths(NOWHERE);
-      for (const [i, [method, route, shape]] of visitorPaths(id).entries()) {
-        const [refMethod, refRoute, refShape] = references[i]!;
-        assertLikeNotFound(
-          await send(method, route, { token, ...shape }),
-          await send(refMethod, refRoute, { token, ...refShape }),
-          [id, NOWHERE],
-          `${method} ${route}`,
-        );
-      }
-    }
-  });
-});
 
 // ---- Issue 26: the shapes real PMS code sends (second pass) -----------------------------------------
 

@@ -17,6 +17,12 @@ const Principal = Type.Object(
     facilityId: Type.Optional(EntityId('The facility of a gateway controller’s token.')),
     clientType: Type.Optional(Type.String()),
     facilityGuids: Type.Optional(Type.Array(Type.String())),
+    sandbox: Type.Optional(
+      Type.Boolean({
+        description:
+          'true when the token is a sandbox’s (its account key or a gateway of its facilities); absent otherwise.',
+      }),
+    ),
   },
   { $id: 'Principal' },
 );
@@ -31,7 +37,7 @@ export const whoamiRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (ap
         tags: ['authorization'],
         summary: 'Who the bearer token speaks for (any valid token).',
         description:
-          'The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type and facility guids.',
+          'The principal the guard derived from the token: its kind, client, scopes and, as they apply, account, facility, client type, facility guids and the sandbox mark.',
         response: {
           200: Answer('The principal of the token.', Principal),
         },

@@ -576,6 +576,28 @@ async function show(view) {
           )
         : element('p', {}, 'No webhook subscriptions.'),
     );
+  } else if (view === 'sandboxes') {
+    // Integrators' sandboxes: accounts with an owner, listed apart from the production accounts.
+    const rows = (await api('GET', '/admin/accounts')).filter((a) => a.sandbox);
+    if (generation !== state.generation) return;
+    list.replaceChildren(
+      rows.length
+        ? element(
+            'table',
+            { id: 'sandbox-list' },
+            element('tr', {}, ...['Sandbox', 'Owner account', 'Created'].map((label) => element('th', {}, label))),
+            ...rows.map((a) =>
+              element(
+                'tr',
+                { dataset: { accountId: a.id } },
+                element('th', { scope: 'row' }, `${a.name} `, element('span', { class: 'badge' }, 'sandbox')),
+                element('td', {}, `account ${a.ownerAccountId}`),
+                element('td', {}, localTime(a.createdAt)),
+              ),
+            ),
+          )
+        : element('p', {}, 'No sandboxes.'),
+    );
   } else if (view === 'facilities') {
     const rows = await api('GET', '/facilities/statuslist');
     if (generation !== state.generation) return;

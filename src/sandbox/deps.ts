@@ -1,0 +1,19 @@
+// What the sandbox face's operations work with: the first argument of each, bound by createSandboxes (index.ts).
+import type { AccessControl } from '../access-control/index.ts';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/tables.ts';
+import type { EntityId } from '../ids.ts';
+import type { Logger } from '../logger.ts';
+import type { Tenancy } from '../tenancy/index.ts';
+
+export interface SandboxParts {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Tenancy's operations inside a sandbox's creation (its transaction): the account key, facilities, controllers. */
+  tenancyIn: (trx: Db) => Pick<Tenancy, 'createAccountKey' | 'createFacility' | 'createGatewayCredential'>;
+  /** Access control's bulk seeding of a new facility, in the creation's transaction. */
+  seedInitialState: AccessControl['seedInitialState'];
+  /** The last use recorded of each sandbox (epoch ms), so that a token a minute writes once. */
+  lastUses: Map<EntityId, number>;
+}

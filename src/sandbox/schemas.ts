@@ -1,0 +1,146 @@
+// TypeBox schemas of the sandbox face's routes (the account's /sandboxes and the operator's).
+import { Type } from '@fastify/type-provider-typebox';
+import { EntityId, StringEnum } from '../http/schemas.ts';
+import {
+  FACILITY_SIZES,
+  FACILITY_SIZE_NAMES,
+  MAX_SEEDED_FACILITIES,
+  SANDBOX_KEEP_DAYS,
+  SANDBOX_LIMIT,
+} from './rules.ts';
+
+export const tags = ['sandboxes'];
+
+const sizes = FACILITY_SIZE_NAMES.map((size) => {
+  const { units, visitors } = FACILITY_SIZES[size];
+  return `${size}: ${units.toLocaleString('en-US')} units, ${visitors.toLocaleString('en-US')} visitors`;
+}).join('; ');
+
+/** What a sandbox is, said once for every sandbox route. */
+export const SANDBOX_NOTE =
+  'A sandbox is an account of its own, owned by a production account: fully isolated (its facilities, units, ' +
+  'visitors, events and webhooks are its own, and another account’s ids are 404 to it, as to every account), ' +
+  'marked as a sandbox in every view and token (`sandbox: true`), with its own credentials (prefixes `sbkey_`, ' +
+  '`gh_sbs_`, `sbgwc_`, `gh_sbgs_`). Rate limits and sizes are the production ones. ' +
+  `An account has at most ${SANDBOX_LIMIT}; each is deleted, with every row, ${SANDBOX_KEEP_DAYS} days after its ` +
+  'last use (a token issued to one of its credentials).';
+
+export const FacilitySize = StringEnum(FACILITY_SIZE_NAMES, {
+  description: `What the facility is seeded with: ${sizes}.`,
+});
+
+export const SandboxFacility = Type.Object(
+  {
+    id: EntityId('The facility id.'),
+    name: Type.String(),
+    size: FacilitySize,
+    units: Type.Integer({ minimum: 0, description: 'Its units now (not deleted).' }),
+    visitors: Type.Integer({
+      minimum: 0,
+      description: 'Its visitors now (not removed), each seeded one with a gate code.',
+    }),
+  },
+  { $id: 'SandboxFacility' },
+);
+
+const sandboxProperties = {
+  id: EntityId('The sandbox’s account id.'),
+  name: Type.String(),
+  ownerAccountId: EntityId('The production account that owns it.'),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.String({
+    format: 'date-time',
+    description: 'When one of its credentials last got a token (recorded to the minute), or its creation.',
+  }),
+  expiresAt: Type.String({
+    format: 'date-time',
+    description: `lastUsedAt + ${SANDBOX_KEEP_DAYS} days: then it is deleted, unless used again before.`,
+  }),
+  facilities: Type.Array(SandboxFacility),
+};
+
+const example = {
+  id: 42,
+  name: 'Integration tests',
+  ownerAccountId: 7,
+  createdAt: '2026-11-25T18:04:12.351Z',
+  lastUsedAt: '2026-11-25T18:04:12.351Z',
+  expiresAt: '2026-12-25T18:04:12.351Z',
+  facilities: [{ id: 310, name: 'Small facility 1', size: 'small', units: 20, visitors: 10 }],
+};
+
+export const Sandbox = Type.Object(sandboxProperties, { $id: 'Sandbox', examples: [example] });
+
+export const CreatedSandbox = Type.Object(
+  {
+    ...sandboxProperties,
+    credentials: Type.Object(
+      {
+        accountKey: Type.Object(
+          {
+            apiKey: Type.String({ description: 'The password grant’s username (sbkey_…).' }),
+            apiSecret: Type.String({ description: 'The password grant’s password (gh_sbs_…); shown only here.' }),
+            clientId: Type.String({ description: 'The application the key is bound to: authenticate as it.' }),
+          },
+          { additionalProperties: false },
+        ),
+        gateways: Type.Array(
+          Type.Object({
+            facilityId: EntityId('The seeded facility.'),
+            clientId: Type.String({ description: 'Its controller’s client id (sbgwc_…).' }),
+            clientSecret: Type.String({ description: 'Its controller’s client secret (gh_sbgs_…); shown only here.' }),
+          }),
+          { description: 'One controller credential per seeded facility (client credentials grant).' },
+        ),
+      },
+      { description: 'The sandbox’s credentials; the secrets are shown only here.' },
+    ),
+  },
+  {
+    $id: 'CreatedSandbox',
+    examples: [
+      {
+        ...example,
+        credentials: {
+          accountKey: { apiKey: 'sbkey_Xb3…', apiSecret: 'gh_sbs_…', clientId: 'app_…' },
+          gateways: [{ facilityId: 310, clientId: 'sbgwc_…', clientSecret: 'gh_sbgs_…' }],
+        },
+      },
+    ],
+  },
+);
+
+const createProperties = {
+  name: Type.String({ minLength: 1, maxLength: 200, description: '1–200 printable characters.' }),
+  facilities: Type.Optional(
+    Type.Array(FacilitySize, {
+      maxItems: MAX_SEEDED_FACILITIES,
+      description: `The facilities to seed, by size (at most ${MAX_SEEDED_FACILITIES}); none by default.`,
+    }),
+  ),
+};
+
+export const CreateSandboxBody = Type.Object(createProperties, {
+  examples: [{ name: 'Integration tests', facilities: ['small', 'large'] }],
+});
+
+export const AdminCreateSandboxBody = Type.Object(
+  {
+    ...createProperties,
+    clientId: Type.String({ description: 'The PMS application the sandbox’s account key is bound to.' }),
+    scopes: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: 10,
+        description: 'The sandbox key’s scopes, as for an account key (default: an account key’s defaults).',
+      }),
+    ),
+  },
+  { examples: [{ name: 'Acme PMS certification', facilities: ['small'], clientId: 'app_…' }] },
+);
+
+export const SandboxParams = Type.Object({ sandboxId: EntityId('The sandbox’s account id.') });
+export const AccountSandboxParams = Type.Object({
+  accountId: EntityId('The owning account.'),
+  sandboxId: EntityId('The sandbox’s account id.'),
+});
+export const AccountParams = Type.Object({ accountId: EntityId('The owning account.') });
