@@ -2645,6 +2645,8 @@ export interface components {
             facilityName: string;
             facilityPropertyNumber: string | null;
             accountName: string;
+            /** @description Whether the facility belongs to a sandbox (an integrator’s test account, run by simulated controllers). */
+            sandbox: boolean;
             /** @enum {string} */
             gatewayStatus: "ok" | "maintenance" | "warning" | "error";
             gatewayStatusMessage: string;

@@ -13,6 +13,8 @@ export interface StatusFactsRow {
   property_number: string | null;
   account_id: EntityId;
   account_name: string;
+  /** The facility belongs to a sandbox (issue 30). */
+  sandbox: boolean;
   last_event_received_at: Date | null;
   last_polled_at: Date | null;
   emergency_reported: boolean | null;
@@ -60,6 +62,7 @@ function selectFacts(db: Db, where: ReturnType<typeof sql>, now: number) {
   const at = new Date(now).toISOString();
   return sql<StatusFactsRow>`
     select f.id as facility_id, f.name as facility_name, f.property_number, f.account_id, a.name as account_name,
+           a.sandbox_of is not null as sandbox,
            s.last_event_received_at, s.last_polled_at, s.emergency_reported, s.emergency_desired,
            s.lockdown_reported, s.lockdown_desired, r.statuses as recorded_statuses,
            (select count(*)::int from facility_devices d where d.facility_id = f.id and d.is_paired) as device_count,

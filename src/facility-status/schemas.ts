@@ -54,6 +54,10 @@ export const StatusListRow = Type.Object(
     facilityName: Type.String(),
     facilityPropertyNumber: Nullable(Type.String()),
     accountName: Type.String(),
+    sandbox: Type.Boolean({
+      description:
+        'Whether the facility belongs to a sandbox (an integrator’s test account, run by simulated controllers).',
+    }),
     gatewayStatus: Word,
     gatewayStatusMessage: Type.String(),
     deviceStatus: Word,

@@ -28,6 +28,7 @@ export interface StatusListRow {
   facilityName: string;
   facilityPropertyNumber: string | null;
   accountName: string;
+  sandbox: boolean;
   gatewayStatus: StatusWord;
   gatewayStatusMessage: string;
   deviceStatus: StatusWord;
@@ -48,6 +49,7 @@ function statusListRow(row: StatusFactsRow, s: FacilityStatuses): StatusListRow 
     facilityName: row.facility_name,
     facilityPropertyNumber: row.property_number,
     accountName: row.account_name,
+    sandbox: row.sandbox,
     gatewayStatus: s.gateway.status,
     gatewayStatusMessage: s.gateway.message,
     deviceStatus: s.device.status,

@@ -100,8 +100,10 @@ describe('the status list', () => {
       'gatewayStatusMessage',
       'pmsInterfaceStatus',
       'pmsInterfaceStatusMessage',
+      'sandbox',
     ]);
     assert.equal(quiet.accountName, 'Test Storage Co');
+    assert.equal(quiet.sandbox, false);
     assert.equal(quiet.facilityPropertyNumber, account.facilities[1]!.propertyNumber);
     assert.equal(quiet.gatewayStatus, 'error');
     assert.match(quiet.gatewayStatusMessage, /never connected/);

@@ -322,6 +322,24 @@ describe('marked as a sandbox', () => {
     assert.match(a.key.apiKey, /^key_/);
     assert.match(a.key.apiSecret, /^gh_as_/);
   });
+
+  it('the status list marks a sandbox’s facilities: to the sandbox, to the operator; production ones unmarked', async () => {
+    const a = await owner();
+    const sandbox = await createSandbox(a.token, { name: 'Status', facilities: ['small'] });
+    const account = await sandboxToken(a.pms, sandbox);
+    const mine = (await call('GET', '/facilities/statuslist', account.access_token)).json();
+    assert.deepEqual(
+      mine.map((row: { facilityId: number; sandbox: boolean }) => [row.facilityId, row.sandbox]),
+      [[sandbox.facilities[0].id, true]],
+    );
+    const production = (await call('GET', '/facilities/statuslist', a.token)).json();
+    assert.ok(production.length > 0);
+    assert.ok(production.every((row: { sandbox: boolean }) => row.sandbox === false));
+    const everyone = (await call('GET', '/facilities/statuslist', site.operator)).json();
+    const marked = (id: number) => everyone.find((row: { facilityId: number }) => row.facilityId === id)?.sandbox;
+    assert.equal(marked(sandbox.facilities[0].id), true);
+    assert.equal(marked(a.facilities[0]!.id), false);
+  });
 });
 
 /** Every table with an account or facility column (or credential ids), from the schema: a table added later is covered. */
