@@ -15,6 +15,8 @@ import { type ProvisionedAccount, provisionAccount } from '../../helpers/tenants
 /** Short leases and quick reads, so that a test sees in seconds what the service does in its own time. */
 export const TEST_RUNNER: Partial<RunnerSettings> = { leaseMs: 3000, controlsEveryMs: 200, tickMs: 100, drainMs: 1000 };
 
+export type Hosted = Awaited<ReturnType<typeof hostControllers>>;
+
 export interface ControllerApp {
   t: TestApp;
   url: string;
@@ -32,10 +34,16 @@ export async function ensureSandboxColumns(t: TestApp): Promise<void> {
                                  add column if not exists last_used_at timestamptz`.execute(t.services.database.db);
 }
 
-/** The room on an app (this one's, or another's on the same database: a second instance). */
-export async function hostControllers(t: TestApp, settings: Partial<RunnerSettings> = TEST_RUNNER) {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+/**
+ * The room on an app, which it makes listen on loopback — or, given `url`, another room on an app that
+ * listens already (a second runner in the same process).
+ */
+export async function hostControllers(t: TestApp, settings: Partial<RunnerSettings> = TEST_RUNNER, listening?: string) {
+  let url = listening;
+  if (!url) {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  }
   const { services } = t;
   const queue = new JobQueue(services.database.pool, services.logger, { supervise: true });
   const controllers = createSandboxControllers({
@@ -52,16 +60,24 @@ export async function hostControllers(t: TestApp, settings: Partial<RunnerSettin
   return { url, controllers, queue };
 }
 
-export async function startControllerApp(options: TestAppOptions = {}): Promise<ControllerApp> {
+export async function startControllerApp(
+  options: TestAppOptions = {},
+  settings: Partial<RunnerSettings> = TEST_RUNNER,
+): Promise<ControllerApp> {
   const t = await startTestApp({ ...options, env: { RATE_LIMIT_PER_MINUTE: '100000', ...options.env } });
   await ensureSandboxColumns(t);
-  const hosted = await hostControllers(t);
+  const hosted = await hostControllers(t, settings);
   return {
     t,
     ...hosted,
     async close() {
       await hosted.controllers.close();
       await hosted.queue.stop();
+      // The controllers' connections to the app (undici keeps some open, a few never used): the server
+      // (src/server.ts) ends those at its close; this app is closed here, so here too.
+      const closing = t.app.close();
+      t.app.server.closeAllConnections();
+      await closing;
       await t.close();
     },
   };
@@ -71,13 +87,20 @@ export interface Sandbox extends ProvisionedAccount {
   ownerId: EntityId;
 }
 
-/** A sandbox account (an owner, a last use now by the service's clock), its facilities each with a hosted controller. */
-export async function makeSandbox(h: ControllerApp, facilities = 1): Promise<Sandbox> {
+/**
+ * A sandbox account (an owner, a last use: now by the service's clock unless said), its facilities each with
+ * a hosted controller.
+ */
+export async function makeSandbox(
+  h: Pick<ControllerApp, 't' | 'controllers'>,
+  facilities = 1,
+  lastUsedAt = new Date(h.t.services.clock.now()),
+): Promise<Sandbox> {
   const { t } = h;
   const owner = await t.services.tenancy.createAccount({ name: 'Integrator Co' });
   const account = await provisionAccount(t, { facilities, name: 'Sandbox' });
   const db = t.services.database.db;
-  await sql`update accounts set sandbox_of = ${owner.id}::int8, last_used_at = ${new Date(t.services.clock.now())}
+  await sql`update accounts set sandbox_of = ${owner.id}::int8, last_used_at = ${lastUsedAt}
              where id = ${account.accountId}::int8`.execute(db);
   for (const facility of account.facilities)
     await db.transaction().execute((trx) => h.controllers.add(trx, facility.id));
