@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { EntityId } from '../../../src/ids.ts';
 import { CLAIM_CONTROLLERS_JOB } from '../../../src/sandbox/controllers/index.ts';
 import { ok, typedClient } from '../../helpers/client.ts';
+import { provisionAccount } from '../../helpers/tenants.ts';
 import { until } from '../../helpers/until.ts';
 import { type ControllerApp, makeSandbox, type Sandbox, seedFacility, setLastUse, startControllerApp } from './harness.ts';
 
@@ -223,22 +224,46 @@ describe('a sandbox facility’s hosted controller', () => {
 });
 
 describe('a seeded facility', () => {
-  it('its empty controller is brought in sync by its digest: the drift found is healed, none stays open', async () => {
-    const sandbox = await makeSandbox(h);
+  /** Seeded while its sandbox is idle (no controller yet), then used: its controller starts empty. */
+  async function seededSandbox(units: number, visitors: number) {
+    const sandbox = await makeSandbox(h, 1, new Date(h.t.services.clock.now() - 2 * 3_600_000));
     const facilityId = sandbox.facilities[0]!.id;
-    // Seeded before its controller runs: stop it from being claimed until the rows are there.
-    await setLastUse(h.t, sandbox.accountId, new Date(h.t.services.clock.now() - 2 * 3_600_000));
-    await seedFacility(h.t, facilityId, 200, 150);
+    await seedFacility(h.t, facilityId, units, visitors);
     await setLastUse(h.t, sandbox.accountId, new Date(h.t.services.clock.now()));
     await h.queue.send(CLAIM_CONTROLLERS_JOB, {});
+    return { sandbox, facilityId };
+  }
+
+  async function settles(sandbox: Sandbox, facilityId: EntityId) {
     const drifts = await until(async () => {
       const all = await driftsOf(sandbox, facilityId);
       return all.length > 0 && all.every((d) => d.healedAt !== null) ? all : null;
-    }, 30_000);
+    }, 60_000);
     assert.equal(drifts.length, 1, JSON.stringify(drifts));
-    assert.ok(drifts[0]!.corrections > 0);
     const status = await ok(pms(sandbox).GET('/facilities/{facilityId}/status', path(facilityId)));
     assert.equal(status.commands.pending, 0, JSON.stringify(status));
+    return { drift: drifts[0]!, commands: await commandsOf(sandbox, facilityId) };
+  }
+
+  it('its empty controller is brought in sync by its digest, item by item (200 units, 150 visitors)', async () => {
+    const { sandbox, facilityId } = await seededSandbox(200, 150);
+    const { drift, commands } = await settles(sandbox, facilityId);
+    // Each item missing at the controller, corrected by a command of its own (at most 256 of a kind).
+    assert.equal(drift.items.length, 350);
+    assert.equal(drift.corrections, 350);
+    assert.ok(commands.every((c) => c.status === 'acknowledged'));
+  });
+
+  it('the 5,000-unit size (3,000 visitors) is brought in sync by one refresh of each kind', async (t) => {
+    const started = Date.now();
+    const { sandbox, facilityId } = await seededSandbox(5000, 3000);
+    const { drift, commands } = await settles(sandbox, facilityId);
+    t.diagnostic(`5,000 units and 3,000 visitors in sync ${Date.now() - started} ms after the claim`);
+    assert.equal(drift.corrections, 2);
+    assert.deepEqual(commands.map((c) => [c.type, c.status]).sort(), [
+      ['units.refresh', 'acknowledged'],
+      ['visitors.refresh', 'acknowledged'],
+    ]);
   });
 });
 
@@ -330,19 +355,16 @@ describe('bad input', () => {
   it('a facility without a hosted controller (production) is not found', async () => {
     const production = (await makeProduction()).facilities[0]!.id;
     for (const call of [
-      h.controllers.reportEvent(production, { eventType: 10 }),
-      h.controllers.failNextCommands(production, { count: 1 }),
-      h.controllers.driftNow(production),
-      h.controllers.setDeviceOnline(production, false, { deviceId: 'kp-gate' }),
-      h.controllers.setControllerOnline(production, false),
-      h.controllers.setActivity(production, { activityPerHour: 1 }),
-      h.controllers.describe(production),
+      () => h.controllers.reportEvent(production, { eventType: 10 }),
+      () => h.controllers.failNextCommands(production, { count: 1 }),
+      () => h.controllers.driftNow(production),
+      () => h.controllers.setDeviceOnline(production, false, { deviceId: 'kp-gate' }),
+      () => h.controllers.setControllerOnline(production, false),
+      () => h.controllers.setActivity(production, { activityPerHour: 1 }),
+      () => h.controllers.describe(production),
     ])
-      assert.equal((await refusal(call)).status, 404);
+      assert.deepEqual(await refusal(call()), { status: 404, code: 'NOT_FOUND', paths: [] });
   });
 });
 
-async function makeProduction() {
-  const { provisionAccount } = await import('../../helpers/tenants.ts');
-  return provisionAccount(h.t, { name: 'Production Co' });
-}
+const makeProduction = () => provisionAccount(h.t, { name: 'Production Co' });
