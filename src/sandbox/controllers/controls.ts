@@ -77,7 +77,10 @@ export async function addController(
   await parts.sendClaim(trx);
 }
 
-export async function describeController(parts: Pick<ControlParts, 'db'>, facilityId: EntityId): Promise<ControllerView> {
+export async function describeController(
+  parts: Pick<ControlParts, 'db'>,
+  facilityId: EntityId,
+): Promise<ControllerView> {
   const row = await repository.controllerView(parts.db, facilityId);
   if (!row) throw noController();
   return {

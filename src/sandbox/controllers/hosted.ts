@@ -44,7 +44,10 @@ class HostedFacility extends SimulatedFacility {
   }
 
   override apply(command: ReceivedCommand): void {
-    if (!this.failing()) return super.apply(command);
+    if (!this.failing()) {
+      super.apply(command);
+      return;
+    }
     this.lastSequence = Math.max(this.lastSequence, command.sequence);
     this.counters.commandsFailed += 1;
     this.report({

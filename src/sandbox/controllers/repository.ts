@@ -31,10 +31,7 @@ export interface ControlsRow {
   pending: boolean;
 }
 
-export async function insertController(
-  db: Db,
-  row: Omit<ControllerRow, 'online' | 'offline_devices'>,
-): Promise<void> {
+export async function insertController(db: Db, row: Omit<ControllerRow, 'online' | 'offline_devices'>): Promise<void> {
   await tablesOf(db).insertInto('sandbox_controllers').values(row).execute();
 }
 

@@ -11,7 +11,14 @@ import { CLAIM_CONTROLLERS_JOB } from '../../../src/sandbox/controllers/index.ts
 import { ok, typedClient } from '../../helpers/client.ts';
 import { provisionAccount } from '../../helpers/tenants.ts';
 import { until } from '../../helpers/until.ts';
-import { type ControllerApp, makeSandbox, type Sandbox, seedFacility, setLastUse, startControllerApp } from './harness.ts';
+import {
+  type ControllerApp,
+  makeSandbox,
+  type Sandbox,
+  seedFacility,
+  setLastUse,
+  startControllerApp,
+} from './harness.ts';
 
 let h: ControllerApp;
 /** Each request a controller made: its facility (from its token), the route, when. */
@@ -53,16 +60,27 @@ async function eventsOf(sandbox: Sandbox, facilityId: EntityId, eventType: numbe
 }
 
 async function driftsOf(sandbox: Sandbox, facilityId: EntityId) {
-  return ok(pms(sandbox).GET('/facilities/{facilityId}/drift', { params: { path: { facilityId }, query: { limit: 100 } } }));
+  return ok(
+    pms(sandbox).GET('/facilities/{facilityId}/drift', { params: { path: { facilityId }, query: { limit: 100 } } }),
+  );
 }
 
 /** A unit and a tenant with a gate code, through the PMS's API (each writes a command). */
 async function addTenant(sandbox: Sandbox, facilityId: EntityId, n: number) {
-  const unit = await ok(pms(sandbox).POST('/facilities/{facilityId}/units', { ...path(facilityId), body: { unitNumber: `T-${n}` } }), 201);
+  const unit = await ok(
+    pms(sandbox).POST('/facilities/{facilityId}/units', { ...path(facilityId), body: { unitNumber: `T-${n}` } }),
+    201,
+  );
   return ok(
     pms(sandbox).POST('/facilities/{facilityId}/visitors', {
       ...path(facilityId),
-      body: { unitId: unit.id, accessCode: String(5_100_000 + n), firstName: 'Pat', lastName: `Tenant ${n}`, isTenant: true },
+      body: {
+        unitId: unit.id,
+        accessCode: String(5_100_000 + n),
+        firstName: 'Pat',
+        lastName: `Tenant ${n}`,
+        isTenant: true,
+      },
     }),
     201,
   );
@@ -153,7 +171,10 @@ describe('a sandbox facility’s hosted controller', () => {
       const all = await driftsOf(sandbox, facilityId);
       return all.length > 0 && all.every((d) => d.status === 'healed') ? all : null;
     }, 20_000);
-    assert.ok(drifts[0]!.items.some((i) => i.kind === 'unit' && i.change === 'missing'), JSON.stringify(drifts[0]));
+    assert.ok(
+      drifts[0]!.items.some((i) => i.kind === 'unit' && i.change === 'missing'),
+      JSON.stringify(drifts[0]),
+    );
   });
 
   it('makes a drift when told: found at its digest, and healed', async () => {
@@ -332,14 +353,13 @@ describe('bad input', () => {
     for (const count of [-1, 1001, 2.5, '3', undefined])
       assert.deepEqual((await refusal(h.controllers.failNextCommands(facilityId, { count }))).paths, ['count']);
     for (const activityPerHour of [-1, 3601, null])
-      assert.deepEqual(
-        (await refusal(h.controllers.setActivity(facilityId, { activityPerHour }))).paths,
-        ['activityPerHour'],
-      );
-    assert.deepEqual(
-      (await refusal(h.controllers.driftNow(facilityId, { loseVisitors: 101, alterUnits: -1 }))).paths,
-      ['loseVisitors', 'alterUnits'],
-    );
+      assert.deepEqual((await refusal(h.controllers.setActivity(facilityId, { activityPerHour }))).paths, [
+        'activityPerHour',
+      ]);
+    assert.deepEqual((await refusal(h.controllers.driftNow(facilityId, { loseVisitors: 101, alterUnits: -1 }))).paths, [
+      'loseVisitors',
+      'alterUnits',
+    ]);
     assert.deepEqual(
       (await refusal(h.controllers.driftNow(facilityId, { loseVisitors: 0, alterUnits: 0, addVisitors: 0 }))).paths,
       ['loseVisitors'],

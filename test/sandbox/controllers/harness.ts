@@ -7,7 +7,11 @@ import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { JobQueue } from '../../../src/jobs/queue.ts';
-import { createSandboxControllers, type RunnerSettings, type SandboxControllers } from '../../../src/sandbox/controllers/index.ts';
+import {
+  createSandboxControllers,
+  type RunnerSettings,
+  type SandboxControllers,
+} from '../../../src/sandbox/controllers/index.ts';
 import { createTenancy } from '../../../src/tenancy/index.ts';
 import { type TestApp, type TestAppOptions, startTestApp } from '../../helpers/harness.ts';
 import { type ProvisionedAccount, provisionAccount } from '../../helpers/tenants.ts';
@@ -129,7 +133,9 @@ export async function seedFacility(t: TestApp, facilityId: EntityId, units: numb
     returning id`.execute(db);
   const unitIds = unitRows.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
   const drawn = await sql<{ id: string }>`
-    select nextval(pg_get_serial_sequence('visitors', 'id')) as id from generate_series(1, ${visitors}::int)`.execute(db);
+    select nextval(pg_get_serial_sequence('visitors', 'id')) as id from generate_series(1, ${visitors}::int)`.execute(
+    db,
+  );
   const ids = drawn.rows.map((r) => Number(r.id));
   const codes = new Set<string>();
   while (codes.size < visitors) codes.add(String(randomInt(1_000_000, 9_999_999)));
@@ -142,5 +148,7 @@ export async function seedFacility(t: TestApp, facilityId: EntityId, units: numb
            (select id from access_profiles where facility_id = ${facilityId}::int8 and is_default),
            v.digest, v.sealed
       from unnest(${ids}::int8[], ${unitIds.slice(0, visitors)}::int8[], ${list.map((c) => vault.digest(facilityId, c))}::bytea[],
-                  ${list.map((c, i) => vault.seal(ids[i]!, c))}::bytea[]) as v(id, unit_id, digest, sealed)`.execute(db);
+                  ${list.map((c, i) => vault.seal(ids[i]!, c))}::bytea[]) as v(id, unit_id, digest, sealed)`.execute(
+    db,
+  );
 }

@@ -92,7 +92,11 @@ it('two runners claiming at once never run the same controller; one stopped, the
   const checkDisjoint = async () => {
     const onA = new Set(a.facilities);
     const onB = new Set(b.controllers.runner.facilities);
-    assert.deepEqual([...onA].filter((id) => onB.has(id)), [], 'run by both');
+    assert.deepEqual(
+      [...onA].filter((id) => onB.has(id)),
+      [],
+      'run by both',
+    );
     const rows = await leases(ids);
     for (const id of onA) assert.equal(rows.get(id), a.instance);
     for (const id of onB) assert.equal(rows.get(id), b.controllers.runner.instance);
@@ -125,10 +129,14 @@ it('a lease held by an instance that died is taken once it runs out, not before'
   const runsOut = lease.rows[0]!.until.getTime();
   await h.controllers.runner.claim();
   assert.equal(h.controllers.runner.controller(facilityId), undefined, 'not taken while its lease holds');
-  await until(async () => {
-    await h.controllers.runner.claim();
-    return h.controllers.runner.controller(facilityId)?.isOnline;
-  }, 10_000, 200);
+  await until(
+    async () => {
+      await h.controllers.runner.claim();
+      return h.controllers.runner.controller(facilityId)?.isOnline;
+    },
+    10_000,
+    200,
+  );
   assert.ok(Date.now() >= runsOut - 50, 'taken after the lease ran out');
   assert.equal((await leases([facilityId])).get(facilityId), h.controllers.runner.instance);
 });
