@@ -26,6 +26,7 @@ import {
 } from './controls.ts';
 import { CLAIM_CONTROLLERS_JOB, controllerJobs } from './jobs.ts';
 import * as repository from './repository.ts';
+import { ownAddress } from './rules.ts';
 import { ControllerRunner, type RunnerSettings } from './runner.ts';
 
 export interface SandboxControllerDeps {
@@ -91,10 +92,12 @@ export function createSandboxControllers({
     resumeSoon: async () => {
       await jobs.send(CLAIM_CONTROLLERS_JOB, {}, { singletonKey: 'resume', singletonSeconds: 2 });
     },
-    /** This instance's controllers: `start(ownAddress)` once it listens; `stop()` when it drains. */
+    /** This instance's controllers (what runs here, for a look). */
     runner,
+    /** The instance listens (HOST, and the port it got): its controllers reach it there, from now on. */
+    listening: (host: string, port: number) => runner.start(ownAddress(host, port)),
     jobs: controllerJobs(() => runner.claim()),
-    /** Stops this instance's controllers and releases their leases (idempotent: the drain may have done it). */
+    /** Stops this instance's controllers and releases their leases, once (the drain, then the close). */
     close: () => runner.stop(),
   };
 }
