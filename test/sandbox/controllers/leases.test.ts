@@ -7,6 +7,7 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../../src/app.ts';
 import type { EntityId } from '../../../src/ids.ts';
+import { CLAIM_CONTROLLERS_JOB } from '../../../src/sandbox/controllers/index.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { startServices } from '../../../src/services.ts';
 import { LogCapture, onPostgres, type TestApp } from '../../helpers/harness.ts';
@@ -105,7 +106,7 @@ it('two runners claiming at once never run the same controller; one stopped, the
   assert.ok(b.controllers.runner.facilities.length > 0 && a.facilities.length > 0, 'both run some');
   // Over a few renewals (a third of a lease each) and the claim job's runs, still none run twice.
   for (let i = 0; i < 10; i++) {
-    await h.queue.send('sandbox.claim-controllers', {});
+    await h.queue.send(CLAIM_CONTROLLERS_JOB, {});
     await new Promise((resolve) => setTimeout(resolve, 400));
     await checkDisjoint();
   }
