@@ -8,6 +8,8 @@ import { sql } from 'kysely';
 import { buildApp } from '../../../src/app.ts';
 import type { EntityId } from '../../../src/ids.ts';
 import { CLAIM_CONTROLLERS_JOB } from '../../../src/sandbox/controllers/index.ts';
+import { claimControllers, releaseLeases } from '../../../src/sandbox/controllers/repository.ts';
+import { activeSince } from '../../../src/sandbox/controllers/rules.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { startServices } from '../../../src/services.ts';
 import { LogCapture, onPostgres, type TestApp } from '../../helpers/harness.ts';
@@ -140,4 +142,23 @@ it('a lease held by an instance that died is taken once it runs out, not before'
   );
   assert.ok(Date.now() >= runsOut - 50, 'taken after the lease ran out');
   assert.equal((await leases([facilityId])).get(facilityId), h.controllers.runner.instance);
+});
+
+it('claims at the same moment take disjoint controllers (for update skip locked), however many ask', async () => {
+  const long = new Date(h.t.services.clock.now() - 2 * 3_600_000);
+  const sandboxes = [await makeSandbox(h, 3, long), await makeSandbox(h, 3, long)];
+  const ids = sandboxes.flatMap((s) => s.facilities.map((f) => f.id));
+  for (const s of sandboxes) await setLastUse(h.t, s.accountId, new Date(h.t.services.clock.now()));
+  const probes = Array.from({ length: 8 }, (_, i) => `probe-${i}`);
+  const since = activeSince(h.t.services.clock.now());
+  // Each asks for all of them at once, on a connection of its own (PostgreSQL: the pool's; embedded: one at a time).
+  const claimed = await Promise.all(probes.map((probe) => claimControllers(db(), probe, 100, since, 60_000)));
+  const mine = claimed.map((rows) => rows.map((r) => r.facility_id).filter((id) => ids.includes(id)));
+  const all = mine.flat();
+  assert.equal(new Set(all).size, all.length, `a controller claimed twice: ${JSON.stringify(mine)}`);
+  const rows = await leases(ids);
+  mine.forEach((claimedIds, i) => {
+    for (const id of claimedIds) assert.equal(rows.get(id), probes[i]);
+  });
+  for (const probe of probes) await releaseLeases(db(), probe);
 });
