@@ -183,7 +183,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         });
         await scope.register(eventRoutes, events);
         await scope.register(pushRoutes, { face: services.push });
-        await scope.register(sandboxFaceRoutes, { face: services.sandboxes });
+        await scope.register(sandboxFaceRoutes, { face: services.sandboxes, controllers: services.sandboxControllers });
         await scope.register(consoleRoutes);
       } else if (version === '2.0') {
         await scope.register(eventRoutesV2, events);

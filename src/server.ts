@@ -165,6 +165,8 @@ export async function startServer(
 
   let closing: Promise<void> | null = null;
   const url = serviceUrl(config, port);
+  // The sandbox facilities' hosted controllers this instance runs reach it at its own address.
+  services.sandboxControllers.listening(config.host, port);
   const serving: ServingFields = {
     port,
     database: services.database.kind,
@@ -180,10 +182,13 @@ export async function startServer(
     serving,
     beginDraining() {
       draining = true;
+      // Its hosted controllers stop and are released at once: another instance runs them meanwhile.
+      void services.sandboxControllers.close();
     },
     close() {
       draining = true;
       closing ??= (async () => {
+        await services.sandboxControllers.close();
         const closed = served.close();
         for (const socket of unused) socket.destroy();
         await closed;

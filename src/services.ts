@@ -18,7 +18,7 @@ import { createEvents, type Events } from './events/index.ts';
 import { createDrift, type Drift } from './drift/index.ts';
 import { createFacilityStatus, type FacilityStatus } from './facility-status/index.ts';
 import { createPush, type Push } from './push/index.ts';
-import { createSandboxes, type Sandboxes } from './sandbox/index.ts';
+import { createSandboxControllers, createSandboxes, type SandboxControllers, type Sandboxes } from './sandbox/index.ts';
 import { createSupport, type Support } from './support/index.ts';
 import { SharedState, type SharedStateStatus } from './shared-state.ts';
 import { createTenancy, type Tenancy } from './tenancy/index.ts';
@@ -46,6 +46,8 @@ export interface Services {
   support: Support;
   /** Integrators' sandboxes: accounts of their own, owned by a production account (src/sandbox/). */
   sandboxes: Sandboxes;
+  /** The sandbox facilities' hosted controllers this instance runs (src/sandbox/controllers/). */
+  sandboxControllers: SandboxControllers;
   readiness(): Promise<{
     database: boolean;
     migrations: boolean;
@@ -104,7 +106,12 @@ export async function startServices(config: Config, logger: pino.Logger, options
       config,
       sharedState,
       clock,
-      sandboxTokenIssued: (accountId) => sandboxes.recordUse(accountId),
+      // The service's own hosted controllers' tokens are no use of their sandbox (part B).
+      sandboxTokenIssued: async (accountId, credential) => {
+        if (credential.kind === 'gateway' && (await sandboxControllers.isHostedCredential(credential.credentialId)))
+          return;
+        await sandboxes.recordUse(accountId);
+      },
     });
     const tenancy = createTenancy(database.db);
     const jobs = new JobQueue(database.pool, logger, { supervise: options.runJobs });
@@ -164,7 +171,24 @@ export async function startServices(config: Config, logger: pino.Logger, options
     });
     opened.push(() => push.close());
     // Sandboxes: tenancy's operations bound to each creation's transaction, access control's bulk seeding.
-    const sandboxes = createSandboxes({ database, clock, logger, tenancyIn: createTenancy, accessControl });
+    // Each sandbox facility's hosted controller (part B): run by the instance holding its lease.
+    const sandboxControllers = createSandboxControllers({
+      database,
+      clock,
+      logger,
+      jobs,
+      sealer: accessControl.vault.sealerFor('sandbox controller secret'),
+      tenancyIn: createTenancy,
+    });
+    opened.push(() => sandboxControllers.close());
+    const sandboxes = createSandboxes({
+      database,
+      clock,
+      logger,
+      tenancyIn: createTenancy,
+      accessControl,
+      controllers: sandboxControllers,
+    });
     // An account's events (and the acknowledgements they carry) committed here or on another
     // instance: its lanes are worked at once, not at the next sweep. A lost notification (the
     // listener reconnecting) is covered by the sweep.
@@ -223,6 +247,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
       push,
       support,
       sandboxes,
+      sandboxControllers,
       readiness,
       close: closeOpened,
     };
@@ -236,6 +261,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
         ...drift.jobs,
         ...push.jobs,
         ...sandboxes.jobs,
+        ...sandboxControllers.jobs,
       ])
       .catch((error) => {
         // pg-boss installs its schema at its start: a role that may not is told what it needs.

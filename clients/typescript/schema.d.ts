@@ -2177,6 +2177,204 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/facilities/{facilityId}/controller": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The simulated controller of a sandbox facility: online, activity, devices held offline.
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential.
+         *
+         *     Requires a bearer token with scope `accesscontrol:read` or `admin`.
+         */
+        get: operations["getSandboxController"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/controller/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring the simulated controller back online: it sends what it held meanwhile.
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["sandboxControllerOnline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/controller/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the simulated controller offline: no polls, events or digests (the status list turns).
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["sandboxControllerOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/controller/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set how busy the simulated site is: keypad entries an hour (0: quiet).
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential. A tenth of the entries use a wrong code, half the grants open the unit’s door, one entry in 50 is a door alarm.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        put: operations["setSandboxActivity"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the simulated controller report an event of any type (a door alarm, an invalid code, …).
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential. The event goes where a real controller’s goes: the events API, the live stream, webhooks.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["reportSandboxEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/devices/{deviceId}/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device of the simulated site comes back (event 12).
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["sandboxDeviceOnline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/devices/{deviceId}/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device of the simulated site goes offline (event 11) and stays so until brought back.
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["sandboxDeviceOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The simulated controller changes what it holds on its own, once (the drift face finds and heals it).
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["makeSandboxDrift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/facilities/{facilityId}/fail-commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The simulated controller fails the next N commands it receives (acknowledged as failed, with a reason).
+         * @description Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is offline or stopped. At most 60 requests a minute per route and credential. N replaces any count still pending; 0 clears it.
+         *
+         *     Requires a bearer token with scope `accesscontrol:write` or `admin`.
+         */
+        post: operations["failSandboxCommands"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3842,6 +4040,74 @@ export interface components {
                     clientSecret: string;
                 }[];
             };
+        };
+        SandboxController: {
+            /**
+             * Format: int64
+             * @description The facility.
+             */
+            facilityId: number;
+            /** @description false: the controller is silent (no polls, no events, no digests). */
+            online: boolean;
+            /** @description Keypad entries an hour at the simulated site. */
+            activityPerHour: number;
+            /** @description Devices held offline, by id. */
+            offlineDevices: string[];
+            /** @description An instance of the service runs the controller now (the sandbox is in use). */
+            running: boolean;
+            /** @description Actions asked for and not yet done. */
+            pendingActions: number;
+        };
+        SandboxActivity: {
+            /** @description Keypad entries an hour (0: quiet). */
+            activityPerHour: number;
+        };
+        SandboxReportEvent: {
+            /** @description Any type of the catalogue (GET /gatewayevents/types); another number is 400 naming eventType. */
+            eventType: number;
+            deviceId?: string;
+            deviceName?: string;
+            /**
+             * Format: int64
+             * @description A unit the event names.
+             */
+            unitId?: number;
+            /**
+             * Format: int64
+             * @description A visitor the event names.
+             */
+            visitorId?: number;
+            details?: string;
+            /** @description As a controller sends it. */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        SandboxActionAccepted: {
+            /**
+             * Format: int64
+             * @description The facility.
+             */
+            facilityId: number;
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: uuid
+             * @description The event’s id as the controller reports it (an event, a device).
+             */
+            eventId?: string;
+        };
+        SandboxDrift: {
+            /** @description Visitors the controller loses (default 1). */
+            loseVisitors?: number;
+            /** @description Units it changes (default 1). */
+            alterUnits?: number;
+            /** @description Visitors with codes it gains on its own (default 1). */
+            addVisitors?: number;
+        };
+        SandboxFailCommands: {
+            /** @description How many of the next commands to fail (0 clears). */
+            count: number;
         };
     };
     responses: never;
@@ -14819,6 +15085,884 @@ export interface operations {
             };
             /** @description The account has no sandbox with that id (NOT_FOUND). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSandboxController: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxController"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxControllerOnline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxController"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxControllerOffline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxController"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setSandboxActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxActivity"];
+            };
+        };
+        responses: {
+            /** @description The controller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxController"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportSandboxEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxReportEvent"];
+            };
+        };
+        responses: {
+            /** @description The event will be reported: the controller does it within about a second while it runs and is online. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxActionAccepted"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The controller holds 1,000 actions not yet done (SANDBOX_CONTROLLER_BACKLOG). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxDeviceOnline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+                /** @description The device, as the controller reports it (e.g. kp-gate). */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    deviceName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The device will be reported online: the controller does it within about a second while it runs and is online. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxActionAccepted"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The controller holds 1,000 actions not yet done (SANDBOX_CONTROLLER_BACKLOG). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxDeviceOffline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+                /** @description The device, as the controller reports it (e.g. kp-gate). */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    deviceName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The device will be reported offline: the controller does it within about a second while it runs and is online. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxActionAccepted"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The controller holds 1,000 actions not yet done (SANDBOX_CONTROLLER_BACKLOG). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    makeSandboxDrift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxDrift"];
+            };
+        };
+        responses: {
+            /** @description The drift will be made: the controller does it within about a second while it runs and is online. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxActionAccepted"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The controller holds 1,000 actions not yet done (SANDBOX_CONTROLLER_BACKLOG). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or too slow (DATABASE_UNAVAILABLE), or the request found no answer within the request deadline (DEADLINE_EXCEEDED): retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    failSandboxCommands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A facility of a sandbox. */
+                facilityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxFailCommands"];
+            };
+        };
+        responses: {
+            /** @description The count is set: the controller does it within about a second while it runs and is online. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxActionAccepted"];
+                };
+            };
+            /** @description The request is invalid; every bad field is named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or one that is malformed, expired, badly signed or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope of this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a facility of a sandbox the token sees (a production facility is 404 here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The controller holds 1,000 actions not yet done (SANDBOX_CONTROLLER_BACKLOG). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not one this route accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

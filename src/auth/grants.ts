@@ -63,7 +63,10 @@ type Client =
   | { kind: 'gateway'; id: string; clientId: string; facilityId: EntityId; accountId: EntityId; sandbox: boolean };
 
 /** Told when a sandbox's credential gets a token (its last use: src/sandbox/); never fails the grant. */
-export type SandboxTokenIssued = (accountId: EntityId) => Promise<void>;
+export type SandboxTokenIssued = (
+  accountId: EntityId,
+  credential: { kind: 'account' | 'gateway'; credentialId: string },
+) => Promise<void>;
 
 /** Its status is the token route's to choose (401 with HTTP Basic, else 400: routes/token.ts). */
 const invalidClient = () => new OAuthError(401, 'invalid_client', 'Client authentication failed.');
@@ -265,7 +268,7 @@ export class Grants {
    */
   private async used(principal: PrincipalWithoutToken): Promise<void> {
     if ((principal.kind === 'account' || principal.kind === 'gateway') && principal.sandbox)
-      await this.sandboxTokenIssued(principal.accountId).catch(() => undefined);
+      await this.sandboxTokenIssued(principal.accountId, principal).catch(() => undefined);
   }
 
   private async respond(

@@ -20,7 +20,7 @@ import type { Db } from '../db/tables.ts';
 import { openAccessCodeVault, seedInitialState } from '../access-control/index.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { createSandboxes } from '../sandbox/index.ts';
+import { createSandboxControllers, createSandboxes } from '../sandbox/index.ts';
 
 const list = (value: string) =>
   value
@@ -473,5 +473,14 @@ async function sandboxFace(db: Db) {
     logger: createLogger({ logLevel: 'warn' }, process.stderr as never),
     tenancyIn: createTenancy,
     accessControl: { seedInitialState: (trx, facility, counts) => seedInitialState({ vault }, trx, facility, counts) },
+    // No job queue here: the server's claim (every minute) starts the new controllers.
+    controllers: createSandboxControllers({
+      database: { db },
+      clock: systemClock,
+      logger: createLogger({ logLevel: 'warn' }, process.stderr as never),
+      jobs: { send: async () => null },
+      sealer: vault.sealerFor('sandbox controller secret'),
+      tenancyIn: createTenancy,
+    }),
   });
 }

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.ts';
 import type { Tenancy } from '../tenancy/index.ts';
 import type { Db } from '../db/tables.ts';
 import type { SandboxParts } from './deps.ts';
+import type { SandboxControllers } from './controllers/index.ts';
 import { sandboxJobs } from './jobs.ts';
 import {
   createSandbox,
@@ -29,16 +30,19 @@ export interface SandboxDeps {
   /** Tenancy bound to a transaction (createTenancy): a sandbox's key, facilities and controllers commit with it. */
   tenancyIn: (trx: Db) => Pick<Tenancy, 'createAccountKey' | 'createFacility' | 'createGatewayCredential'>;
   accessControl: Pick<AccessControl, 'seedInitialState'>;
+  /** Part B: each seeded facility's hosted controller, made in the creation's transaction. */
+  controllers: Pick<SandboxControllers, 'add'>;
 }
 
 /** The face: its operations bound to its parts, and its job. */
-export function createSandboxes({ database, clock, logger, tenancyIn, accessControl }: SandboxDeps) {
+export function createSandboxes({ database, clock, logger, tenancyIn, accessControl, controllers }: SandboxDeps) {
   const parts: SandboxParts = {
     db: database.db,
     clock,
     logger,
     tenancyIn,
     seedInitialState: accessControl.seedInitialState,
+    addController: controllers.add,
     lastUses: new Map(),
   };
   const withParts =
@@ -61,3 +65,9 @@ export { ownerOf } from './sandboxes.ts';
 export type { CreatedSandbox, CreateSandboxInput, SandboxView } from './sandboxes.ts';
 export { DELETE_EXPIRED_SANDBOXES_JOB } from './jobs.ts';
 export { FACILITY_SIZES, FACILITY_SIZE_NAMES, SANDBOX_KEEP_DAYS, SANDBOX_LIMIT } from './rules.ts';
+export {
+  CLAIM_CONTROLLERS_JOB,
+  createSandboxControllers,
+  ownAddress,
+  type SandboxControllers,
+} from './controllers/index.ts';

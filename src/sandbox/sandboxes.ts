@@ -124,6 +124,7 @@ export async function createSandbox(parts: SandboxParts, input: CreateSandboxInp
       // simulated controller starts from a full refresh (access control's `refresh`), which hands it all of this.
       const seeded = await parts.seedInitialState(trx, facility, FACILITY_SIZES[size]);
       const gateway = await tenancy.createGatewayCredential({ facilityId: facility.id });
+      await parts.addController(trx, facility.id);
       facilities.push({ id: facility.id, name: facility.name, size, ...seeded });
       gateways.push({ facilityId: facility.id, clientId: gateway.clientId, clientSecret: gateway.clientSecret });
     }

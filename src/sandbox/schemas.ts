@@ -144,3 +144,86 @@ export const AccountSandboxParams = Type.Object({
   sandboxId: EntityId('The sandbox’s account id.'),
 });
 export const AccountParams = Type.Object({ accountId: EntityId('The owning account.') });
+
+// ---- The controls of a sandbox facility's simulated controller (part B: src/sandbox/controllers/) ----
+
+/** How many control requests a credential may make per route and minute (beyond: 429 with Retry-After). */
+export const SANDBOX_CONTROLS_PER_MINUTE = 60;
+
+export const CONTROLS_NOTE =
+  'Only on a sandbox’s facility (a production facility, or another account’s, is 404): its gateway controller is ' +
+  'simulated by the service — it polls, applies and acknowledges commands, sends digests and reports activity at ' +
+  'the facility’s rate while the sandbox is in use (a token issued within the hour). Each action is done by the ' +
+  'controller within about a second while it runs and is online, and held (in order, up to 1,000) while it is ' +
+  `offline or stopped. At most ${SANDBOX_CONTROLS_PER_MINUTE} requests a minute per route and credential.`;
+
+export const ControlParams = Type.Object({ facilityId: EntityId('A facility of a sandbox.') });
+export const DeviceControlParams = Type.Object({
+  facilityId: EntityId('A facility of a sandbox.'),
+  deviceId: Type.String({ minLength: 1, description: 'The device, as the controller reports it (e.g. kp-gate).' }),
+});
+
+export const ControllerView = Type.Object(
+  {
+    facilityId: EntityId('The facility.'),
+    online: Type.Boolean({ description: 'false: the controller is silent (no polls, no events, no digests).' }),
+    activityPerHour: Type.Integer({ minimum: 0, description: 'Keypad entries an hour at the simulated site.' }),
+    offlineDevices: Type.Array(Type.String(), { description: 'Devices held offline, by id.' }),
+    running: Type.Boolean({
+      description: 'An instance of the service runs the controller now (the sandbox is in use).',
+    }),
+    pendingActions: Type.Integer({ minimum: 0, description: 'Actions asked for and not yet done.' }),
+  },
+  { $id: 'SandboxController' },
+);
+
+export const ActionAccepted = Type.Object(
+  {
+    facilityId: EntityId('The facility.'),
+    requestedAt: Type.String({ format: 'date-time' }),
+    eventId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'The event’s id as the controller reports it (an event, a device).' }),
+    ),
+  },
+  { $id: 'SandboxActionAccepted' },
+);
+
+export const ReportEventBody = Type.Object(
+  {
+    eventType: Type.Integer({
+      description: 'Any type of the catalogue (GET /gatewayevents/types); another number is 400 naming eventType.',
+    }),
+    deviceId: Type.Optional(Type.String()),
+    deviceName: Type.Optional(Type.String()),
+    unitId: Type.Optional(EntityId('A unit the event names.')),
+    visitorId: Type.Optional(EntityId('A visitor the event names.')),
+    details: Type.Optional(Type.String()),
+    data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'As a controller sends it.' })),
+  },
+  { $id: 'SandboxReportEvent' },
+);
+
+export const DeviceBody = Type.Object({ deviceName: Type.Optional(Type.String()) });
+
+export const DriftBody = Type.Object(
+  {
+    loseVisitors: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Visitors the controller loses (default 1).' }),
+    ),
+    alterUnits: Type.Optional(Type.Integer({ minimum: 0, description: 'Units it changes (default 1).' })),
+    addVisitors: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Visitors with codes it gains on its own (default 1).' }),
+    ),
+  },
+  { $id: 'SandboxDrift' },
+);
+
+export const FailCommandsBody = Type.Object(
+  { count: Type.Integer({ minimum: 0, description: 'How many of the next commands to fail (0 clears).' }) },
+  { $id: 'SandboxFailCommands' },
+);
+
+export const ActivityBody = Type.Object(
+  { activityPerHour: Type.Integer({ minimum: 0, description: 'Keypad entries an hour (0: quiet).' }) },
+  { $id: 'SandboxActivity' },
+);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ManualClock } from '../helpers/harness.ts';
+import { sandboxRowsLeft } from '../helpers/sandboxes.ts';
 import { bearer, provisionAccount, requestToken, tenantFixture } from '../helpers/tenants.ts';
 import type { EntityId } from '../../src/ids.ts';
 
@@ -342,43 +343,6 @@ describe('marked as a sandbox', () => {
   });
 });
 
-/** Every table with an account or facility column (or credential ids), from the schema: a table added later is covered. */
-async function rowsLeft(ids: { account: EntityId; facilities: EntityId[]; credentials: string[] }) {
-  const db = t.services.database.db;
-  const { rows: columns } = await sql<{ table_name: string; column_name: string; data_type: string }>`
-    select c.table_name, c.column_name, c.data_type from information_schema.columns c
-      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-     where c.table_schema = 'public' and t.table_type = 'BASE TABLE'
-       and c.column_name in ('account_id', 'sandbox_of', 'facility_id', 'facility_ids', 'credential_id')
-       and c.table_name <> 'deleted_credentials'`.execute(db);
-  assert.ok(columns.length >= 25, `the schema's tables found (${columns.length})`);
-  const left: Record<string, number> = {};
-  for (const { table_name: table, column_name: column } of columns) {
-    const where =
-      column === 'facility_id'
-        ? sql`${sql.ref(column)} = any(${ids.facilities}::int8[])`
-        : column === 'facility_ids'
-          ? sql`${sql.ref(column)} && ${ids.facilities}::int8[]`
-          : column === 'credential_id'
-            ? sql`${sql.ref(column)}::text = any(${ids.credentials}::text[])`
-            : sql`${sql.ref(column)} = ${ids.account}::int8`;
-    const n = await count(sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where ${where}`);
-    if (n > 0) left[`${table}.${column}`] = n;
-  }
-  for (const [table, column, values] of [
-    ['accounts', 'id', [ids.account]],
-    ['facilities', 'id', ids.facilities],
-  ] as const) {
-    const n = await count(
-      sql<{
-        n: number;
-      }>`select count(*)::int as n from ${sql.table(table)} where ${sql.ref(column)} = any(${values}::int8[])`,
-    );
-    if (n > 0) left[`${table}.${column}`] = n;
-  }
-  return left;
-}
-
 describe('deleting a sandbox', () => {
   it('DELETE /sandboxes/{id} → 204, every row of it gone (in every table that names an account or facility), its tokens refused', async () => {
     const a = await owner();
@@ -427,7 +391,7 @@ describe('deleting a sandbox', () => {
       )
     ).rows.map((r) => r.id);
     const ids = { account: sandbox.id, facilities, credentials };
-    const before = await rowsLeft(ids);
+    const before = await sandboxRowsLeft(t, ids);
     // So that the test can fail: the sandbox has rows in the tables of every face it touched.
     for (const table of [
       'accounts.id',
@@ -454,7 +418,7 @@ describe('deleting a sandbox', () => {
     );
     const deleted = await call('DELETE', `/sandboxes/${sandbox.id}`, a.token);
     assert.equal(deleted.statusCode, 204);
-    assert.deepEqual(await rowsLeft(ids), {}, 'every row of the sandbox is gone');
+    assert.deepEqual(await sandboxRowsLeft(t, ids), {}, 'every row of the sandbox is gone');
     // Its owner, and its owner's other sandbox, untouched.
     assert.equal(
       await count(sql`select count(*)::int as n from facilities where account_id = ${a.accountId}::int8`),
@@ -529,7 +493,7 @@ describe('last use and expiry', () => {
     assert.equal((await call('GET', `/sandboxes/${old.id}`, a.token)).statusCode, 404);
     assert.equal((await call('GET', `/sandboxes/${recent.id}`, a.token)).statusCode, 200);
     assert.deepEqual(
-      await rowsLeft({ account: old.id, facilities: old.facilities.map((f: any) => f.id), credentials: [] }),
+      await sandboxRowsLeft(t, { account: old.id, facilities: old.facilities.map((f: any) => f.id), credentials: [] }),
       {},
     );
   });
