@@ -190,7 +190,7 @@ Examples:
     const [{ adminCommand }, { simulatorCommand }, { demoCommand }, { backupCommand, restoreCommand }] =
       await Promise.all([
         import('./cli/admin.ts'),
-        import('./simulator/command.ts'),
+        import('./cli/simulate.ts'),
         import('./demo/command.ts'),
         import('./cli/backup.ts'),
       ]);

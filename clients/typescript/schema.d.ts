@@ -4063,8 +4063,12 @@ export interface components {
             activityPerHour: number;
         };
         SandboxReportEvent: {
-            /** @description Any type of the catalogue (GET /gatewayevents/types); another number is 400 naming eventType. */
-            eventType: number;
+            /**
+             * @description Any type of the catalogue (GET /gatewayevents/types); another number is 400 naming eventType.
+             * @enum {integer}
+             */
+            eventType: 1 | 3 | 5 | 8 | 9 | 10 | 11 | 12 | 15 | 16 | 17 | 18 | 19 | 20 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39;
+            /** @description The device, as the controller names it (e.g. kp-gate). */
             deviceId?: string;
             deviceName?: string;
             /**

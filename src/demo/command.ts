@@ -20,7 +20,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { CliError } from '../cli/support.ts';
 import { checkPortAvailable, type RunningServer, startServer } from '../server.ts';
-import { runSimulator } from '../simulator/command.ts';
+import { runSimulator } from '../cli/simulate.ts';
 import { DriftWatch } from './drift-watch.ts';
 import { DEFAULT_OPTIONS, Simulator } from '../simulator/simulator.ts';
 import { DEMO_FACILITIES, FIRST_NAMES, LAST_NAMES } from './data.ts';

@@ -118,7 +118,7 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
 }
 
 // The catalogue of event types, for faces that name them (facility status: an active alarm's type).
-export { eventTypeInfo } from './catalogue.ts';
+export { EVENT_TYPE_NUMBERS, eventTypeInfo } from './catalogue.ts';
 export type { AcceptedEvent, IngestWarning } from './judge.ts';
 export type { DeliveredEvent, EventFacts, EventPosition, EventSelection, EventSlice, NextSlice } from './facts.ts';
 export type { BatchStatementPart, BatchUpkeep, GatewayIdentity, IngestAnswer, StoredBatch } from './ingest.ts';

@@ -1,5 +1,6 @@
 // TypeBox schemas of the sandbox face's routes (the account's /sandboxes and the operator's).
 import { Type } from '@fastify/type-provider-typebox';
+import { EVENT_TYPE_NUMBERS, FIELD_LIMITS } from '../events/index.ts';
 import { EntityId, StringEnum } from '../http/schemas.ts';
 import {
   FACILITY_SIZES,
@@ -188,22 +189,28 @@ export const ActionAccepted = Type.Object(
   { $id: 'SandboxActionAccepted' },
 );
 
+// The gateway's own limits (the controls' judge, src/sandbox/controllers/rules.ts, checks the same and what a
+// schema cannot say): here so that one answer names every bad field at once.
+const text = (max: number, description?: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) }));
+
 export const ReportEventBody = Type.Object(
   {
     eventType: Type.Integer({
+      enum: [...EVENT_TYPE_NUMBERS],
       description: 'Any type of the catalogue (GET /gatewayevents/types); another number is 400 naming eventType.',
     }),
-    deviceId: Type.Optional(Type.String()),
-    deviceName: Type.Optional(Type.String()),
+    deviceId: text(FIELD_LIMITS.deviceId, 'The device, as the controller names it (e.g. kp-gate).'),
+    deviceName: text(FIELD_LIMITS.deviceName),
     unitId: Type.Optional(EntityId('A unit the event names.')),
     visitorId: Type.Optional(EntityId('A visitor the event names.')),
-    details: Type.Optional(Type.String()),
+    details: text(FIELD_LIMITS.details),
     data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'As a controller sends it.' })),
   },
-  { $id: 'SandboxReportEvent' },
+  { $id: 'SandboxReportEvent', additionalProperties: false },
 );
 
-export const DeviceBody = Type.Object({ deviceName: Type.Optional(Type.String()) });
+export const DeviceBody = Type.Object({ deviceName: text(FIELD_LIMITS.deviceName) });
 
 export const DriftBody = Type.Object(
   {

@@ -1,10 +1,10 @@
 // `gatehouse simulate --url <service> …`: simulated gateway controllers against a running service.
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
-import { CliError, printJson } from '../cli/support.ts';
-import type { Credential } from './client.ts';
-import { type DriftPlan, parseDriftPlan } from './drift.ts';
-import { DEFAULT_OPTIONS, Simulator, type SimulatorOptions } from './simulator.ts';
+import { CliError, printJson } from './support.ts';
+import type { Credential } from '../simulator/client.ts';
+import { type DriftPlan, parseDriftPlan } from '../simulator/drift.ts';
+import { DEFAULT_OPTIONS, Simulator, type SimulatorOptions } from '../simulator/simulator.ts';
 
 function parseCredential(text: string): Credential {
   const at = text.indexOf(':');
