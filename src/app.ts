@@ -120,6 +120,16 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       request.principal ? `${request.principal.kind}:${request.principal.credentialId}` : request.ip,
   });
 
+  // A sandbox in use is kept (its last use, written at most once a minute) and its simulated controllers run:
+  // every request with its account key's token counts, not only the token's issue.
+  app.addHook('preHandler', async (request) => {
+    const principal = request.principal;
+    if (principal?.kind === 'account' && principal.sandbox)
+      services.sandboxes
+        .recordUse(principal.accountId)
+        .catch((error: unknown) => request.log.warn({ err: error }, 'a sandbox’s last use was not recorded'));
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {

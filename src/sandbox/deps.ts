@@ -14,6 +14,8 @@ export interface SandboxParts {
   tenancyIn: (trx: Db) => Pick<Tenancy, 'createAccountKey' | 'createFacility' | 'createGatewayCredential'>;
   /** Access control's bulk seeding of a new facility, in the creation's transaction. */
   seedInitialState: AccessControl['seedInitialState'];
+  /** Asks for the controllers' claim at once (a sandbox used again after idling: they resume within seconds). */
+  resumeControllers: () => Promise<void>;
   /** Makes a seeded facility's hosted controller (part B, src/sandbox/controllers/), in the creation's transaction. */
   addController: (trx: Db, facilityId: EntityId) => Promise<void>;
   /** The last use recorded of each sandbox (epoch ms), so that a token a minute writes once. */

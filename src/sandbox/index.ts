@@ -31,7 +31,7 @@ export interface SandboxDeps {
   tenancyIn: (trx: Db) => Pick<Tenancy, 'createAccountKey' | 'createFacility' | 'createGatewayCredential'>;
   accessControl: Pick<AccessControl, 'seedInitialState'>;
   /** Part B: each seeded facility's hosted controller, made in the creation's transaction. */
-  controllers: Pick<SandboxControllers, 'add'>;
+  controllers: Pick<SandboxControllers, 'add' | 'resumeSoon'>;
 }
 
 /** The face: its operations bound to its parts, and its job. */
@@ -43,6 +43,7 @@ export function createSandboxes({ database, clock, logger, tenancyIn, accessCont
     tenancyIn,
     seedInitialState: accessControl.seedInitialState,
     addController: controllers.add,
+    resumeControllers: controllers.resumeSoon,
     lastUses: new Map(),
   };
   const withParts =
@@ -55,7 +56,7 @@ export function createSandboxes({ database, clock, logger, tenancyIn, accessCont
     get: withParts(getSandbox),
     delete: withParts(deleteSandbox),
     deleteExpired: withParts(deleteExpiredSandboxes),
-    /** Handed to auth: a sandbox's credential got a token (its last use, written at most once a minute). */
+    /** A sandbox was used: a token issued to its credential, a request with its key's token (at most a write a minute). */
     recordUse: withParts(recordSandboxUse),
     jobs: sandboxJobs(parts),
   };

@@ -91,15 +91,24 @@ export const lockSandbox = (trx: Db, ownerId: EntityId, sandboxId: EntityId) =>
     .forUpdate()
     .executeTakeFirst();
 
-/** A sandbox's last use, written only when the one recorded is older than `staleBefore` (and only for a sandbox). */
-export async function touchLastUse(db: Db, sandboxId: EntityId, now: Date, staleBefore: Date): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set({ last_used_at: now })
-    .where('id', '=', sandboxId)
-    .where('sandbox_of', 'is not', null)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
-    .execute();
+/**
+ * A sandbox's last use, written only when the one recorded is older than `staleBefore` (and only for a
+ * sandbox): the last use it replaced (null when none was recorded), or undefined when nothing was written.
+ */
+export async function touchLastUse(
+  db: Db,
+  sandboxId: EntityId,
+  now: Date,
+  staleBefore: Date,
+): Promise<Date | null | undefined> {
+  // The self-join's row is the one before the update: the statement says what it replaced.
+  const { rows } = await sql<{ before: Date | null }>`
+    update accounts a set last_used_at = ${now}
+      from accounts old
+     where a.id = ${sandboxId}::int8 and old.id = a.id and a.sandbox_of is not null
+       and (a.last_used_at is null or a.last_used_at < ${staleBefore})
+    returning old.last_used_at as before`.execute(db);
+  return rows.length === 0 ? undefined : rows[0]!.before;
 }
 
 /** Sandboxes last used before the cutoff, with their owner (the expiry job's list). */

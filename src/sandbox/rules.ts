@@ -1,6 +1,7 @@
 // The sandbox rules, pure: how many an owner may have, what each size seeds, how long one is kept
 // after its last use, and what a request to create one must say.
 import type { FieldError } from '../errors.ts';
+import { IDLE_AFTER_MS } from './controllers/rules.ts';
 
 /** Live sandboxes per owner: the sixth is refused (409 SANDBOX_LIMIT). */
 export const SANDBOX_LIMIT = 5;
@@ -39,6 +40,10 @@ export const expiryCutoff = (nowMs: number): Date => new Date(nowMs - SANDBOX_KE
 /** Whether a last use recorded at `recordedMs` is recent enough that another needs no write. */
 export const lastUseIsFresh = (recordedMs: number | undefined, nowMs: number): boolean =>
   recordedMs !== undefined && nowMs - recordedMs < LAST_USE_RESOLUTION_MS;
+
+/** Whether a sandbox whose last use was `before` (null: never recorded) had gone idle by `nowMs`. */
+export const wasIdle = (before: Date | null, nowMs: number): boolean =>
+  before === null || nowMs - before.getTime() > IDLE_AFTER_MS;
 
 export interface SandboxRequest {
   name: string;

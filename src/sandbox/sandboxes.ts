@@ -15,6 +15,7 @@ import {
   judgeSandboxRequest,
   LAST_USE_RESOLUTION_MS,
   lastUseIsFresh,
+  wasIdle,
   SANDBOX_LIMIT,
   SEEDED_TIME_ZONE,
 } from './rules.ts';
@@ -235,16 +236,24 @@ export async function deleteExpiredSandboxes(parts: Pick<SandboxParts, 'db' | 'c
 }
 
 /**
- * A sandbox's credential got a token: its last use is now. Written at most once a minute per sandbox
- * (remembered here, and the statement writes only a last use older than that), never per request.
+ * A sandbox was used (a token issued to one of its credentials, or a request with its account key's
+ * token): its last use is now. Written at most once a minute per sandbox (remembered here, and the
+ * statement writes only a last use older than that), never per request. A sandbox idle until now — its
+ * controllers stopped — has them resumed at once, not at the next minute's claim.
  */
 export async function recordSandboxUse(
-  parts: Pick<SandboxParts, 'db' | 'clock' | 'lastUses'>,
+  parts: Pick<SandboxParts, 'db' | 'clock' | 'lastUses' | 'resumeControllers'>,
   sandboxId: EntityId,
 ): Promise<void> {
   const now = parts.clock.now();
   if (lastUseIsFresh(parts.lastUses.get(sandboxId), now)) return;
   if (parts.lastUses.size >= 10_000) parts.lastUses.clear();
   parts.lastUses.set(sandboxId, now);
-  await repository.touchLastUse(parts.db, sandboxId, new Date(now), new Date(now - LAST_USE_RESOLUTION_MS));
+  const before = await repository.touchLastUse(
+    parts.db,
+    sandboxId,
+    new Date(now),
+    new Date(now - LAST_USE_RESOLUTION_MS),
+  );
+  if (before !== undefined && wasIdle(before, now)) await parts.resumeControllers();
 }

@@ -23,7 +23,13 @@ before(async () => {
   t = await startTestApp({
     runJobs: true,
     clock,
-    env: { RATE_LIMIT_PER_MINUTE: '100000', OUTBOUND_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_SWEEP_MS: '250' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '100000',
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_SWEEP_MS: '250',
+      // A token outlives an idle hour: the idle test's next request is made with the token it had.
+      TOKEN_TTL_SECONDS: '10800',
+    },
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
@@ -157,4 +163,31 @@ it('a sandbox: seeded, a visitor’s command acknowledged by its simulated contr
     const { response } = await client.GET('/facilities/statuslist');
     return response.status === 401;
   });
+});
+
+it('an idle sandbox’s controller stops after an hour, and the next request with its token resumes it', async () => {
+  const owner = await provisionAccount(t, { name: 'Idle Integrator' });
+  const sandbox = await e2e.ok(
+    e2e.clientFor(base, owner.token).POST('/sandboxes', { body: { name: 'Idle', facilities: ['small'] } }),
+    201,
+  );
+  const client = e2e.clientFor(
+    base,
+    await e2e.tokenFor(base, {
+      grant_type: 'password',
+      client_id: owner.pms.clientId,
+      client_secret: owner.pms.clientSecret,
+      username: sandbox.credentials.accountKey.apiKey,
+      password: sandbox.credentials.accountKey.apiSecret,
+    }),
+  );
+  const facilityId = sandbox.facilities[0]!.id;
+  const runs = () => t.services.sandboxControllers.runner.facilities.includes(facilityId);
+  await e2e.eventually('the controller runs', async () => runs());
+
+  clock.advance(61 * 60_000);
+  await e2e.eventually('the idle sandbox’s controller stopped', async () => !runs(), 30_000);
+  // Any request with the sandbox's token is a use: its controller is claimed again at once.
+  await e2e.ok(client.GET('/sandbox/facilities/{facilityId}/controller', { params: { path: { facilityId } } }));
+  await e2e.eventually('the controller resumed', async () => runs(), 20_000);
 });
