@@ -23,6 +23,7 @@
 //   BENCH_DRAIN_SECONDS  the longest wait for receivers, streams and commands (300)
 //   GATEHOUSE_BIN        another tree's bin/gatehouse (default: this tree's)
 //   BENCH_SERVER_ENV     more server settings, NAME=value,… (e.g. RATE_LIMIT_PER_MINUTE=10000000)
+//   BENCH_SANDBOXES      busy sandboxes beside the fleet (0): each a small facility simulated by the service
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,6 +66,7 @@ export function benchOptions(): Omit<FleetScaleOptions, 'databaseEnv'> {
     pmsPerSecond: number('BENCH_PMS_PER_SECOND', 20),
     statusEveryMs: number('BENCH_STATUS_EVERY_MS', 5000),
     healthEveryMs: number('BENCH_HEALTH_EVERY_MS', 100),
+    sandboxes: number('BENCH_SANDBOXES', 0),
     upload: { senders, batches, events },
     floodRounds: number('BENCH_FLOOD_ROUNDS', 3),
     floodRequests: number('BENCH_FLOOD_REQUESTS', 400),

@@ -211,7 +211,7 @@ export function renderFleetScale(r: FleetScaleResult, o: FleetScaleOptions, mach
     (k) =>
       `| ${k.kind} | ${k.phase} | ${f0(k.requests)} | ${cost(k.serverMs)} | ${pg ? cost(k.databaseMs) : 'in the server'} | ${k.how} |`,
   );
-  return `Fleet at scale (issue 25), ${r.database}, ${f0(r.facilities)} facilities of one account; the server a real process, the load from ${o.workers} controller processes, a stream process and a probe process (${machineLine}). Each controller from an address of its own, a batch of ${o.batchSize} events every ~${o.batchIntervalMs / 1000} s, long polls of ${o.pollWaitSeconds} s; phases of ${o.pollSeconds} / ${o.batchSeconds} / ${o.webhookSeconds} / ${o.fullSeconds} s (polls / batches / webhooks / full).${r.serverExit !== null ? ` **The server exited (${r.serverExit}) during the run.**` : ''}
+  return `Fleet at scale (issue 25), ${r.database}, ${f0(r.facilities)} facilities of one account; the server a real process, the load from ${o.workers} controller processes, a stream process and a probe process (${machineLine}). Each controller from an address of its own, a batch of ${o.batchSize} events every ~${o.batchIntervalMs / 1000} s, long polls of ${o.pollWaitSeconds} s; phases of ${o.pollSeconds} / ${o.batchSeconds} / ${o.webhookSeconds} / ${o.fullSeconds} s (polls / batches / webhooks / full).${o.sandboxes > 0 ? ` Beside the fleet, ${o.sandboxes} busy sandboxes of its account (each a small facility whose controller the service simulates at an entry a second).` : ''}${r.serverExit !== null ? ` **The server exited (${r.serverExit}) during the run.**` : ''}
 
 | measure | target (issue 25) | measured | |
 |---|---|---|---|

@@ -69,7 +69,16 @@ export interface FleetScaleOptions {
   keepPostsAlive: boolean;
   /** How long the server is left alone before its memory is read (fresh, after the storm): RSS settles. */
   settleMs: number;
+  /**
+   * Busy sandboxes beside the fleet (issue 30: they must cost it nothing measurable): each of another
+   * account, a small facility whose controller the service itself simulates at the most activity a control
+   * allows (an entry a second).
+   */
+  sandboxes: number;
 }
+
+/** The most keypad entries an hour a sandbox control allows (src/sandbox/controllers/rules.ts). */
+const BUSY_SANDBOX_ACTIVITY = 3600;
 
 export interface PhaseCpu {
   name: string;
@@ -722,6 +731,16 @@ async function onboard(
     const spare: { clientId: string; clientSecret: string }[] = [];
     for (let i = 0; i < o.floodRounds; i++)
       spare.push(await admin('/admin/gateways', { facilityId: credentials[0]!.facilityId }));
+    // Busy sandboxes of the fleet's account, made by the operator for its PMS application.
+    const sandboxes: { key: { apiKey: string; apiSecret: string }; facilityId: number }[] = [];
+    for (let i = 0; i < o.sandboxes; i++) {
+      const created = await admin(`/admin/accounts/${account.id}/sandboxes`, {
+        name: `Busy ${i + 1}`,
+        clientId: pmsApp.clientId,
+        facilities: ['small'],
+      });
+      sandboxes.push({ key: created.credentials.accountKey, facilityId: created.facilities[0].id });
+    }
     const tokens: string[] = [];
     const password = (key: { apiKey: string; apiSecret: string }) => ({
       grant_type: 'password',
@@ -746,6 +765,16 @@ async function onboard(
             .access_token as string;
           if (i === 0) tokens.push(token);
           else result.streamTokens.push(token);
+        }
+        // The sandboxes in use (a token each) and busy: their controllers run on this server from its next claim.
+        for (const sandbox of sandboxes) {
+          const token = (await call(`${baseUrl}/auth/token`, { method: 'POST', form: password(sandbox.key) }))
+            .access_token as string;
+          await call(`${baseUrl}/sandbox/facilities/${sandbox.facilityId}/controller/activity`, {
+            method: 'PUT',
+            token,
+            body: { activityPerHour: BUSY_SANDBOX_ACTIVITY },
+          });
         }
       },
     };
