@@ -85,6 +85,9 @@ export interface ExportChunk {
   rows: number;
 }
 
+/** A chunk as read, with the keys of its last row (null when it has none). */
+type ReadChunk = ExportChunk & { last: ExportKey | null };
+
 const { to: copyTo } = copyStreams;
 const eventTypeNamesLiteral = withValuesWritten('$1', [eventTypeNameArray()]);
 
@@ -477,14 +480,14 @@ export class EventStore {
   async *exportText(filter: EventFilter, chunkRows: number): AsyncGenerator<ExportChunk> {
     const cutoff = this.cutoff();
     const hi = await this.horizon(filter.scope.accountId);
-    const read = (after: ExportKey | null): Promise<ExportChunk & { last: ExportKey | null }> => {
+    const read = (after: ExportKey | null): Promise<ReadChunk> => {
       const page = pageQuery(filter, { cutoff, lo: 0, hi, after }, { limit: chunkRows, columns: CSV_SQL_COLUMNS });
       return this.copyOut ? this.copiedChunk(filter, page) : this.aggregatedChunk(filter, page);
     };
-    let pending: Promise<ExportChunk & { last: ExportKey | null }> | null = read(null);
+    let pending: Promise<ReadChunk> | null = read(null);
     try {
       while (pending) {
-        const chunk: ExportChunk & { last: ExportKey | null } = await pending;
+        const chunk: ReadChunk = await pending;
         pending = chunk.rows === chunkRows && chunk.last ? read(chunk.last) : null;
         if (chunk.rows > 0) yield { text: chunk.text, rows: chunk.rows };
       }
@@ -495,7 +498,7 @@ export class EventStore {
   }
 
   /** One chunk as one text value: the lines aggregated by the database, and the last row's keys. */
-  private async aggregatedChunk(filter: EventFilter, page: SqlText) {
+  private async aggregatedChunk(filter: EventFilter, page: SqlText): Promise<ReadChunk> {
     const values = [...page.values, eventTypeNameArray()];
     const text = csvChunkSql(page.text, `$${values.length}`, filter.sort);
     const { rows } = await this.pool.query<{ text: string | null; n: number; last_ms: number; last_seq: number }>({
@@ -512,7 +515,7 @@ export class EventStore {
    * memory for a chunk, never a connection); the keys to continue after are the last row's, found
    * by its id and UTC time — its first two cells — on the same connection.
    */
-  private async copiedChunk(filter: EventFilter, page: SqlText) {
+  private async copiedChunk(filter: EventFilter, page: SqlText): Promise<ReadChunk> {
     const sql = csvCopySql(withValuesWritten(page.text, page.values), eventTypeNamesLiteral, filter.sort);
     const client = await this.pool.connect();
     try {
