@@ -7,7 +7,7 @@ import path from 'node:path';
 
 export const SOURCE_HASH_FILE = 'SOURCE_HASH';
 /** Bump when the build's output changes shape: an older dist/ is then not run. */
-const BUILD_FORMAT = 'esbuild-per-file-1';
+const BUILD_FORMAT = 'esbuild-bundle-1';
 
 export function sourceHash(srcDir) {
   const hash = createHash('sha256').update(BUILD_FORMAT);

@@ -3,9 +3,9 @@
 // Only what every command needs is imported here; each command loads its own modules when it runs
 // (the server's start-up must not load the simulator, the demo or the admin commands).
 import cluster from 'node:cluster';
-import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, type Option } from 'commander';
+import { packageVersion } from './code-dir.ts';
 import { ConfigError, loadConfig, misspeltSettings, misspeltSettingWarning, type Config } from './config.ts';
 import { DataDirError, dataDirLayout } from './db/data-dir.ts';
 import { CodeKeyRefusedError, describeDatabaseUrl, explainCodeKeyFailure } from './db/start-failures.ts';
@@ -35,12 +35,6 @@ function codeKeyFacts(config: Config) {
       ? `database ${describeDatabaseUrl(config.databaseUrl)}`
       : `the embedded database in ${config.dataDir}`,
   };
-}
-
-/** The version in package.json (beside src/ and dist/ alike). */
-function packageVersion(): string {
-  return (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
 }
 
 function serveCommand(): Command {

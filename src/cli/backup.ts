@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Command } from 'commander';
+import { packageVersion } from '../code-dir.ts';
 import { loadConfig } from '../config.ts';
 import { dataDirLayout, lockDataDir, prepareDataDir, readLockOwner, socketAccepts } from '../db/data-dir.ts';
 import {
@@ -25,11 +26,6 @@ import { CliError, printJson, requireServiceData, tell } from './support.ts';
 const CONTENTS = ['pgdata', 'keys', 'blobs'] as const;
 
 const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
-
-function packageVersion(): string {
-  return (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
-}
 
 function refuseDatabaseUrl(command: string, instead: string): void {
   if (loadConfig().databaseUrl) {

@@ -1,6 +1,7 @@
 // Starts and stops the PGlite worker thread that serves the embedded database.
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { codeFile } from '../code-dir.ts';
 import { dataDirLayout, DataDirError } from './data-dir.ts';
 
 export interface EmbeddedServer {
@@ -51,7 +52,7 @@ export async function startEmbeddedServer(
   // the data directory lock, so no live server owns it.
   fs.rmSync(socketPath, { force: true });
   fs.rmSync(adminSocketPath, { force: true });
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+  const worker = new Worker(codeFile('db', 'pglite-worker.mjs'), {
     // The database's data lives in WASM memory, not in this thread's JS heap, whose objects are
     // short-lived wrappers of protocol messages: a small young generation is enough and keeps
     // ~30 MiB off the idle RSS (measured: 294 → 245–266 MiB for the server process).

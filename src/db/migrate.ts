@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { codeFile } from '../code-dir.ts';
 import { DatabaseUnavailableError, databaseTarget, explainDatabaseFailure } from './start-failures.ts';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = codeFile('db', 'migrations');
 const LOCK_KEY = 727_001; // pg_advisory_lock key for migrations
 
 export interface Migration {

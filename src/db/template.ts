@@ -15,15 +15,14 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { projectRoot } from '../code-dir.ts';
 import { EMBEDDED_PORT } from './data-dir.ts';
 import { startEmbeddedServer } from './embedded.ts';
 import { migrate, readMigrations, type Migration } from './migrate.ts';
 
 const FORMAT = 'template-1';
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const TEMPLATE_CACHE = path.join(PROJECT_ROOT, '.cache', 'pglite');
+export const TEMPLATE_CACHE = path.join(projectRoot, '.cache', 'pglite');
 
 /** A data directory's cluster exists (PostgreSQL writes PG_VERSION first). */
 export function hasCluster(pgData: string): boolean {

@@ -5,11 +5,11 @@
 // Security Policy allows only this origin's script and style, and no framing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { codeFile } from '../../code-dir.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 
-const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'page');
+const PAGE_DIR = codeFile('console', 'page');
 
 const CSP = [
   "default-src 'none'",
