@@ -28,13 +28,16 @@ const ENTRY_POINTS = [
  * Packages loaded from node_modules as they are: those that read files of their own beside their code
  * (PGlite's WASM, the API docs page's assets, pino's transport worker, a package.json read through
  * __dirname), a native addon (sharp), what is optional (pg-native) or a development tool (tsx,
- * esbuild, playwright-core). The build fails if any other bundled package names __dirname.
+ * esbuild, playwright-core). The build fails if any other bundled package names __dirname. And a
+ * CommonJS package that src/ loads by a dynamic `import()` (undici): esbuild puts it in a chunk of
+ * its own that exports only `default`, so `const { Agent } = await import(…)` would find nothing.
  */
 const UNBUNDLED = [
   '@electric-sql/*',
   '@fastify/swagger',
   '@fastify/swagger-ui',
   'ioredis',
+  'undici',
   'pino',
   'sharp',
   'pg-native',
@@ -71,6 +74,7 @@ export async function build({ srcDir = path.join(root, 'src'), distDir = path.jo
     });
     modules = Object.keys(result.metafile.inputs).length;
     refuseDirnameReads(tmp);
+    refuseDefaultOnlyDynamicImports(result.metafile);
     for (const file of listFiles(srcDir).filter((f) => !f.endsWith('.ts'))) {
       const target = path.join(tmp, path.relative(srcDir, file));
       fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -106,6 +110,35 @@ export function refuseDirnameReads(outDir) {
   }
   if (uses.length > 0)
     throw new Error(`bundled code reads __dirname or __filename (add its package to UNBUNDLED):\n${uses.join('\n')}`);
+}
+
+/**
+ * A CommonJS package bundled and loaded by a dynamic `import()` becomes a chunk that exports only
+ * `default`: the names the code destructures from it would be undefined. Such a package belongs in
+ * UNBUNDLED (node's own import of it gives its names).
+ */
+export function refuseDefaultOnlyDynamicImports(metafile) {
+  const defaultOnly = new Set(
+    Object.entries(metafile.outputs)
+      .filter(([, output]) => output.exports.length === 1 && output.exports[0] === 'default')
+      .map(([file]) => file),
+  );
+  const refused = Object.entries(metafile.outputs).flatMap(([file, output]) =>
+    output.imports
+      .filter((edge) => edge.kind === 'dynamic-import' && defaultOnly.has(edge.path))
+      .map(
+        (edge) =>
+          `${path.basename(file)} imports ${path.basename(edge.path)} (${describeChunk(metafile.outputs[edge.path])})`,
+      ),
+  );
+  if (refused.length > 0)
+    throw new Error(`a CommonJS package is loaded by a dynamic import (add it to UNBUNDLED):\n${refused.join('\n')}`);
+}
+
+/** The package a chunk holds, by its first input's path under node_modules. */
+function describeChunk(output) {
+  const input = Object.keys(output.inputs)[0] ?? '';
+  return /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input;
 }
 
 function listFiles(dir) {
