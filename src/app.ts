@@ -46,6 +46,8 @@ import { loggableUrl } from './logger.ts';
 import { metricsSource } from './ops/index.ts';
 import { opsRoutes } from './ops/routes/index.ts';
 import type { Services } from './services.ts';
+import { auctionSettings } from './auctions/index.ts';
+import { eventSettings } from './events/index.ts';
 import { serviceUrl } from './config.ts';
 
 /** The port the app listens on; null before it listens (a document built by app.inject). */
@@ -106,7 +108,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerBodyDeadline(app, config.bodyUploadTimeoutMs);
   // Before the guard: its credential and facility reads wait on the database too.
   registerRequestDeadline(app, config.requestTimeoutMs);
-  registerGuard(app, services.auth.tokens, services.auth.credentials, services.tenancy.findFacility);
+  registerGuard(app, services.auth, services.tenancy);
   // RateLimit-* headers on every routed response; the caller is the token's credential, else the
   // address. It runs between the guard's authentication and its refusal (see guard.ts).
   await app.register(rateLimit, {
@@ -145,7 +147,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   // Each face's routes receive that face (and the few mechanisms they use), not all of the services.
-  const events = { face: services.events, clock: services.clock };
+  const events = { face: services.events, clock: services.clock, settings: eventSettings(config) };
   const scopes = {} as Record<ApiVersion, App>;
   for (const version of API_VERSIONS) {
     await app.register(async (scope) => {
@@ -160,7 +162,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         });
         await scope.register(authRoutes, { face: services.auth });
         await scope.register(tenancyRoutes, { face: services.tenancy });
-        await scope.register(auctionRoutes, { face: services.auctions });
+        await scope.register(auctionRoutes, { face: services.auctions, settings: auctionSettings(config) });
         // The support room's /admin/notifications between the auction administration and /media: the
         // order the OpenAPI document has always listed them in.
         await scope.register(supportRoutes, { face: services.support });

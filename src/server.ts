@@ -1,5 +1,5 @@
-// Start-up and graceful shutdown of the HTTP server: config → database → migrations → jobs → http
-// (with the HTTP app built while the job queue starts).
+// Start-up and graceful shutdown of the HTTP server: config → database → migrations → faces → jobs →
+// listen, with the HTTP app built while the database opens (its routes bound to the faces later).
 import type { IncomingMessage } from 'node:http';
 import net, { type Socket } from 'node:net';
 import type pino from 'pino';
@@ -119,18 +119,27 @@ export async function startServer(
   if (!options.worker) await checkPortAvailable(config.host, config.port);
   logUnheardRejections(logger);
   // Start-up overlaps what does not depend on each other: the database opens (the embedded one on
-  // its own thread) while the service's modules load; the HTTP app is built while the job queue starts.
+  // its own thread) while the service's modules load and the HTTP app is built, its routes bound to
+  // the faces once they exist (late-bound.ts); the app listens while the job queue starts.
   const opening = openDatabase(config, { role: 'owner', command: 'serve' });
   opening.catch(() => {}); // its failure is thrown where it is awaited (startServices), not as unhandled
-  const [{ startServices }, { buildApp }] = await Promise.all([import('./services.ts'), import('./app.ts')]).catch(
+  const modules = Promise.all([
+    import('./services.ts'),
+    import('./app.ts'),
+    import('./late-bound.ts'),
+    import('./http/metrics.ts'),
+  ]);
+  const [{ startServices }, { buildApp }, { servicesBoundLater }, { Metrics }] = await modules.catch(
     async (error: unknown) => {
       await opening.then((database) => database.close()).catch(() => {});
       throw error;
     },
   );
-  let app: App | undefined;
   // From the first step of a shutdown on: /availability answers 503 (beginDraining, close).
   let draining = false;
+  const late = servicesBoundLater({ config, logger, metrics: new Metrics() });
+  const building = buildApp(late.services, { draining: () => draining });
+  building.catch(() => {}); // thrown where it is awaited (below), or the start failed first
   // Connections that have not carried a request yet: fastify's close ends idle keep-alive
   // connections, but one that was opened and never used would hold shutdown until its timeout.
   const unused = new Set<Socket>();
@@ -139,8 +148,10 @@ export async function startServer(
     command: 'serve',
     runJobs: true,
     database: opening,
+    metrics: late.services.metrics,
     whileJobsStart: async (services) => {
-      app = await buildApp(services, { draining: () => draining });
+      late.bind(services);
+      const app = await building;
       app.server.on('connection', (socket: Socket) => {
         unused.add(socket);
         socket.once('close', () => unused.delete(socket));
@@ -154,12 +165,11 @@ export async function startServer(
       }
     },
   }).catch(async (error: unknown) => {
-    // The job queue failed to start after the app listened: it stops listening too.
-    await app?.close().catch(() => {});
+    // The start failed (the app may have been built, or listened while the job queue failed): it closes too.
+    await building.then((built) => built.close()).catch(() => {});
     throw error;
   });
-  const served = app as App | undefined;
-  if (!served) throw new Error('the HTTP app was not built');
+  const served = await building;
   const address = served.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 

@@ -71,6 +71,8 @@ export interface StartOptions {
    * either closes what was opened.
    */
   whileJobsStart?: (services: Services) => Promise<void>;
+  /** The metrics' registry, already made by the caller (the server's HTTP app is built before the services). */
+  metrics?: Metrics;
 }
 
 export async function startServices(config: Config, logger: pino.Logger, options: StartOptions): Promise<Services> {
@@ -90,7 +92,7 @@ export async function startServices(config: Config, logger: pino.Logger, options
     );
     await migrate(database.pool).then((result) => logMigrations(result, logger));
 
-    const metrics = new Metrics();
+    const metrics = options.metrics ?? new Metrics();
     const sharedState = await SharedState.open(config.redisUrl, logger, {
       commandTimeoutMs: config.redisCommandTimeoutMs,
       registry: metrics.registry,

@@ -46,6 +46,18 @@ export interface AuctionsDeps {
   support: AuctionDeps['support'];
 }
 
+/**
+ * The limits the auction routes describe, from the configuration alone: the server registers the
+ * routes before the face exists (src/late-bound.ts).
+ */
+export interface AuctionSettings {
+  recreateWaitMinutes: number;
+}
+
+export const auctionSettings = (config: Config): AuctionSettings => ({
+  recreateWaitMinutes: config.auctionRecreateWaitMinutes,
+});
+
 export function createAuctions({ database, config, logger, jobs, metrics, support }: AuctionsDeps) {
   const deps: AuctionDeps = {
     db: database.db,
@@ -70,8 +82,6 @@ export function createAuctions({ database, config, logger, jobs, metrics, suppor
     (...args: A): R =>
       operation(deps, ...args);
   return {
-    /** The limits its routes describe. */
-    settings: { recreateWaitMinutes: config.auctionRecreateWaitMinutes },
     // A partner's calls (/api/3).
     importFullList: bind(importFullList),
     cancelAuction: bind(cancelAuction),

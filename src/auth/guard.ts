@@ -44,9 +44,8 @@ async function loadVisibleFacility(
  */
 export function registerGuard(
   app: App,
-  tokens: TokenService,
-  status: CredentialStatus,
-  findFacility: FindFacility,
+  auth: { tokens: TokenService; credentials: CredentialStatus },
+  tenancy: { findFacility: FindFacility },
 ): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('facility', null);
@@ -56,7 +55,7 @@ export function registerGuard(
     const access = request.routeOptions.config.access;
     if (access === undefined || access === 'public') return;
     try {
-      request.principal = await authenticate(request.headers.authorization, tokens, status);
+      request.principal = await authenticate(request.headers.authorization, auth.tokens, auth.credentials);
     } catch (error) {
       request.authFailure = error;
     }
@@ -85,7 +84,7 @@ export function registerGuard(
       if (own === null || parseEntityId(accountId) !== own) throw notFound('The account');
     }
     if (access.facilityParam) {
-      const facility = await loadVisibleFacility(findFacility, principal, params[access.facilityParam]);
+      const facility = await loadVisibleFacility(tenancy.findFacility, principal, params[access.facilityParam]);
       if (!facility) throw notFound('The facility');
       request.facility = facility;
     }

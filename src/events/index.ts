@@ -32,9 +32,21 @@ export interface EventsDeps {
   credentials: Pick<CredentialWatch, 'revokedAmong'>;
 }
 
+/**
+ * The limits the events' routes describe, from the configuration alone: the server registers the
+ * routes before the face exists (src/late-bound.ts).
+ */
+export interface EventSettings {
+  retentionDays: number;
+  streamsPerCredential: number;
+}
+
+export const eventSettings = (config: Config): EventSettings => ({
+  retentionDays: config.eventRetentionDays,
+  streamsPerCredential: config.eventStreamsPerCredential,
+});
+
 export interface Events {
-  /** The limits its routes describe and enforce. */
-  settings: { retentionDays: number; streamsPerCredential: number };
   /** A controller's report: judged, stored (with the other faces' parts, in one statement), counted; resolves after commit. */
   ingest(gateway: GatewayIdentity, reported: readonly unknown[], now: number): Promise<IngestAnswer>;
   /** The monthly partitions of the events (made ahead, on demand, dropped past retention). */
@@ -100,10 +112,6 @@ export async function createEvents(deps: EventsDeps): Promise<Events> {
     await signals.close();
   };
   return {
-    settings: {
-      retentionDays: deps.config.eventRetentionDays,
-      streamsPerCredential: deps.config.eventStreamsPerCredential,
-    },
     ingest: (gateway, reported, now) => ingest(ingestDeps, gateway, reported, now),
     partitions,
     store,

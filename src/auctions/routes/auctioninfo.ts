@@ -2,14 +2,17 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scoped } from '../../http/access.ts';
 import { Answer } from '../../http/schemas.ts';
-import type { Auctions } from '../index.ts';
+import type { AuctionSettings, Auctions } from '../index.ts';
 import { EnvelopeOf, ErrorEnvelope, PARTNER_ERRORS, sendEnvelopeText } from '../envelope.ts';
 import { LIMITS } from '../model.ts';
 import { CreateBody, CreateData, importTags as tags } from '../schemas.ts';
 import { bodyJudgedByOperation, idempotencyKeyOf, partnerOf } from './request.ts';
 
-export const auctionInfoRoutes: FastifyPluginAsyncTypebox<{ face: Auctions }> = async (app, { face }) => {
-  const waitMinutes = face.settings.recreateWaitMinutes;
+export const auctionInfoRoutes: FastifyPluginAsyncTypebox<{ face: Auctions; settings: AuctionSettings }> = async (
+  app,
+  { face, settings },
+) => {
+  const waitMinutes = settings.recreateWaitMinutes;
 
   app.post(
     '/auctioninfo',

@@ -3,7 +3,7 @@
 // and the public /media (`mediaRoutes`, registered by app.ts after the support room's routes, where
 // the OpenAPI document has always listed it).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Auctions } from '../index.ts';
+import type { AuctionSettings, Auctions } from '../index.ts';
 import { API3_PREFIX, registerEnvelopeHandling } from '../envelope.ts';
 import { adminAuctionRoutes } from './admin-auctions.ts';
 import { auctionInfoRoutes } from './auctioninfo.ts';
@@ -14,16 +14,16 @@ import { mediaRoutes } from './media.ts';
 
 export { mediaRoutes };
 
-type Options = { face: Auctions };
+type Options = { face: Auctions; settings: AuctionSettings };
 
-const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { face }) => {
+const partnerApi: FastifyPluginAsyncTypebox<Options> = async (app, { face, settings }) => {
   // Before the routes: their documented error answers are the envelope's.
   registerEnvelopeHandling(app);
-  for (const routes of [auctionInfoRoutes, cancelAuctionsRoutes, partnerAuctionRoutes])
-    await app.register(routes, { face });
+  await app.register(auctionInfoRoutes, { face, settings });
+  for (const routes of [cancelAuctionsRoutes, partnerAuctionRoutes]) await app.register(routes, { face });
 };
 
-export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { face }) => {
-  await app.register(partnerApi, { face, prefix: API3_PREFIX });
+export const auctionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { face, settings }) => {
+  await app.register(partnerApi, { face, settings, prefix: API3_PREFIX });
   for (const routes of [adminAuctionRoutes, charityEnrolmentRoutes]) await app.register(routes, { face });
 };

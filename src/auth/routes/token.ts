@@ -184,8 +184,6 @@ function safeDecode(value: string): string {
 }
 
 export const tokenRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app, { face }) => {
-  const { grants, throttle } = face;
-
   registerErrorRenderer(app, {
     owns: (path) => path === TOKEN_PATH,
     body: OAuthErrorBody,
@@ -265,7 +263,9 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ face: Auth }> = async (app
         refreshToken: body.refresh_token,
         scope: body.scope,
       };
-      const response = await throttle.attempt(client.clientId, body.grant_type, request.ip, () => grants.grant(grant));
+      const response = await face.throttle.attempt(client.clientId, body.grant_type, request.ip, () =>
+        face.grants.grant(grant),
+      );
       return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(response);
     },
   );

@@ -35,8 +35,10 @@ const WHY =
 
 const TYPES_JSON = JSON.stringify(COMBINED_EVENT_TYPES);
 
-export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { face, clock, apiVersion }) => {
-  const { store } = face;
+export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (
+  app,
+  { face, clock, settings, apiVersion },
+) => {
   const legacy = apiVersion === '2.0';
   const constraints = legacy ? { apiVersion: '2.0' } : undefined;
   const tags = [legacy ? 'combined events (2.0)' : 'combined events'];
@@ -85,7 +87,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
           `default ${DEFAULT_PAGE_SIZE}) and pageNumber, at most the newest ${MAX_COMBINED_RESULTS.toLocaleString('en-US')} ` +
           'events of the filter (totalResults counts up to that many). hideMetadata=true answers the items as a plain ' +
           'array. For complete walks and exports use /gatewayevents (cursor, CSV). ' +
-          `${retentionNote(face.settings.retentionDays)} ${versionNote}`,
+          `${retentionNote(settings.retentionDays)} ${versionNote}`,
         params: FacilityParams,
         querystring: CombinedEventsQuery,
         response: {
@@ -101,7 +103,7 @@ export const combinedEventRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       const filter = parseCombinedFilter(facilityScope(request), query, clock.now());
       const bare = query.hideMetadata?.toLowerCase() === 'true';
       const answer = await readCombinedPage(
-        store,
+        face.store,
         filter,
         query.pageSize ?? DEFAULT_PAGE_SIZE,
         query.pageNumber ?? 1,

@@ -6,7 +6,7 @@ import { Answer } from '../../http/schemas.ts';
 import { EVENT_TYPE_LIST, EVENT_TYPES } from '../catalogue.ts';
 import { EventTypeList } from '../schemas.ts';
 import type { EntityId } from '../../ids.ts';
-import type { Events } from '../index.ts';
+import type { EventSettings, Events } from '../index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { facilityOf } from '../../http/caller.ts';
 import { onAccount, onFacility, scoped } from '../../http/access.ts';
@@ -15,10 +15,11 @@ import type { EventScope } from '../query.ts';
 import type { FieldError } from '../../errors.ts';
 import { combinedFilterFaults, type FilterParams, filterFaults, legacyFilterFaults } from '../filters.ts';
 
-/** What the events face's route plugins receive: the face, and the clock that says what "now" is. */
+/** What the events face's route plugins receive: the face, the clock that says what "now" is, the limits they describe. */
 export interface EventRouteOptions {
   face: Events;
   clock: Clock;
+  settings: EventSettings;
 }
 
 export const ACCOUNT_ACCESS = onAccount('accessevent:read');

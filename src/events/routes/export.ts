@@ -53,20 +53,20 @@ const csvResponse = {
 
 const fileStamp = (ms: number) => `${new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
 
-export const exportRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
-  const { store, metrics } = face;
+export const exportRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face, settings }) => {
   const tags = ['access events'];
   const exportDescription = (what: string) =>
     `${what} as CSV (RFC 4180, UTF-8, header row; Content-Disposition: attachment). Same parameters and filters as ` +
     'the list route. Without pageSize, pageNumber or cursor it streams every matching event committed when the export ' +
     "began, in constant memory whatever the size; with them, just that page (X-Next-Cursor: the next page's cursor, " +
     `X-Total-Count, exact up to ${EXACT_TOTAL_CAP.toLocaleString('en-US')} events and beyond that the database planner's ` +
-    `estimate, with X-Total-Count-Exact: true or false). ${CSV_DESCRIPTION} ${retentionNote(face.settings.retentionDays)} ${V3_NOTE}`;
+    `estimate, with X-Total-Count-Exact: true or false). ${CSV_DESCRIPTION} ${retentionNote(settings.retentionDays)} ${V3_NOTE}`;
 
   /** Download headers go out only once the first rows are read: an error is never an attachment. */
   async function sendCsv(reply: FastifyReply, filter: EventFilter, paging: PagingParams, subject: string) {
     // HEAD: the headers only (fastify would otherwise drain a whole export to discard it).
-    const csv = reply.request.method === 'HEAD' ? null : await exportCsv(store, filter, paging, metrics.exportedRows);
+    const csv =
+      reply.request.method === 'HEAD' ? null : await exportCsv(face.store, filter, paging, face.metrics.exportedRows);
     if (csv?.nextCursor) reply.header('x-next-cursor', csv.nextCursor);
     if (csv?.totalResults != null) reply.header('x-total-count', String(csv.totalResults));
     if (csv?.totalResultsExact != null) reply.header('x-total-count-exact', String(csv.totalResultsExact));

@@ -19,8 +19,7 @@ import {
   sendJson,
 } from './common.ts';
 
-export const gatewayEventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
-  const { store } = face;
+export const gatewayEventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face, settings }) => {
   const tags = ['access events'];
   const pageDescription = (what: string) =>
     `${what} Filters: eventTypes, unitIds, visitorIds (the ids the controller reported), startDate (inclusive), ` +
@@ -28,7 +27,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = 
     `(1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) with pageNumber, or cursor. metadata.nextCursor continues ` +
     'after the last item; a cursor walk returns every event exactly once even while events arrive (see cursor). ' +
     "Each item has occurredAt in UTC and occurredAtLocal in the facility's time zone. " +
-    `${retentionNote(face.settings.retentionDays)} ${V3_NOTE}`;
+    `${retentionNote(settings.retentionDays)} ${V3_NOTE}`;
 
   app.get(
     '/gatewayevents/accounts/:accountId',
@@ -49,7 +48,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = 
     },
     async (request, reply) => {
       const filter = parseFilter(accountScope(request.params.accountId), filterParams(request.query));
-      const { page, metadata } = await readPage(store, filter, request.query);
+      const { page, metadata } = await readPage(face.store, filter, request.query);
       return sendJson(reply, pageJson(metadata, page.rows));
     },
   );
@@ -70,7 +69,7 @@ export const gatewayEventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = 
     },
     async (request, reply) => {
       const filter = parseFilter(facilityScope(request), filterParams(request.query));
-      const { page, metadata } = await readPage(store, filter, request.query);
+      const { page, metadata } = await readPage(face.store, filter, request.query);
       return sendJson(reply, pageJson(metadata, page.rows));
     },
   );

@@ -23,21 +23,20 @@ import {
   sendJson,
 } from './common.ts';
 
-export const legacyV1Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
-  const { store } = face;
+export const legacyV1Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face, settings }) => {
   const tags = ['access events (1.0)'];
   const constraints = { apiVersion: '1.0' };
   const description = (what: string) =>
     `${what} Send api-version: 1.0 (header or query). A plain JSON array, newest first unless sort=asc, paged by ` +
     `limit (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and offset; filters eventTypes, unitIds, visitorIds, ` +
-    `startDate, endDate as in 3.0. ${retentionNote(face.settings.retentionDays)} ${legacyNote('1.0')}`;
+    `startDate, endDate as in 3.0. ${retentionNote(settings.retentionDays)} ${legacyNote('1.0')}`;
   const slice = async (
     reply: FastifyReply,
     scope: EventScope,
     query: FilterParams & { limit?: number; offset?: number },
   ) => {
     const filter = parseFilter(scope, filterParams(query));
-    const { rows } = await readSlice(store, filter, query.limit ?? DEFAULT_PAGE_SIZE, query.offset ?? 0, false);
+    const { rows } = await readSlice(face.store, filter, query.limit ?? DEFAULT_PAGE_SIZE, query.offset ?? 0, false);
     return sendJson(reply, eventsJson(rows));
   };
 

@@ -18,8 +18,7 @@ import {
   sendJson,
 } from './common.ts';
 
-export const legacyV2Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
-  const { store } = face;
+export const legacyV2Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face, settings }) => {
   const tags = ['access events (2.0)'];
 
   app.get('/events/types', legacyTypesRoute('2.0'), listEventTypes);
@@ -36,7 +35,7 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = asyn
         description:
           `Newest first. minDate (inclusive) and maxDate (exclusive) are Unix seconds; limit 1–${MAX_PAGE_SIZE} ` +
           `(default ${DEFAULT_PAGE_SIZE}), offset ≥ 0. 204 when the page is empty. ` +
-          `${retentionNote(face.settings.retentionDays)} ${legacyNote('2.0')}`,
+          `${retentionNote(settings.retentionDays)} ${legacyNote('2.0')}`,
         params: FacilityParams,
         querystring: V2FacilityQuery,
         response: {
@@ -48,7 +47,7 @@ export const legacyV2Routes: FastifyPluginAsyncTypebox<EventRouteOptions> = asyn
     async (request, reply) => {
       const filter = parseLegacyFilter(facilityScope(request), request.query);
       const { limit = DEFAULT_PAGE_SIZE, offset = 0 } = request.query;
-      const { rows, metadata } = await readSlice(store, filter, limit, offset, true);
+      const { rows, metadata } = await readSlice(face.store, filter, limit, offset, true);
       if (rows.length === 0) return reply.code(204).send(null);
       return sendJson(reply, pageJson(metadata, rows));
     },

@@ -10,6 +10,7 @@ import { credentialKey, principalOf } from '../../http/caller.ts';
 import { AppError } from '../../errors.ts';
 import type { EventRouteOptions } from './common.ts';
 import { InvalidCursorError } from '../cursor.ts';
+import { STREAM_DEFAULTS } from '../stream.ts';
 import { parseFilter, type FilterParams } from '../filters.ts';
 import type { EventScope } from '../query.ts';
 import { AccountParams, AccountStreamQuery, FacilityParams, FacilityStreamQuery, StreamHeaders } from '../schemas.ts';
@@ -47,12 +48,11 @@ const tooManyStreams = (limit: number) =>
     { 'retry-after': String(TOO_MANY_STREAMS_RETRY_SECONDS) },
   );
 
-export const streamRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face }) => {
-  const { streams } = face;
+export const streamRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { face, settings }) => {
   const tags = ['access events'];
-  const heartbeatSeconds = streams.settings.heartbeatMs / 1000;
+  const heartbeatSeconds = STREAM_DEFAULTS.heartbeatMs / 1000;
   // Before the server waits for its requests: the streams end now (clients reconnect elsewhere).
-  app.addHook('preClose', async () => streams.beginClosing());
+  app.addHook('preClose', async () => face.streams.beginClosing());
 
   const description = (what: string) =>
     `${what} as server-sent events (text/event-stream), each as it is stored: the GatewayEvent JSON of the list ` +
@@ -66,12 +66,12 @@ export const streamRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async 
     'when the service shuts down, after a `retry:` field (1 to 2 s) and a comment: reconnect (with Last-Event-ID); ' +
     'behind a load balancer the reconnect reaches another instance. It also ends when the token expires or its ' +
     'credential is revoked, within ' +
-    `${Math.ceil(streams.settings.credentialCheckMs / 1000)} s (plus a lookup), with a final \`event: end\` whose data is ` +
+    `${Math.ceil(STREAM_DEFAULTS.credentialCheckMs / 1000)} s (plus a lookup), with a final \`event: end\` whose data is ` +
     '`{"code": "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED", "detail": …}` and no id (after TOKEN_EXPIRED, reconnect with a ' +
     'new token and Last-Event-ID). One credential may hold ' +
-    `${face.settings.streamsPerCredential} streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS ` +
+    `${settings.streamsPerCredential} streams open at once on one instance: beyond, 429 TOO_MANY_STREAMS ` +
     'with Retry-After. ' +
-    `${retentionNote(face.settings.retentionDays)} ${V3_NOTE}`;
+    `${retentionNote(settings.retentionDays)} ${V3_NOTE}`;
 
   async function stream(request: FastifyRequest, reply: FastifyReply, scope: EventScope, query: FilterParams) {
     const filter = parseFilter(scope, { ...query, sort: 'asc' });
@@ -85,6 +85,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async 
       .header('x-accel-buffering', 'no');
     if (request.method === 'HEAD') return reply.send('');
     const principal = principalOf(request);
+    const { streams } = face;
     const slot = streams.admit({ credential: credentialKey(principal), expiresAt: principal.expiresAt });
     if (!slot) throw tooManyStreams(streams.settings.perCredential);
     let first: Awaited<ReturnType<typeof streams.begin>>;
