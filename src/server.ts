@@ -137,7 +137,8 @@ export async function startServer(
   );
   // From the first step of a shutdown on: /availability answers 503 (beginDraining, close).
   let draining = false;
-  const late = servicesBoundLater({ config, logger, metrics: new Metrics() });
+  const metrics = new Metrics();
+  const late = servicesBoundLater({ config, logger, metrics });
   const building = buildApp(late.services, { draining: () => draining });
   building.catch(() => {}); // thrown where it is awaited (below), or the start failed first
   // Connections that have not carried a request yet: fastify's close ends idle keep-alive
@@ -148,7 +149,7 @@ export async function startServer(
     command: 'serve',
     runJobs: true,
     database: opening,
-    metrics: late.services.metrics,
+    metrics,
     whileJobsStart: async (services) => {
       late.bind(services);
       const app = await building;
