@@ -15,13 +15,21 @@ export function lateBound<T extends object>(name: string): { value: T; bind(real
       throw new Error(`${name} was used before the service started: read it when a request is served`);
     return real;
   };
+  // A method read through the stand-in keeps its object (`this` is the face, not the stand-in), bound
+  // once: requests read faces on every call, and a bind per read would allocate on every one.
+  const boundMethods = new WeakMap<object, unknown>();
   // A function as the proxy's target, so that a stand-in of a function (services.readiness) can be called.
   const value = new Proxy(function standIn() {} as unknown as T, {
     get(_, key) {
       const owner = target();
-      const property = Reflect.get(owner, key, owner);
-      // A method keeps its object: `this` is the face, not the stand-in.
-      return typeof property === 'function' ? property.bind(owner) : property;
+      const property: unknown = Reflect.get(owner, key, owner);
+      if (typeof property !== 'function') return property;
+      let method = boundMethods.get(property);
+      if (method === undefined) {
+        method = property.bind(owner);
+        boundMethods.set(property, method);
+      }
+      return method;
     },
     apply(_, thisArg, args) {
       return Reflect.apply(target() as (...args: unknown[]) => unknown, thisArg, args);

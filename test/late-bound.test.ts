@@ -39,6 +39,7 @@ describe('a late-bound stand-in', () => {
     const add = held.add; // a method taken off the stand-in keeps the face as `this`
     assert.equal(add(3), 5);
     assert.equal(real.add(0), 5, 'the calls reached the real object');
+    assert.equal(held.add, held.add, 'a method is bound once, not on every read');
     const check = lateBound<(n: number) => number>('services.double');
     check.bind((n) => n * 2);
     assert.equal(check.value(21), 42);

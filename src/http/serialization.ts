@@ -12,7 +12,7 @@ type SerializerFactory = NonNullable<
 >;
 
 export function lazySerializers(): SerializerFactory {
-  const build = SerializerSelector() as SerializerFactory;
+  const build = SerializerSelector();
   return (externalSchemas, options) => {
     const compile = build(externalSchemas, options);
     return (route) => {
